@@ -1,0 +1,176 @@
+import { randomBytes } from 'node:crypto';
+import rateLimit from '@fastify/rate-limit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import Fastify, { type FastifyInstance } from 'fastify';
+import findMyWay from 'find-my-way';
+import { sql, type Kysely } from 'kysely';
+import type { Config } from './config.ts';
+import type { Database } from './db/schema.ts';
+import { registerAuthentication } from './http/auth.ts';
+import { registerErrorHandler } from './http/errors.ts';
+import { registerIdempotency } from './http/idempotency.ts';
+import { API_VERSION, registerOpenApi } from './http/openapi.ts';
+import { Paginator } from './http/pagination.ts';
+import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
+import { registerApiKeyRoutes } from './modules/api-keys/api-key.routes.ts';
+import { registerBusinessUnitRoutes } from './modules/business-units/business-unit.routes.ts';
+import { BusinessUnitService } from './modules/business-units/business-unit.service.ts';
+import { registerCarrierRoutes } from './modules/carriers/carrier.routes.ts';
+import { CarrierService } from './modules/carriers/carrier.service.ts';
+import { registerEmployerRoutes } from './modules/employers/employer.routes.ts';
+import { EmployerService } from './modules/employers/employer.service.ts';
+import { registerGroupRoutes } from './modules/groups/group.routes.ts';
+import { GroupService } from './modules/groups/group.service.ts';
+import { registerSubclassRoutes } from './modules/subclasses/subclass.routes.ts';
+import { SubclassService } from './modules/subclasses/subclass.service.ts';
+import { AppError } from './shared/errors.ts';
+import { isWellFormedId, newId } from './shared/ids.ts';
+import type { Clock } from './shared/clock.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv, options: { mode: 'full' }) => Ajv;
+
+export interface LogStream {
+  write(line: string): void;
+}
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface AppDependencies {
+  config: Config;
+  db: Kysely<Database>;
+  clock: Clock;
+  /** Where log lines go (stdout when absent); tests pass a stream to read them. */
+  logStream?: LogStream;
+  version?: string;
+}
+
+export type App = FastifyInstance;
+
+/** The composition root: wires HTTP plumbing, then every module with exactly the services it uses. */
+export async function buildApp({ config, db, clock, logStream, version = '0.1.0' }: AppDependencies): Promise<App> {
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      // Request bodies are never logged; these paths guard against a header or field slipping into a line.
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.ssn', '*.key'], censor: '[redacted]' },
+      ...(logStream ? { stream: logStream } : {}),
+    },
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && given.length <= 64 && isWellFormedId(given) ? given : newId('request');
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installValidators(app);
+  installJsonParser(app);
+  registerErrorHandler(app);
+  installMethodNotAllowed(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id).header('api-version', API_VERSION);
+    const requested = request.headers['api-version'];
+    if (requested !== undefined && requested !== API_VERSION) {
+      throw new AppError('invalid_request', `Unknown API-Version "${String(requested)}". This server speaks ${API_VERSION}.`);
+    }
+  });
+
+  await registerOpenApi(app, version);
+
+  const apiKeys = new ApiKeyService(db, clock);
+  registerAuthentication(app, apiKeys);
+  if (config.rateLimit.max > 0) {
+    await app.register(rateLimit, {
+      global: true,
+      hook: 'preValidation',
+      max: config.rateLimit.max,
+      timeWindow: config.rateLimit.windowMs,
+      keyGenerator: (request) => request.auth?.apiKeyId ?? request.ip,
+      errorResponseBuilder: (_request, context) =>
+        new AppError('throttled', `Too many requests for this API key; retry in ${Math.ceil(context.ttl / 1000)} seconds.`),
+    });
+  }
+  registerIdempotency(app, db, clock);
+
+  app.get('/healthz', { config: { public: true, rateLimit: false }, schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await sql`select 1`.execute(db);
+      return { status: 'ok' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable' });
+    }
+  });
+
+  const pages = new Paginator(await loadSecret(db, 'cursor_secret'), config.publicBaseUrl);
+  registerApiKeyRoutes(app, { apiKeys, pages });
+  registerEmployerRoutes(app, { employers: new EmployerService(db, clock), pages });
+  registerCarrierRoutes(app, { carriers: new CarrierService(db, clock), pages });
+  registerGroupRoutes(app, { groups: new GroupService(db, clock), pages });
+  registerBusinessUnitRoutes(app, { businessUnits: new BusinessUnitService(db, clock), pages });
+  registerSubclassRoutes(app, { subclasses: new SubclassService(db, clock), pages });
+
+  return app;
+}
+
+/**
+ * Bodies are validated strictly (no type coercion, unknown fields are errors); query strings and path
+ * parameters are coerced from text, as they must be.
+ */
+function installValidators(app: FastifyInstance): void {
+  const common = { useDefaults: true, removeAdditional: false, allErrors: true, strict: false } as const;
+  const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }), { mode: 'full' });
+  const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }), { mode: 'full' });
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+}
+
+/** JSON is the only body type; the raw text is kept for idempotency fingerprints. */
+function installJsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    request.rawBody = text;
+    if (text.length === 0) {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+}
+
+/** A known path with an unsupported method is a 405, an unknown path a 404 (API.md section 2). */
+function installMethodNotAllowed(app: FastifyInstance): void {
+  const paths = findMyWay({ ignoreTrailingSlash: true, maxParamLength: 2048 });
+  app.addHook('onRoute', (route) => {
+    if (route.method === 'HEAD') return;
+    try {
+      paths.on('GET', route.url, () => undefined);
+    } catch {
+      // the same path with another method: already known
+    }
+  });
+  app.setNotFoundHandler(async (request) => {
+    const path = request.url.split('?', 1)[0] ?? '/';
+    if (paths.find('GET', path)) {
+      throw new AppError('method_not_allowed', `${request.method} is not allowed on ${path}.`);
+    }
+    throw new AppError('not_found', `No route ${request.method} ${path}.`);
+  });
+}
+
+/** A random secret kept in the database so that every process of the deployment shares it. */
+async function loadSecret(db: Kysely<Database>, key: string): Promise<Buffer> {
+  await db
+    .insertInto('settings')
+    .values({ key, value: randomBytes(32).toString('hex') })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirstOrThrow();
+  return Buffer.from(row.value, 'hex');
+}

@@ -1,0 +1,68 @@
+/**
+ * The process configuration: read once from the environment, validated, frozen. An invalid value stops the
+ * start with a message naming the variable (API.md section 13).
+ */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly publicBaseUrl: string | undefined;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly rateLimit: { readonly max: number; readonly windowMs: number };
+  readonly shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/benefits.db';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Every variable the service reads, with its default; printed by `benefits --help`. */
+export const CONFIG_VARIABLES: readonly (readonly [name: string, meaning: string, fallback: string])[] = [
+  ['PORT', 'HTTP port', '8080'],
+  ['HOST', 'address to listen on', '0.0.0.0'],
+  ['DATABASE_URL', 'postgres://... or sqlite:/path/file.db', DEFAULT_DATABASE_URL],
+  ['PUBLIC_BASE_URL', 'absolute base of next/previous links', "the request's host"],
+  ['LOG_LEVEL', LOG_LEVELS.join('|'), 'info'],
+  ['RATE_LIMIT_MAX', 'requests per API key per window (0 turns the limit off)', '6000'],
+  ['RATE_LIMIT_WINDOW_MS', 'length of the rate-limit window in ms', '60000'],
+  ['SHUTDOWN_TIMEOUT_MS', 'how long SIGTERM waits for in-flight requests', '10000'],
+];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const databaseUrl = env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL;
+  if (!/^(postgres|postgresql):\/\//.test(databaseUrl) && !databaseUrl.startsWith('sqlite:')) {
+    throw new ConfigError('DATABASE_URL must start with postgres://, postgresql:// or sqlite:');
+  }
+  const publicBaseUrl = env.PUBLIC_BASE_URL?.trim() || undefined;
+  if (publicBaseUrl !== undefined && !/^https?:\/\/[^/\s]+(\/\S*)?$/.test(publicBaseUrl)) {
+    throw new ConfigError('PUBLIC_BASE_URL must be an absolute http(s) URL, e.g. https://benefits.example.com');
+  }
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return Object.freeze({
+    port: integerVariable(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST?.trim() || '0.0.0.0',
+    databaseUrl,
+    publicBaseUrl: publicBaseUrl?.replace(/\/+$/, ''),
+    logLevel: logLevel as Config['logLevel'],
+    rateLimit: Object.freeze({
+      max: integerVariable(env, 'RATE_LIMIT_MAX', 6000, 0, 10_000_000),
+      windowMs: integerVariable(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
+    }),
+    shutdownTimeoutMs: integerVariable(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  });
+}
+
+function integerVariable(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}

@@ -1,0 +1,97 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import { NodeSqliteDialect } from './sqlite-dialect.ts';
+import type { Database } from './schema.ts';
+
+export type DatabaseKind = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  readonly db: Kysely<Database>;
+  readonly kind: DatabaseKind;
+  /** Where the data lives, without credentials: for log lines. */
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+/** Anything queries can run on: the database or an open transaction. */
+export type Executor = Kysely<Database> | Transaction<Database>;
+export type { Transaction };
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL only: the schema to put first on the search path (tests give each run its own). */
+  schema?: string;
+  /** PostgreSQL only: connections in the pool. */
+  poolSize?: number;
+}
+
+export function databaseKindOf(url: string): DatabaseKind {
+  return url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+}
+
+/** Opens the database a `DATABASE_URL` names: `sqlite:PATH` (or `sqlite::memory:`) or `postgres://...`. */
+export function openDatabase(url: string, options: OpenDatabaseOptions = {}): DatabaseHandle {
+  if (databaseKindOf(url) === 'sqlite') {
+    const rawPath = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    const path = rawPath === ':memory:' ? rawPath : resolve(rawPath);
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const db = new Kysely<Database>({ dialect: new NodeSqliteDialect({ path }) });
+    return { db, kind: 'sqlite', description: `sqlite:${path}`, close: () => db.destroy() };
+  }
+  const target = new URL(url);
+  const sessionOptions = [
+    target.searchParams.get('options'),
+    options.schema ? `-c search_path=${options.schema}` : null,
+    '-c TimeZone=UTC',
+  ].filter(Boolean);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    options: sessionOptions.join(' '),
+    types: { getTypeParser: postgresTypeParser as typeof pg.types.getTypeParser },
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    kind: 'postgres',
+    description: `postgres://${target.host}${target.pathname}`,
+    close: () => db.destroy(),
+  };
+}
+
+const PG_INT8 = 20;
+const PG_JSON = 114;
+const PG_JSONB = 3802;
+const PG_DATE = 1082;
+const PG_TIMESTAMPTZ = 1184;
+
+/**
+ * Rows read the same on both databases: bigint columns as numbers (cents fit easily), JSON as its text,
+ * dates as 'YYYY-MM-DD', timestamps as the ISO strings SQLite stores.
+ */
+function postgresTypeParser(oid: number, format?: string): (value: string) => unknown {
+  switch (oid) {
+    case PG_INT8:
+      return (value) => Number(value);
+    case PG_JSON:
+    case PG_JSONB:
+    case PG_DATE:
+      return (value) => value;
+    case PG_TIMESTAMPTZ: {
+      const parseDate = pg.types.getTypeParser(PG_TIMESTAMPTZ, 'text') as (value: string) => Date;
+      return (value) => parseDate(value).toISOString();
+    }
+    default:
+      return pg.types.getTypeParser(oid, format as 'text');
+  }
+}
+
+/** True when an insert or update broke a unique (or primary key) constraint, on either database. */
+export function isUniqueViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, errcode, message } = error as { code?: unknown; errcode?: unknown; message?: unknown };
+  if (code === '23505') return true;
+  if (errcode === 2067 || errcode === 1555) return true;
+  return typeof message === 'string' && message.includes('UNIQUE constraint failed');
+}

@@ -1,0 +1,24 @@
+import type { Kysely } from 'kysely';
+import { Migrator, type Migration, type MigrationResultSet } from 'kysely/migration';
+import * as foundation from './migrations/2026-11-22T0001-foundation.ts';
+
+/** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
+const MIGRATIONS: Record<string, Migration> = {
+  '2026-11-22T0001-foundation': foundation,
+};
+
+export class MigrationError extends Error {
+  override name = 'MigrationError';
+}
+
+/** Applies every pending migration; returns the names applied now. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any database type may be migrated
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  const result: MigrationResultSet = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new MigrationError(`migration ${failed} failed: ${String(result.error)}`, { cause: result.error });
+  }
+  return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

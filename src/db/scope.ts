@@ -1,0 +1,23 @@
+import { PostgresAdapter, type SelectQueryBuilder } from 'kysely';
+import type { Scope } from '../shared/tenancy.ts';
+import type { Executor } from './database.ts';
+
+/**
+ * Confines a query to what the caller may see: one provider always, and one employer for employer-scoped
+ * keys. `employerColumn` is the column holding the employer id (`id` on the employers table itself), or null
+ * for provider-wide records such as carriers.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's builders are generic over any table here.
+export function inScope<QB extends SelectQueryBuilder<any, any, any>>(query: QB, scope: Scope, table: string, employerColumn: string | null): QB {
+  let scoped = query.where(`${table}.provider_id`, '=', scope.providerId);
+  if (scope.employerId !== null && employerColumn !== null) {
+    scoped = scoped.where(`${table}.${employerColumn}`, '=', scope.employerId);
+  }
+  return scoped as QB;
+}
+
+/** `SELECT ... FOR UPDATE` on PostgreSQL; SQLite needs none, its transactions already hold the write lock. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
+export function forUpdate<QB extends SelectQueryBuilder<any, any, any>>(db: Executor, query: QB): QB {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? (query.forUpdate() as QB) : query;
+}

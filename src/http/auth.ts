@@ -1,0 +1,41 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../shared/errors.ts';
+import type { AuthContext } from '../shared/tenancy.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller; set by the authentication hook on every non-public route. */
+    auth: AuthContext;
+  }
+  interface FastifyContextConfig {
+    /** Routes open without an API key (/healthz, /openapi.json, /docs). */
+    public?: boolean;
+  }
+}
+
+export interface Authenticator {
+  authenticate(token: string): Promise<AuthContext | undefined>;
+}
+
+const BEARER = /^Bearer +(\S+)$/i;
+
+/** Bearer-key authentication on every route not marked `config.public` (API.md section 3). */
+export function registerAuthentication(app: FastifyInstance, authenticator: Authenticator): void {
+  app.decorateRequest('auth', null as unknown as AuthContext);
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.public) return;
+    // Unknown paths get their 404/405 without needing a key.
+    if (request.routeOptions.url === undefined) return;
+    request.auth = await authenticateRequest(request, authenticator);
+  });
+}
+
+async function authenticateRequest(request: FastifyRequest, authenticator: Authenticator): Promise<AuthContext> {
+  const header = request.headers.authorization;
+  if (!header) throw new AppError('authentication_error', 'Send your API key as "Authorization: Bearer <API_KEY>".');
+  const match = BEARER.exec(header.trim());
+  if (!match?.[1]) throw new AppError('authentication_error', 'The Authorization header must be "Bearer <API_KEY>".');
+  const auth = await authenticator.authenticate(match[1]);
+  if (!auth) throw new AppError('authentication_error', 'The API key is unknown or revoked.');
+  return auth;
+}

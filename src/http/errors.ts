@@ -1,0 +1,117 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, STATUS_OF, inputError, type ErrorType, type InputError } from '../shared/errors.ts';
+import type { ErrorBody } from './schemas.ts';
+
+interface AjvLikeError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Fastify's own error codes that are the client's fault, and what they mean in our vocabulary. */
+const FASTIFY_CLIENT_ERRORS: Record<string, [ErrorType, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'The request body is larger than the limit of this route.'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Request bodies must be JSON (Content-Type: application/json).'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['invalid_request', 'Content-Length does not match the body.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_request', 'The JSON body is empty.'],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_request', 'The body is not valid JSON.'],
+};
+
+/** One place that turns every error into the body of API.md section 2. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
+    const { status, body, headers } = toErrorResponse(error, request);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (headers) void reply.headers(headers);
+    return reply.code(status).type('application/json; charset=utf-8').send(body);
+  });
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const { status, body, headers } = toErrorResponse(error, request);
+  if (headers) void reply.headers(headers);
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+function toErrorResponse(error: unknown, request: FastifyRequest): { status: number; body: ErrorBody; headers?: Record<string, string> } {
+  const render = (type: ErrorType, message: string, inputErrors?: InputError[]) => ({
+    status: STATUS_OF[type],
+    body: { type, message, ...(inputErrors ? { input_errors: inputErrors } : {}), request_id: request.id },
+  });
+
+  if (error instanceof AppError) {
+    return { ...render(error.type, error.message, error.inputErrors), ...(error.headers ? { headers: error.headers } : {}) };
+  }
+  const fastifyError = error as Partial<FastifyError> & { validation?: AjvLikeError[]; validationContext?: string };
+  if (Array.isArray(fastifyError.validation)) {
+    const context = fastifyError.validationContext ?? 'body';
+    const inputErrors = firstPerField(fastifyError.validation.map((e) => toInputError(e, context)));
+    if (context === 'body') return render('validation_error', 'Invalid data passed for fields', inputErrors);
+    if (context === 'params') return render('not_found', 'No such record.');
+    return render('invalid_request', `Invalid ${context === 'querystring' ? 'query parameters' : context}.`, inputErrors);
+  }
+  const known = fastifyError.code ? FASTIFY_CLIENT_ERRORS[fastifyError.code] : undefined;
+  if (known) return render(known[0], known[1]);
+  if (error instanceof SyntaxError || fastifyError.statusCode === 400) {
+    return render('invalid_request', 'The request is malformed.');
+  }
+  if (fastifyError.statusCode === 413) return render('payload_too_large', 'The request body is too large.');
+  if (fastifyError.statusCode === 415) return render('unsupported_media_type', 'Request bodies must be JSON.');
+  return render('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.');
+}
+
+/** An ajv error as an input error with the field path of API.md section 2 (e.g. ['address', 'state']). */
+function toInputError(error: AjvLikeError, context: string): InputError {
+  const path = error.instancePath.split('/').slice(1).map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+  switch (error.keyword) {
+    case 'required':
+      return inputError([...path, String(error.params.missingProperty)], 'This field is required.');
+    case 'additionalProperties':
+      return inputError(
+        [...path, String(error.params.additionalProperty)],
+        context === 'querystring' ? 'Unknown query parameter.' : 'Unknown field; check its spelling.',
+      );
+    case 'propertyNames':
+      return inputError([...path, String(error.params.propertyName)], 'Invalid key.');
+    case 'format':
+      return inputError(path, formatMessage(String(error.params.format)));
+    case 'enum':
+      return inputError(path, `Must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}.`);
+    case 'anyOf':
+      return inputError(path, 'Invalid value.');
+    default:
+      return inputError(path, capitalize(error.message ?? 'Invalid value.'));
+  }
+}
+
+/** A union reports one error per branch; the first one per field says the most. */
+function firstPerField(errors: InputError[]): InputError[] {
+  const seen = new Set<string>();
+  return errors.filter((error) => {
+    const key = error.field_path.join('\u0000');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function formatMessage(format: string): string {
+  switch (format) {
+    case 'date':
+      return 'Must be a real calendar date, YYYY-MM-DD.';
+    case 'date-time':
+      return 'Must be an ISO 8601 timestamp.';
+    case 'email':
+      return 'Must be an email address.';
+    case 'uri':
+      return 'Must be an absolute URL.';
+    default:
+      return `Must match format ${format}.`;
+  }
+}
+
+function capitalize(message: string): string {
+  const text = message.charAt(0).toUpperCase() + message.slice(1);
+  return text.endsWith('.') ? text : `${text}.`;
+}

@@ -1,0 +1,98 @@
+import { Type, type Static, type TSchema } from 'typebox';
+import { ID_PATTERN } from '../shared/ids.ts';
+import { MONEY_PATTERN } from '../shared/money.ts';
+import type { ErrorType } from '../shared/errors.ts';
+
+/**
+ * The shared primitives every module's schemas are built from (STYLE habit 2): written once, used for
+ * validation, serialization, types and the OpenAPI document.
+ */
+export const IdSchema = Type.String({ pattern: ID_PATTERN, maxLength: 64, description: 'Record identifier' });
+export const DateSchema = Type.String({ format: 'date', description: 'Calendar date, YYYY-MM-DD' });
+export const TimestampSchema = Type.String({ format: 'date-time', description: 'UTC timestamp (ISO 8601)' });
+export const MoneySchema = Type.String({ pattern: MONEY_PATTERN, description: 'Decimal string, at most 2 decimals' });
+export const EmailSchema = Type.String({ format: 'email', maxLength: 255 });
+export const UrlSchema = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
+
+/** A closed set of string values, rendered as a JSON Schema `enum`. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** A string that may be set, cleared with null, or left out. */
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
+
+export const US_STATES = [
+  'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'DC', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS', 'KY',
+  'LA', 'ME', 'MD', 'MA', 'MI', 'MN', 'MS', 'MO', 'MT', 'NE', 'NV', 'NH', 'NJ', 'NM', 'NY', 'NC', 'ND', 'OH',
+  'OK', 'OR', 'PA', 'RI', 'SC', 'SD', 'TN', 'TX', 'UT', 'VT', 'VA', 'WA', 'WV', 'WI', 'WY',
+] as const;
+
+export const AddressSchema = Type.Object(
+  {
+    line1: Type.String({ minLength: 1, maxLength: 255 }),
+    line2: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+    city: Type.String({ minLength: 1, maxLength: 255 }),
+    state: StringEnum(US_STATES, { description: 'US state code (50 states and DC)' }),
+    zip_code: Type.String({ pattern: '^[0-9]{5}(-[0-9]{4})?$' }),
+  },
+  { additionalProperties: false },
+);
+export type Address = Static<typeof AddressSchema>;
+
+/**
+ * Metadata as accepted in requests. Sizes are checked by shared/metadata.ts so that every message names the
+ * offending key and the 50-pair limit applies to the merged result.
+ */
+export const MetadataSchema = Type.Unsafe<Record<string, string>>({
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  description: 'Up to 50 string pairs; key at most 40 characters, value at most 500; "" removes a key.',
+});
+export const MetadataResponseSchema = Type.Record(Type.String(), Type.String());
+
+export const ErrorBodySchema = Type.Object(
+  {
+    type: Type.String({ description: 'Stable error type' }),
+    message: Type.String(),
+    input_errors: Type.Optional(
+      Type.Array(
+        Type.Object({
+          field: Type.String(),
+          field_path: Type.Array(Type.String()),
+          message: Type.String(),
+        }),
+      ),
+    ),
+    request_id: Type.String(),
+  },
+  { title: 'ErrorBody' },
+);
+export type ErrorBody = Static<typeof ErrorBodySchema> & { type: ErrorType };
+
+export const IdParamsSchema = Type.Object({ public_id: Type.String() });
+
+export const PageQuerySchema = {
+  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
+};
+
+export function PageSchema<T extends TSchema>(item: T) {
+  return Type.Object({
+    next: Nullable(Type.String()),
+    previous: Nullable(Type.String()),
+    results: Type.Array(item),
+  });
+}
+
+export const DeletedSchema = Type.Object({
+  id: Type.String(),
+  object: Type.String(),
+  deleted: Type.Literal(true),
+});
+
+/** Standard error responses a route declares next to its success response. */
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, ErrorBodySchema])) as Record<number, typeof ErrorBodySchema>;

@@ -1,0 +1,31 @@
+import type { Executor } from '../../db/database.ts';
+import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
+import { forUpdate, inScope } from '../../db/scope.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import type { EmployerRow } from './employer.table.ts';
+
+function employers(db: Executor, scope: Scope) {
+  return inScope(db.selectFrom('employers').selectAll(), scope, 'employers', 'id');
+}
+
+export function findEmployerById(db: Executor, scope: Scope, id: string): Promise<EmployerRow | undefined> {
+  return employers(db, scope).where('id', '=', id).executeTakeFirst();
+}
+
+export function lockEmployerById(trx: Executor, scope: Scope, id: string): Promise<EmployerRow | undefined> {
+  return forUpdate(trx, employers(trx, scope).where('id', '=', id)).executeTakeFirst();
+}
+
+export function listEmployers(db: Executor, scope: Scope, page: PageRequest): Promise<Page<EmployerRow>> {
+  return paginate(employers(db, scope), page);
+}
+
+export async function insertEmployer(db: Executor, row: EmployerRow): Promise<void> {
+  await db.insertInto('employers').values(row).execute();
+}
+
+export async function updateEmployer(db: Executor, row: EmployerRow): Promise<void> {
+  const { id, provider_id, created_at, ...changes } = row;
+  await db.updateTable('employers').set(changes).where('id', '=', id).where('provider_id', '=', provider_id).execute();
+  void created_at;
+}

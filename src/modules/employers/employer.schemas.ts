@@ -1,0 +1,51 @@
+import { Type, type Static } from 'typebox';
+import {
+  AddressSchema,
+  EmailSchema,
+  IdSchema,
+  MetadataResponseSchema,
+  MetadataSchema,
+  Nullable,
+  PageQuerySchema,
+  TimestampSchema,
+} from '../../http/schemas.ts';
+
+export const FederalEinSchema = Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$', description: 'Employer Identification Number, 9 digits' });
+export const PhoneNumberSchema = Type.String({ pattern: '^[0-9]{1,10}$', maxLength: 10, description: 'Digits only, at most 10' });
+
+export const EmployerSchema = Type.Object({
+  id: IdSchema,
+  legal_name: Type.String(),
+  trade_name: Nullable(Type.String()),
+  federal_ein: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  phone_number: Nullable(Type.String()),
+  address: AddressSchema,
+  external_id: Nullable(Type.String()),
+  metadata: MetadataResponseSchema,
+  created_at: TimestampSchema,
+});
+export type EmployerResponse = Static<typeof EmployerSchema>;
+
+const writable = {
+  trade_name: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  federal_ein: Type.Optional(Nullable(FederalEinSchema)),
+  email: Type.Optional(Nullable(EmailSchema)),
+  phone_number: Type.Optional(Nullable(PhoneNumberSchema)),
+  external_id: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  metadata: Type.Optional(MetadataSchema),
+};
+
+export const CreateEmployerBodySchema = Type.Object(
+  { legal_name: Type.String({ minLength: 1, maxLength: 255 }), address: AddressSchema, ...writable },
+  { additionalProperties: false },
+);
+export type CreateEmployerBody = Static<typeof CreateEmployerBodySchema>;
+
+export const UpdateEmployerBodySchema = Type.Object(
+  { legal_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })), address: Type.Optional(AddressSchema), ...writable },
+  { additionalProperties: false },
+);
+export type UpdateEmployerBody = Static<typeof UpdateEmployerBodySchema>;
+
+export const ListEmployersQuerySchema = Type.Object({ ...PageQuerySchema }, { additionalProperties: false });

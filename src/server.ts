@@ -1,0 +1,80 @@
+import { buildApp, type App } from './app.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type DatabaseHandle } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
+import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
+import { systemClock, type Clock } from './shared/clock.ts';
+
+export interface RunningServer {
+  app: App;
+  database: DatabaseHandle;
+  url: string;
+  /** Stops accepting, finishes in-flight requests, closes the database. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  /** Where the first admin key is printed on an empty database. */
+  print?: (line: string) => void;
+}
+
+/** The whole process: database, migrations, first key, HTTP server, housekeeping timers. */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const clock = options.clock ?? systemClock;
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const database = openDatabase(config.databaseUrl);
+  try {
+    await migrateToLatest(database.db);
+    const firstKey = await new ApiKeyService(database.db, clock).bootstrap();
+    if (firstKey) {
+      print(`First admin API key (shown once; store it now): ${firstKey.key}`);
+    }
+    const app = await buildApp({ config, db: database.db, clock });
+    const housekeeping = setInterval(() => {
+      purgeExpiredIdempotencyKeys(database.db, clock).catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
+    }, 60 * 60 * 1000);
+    housekeeping.unref();
+    const url = await app.listen({ port: config.port, host: config.host });
+    app.log.info({ database: database.description }, 'benefits service ready');
+    let closing: Promise<void> | undefined;
+    return {
+      app,
+      database,
+      url,
+      close: () => {
+        closing ??= (async () => {
+          clearInterval(housekeeping);
+          await app.close();
+          await database.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+/** SIGTERM/SIGINT: stop accepting, let in-flight requests finish (bounded), close the database, exit. */
+export function closeOnSignals(server: RunningServer, timeoutMs: number): void {
+  const shutdown = (signal: string) => {
+    server.app.log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      server.app.log.error('in-flight requests did not finish in time; exiting');
+      process.exit(1);
+    }, timeoutMs);
+    timer.unref();
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}

@@ -1,0 +1,94 @@
+/**
+ * Domain errors. Services throw these; one handler (http/errors.ts) renders them as the error body of
+ * API.md section 2. Nothing here knows about HTTP beyond the status each type maps to.
+ */
+export type ErrorType =
+  | 'validation_error'
+  | 'invalid_request'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'invalid_state'
+  | 'idempotency_error'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'throttled'
+  | 'internal_error';
+
+export const STATUS_OF: Record<ErrorType, number> = {
+  validation_error: 400,
+  invalid_request: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  invalid_state: 409,
+  idempotency_error: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  throttled: 429,
+  internal_error: 500,
+};
+
+export interface InputError {
+  field: string;
+  field_path: string[];
+  message: string;
+}
+
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly type: ErrorType;
+  readonly inputErrors: InputError[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+  constructor(type: ErrorType, message: string, options: { inputErrors?: InputError[]; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.type = type;
+    this.inputErrors = options.inputErrors;
+    this.headers = options.headers;
+  }
+  get statusCode(): number {
+    return STATUS_OF[this.type];
+  }
+}
+
+/** An input error for a field path such as ['enrolled_plans', '0', 'plan']. */
+export function inputError(fieldPath: (string | number)[], message: string): InputError {
+  const path = fieldPath.map(String);
+  return { field: path.at(-1) ?? '', field_path: path, message };
+}
+
+export class ValidationFailed extends AppError {
+  constructor(inputErrors: InputError[], message = 'Invalid data passed for fields') {
+    super('validation_error', message, { inputErrors });
+  }
+}
+
+export function validationFailed(fieldPath: (string | number)[], message: string): ValidationFailed {
+  return new ValidationFailed([inputError(fieldPath, message)]);
+}
+
+export class NotFound extends AppError {
+  constructor(what = 'record') {
+    super('not_found', `No such ${what}.`);
+  }
+}
+
+export class InvalidState extends AppError {
+  constructor(message: string) {
+    super('invalid_state', message);
+  }
+}
+
+export class PermissionDenied extends AppError {
+  constructor(message = 'This API key may not perform this action.') {
+    super('permission_error', message);
+  }
+}
+
+export class InvalidRequest extends AppError {
+  constructor(message: string) {
+    super('invalid_request', message);
+  }
+}

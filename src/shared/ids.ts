@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+
+/** Id prefixes of API.md section 1: one per kind of record. */
+export const ID_PREFIXES = {
+  employer: 'er',
+  member: 'mem',
+  dependent: 'dep',
+  beneficiary: 'ben',
+  carrier: 'carr',
+  group: 'grp',
+  business_unit: 'bu',
+  subclass: 'sub',
+  plan: 'plan',
+  plan_configuration: 'pc',
+  enrollment: 'enr',
+  enrolled_plan: 'ep',
+  enrolled_dependent: 'ed',
+  primary_care_provider: 'pcp',
+  coverage_waiver: 'cw',
+  benefit_change: 'bc',
+  open_enrollment_window: 'oew',
+  member_id_card: 'mic',
+  pay_rate: 'pr',
+  document: 'doc',
+  notification: 'ntf',
+  event: 'evt',
+  webhook_endpoint: 'whe',
+  api_key: 'key',
+  provider: 'prov',
+  request: 'req',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+/** The identifier pattern of interface.md. */
+export const ID_PATTERN = '^[-a-zA-Z0-9_]+$';
+const idRegExp = new RegExp(ID_PATTERN);
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Uniform random base62 string (rejection sampling, so no modulo bias). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** A new record id: prefix, underscore, 20 base62 characters (119 bits). */
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}_${randomBase62(20)}`;
+}
+
+export function isWellFormedId(value: string): boolean {
+  return value.length > 0 && value.length <= 64 && idRegExp.test(value);
+}

@@ -1,0 +1,120 @@
+import type { AddressInfo } from 'node:net';
+import { buildApp, type App } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { ApiKeyService } from '../../src/modules/api-keys/api-key.service.ts';
+import type { ApiKeyRole } from '../../src/modules/api-keys/api-key.table.ts';
+import { FixedClock } from '../../src/shared/clock.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as-is, without JSON encoding. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+/** A client bound to one API key (or none), speaking real HTTP to the test server. */
+export class ApiClient {
+  readonly baseUrl: string;
+  readonly key: string | undefined;
+  constructor(baseUrl: string, key: string | undefined) {
+    this.baseUrl = baseUrl;
+    this.key = key;
+  }
+  get<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('GET', path, options);
+  }
+  post<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('POST', path, { ...options, body });
+  }
+  patch<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('PATCH', path, { ...options, body });
+  }
+  delete<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('DELETE', path, options);
+  }
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = {};
+    if (this.key) headers.authorization = `Bearer ${this.key}`;
+    let body: string | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    const url = path.startsWith('http') ? path : `${this.baseUrl}${path}`;
+    const response = await fetch(url, { method, headers: { ...headers, ...options.headers }, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: leave the text
+    }
+    return { status: response.status, body: parsed as T, headers: response.headers, text };
+  }
+}
+
+export interface TestContext {
+  app: App;
+  database: TestDatabase;
+  clock: FixedClock;
+  baseUrl: string;
+  providerId: string;
+  /** Admin client of the default provider. */
+  admin: ApiClient;
+  /** A client without any key. */
+  anonymous: ApiClient;
+  /** Every log line the server wrote, parsed. */
+  logs: string[];
+  /** A client with a new key of the given role (of the default provider unless `provider` names another). */
+  client(role: ApiKeyRole, options?: { employer?: string; provider?: string }): Promise<ApiClient>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  now?: string;
+}
+
+/** A real server on an ephemeral port over a fresh, migrated database of this project's kind. */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestContext> {
+  const database = await createTestDatabase();
+  const clock = new FixedClock(options.now ?? '2026-03-02T15:00:00.000Z');
+  const config: Config = loadConfig({ DATABASE_URL: database.url, RATE_LIMIT_MAX: '0', LOG_LEVEL: 'info', ...options.env });
+  const logs: string[] = [];
+  const app = await buildApp({ config, db: database.db, clock, logStream: { write: (line) => void logs.push(line) } });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const keys = new ApiKeyService(database.db, clock);
+  const adminKey = await keys.createKeyForProvider('test-provider', { role: 'admin' });
+
+  return {
+    app,
+    database,
+    clock,
+    baseUrl,
+    providerId: adminKey.provider,
+    admin: new ApiClient(baseUrl, adminKey.key),
+    anonymous: new ApiClient(baseUrl, undefined),
+    logs,
+    client: async (role, clientOptions = {}) => {
+      const created = await keys.createKeyForProvider(clientOptions.provider ?? 'test-provider', {
+        role,
+        employer: clientOptions.employer ?? null,
+      });
+      return new ApiClient(baseUrl, created.key);
+    },
+    close: async () => {
+      await app.close();
+      await database.destroy();
+    },
+  };
+}
