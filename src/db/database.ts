@@ -83,7 +83,7 @@ function postgresTypeParser(oid: number, format?: string): (value: string) => un
       return (value) => parseDate(value).toISOString();
     }
     default:
-      return pg.types.getTypeParser(oid, format as 'text');
+      return pg.types.getTypeParser(oid, format as 'text') as (value: string) => unknown;
   }
 }
 

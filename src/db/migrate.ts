@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationResultSet } from 'kysely/migration';
 import * as foundation from './migrations/2026-11-22T0001-foundation.ts';
 
@@ -14,11 +14,21 @@ export class MigrationError extends Error {
 /** Applies every pending migration; returns the names applied now. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any database type may be migrated
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  // On PostgreSQL, Kysely looks for its bookkeeping tables in every schema unless told which one: name the
+  // schema this connection works in, so another application's (or test run's) tables are never mistaken for ours.
+  const migrationTableSchema =
+    db.getExecutor().adapter instanceof PostgresAdapter
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new MigrationError(`migration ${failed} failed: ${String(result.error)}`, { cause: result.error });
+    throw new MigrationError(`migration ${failed} failed: ${result.error instanceof Error ? result.error.message : JSON.stringify(result.error)}`, { cause: result.error });
   }
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

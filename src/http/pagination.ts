@@ -61,7 +61,7 @@ export class Paginator {
         typeof decoded[1] === 'string' &&
         typeof decoded[2] === 'string'
       ) {
-        return [decoded[0], { created_at: decoded[1], id: decoded[2] }];
+        return [decoded[0] as Direction, { created_at: decoded[1], id: decoded[2] }];
       }
     } catch {
       // falls through to the 400 below

@@ -35,5 +35,8 @@ export function toTimestamp(instant: Date): string {
 
 export function addDays(date: string, days: number): string {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  return toDateString(new Date(Date.UTC(year, month - 1, day + days)));
+  // setUTCFullYear, unlike Date.UTC, does not read years 0-99 as 1900-1999.
+  const instant = new Date(0);
+  instant.setUTCFullYear(year, month - 1, day + days);
+  return toDateString(instant);
 }

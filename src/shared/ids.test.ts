@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { ID_PATTERN, ID_PREFIXES, isWellFormedId, newId, randomBase62, type IdKind } from './ids.ts';
+
+const KINDS = Object.entries(ID_PREFIXES) as [IdKind, string][];
+
+describe('newId', () => {
+  it.each(KINDS)('when a %s id is made, then it is "%s_" and 20 base62 characters', (kind, prefix) => {
+    const id = newId(kind);
+    expect(id).toMatch(new RegExp(`^${prefix}_[0-9A-Za-z]{20}$`));
+    expect(id).toMatch(new RegExp(ID_PATTERN));
+    expect(isWellFormedId(id)).toBe(true);
+  });
+
+  it('when every kind has a prefix, then no two kinds share one', () => {
+    const prefixes = Object.values(ID_PREFIXES);
+    expect(new Set(prefixes).size).toBe(prefixes.length);
+  });
+
+  it('when 10,000 ids are made, then they are all different', () => {
+    const ids = new Set(Array.from({ length: 10_000 }, () => newId('employer')));
+    expect(ids.size).toBe(10_000);
+  });
+});
+
+describe('randomBase62', () => {
+  it.each([0, 1, 12, 20, 64, 1000])('when %i characters are asked for, then exactly that many base62 characters come back', (length) => {
+    const value = randomBase62(length);
+    expect(value).toHaveLength(length);
+    expect(value).toMatch(/^[0-9A-Za-z]*$/);
+  });
+
+  it('when many characters are drawn, then every base62 character turns up about equally often', () => {
+    const expectedPerCharacter = 2000;
+    const counts = new Map<string, number>();
+    for (const character of randomBase62(62 * expectedPerCharacter)) counts.set(character, (counts.get(character) ?? 0) + 1);
+    expect(counts.size).toBe(62);
+    // A modulo bias would make the first 8 characters ~25% more frequent; chance alone stays within ~±10%.
+    for (const count of counts.values()) {
+      expect(count).toBeGreaterThan(expectedPerCharacter * 0.85);
+      expect(count).toBeLessThan(expectedPerCharacter * 1.15);
+    }
+  });
+});
+
+describe('isWellFormedId', () => {
+  it.each([
+    ['er_3kTq9ZbX1mP0aLwYc7Dn', 'a generated id'],
+    ['a', 'a single character'],
+    ['client-abc_123', 'hyphens and underscores'],
+    ['-_', 'only punctuation allowed by the pattern'],
+    ['x'.repeat(64), '64 characters'],
+  ])('when given %j (%s), then it is well formed', (value) => {
+    expect(isWellFormedId(value)).toBe(true);
+  });
+
+  it.each([
+    ['', 'empty'],
+    ['x'.repeat(65), '65 characters'],
+    ['has space', 'a space'],
+    ['er/123', 'a slash'],
+    ['er.123', 'a dot'],
+    ['er%20', 'a percent sign'],
+    ['ümlaut', 'a non-ASCII letter'],
+    ['er_1\n', 'a trailing newline'],
+    ['\ner_1', 'a leading newline'],
+    ['../etc', 'a path'],
+  ])('when given %j (%s), then it is not well formed', (value) => {
+    expect(isWellFormedId(value)).toBe(false);
+  });
+});

@@ -1,0 +1,125 @@
+import { request as httpRequest } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { runCli, startServe, type ServerProcess } from '../helpers/cli.ts';
+
+let database: TestDatabase;
+let server: ServerProcess | undefined;
+
+beforeEach(async () => {
+  database = await createTestDatabase({ migrate: false });
+});
+afterEach(async () => {
+  if (server && server.child.exitCode === null) {
+    server.child.kill('SIGKILL');
+    await server.exited;
+  }
+  server = undefined;
+  await database.destroy();
+});
+
+const KEY_LINE = /First admin API key \(shown once; store it now\): (bk_live_[0-9A-Za-z]+)/;
+
+describe('benefits serve', () => {
+  it('when started on an empty database, then it migrates, prints one admin key, and a second start prints none', async () => {
+    server = await startServe({ DATABASE_URL: database.url });
+    const key = KEY_LINE.exec(server.output())?.[1];
+    expect(key).toBeTruthy();
+    expect(server.output().match(/bk_live_/g)).toHaveLength(1);
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+    const employers = await fetch(`${server.url}/employers`, { headers: { authorization: `Bearer ${key}` } });
+    expect(employers.status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+
+    server = await startServe({ DATABASE_URL: database.url });
+    expect(server.output()).not.toMatch(/bk_live_/);
+    const again = await fetch(`${server.url}/employers`, { headers: { authorization: `Bearer ${key}` } });
+    expect(again.status).toBe(200);
+  });
+
+  it('when SIGTERM arrives while a request is in flight, then that request finishes and the process exits 0', async () => {
+    server = await startServe({ DATABASE_URL: database.url });
+    const key = KEY_LINE.exec(server.output())![1]!;
+    const body = JSON.stringify({ legal_name: 'Shutdown Ltd', address: { line1: '1 Main St', city: 'Austin', state: 'TX', zip_code: '73301' } });
+    // The body is sent in two halves with SIGTERM in between, so the request is certainly in flight.
+    const { port } = new URL(server.url);
+    const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const request = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: Number(port),
+          method: 'POST',
+          path: '/employers',
+          agent: false,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      request.on('error', reject);
+      request.write(body.slice(0, 20));
+      setTimeout(() => {
+        server!.child.kill('SIGTERM');
+        setTimeout(() => request.end(body.slice(20)), 300);
+      }, 100);
+    });
+    const result = await response;
+    expect(result.status, result.text).toBe(201);
+    expect(await server.exited, server.output()).toBe(0);
+    expect(server.output()).toContain('shutting down');
+  });
+
+  it('when a configuration variable is invalid, then the start fails naming it', async () => {
+    const result = await runCli(['serve'], { DATABASE_URL: database.url, PORT: 'eighty' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('PORT');
+  });
+});
+
+describe('benefits api-keys and migrate', () => {
+  it('when keys are created, listed and revoked from the CLI, then the server honours it at once', async () => {
+    expect((await runCli(['migrate'], { DATABASE_URL: database.url })).stdout).toMatch(/Applied: /);
+    expect((await runCli(['migrate'], { DATABASE_URL: database.url })).stdout).toContain('up to date');
+
+    const created = await runCli(['api-keys', 'create', '--provider', 'Acme Benefits', '--role', 'admin'], { DATABASE_URL: database.url });
+    expect(created.code).toBe(0);
+    const key = /(bk_live_[0-9A-Za-z]+)/.exec(created.stdout)![1]!;
+    const id = /(key_[0-9A-Za-z]+)/.exec(created.stdout)![1]!;
+
+    server = await startServe({ DATABASE_URL: database.url });
+    // The provider exists already, so no bootstrap key is printed.
+    expect(server.output()).not.toMatch(/bk_live_/);
+    const headers = { authorization: `Bearer ${key}` };
+    expect((await fetch(`${server.url}/employers`, { headers })).status).toBe(200);
+
+    const listed = await runCli(['api-keys', 'list'], { DATABASE_URL: database.url });
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).toContain('Acme Benefits');
+    expect(listed.stdout).not.toContain(key);
+
+    expect((await runCli(['api-keys', 'revoke', id], { DATABASE_URL: database.url })).code).toBe(0);
+    expect((await fetch(`${server.url}/employers`, { headers })).status).toBe(401);
+  });
+
+  it('when an employer key is asked for without an employer, then the CLI refuses', async () => {
+    const result = await runCli(['api-keys', 'create', '--provider', 'P', '--role', 'employer'], { DATABASE_URL: database.url });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('employer');
+    const badRole = await runCli(['api-keys', 'create', '--provider', 'P', '--role', 'owner'], { DATABASE_URL: database.url });
+    expect(badRole.code).toBe(1);
+  });
+
+  it.each([[['--help']], [['serve', '--help']], [['migrate', '--help']], [['api-keys', '--help']], [['api-keys', 'create', '--help']]])(
+    'when %j is asked, then usage is printed',
+    async (args) => {
+      const result = await runCli(args, { DATABASE_URL: database.url });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('Usage: benefits');
+    },
+  );
+});
