@@ -5,6 +5,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { NotFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
+import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import * as repository from './employer.repository.ts';
 import type { CreateEmployerBody, EmployerResponse, UpdateEmployerBody } from './employer.schemas.ts';
@@ -67,14 +68,8 @@ export class EmployerService {
       const current = await repository.lockEmployerById(trx, scope, id);
       if (!current) throw new NotFound('employer');
       const updated: EmployerRow = {
-        ...current,
-        legal_name: input.legal_name ?? current.legal_name,
-        trade_name: input.trade_name !== undefined ? input.trade_name : current.trade_name,
-        federal_ein: input.federal_ein !== undefined ? input.federal_ein : current.federal_ein,
-        email: input.email !== undefined ? input.email : current.email,
-        phone_number: input.phone_number !== undefined ? input.phone_number : current.phone_number,
+        ...applyChanges(current, input, ['legal_name', 'trade_name', 'federal_ein', 'email', 'phone_number', 'external_id']),
         address: input.address ? JSON.stringify(input.address) : current.address,
-        external_id: input.external_id !== undefined ? input.external_id : current.external_id,
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
       };
       await repository.updateEmployer(trx, updated);
