@@ -25,6 +25,11 @@ import { registerGroupRoutes } from './modules/groups/group.routes.ts';
 import { GroupService } from './modules/groups/group.service.ts';
 import { registerSubclassRoutes } from './modules/subclasses/subclass.routes.ts';
 import { SubclassService } from './modules/subclasses/subclass.service.ts';
+import { registerMemberRoutes } from './modules/members/member.routes.ts';
+import { MemberService } from './modules/members/member.service.ts';
+import { registerNotificationRoutes } from './modules/notifications/notification.routes.ts';
+import { NotificationService, Notifier } from './modules/notifications/notification.service.ts';
+import { Encrypter } from './shared/crypto.ts';
 import { AppError } from './shared/errors.ts';
 import { isWellFormedId, newId } from './shared/ids.ts';
 import type { Clock } from './shared/clock.ts';
@@ -41,6 +46,8 @@ export interface AppDependencies {
   config: Config;
   db: Kysely<Database>;
   clock: Clock;
+  /** 32-byte key for personal data at rest (SSNs). */
+  encryptionKey: Buffer;
   /** Where log lines go (stdout when absent); tests pass a stream to read them. */
   logStream?: LogStream;
   version?: string;
@@ -49,7 +56,7 @@ export interface AppDependencies {
 export type App = FastifyInstance;
 
 /** The composition root: wires HTTP plumbing, then every module with exactly the services it uses. */
-export async function buildApp({ config, db, clock, logStream, version = '0.1.0' }: AppDependencies): Promise<App> {
+export async function buildApp({ config, db, clock, encryptionKey, logStream, version = '0.1.0' }: AppDependencies): Promise<App> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -114,6 +121,11 @@ export async function buildApp({ config, db, clock, logStream, version = '0.1.0'
   registerGroupRoutes(app, { groups: new GroupService(db, clock), pages });
   registerBusinessUnitRoutes(app, { businessUnits: new BusinessUnitService(db, clock), pages });
   registerSubclassRoutes(app, { subclasses: new SubclassService(db, clock), pages });
+
+  const notifier = new Notifier(clock);
+  const encrypter = new Encrypter(encryptionKey);
+  registerNotificationRoutes(app, { notifications: new NotificationService(db), pages });
+  registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier), pages });
 
   return app;
 }

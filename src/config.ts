@@ -1,3 +1,5 @@
+import { parseEncryptionKey } from './shared/crypto.ts';
+
 /**
  * The process configuration: read once from the environment, validated, frozen. An invalid value stops the
  * start with a message naming the variable (API.md section 13).
@@ -10,6 +12,8 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly rateLimit: { readonly max: number; readonly windowMs: number };
   readonly shutdownTimeoutMs: number;
+  /** BENEFITS_ENCRYPTION_KEY, already checked to be a 32-byte key; see resolveEncryptionKey in server.ts. */
+  readonly encryptionKey: Buffer | undefined;
 }
 
 export class ConfigError extends Error {
@@ -29,6 +33,7 @@ export const CONFIG_VARIABLES: readonly (readonly [name: string, meaning: string
   ['RATE_LIMIT_MAX', 'requests per API key per window (0 turns the limit off)', '6000'],
   ['RATE_LIMIT_WINDOW_MS', 'length of the rate-limit window in ms', '60000'],
   ['SHUTDOWN_TIMEOUT_MS', 'how long SIGTERM waits for in-flight requests', '10000'],
+  ['BENEFITS_ENCRYPTION_KEY', '32-byte key for personal data at rest: 64 hex characters or base64', 'SQLite: encryption.key beside the database; PostgreSQL: required'],
 ];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -55,7 +60,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowMs: integerVariable(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
     }),
     shutdownTimeoutMs: integerVariable(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    encryptionKey: encryptionKeyVariable(env),
   });
+}
+
+function encryptionKeyVariable(env: NodeJS.ProcessEnv): Buffer | undefined {
+  const raw = env.BENEFITS_ENCRYPTION_KEY?.trim();
+  if (!raw) return undefined;
+  try {
+    return parseEncryptionKey(raw);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }
 
 function integerVariable(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

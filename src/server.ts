@@ -1,5 +1,7 @@
+import { dirname, join } from 'node:path';
 import { buildApp, type App } from './app.ts';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
+import { loadOrCreateKeyFile } from './shared/crypto.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
@@ -31,7 +33,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (firstKey) {
       print(`First admin API key (shown once; store it now): ${firstKey.key}`);
     }
-    const app = await buildApp({ config, db: database.db, clock });
+    const app = await buildApp({ config, db: database.db, clock, encryptionKey: resolveEncryptionKey(config, database) });
     const housekeeping = setInterval(() => {
       purgeExpiredIdempotencyKeys(database.db, clock).catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
     }, 60 * 60 * 1000);
@@ -56,6 +58,23 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await database.close();
     throw error;
   }
+}
+
+/**
+ * The key for personal data at rest: BENEFITS_ENCRYPTION_KEY when set. Without it, the embedded database keeps
+ * a generated key in `encryption.key` (mode 0600) beside the database file; PostgreSQL deployments must set
+ * the variable, since a key file on one server would not travel with the data.
+ */
+export function resolveEncryptionKey(config: Config, database: DatabaseHandle): Buffer {
+  if (config.encryptionKey) return config.encryptionKey;
+  if (database.kind === 'postgres') {
+    throw new ConfigError(
+      'BENEFITS_ENCRYPTION_KEY is required with PostgreSQL: set it to 32 random bytes as 64 hex characters (openssl rand -hex 32) and keep it safe; without it stored SSNs cannot be read.',
+    );
+  }
+  const path = database.description.slice('sqlite:'.length);
+  if (path === ':memory:') throw new ConfigError('BENEFITS_ENCRYPTION_KEY is required with an in-memory database.');
+  return loadOrCreateKeyFile(join(dirname(path), 'encryption.key'));
 }
 
 /** SIGTERM/SIGINT: stop accepting, let in-flight requests finish (bounded), close the database, exit. */

@@ -1,8 +1,23 @@
 import type { ApiKeyTable, IdempotencyKeyTable, ProviderTable, SettingTable } from '../modules/api-keys/api-key.table.ts';
+import type { BeneficiaryTable } from '../modules/beneficiaries/beneficiary.table.ts';
 import type { BusinessUnitTable } from '../modules/business-units/business-unit.table.ts';
 import type { CarrierTable } from '../modules/carriers/carrier.table.ts';
+import type { DependentTable } from '../modules/dependents/dependent.table.ts';
+import type { DocumentTable } from '../modules/documents/document.table.ts';
 import type { EmployerTable } from '../modules/employers/employer.table.ts';
+import type {
+  CoverageWaiverTable,
+  EnrolledDependentTable,
+  EnrolledPlanTable,
+  EnrollmentTable,
+} from '../modules/enrollments/enrollment.table.ts';
 import type { GroupTable } from '../modules/groups/group.table.ts';
+import type { MemberIdCardTable } from '../modules/member-id-cards/member-id-card.table.ts';
+import type { MemberSubclassTable, MemberTable } from '../modules/members/member.table.ts';
+import type { NotificationTable } from '../modules/notifications/notification.table.ts';
+import type { PayRateTable } from '../modules/pay-rates/pay-rate.table.ts';
+import type { PlanConfigurationTable } from '../modules/plan-configurations/plan-configuration.table.ts';
+import type { PlanTable } from '../modules/plans/plan.table.ts';
 import type { SubclassTable } from '../modules/subclasses/subclass.table.ts';
 
 /** Every table, as Kysely sees it. Each module owns the row type of its tables. */
@@ -16,4 +31,18 @@ export interface Database {
   carrier_groups: GroupTable;
   business_units: BusinessUnitTable;
   subclasses: SubclassTable;
+  members: MemberTable;
+  member_subclasses: MemberSubclassTable;
+  dependents: DependentTable;
+  beneficiaries: BeneficiaryTable;
+  pay_rates: PayRateTable;
+  documents: DocumentTable;
+  plans: PlanTable;
+  plan_configurations: PlanConfigurationTable;
+  member_id_cards: MemberIdCardTable;
+  enrollments: EnrollmentTable;
+  enrolled_plans: EnrolledPlanTable;
+  enrolled_dependents: EnrolledDependentTable;
+  coverage_waivers: CoverageWaiverTable;
+  notifications: NotificationTable;
 }

@@ -46,7 +46,7 @@ function toErrorResponse(error: unknown, request: FastifyRequest): { status: num
   const fastifyError = error as Partial<FastifyError> & { validation?: AjvLikeError[]; validationContext?: string };
   if (Array.isArray(fastifyError.validation)) {
     const context = fastifyError.validationContext ?? 'body';
-    const inputErrors = firstPerField(fastifyError.validation.map((e) => toInputError(e, context)));
+    const inputErrors = firstPerField(withoutUnionNoise(fastifyError.validation).map((e) => toInputError(e, context)));
     if (context === 'body') return render('validation_error', 'Invalid data passed for fields', inputErrors);
     if (context === 'params') return render('not_found', 'No such record.');
     return render('invalid_request', `Invalid ${context === 'querystring' ? 'query parameters' : context}.`, inputErrors);
@@ -83,6 +83,20 @@ function toInputError(error: AjvLikeError, context: string): InputError {
     default:
       return inputError(path, capitalize(error.message ?? 'Invalid value.'));
   }
+}
+
+/**
+ * A nullable object that is wrong inside reports the inner error and also "must be null" and "must match a
+ * schema in anyOf" for the object itself; those two say nothing useful when a more precise error exists at
+ * the same place or deeper.
+ */
+function withoutUnionNoise(errors: AjvLikeError[]): AjvLikeError[] {
+  const isNoise = (error: AjvLikeError) => error.keyword === 'anyOf' || (error.keyword === 'type' && error.params.type === 'null');
+  return errors.filter(
+    (error) =>
+      !isNoise(error) ||
+      !errors.some((other) => other !== error && !isNoise(other) && (other.instancePath === error.instancePath || other.instancePath.startsWith(`${error.instancePath}/`))),
+  );
 }
 
 /** A union reports one error per branch; the first one per field says the most. */

@@ -12,7 +12,8 @@ export const DateSchema = Type.String({ format: 'date', description: 'Calendar d
 export const TimestampSchema = Type.String({ format: 'date-time', description: 'UTC timestamp (ISO 8601)' });
 export const MoneySchema = Type.String({ pattern: MONEY_PATTERN, description: 'Decimal string, at most 2 decimals' });
 export const EmailSchema = Type.String({ format: 'email', maxLength: 255 });
-export const UrlSchema = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
+// ajv's `uri` format allows an empty host (`https://`); the pattern insists on one.
+export const UrlSchema = Type.String({ format: 'uri', pattern: '^https?://[^\\s/?#:@]', maxLength: 2048 });
 
 /** A closed set of string values, rendered as a JSON Schema `enum`. */
 export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
@@ -41,6 +42,15 @@ export const AddressSchema = Type.Object(
   { additionalProperties: false },
 );
 export type Address = Static<typeof AddressSchema>;
+
+/** Addresses as answered: line2 always present, null when unset. */
+export const AddressResponseSchema = Type.Object({ ...AddressSchema.properties, line2: Nullable(Type.String()) });
+export type AddressResponse = Static<typeof AddressResponseSchema>;
+
+export function parseAddress(json: string): AddressResponse {
+  const address = JSON.parse(json) as Address;
+  return { ...address, line2: address.line2 ?? null };
+}
 
 /**
  * Metadata as accepted in requests. Sizes are checked by shared/metadata.ts so that every message names the

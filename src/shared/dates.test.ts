@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, daysInMonth, isCalendarDate, isLeapYear, toDateString, toTimestamp } from './dates.ts';
+import {
+  addDays,
+  addYears,
+  ageOn,
+  compareDates,
+  daysInMonth,
+  endOfMonth,
+  endOfYear,
+  isCalendarDate,
+  isLeapYear,
+  toDateString,
+  toTimestamp,
+} from './dates.ts';
 
 describe('isCalendarDate', () => {
   it.each([
@@ -122,5 +134,131 @@ describe('toDateString and toTimestamp', () => {
   ])('when the instant is %s, then its timestamp is the fixed-width %s', (instant, timestamp) => {
     expect(toTimestamp(new Date(instant))).toBe(timestamp);
     expect(toTimestamp(new Date(instant))).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+});
+
+describe('compareDates', () => {
+  it.each([
+    ['2024-01-01', '2024-01-02', -1],
+    ['2024-01-02', '2024-01-01', 1],
+    ['2024-02-29', '2024-02-29', 0],
+    ['2024-12-31', '2025-01-01', -1],
+    ['2024-09-30', '2024-10-01', -1],
+    ['0999-12-31', '1000-01-01', -1],
+    ['2025-01-01', '2024-12-31', 1],
+  ])('when %s is compared with %s, then the sign is %i', (a, b, sign) => {
+    expect(Math.sign(compareDates(a, b))).toBe(sign);
+  });
+
+  it('when used as a sort comparator, then dates come out in calendar order', () => {
+    const dates = ['2025-01-01', '2024-02-29', '2024-12-31', '2024-02-28', '2024-10-01'];
+    expect([...dates].sort(compareDates)).toEqual(['2024-02-28', '2024-02-29', '2024-10-01', '2024-12-31', '2025-01-01']);
+  });
+
+  it.each([
+    ['2024-1-01', '2024-01-01'],
+    ['2024-01-01', '2023-02-29'],
+    ['2024-01-01T00:00:00Z', '2024-01-01'],
+  ])('when %j or %j is not a calendar date, then it throws', (a, b) => {
+    expect(() => compareDates(a, b)).toThrow(RangeError);
+  });
+});
+
+describe('ageOn', () => {
+  it.each([
+    ['2000-06-15', '2000-06-15', 0, 'the day of birth'],
+    ['2000-06-15', '2001-06-14', 0, 'the day before the first birthday'],
+    ['2000-06-15', '2001-06-15', 1, 'the first birthday'],
+    ['2000-06-15', '2026-06-14', 25, 'the day before the 26th birthday'],
+    ['2000-06-15', '2026-06-15', 26, 'the 26th birthday'],
+    ['2000-06-15', '2026-06-16', 26, 'the day after the 26th birthday'],
+    ['2000-12-31', '2025-12-30', 24, 'the day before a Dec 31 birthday'],
+    ['2000-12-31', '2025-12-31', 25, 'a Dec 31 birthday'],
+    ['2001-01-01', '2025-12-31', 24, 'the year-end before a Jan 1 birthday'],
+    ['2001-01-01', '2026-01-01', 25, 'a Jan 1 birthday'],
+    ['2000-02-29', '2001-02-27', 0, 'the day before Feb 28 in a common year, leap-day birth'],
+    ['2000-02-29', '2001-02-28', 1, 'Feb 28 in a common year counts as a leap-day birthday'],
+    ['2000-02-29', '2001-03-01', 1, 'Mar 1 after a common-year Feb 28'],
+    ['2000-02-29', '2004-02-28', 3, 'Feb 28 in a leap year, leap-day birth'],
+    ['2000-02-29', '2004-02-29', 4, 'Feb 29 in a leap year, leap-day birth'],
+    ['2000-02-29', '2100-02-28', 100, 'Feb 28 in a century common year, leap-day birth'],
+    ['2000-02-28', '2004-02-28', 4, 'a Feb 28 birthday in a leap year'],
+    ['2000-03-01', '2004-02-29', 3, 'a leap day before a Mar 1 birthday'],
+    ['1950-07-04', '2026-11-22', 76, 'an older member'],
+  ])('when born %s and the date is %s, then the age is %i (%s)', (dob, date, age) => {
+    expect(ageOn(dob, date)).toBe(age);
+  });
+
+  it.each([
+    ['2000-06-15', '2000-06-14', 'the date before birth'],
+    ['2000-02-30', '2024-01-01', 'an invalid date of birth'],
+    ['2000-01-01', '2024-13-01', 'an invalid date'],
+  ])('when born %s and the date is %s (%s), then it throws', (dob, date) => {
+    expect(() => ageOn(dob, date)).toThrow(RangeError);
+  });
+});
+
+describe('addYears', () => {
+  it.each([
+    ['2024-06-15', 1, '2025-06-15'],
+    ['2024-06-15', 0, '2024-06-15'],
+    ['2024-06-15', -1, '2023-06-15'],
+    ['2000-02-29', 26, '2026-02-28'],
+    ['2000-02-29', 24, '2024-02-29'],
+    ['2000-02-29', 100, '2100-02-28'],
+    ['2000-02-29', 400, '2400-02-29'],
+    ['2024-02-29', -1, '2023-02-28'],
+    ['2023-02-28', 1, '2024-02-28'],
+    ['2024-12-31', 1, '2025-12-31'],
+    ['2024-01-01', 1, '2025-01-01'],
+    ['0099-03-01', 1, '0100-03-01'],
+  ])('when %s moves %i years, then it is %s', (date, years, expected) => {
+    expect(addYears(date, years)).toBe(expected);
+  });
+
+  it.each([
+    ['2024-01-01', 1.5, 'a fractional number of years'],
+    ['2024-01-01', Number.NaN, 'not a number'],
+    ['9999-01-01', 1, 'beyond year 9999'],
+    ['0001-01-01', -2, 'before year 0'],
+    ['2023-02-29', 1, 'an invalid date'],
+  ])('when %s moves %d years (%s), then it throws', (date, years) => {
+    expect(() => addYears(date, years)).toThrow(RangeError);
+  });
+});
+
+describe('endOfMonth', () => {
+  it.each([
+    ['2024-01-01', '2024-01-31'],
+    ['2024-01-31', '2024-01-31'],
+    ['2024-02-01', '2024-02-29'],
+    ['2024-02-29', '2024-02-29'],
+    ['2023-02-15', '2023-02-28'],
+    ['1900-02-10', '1900-02-28'],
+    ['2000-02-10', '2000-02-29'],
+    ['2024-04-15', '2024-04-30'],
+    ['2024-09-30', '2024-09-30'],
+    ['2024-12-01', '2024-12-31'],
+  ])('when the date is %s, then the end of its month is %s', (date, expected) => {
+    expect(endOfMonth(date)).toBe(expected);
+  });
+
+  it('when the date is not a calendar date, then it throws', () => {
+    expect(() => endOfMonth('2024-02-30')).toThrow(RangeError);
+  });
+});
+
+describe('endOfYear', () => {
+  it.each([
+    ['2024-01-01', '2024-12-31'],
+    ['2024-02-29', '2024-12-31'],
+    ['2024-12-31', '2024-12-31'],
+    ['2025-06-15', '2025-12-31'],
+  ])('when the date is %s, then the end of its year is %s', (date, expected) => {
+    expect(endOfYear(date)).toBe(expected);
+  });
+
+  it('when the date is not a calendar date, then it throws', () => {
+    expect(() => endOfYear('2024-00-01')).toThrow(RangeError);
   });
 });

@@ -40,3 +40,56 @@ export function addDays(date: string, days: number): string {
   instant.setUTCFullYear(year, month - 1, day + days);
   return toDateString(instant);
 }
+
+function parseCalendarDate(value: string): [year: number, month: number, day: number] {
+  if (!isCalendarDate(value)) throw new RangeError(`not a calendar date: ${value}`);
+  return value.split('-').map(Number) as [number, number, number];
+}
+
+function formatCalendarDate(year: number, month: number, day: number): string {
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
+/** Negative when `a` is before `b`, 0 when equal, positive when after. Usable as a sort comparator. */
+export function compareDates(a: string, b: string): number {
+  parseCalendarDate(a);
+  parseCalendarDate(b);
+  // Zero-padded YYYY-MM-DD strings sort like the dates they name.
+  if (a < b) return -1;
+  return a > b ? 1 : 0;
+}
+
+/**
+ * Whole years completed on `date` by someone born on `dob`. Throws when `date` is before `dob`.
+ * Convention: a Feb 29 birthday is reached on Feb 28 in common years (as `addYears` does), so the person is a
+ * year older on Feb 28, not on Mar 1.
+ */
+export function ageOn(dob: string, date: string): number {
+  const [birthYear, birthMonth, birthDay] = parseCalendarDate(dob);
+  const [year, month, day] = parseCalendarDate(date);
+  if (date < dob) throw new RangeError(`${date} is before the date of birth ${dob}`);
+  const birthdayThisYear = Math.min(birthDay, daysInMonth(year, birthMonth));
+  const birthdayReached = month > birthMonth || (month === birthMonth && day >= birthdayThisYear);
+  return year - birthYear - (birthdayReached ? 0 : 1);
+}
+
+/** The same calendar day `years` later (or earlier); Feb 29 becomes Feb 28 in a common target year. */
+export function addYears(date: string, years: number): string {
+  if (!Number.isSafeInteger(years)) throw new RangeError(`not a whole number of years: ${years}`);
+  const [year, month, day] = parseCalendarDate(date);
+  const targetYear = year + years;
+  if (targetYear < 0 || targetYear > 9999) throw new RangeError(`year out of range: ${targetYear}`);
+  return formatCalendarDate(targetYear, month, Math.min(day, daysInMonth(targetYear, month)));
+}
+
+/** The last day of the month of `date`. */
+export function endOfMonth(date: string): string {
+  const [year, month] = parseCalendarDate(date);
+  return formatCalendarDate(year, month, daysInMonth(year, month));
+}
+
+/** December 31 of the year of `date`. */
+export function endOfYear(date: string): string {
+  const [year] = parseCalendarDate(date);
+  return formatCalendarDate(year, 12, 31);
+}

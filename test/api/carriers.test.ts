@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestContext } from '../helpers/test-app.ts';
+import { ApiClient, createTestApp, type TestContext } from '../helpers/test-app.ts';
 import { createCarrier, createEmployer } from '../helpers/factories.ts';
 import { createInSequence, errorFields, idsOf, newProviderAdmin } from '../helpers/more-factories.ts';
 
@@ -122,6 +122,16 @@ describe('carrier validation', () => {
     expect(errorFields(response)).toContain(field);
   });
 
+  // An absolute URL names a host; these parse as URIs but no browser or HTTP client can fetch them.
+  it.each(['https://', 'http://', 'https://?v=1', 'http://#logo', 'https://:443/logo.png'])(
+    'when created with the host-less logo_url %j, then 400 naming logo_url',
+    async (logo_url) => {
+      const response = await t.admin.post('/carriers', { legal_name: 'Humana', logo_url });
+      expect(response.status).toBe(400);
+      expect(errorFields(response)).toEqual(['logo_url']);
+    },
+  );
+
   it('when a logo_url is patched to a relative URL, then 400 and the logo stays', async () => {
     const carrier = await createCarrier(t.admin, { logo_url: 'https://ok.example/logo.png' });
     const response = await t.admin.patch(`/carriers/${carrier.id}`, { logo_url: 'logo.png' });
@@ -161,14 +171,11 @@ describe('carrier roles', () => {
     expect(patched.body.type).toBe('permission_error');
   });
 
-  it("when an employer-scoped key reads carriers, then it sees every carrier of its provider", async () => {
+  it('when an employer-scoped key reads carriers, then it sees every carrier of its provider', async () => {
     const admin = await newProviderAdmin(t, 'carrier-reader');
     const employer = await createEmployer(admin);
     const carriers = await createInSequence(t, 2, (i) => createCarrier(admin, { legal_name: `Carrier ${i}` }));
-    const provider = await admin.get('/api_keys');
-    expect(provider.status).toBe(200);
     const created = await admin.post('/api_keys', { role: 'employer', employer: employer.id });
-    const { ApiClient } = await import('../helpers/test-app.ts');
     const client = new ApiClient(t.baseUrl, created.body.key);
     const list = await client.get('/carriers');
     expect(list.status).toBe(200);

@@ -1,7 +1,12 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../helpers/database.ts';
 import { runCli, startServe, type ServerProcess } from '../helpers/cli.ts';
+
+// PostgreSQL deployments must bring their own key; SQLite ones get a key file.
+const keyEnv: Record<string, string> = testDatabaseKind() === 'postgres' ? { BENEFITS_ENCRYPTION_KEY: 'ab'.repeat(32) } : {};
 
 let database: TestDatabase;
 let server: ServerProcess | undefined;
@@ -22,7 +27,7 @@ const KEY_LINE = /First admin API key \(shown once; store it now\): (bk_live_[0-
 
 describe('benefits serve', () => {
   it('when started on an empty database, then it migrates, prints one admin key, and a second start prints none', async () => {
-    server = await startServe({ DATABASE_URL: database.url });
+    server = await startServe({ DATABASE_URL: database.url, ...keyEnv });
     const key = KEY_LINE.exec(server.output())?.[1];
     expect(key).toBeTruthy();
     expect(server.output().match(/bk_live_/g)).toHaveLength(1);
@@ -33,14 +38,14 @@ describe('benefits serve', () => {
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
 
-    server = await startServe({ DATABASE_URL: database.url });
+    server = await startServe({ DATABASE_URL: database.url, ...keyEnv });
     expect(server.output()).not.toMatch(/bk_live_/);
     const again = await fetch(`${server.url}/employers`, { headers: { authorization: `Bearer ${key}` } });
     expect(again.status).toBe(200);
   });
 
   it('when SIGTERM arrives while a request is in flight, then that request finishes and the process exits 0', async () => {
-    server = await startServe({ DATABASE_URL: database.url });
+    server = await startServe({ DATABASE_URL: database.url, ...keyEnv });
     const key = KEY_LINE.exec(server.output())![1]!;
     const body = JSON.stringify({ legal_name: 'Shutdown Ltd', address: { line1: '1 Main St', city: 'Austin', state: 'TX', zip_code: '73301' } });
     // The body is sent in two halves with SIGTERM in between, so the request is certainly in flight.
@@ -74,6 +79,25 @@ describe('benefits serve', () => {
     expect(server.output()).toContain('shutting down');
   });
 
+  it.runIf(testDatabaseKind() === 'postgres')('when PostgreSQL is used without BENEFITS_ENCRYPTION_KEY, then the start fails saying so', async () => {
+    const result = await runCli(['serve'], { DATABASE_URL: database.url });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('BENEFITS_ENCRYPTION_KEY is required with PostgreSQL');
+  });
+
+  it.runIf(testDatabaseKind() === 'sqlite')('when the embedded database starts without a key, then a key file with mode 0600 is made beside it and kept', async () => {
+    server = await startServe({ DATABASE_URL: database.url });
+    const keyFile = join(dirname(database.url.slice('sqlite:'.length)), 'encryption.key');
+    expect(existsSync(keyFile)).toBe(true);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+  });
+
+  it('when the encryption key is malformed, then the start fails naming the variable', async () => {
+    const result = await runCli(['serve'], { DATABASE_URL: database.url, BENEFITS_ENCRYPTION_KEY: 'short' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('BENEFITS_ENCRYPTION_KEY');
+  });
+
   it('when a configuration variable is invalid, then the start fails naming it', async () => {
     const result = await runCli(['serve'], { DATABASE_URL: database.url, PORT: 'eighty' });
     expect(result.code).toBe(1);
@@ -91,7 +115,7 @@ describe('benefits api-keys and migrate', () => {
     const key = /(bk_live_[0-9A-Za-z]+)/.exec(created.stdout)![1]!;
     const id = /(key_[0-9A-Za-z]+)/.exec(created.stdout)![1]!;
 
-    server = await startServe({ DATABASE_URL: database.url });
+    server = await startServe({ DATABASE_URL: database.url, ...keyEnv });
     // The provider exists already, so no bootstrap key is printed.
     expect(server.output()).not.toMatch(/bk_live_/);
     const headers = { authorization: `Bearer ${key}` };

@@ -14,6 +14,7 @@ beforeAll(async () => {
     config: loadConfig({ DATABASE_URL: database.url, RATE_LIMIT_MAX: '0' }),
     db: database.db,
     clock: new FixedClock('2026-01-01T00:00:00.000Z'),
+    encryptionKey: Buffer.alloc(32, 1),
     logStream: { write: (line) => void logs.push(line) },
   });
   // A route that fails the way a bug would; registered only in this test.

@@ -8,6 +8,7 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
   delete base.DATABASE_URL;
   delete base.PORT;
+  delete base.BENEFITS_ENCRYPTION_KEY;
   return { ...base, LOG_LEVEL: 'info', ...env };
 }
 

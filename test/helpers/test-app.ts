@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { buildApp, type App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -5,6 +6,8 @@ import { ApiKeyService } from '../../src/modules/api-keys/api-key.service.ts';
 import type { ApiKeyRole } from '../../src/modules/api-keys/api-key.table.ts';
 import { FixedClock } from '../../src/shared/clock.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+
+export const TEST_ENCRYPTION_KEY = randomBytes(32);
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -90,7 +93,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
   const clock = new FixedClock(options.now ?? '2026-03-02T15:00:00.000Z');
   const config: Config = loadConfig({ DATABASE_URL: database.url, RATE_LIMIT_MAX: '0', LOG_LEVEL: 'info', ...options.env });
   const logs: string[] = [];
-  const app = await buildApp({ config, db: database.db, clock, logStream: { write: (line) => void logs.push(line) } });
+  const app = await buildApp({ config, db: database.db, clock, encryptionKey: TEST_ENCRYPTION_KEY, logStream: { write: (line) => void logs.push(line) } });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const keys = new ApiKeyService(database.db, clock);

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import {
+  AddressResponseSchema,
   AddressSchema,
   EmailSchema,
   IdSchema,
@@ -22,7 +23,7 @@ export const BusinessUnitSchema = Type.Object({
   trade_name: Nullable(Type.String({ maxLength: 255 })),
   federal_ein: Nullable(Type.String({ maxLength: 255 })),
   is_primary: Type.Boolean({ description: "Whether this is the employer's primary business unit (at most one is)" }),
-  address: Nullable(AddressSchema),
+  address: Nullable(AddressResponseSchema),
   phone_number: Nullable(Type.String({ maxLength: 10 })),
   email: Nullable(Type.String({ maxLength: 255 })),
   metadata: MetadataResponseSchema,

@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import { assertReferencesVisible, lockEmployerRow } from '../../db/references.ts';
-import type { Address } from '../../http/schemas.ts';
+import { parseAddress, type Address } from '../../http/schemas.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { NotFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
@@ -22,7 +22,7 @@ export function toBusinessUnitResponse(row: BusinessUnitRow): BusinessUnitRespon
     trade_name: row.trade_name,
     federal_ein: row.federal_ein,
     is_primary: Boolean(row.is_primary),
-    address: row.address === null ? null : (JSON.parse(row.address) as Address),
+    address: row.address === null ? null : parseAddress(row.address),
     phone_number: row.phone_number,
     email: row.email,
     metadata: parseMetadata(row.metadata),

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import {
+  AddressResponseSchema,
   AddressSchema,
   EmailSchema,
   IdSchema,
@@ -20,7 +21,7 @@ export const EmployerSchema = Type.Object({
   federal_ein: Nullable(Type.String()),
   email: Nullable(Type.String()),
   phone_number: Nullable(Type.String()),
-  address: AddressSchema,
+  address: AddressResponseSchema,
   external_id: Nullable(Type.String()),
   metadata: MetadataResponseSchema,
   created_at: TimestampSchema,

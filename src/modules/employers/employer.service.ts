@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { parseAddress } from '../../http/schemas.ts';
 import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { NotFound } from '../../shared/errors.ts';
@@ -19,7 +20,7 @@ export function toEmployerResponse(row: EmployerRow): EmployerResponse {
     federal_ein: row.federal_ein,
     email: row.email,
     phone_number: row.phone_number,
-    address: JSON.parse(row.address) as EmployerResponse['address'],
+    address: parseAddress(row.address),
     external_id: row.external_id,
     metadata: parseMetadata(row.metadata),
     created_at: row.created_at,

@@ -1,0 +1,24 @@
+import type { Selectable } from 'kysely';
+import type { DependentRelationship } from '../plans/coverage-tier.ts';
+
+export interface DependentTable {
+  id: string;
+  provider_id: string;
+  /** The member's employer, kept here so employer-scoped keys are confined without a join. */
+  employer_id: string;
+  member_id: string;
+  first_name: string;
+  middle_name: string | null;
+  last_name: string;
+  member_relationship: DependentRelationship;
+  ssn_last_four: string | null;
+  dob: string;
+  biological_sex: 'male' | 'female' | null;
+  /** Address as JSON text. */
+  address: string | null;
+  has_disability: boolean | number;
+  metadata: string;
+  created_at: string;
+}
+
+export type DependentRow = Selectable<DependentTable>;

@@ -1,0 +1,80 @@
+import type { Selectable } from 'kysely';
+
+/** interface.md Enrollment.status. */
+export const ENROLLMENT_STATUSES = ['not_started', 'pending', 'approved', 'synced', 'cancelled', 'failed'] as const;
+export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
+
+export const ENROLLMENT_CATEGORIES = ['qle', 'open_enrollment', 'carrier_sync'] as const;
+export type EnrollmentCategory = (typeof ENROLLMENT_CATEGORIES)[number];
+
+/** API.md section 6. */
+export const EOI_STATUSES = ['not_required', 'pending', 'approved', 'denied'] as const;
+export type EoiStatus = (typeof EOI_STATUSES)[number];
+
+export interface EnrollmentTable {
+  id: string;
+  provider_id: string;
+  employer_id: string;
+  member_id: string;
+  category: EnrollmentCategory;
+  status: EnrollmentStatus;
+  effective_start: string | null;
+  effective_end: string | null;
+  reason: string | null;
+  change_date: string | null;
+  /** JSON text: array of document ids. */
+  qualifying_life_event_documents: string;
+  metadata: string;
+  submitted_at: string | null;
+  approved_at: string | null;
+  created_at: string;
+}
+
+interface CoverageColumns {
+  volume_cents: number | null;
+  requested_volume_cents: number | null;
+  volume_approved_at: string | null;
+  eoi_dismissed_at: string | null;
+  eoi_status: EoiStatus;
+  /** JSON text of the PrimaryCareProvider, with its own id. */
+  primary_care_provider: string | null;
+  member_id_card_id: string | null;
+  created_at: string;
+}
+
+export interface EnrolledPlanTable extends CoverageColumns {
+  id: string;
+  provider_id: string;
+  enrollment_id: string;
+  member_id: string;
+  plan_id: string;
+  position: number;
+  effective_start: string | null;
+  effective_end: string | null;
+  premium_cents: number | null;
+  employer_contribution_cents: number | null;
+  member_contribution_cents: number | null;
+  payroll_provider_external_id: string | null;
+}
+
+export interface EnrolledDependentTable extends CoverageColumns {
+  id: string;
+  provider_id: string;
+  enrolled_plan_id: string;
+  dependent_id: string;
+  position: number;
+}
+
+export interface CoverageWaiverTable {
+  id: string;
+  enrollment_id: string;
+  position: number;
+  line_of_coverage: string;
+  reason: string;
+  member_id: string | null;
+  dependent_id: string | null;
+}
+
+export type EnrollmentRow = Selectable<EnrollmentTable>;
+export type EnrolledPlanRow = Selectable<EnrolledPlanTable>;
+export type EnrolledDependentRow = Selectable<EnrolledDependentTable>;

@@ -1,0 +1,136 @@
+import type { Executor } from '../../db/database.ts';
+import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
+import { forUpdate, inScope } from '../../db/scope.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import type { MemberRow } from './member.table.ts';
+
+function members(db: Executor, scope: Scope) {
+  return inScope(db.selectFrom('members').selectAll(), scope, 'members', 'employer_id');
+}
+
+export function findMemberById(db: Executor, scope: Scope, id: string): Promise<MemberRow | undefined> {
+  return members(db, scope).where('id', '=', id).executeTakeFirst();
+}
+
+export function lockMemberById(trx: Executor, scope: Scope, id: string): Promise<MemberRow | undefined> {
+  return forUpdate(trx, members(trx, scope).where('id', '=', id)).executeTakeFirst();
+}
+
+export function listMembers(db: Executor, scope: Scope, filter: { employerId?: string | undefined }, page: PageRequest): Promise<Page<MemberRow>> {
+  let query = members(db, scope);
+  if (filter.employerId !== undefined) query = query.where('employer_id', '=', filter.employerId);
+  return paginate(query, page);
+}
+
+export async function insertMember(db: Executor, row: MemberRow): Promise<void> {
+  await db.insertInto('members').values(row).execute();
+}
+
+export async function updateMember(db: Executor, row: MemberRow): Promise<void> {
+  const { id, provider_id, created_at: _createdAt, ...changes } = row;
+  await db.updateTable('members').set(changes).where('id', '=', id).where('provider_id', '=', provider_id).execute();
+}
+
+export async function replaceMemberSubclasses(db: Executor, memberId: string, subclassIds: readonly string[]): Promise<void> {
+  await db.deleteFrom('member_subclasses').where('member_id', '=', memberId).execute();
+  if (subclassIds.length === 0) return;
+  await db
+    .insertInto('member_subclasses')
+    .values(subclassIds.map((subclass_id, position) => ({ member_id: memberId, subclass_id, position })))
+    .execute();
+}
+
+/** Subclass ids and enrollment ids of each member, in one query each whatever the number of members. */
+export async function findMemberLinks(
+  db: Executor,
+  memberIds: readonly string[],
+): Promise<Map<string, { subclasses: string[]; enrollments: string[] }>> {
+  const links = new Map(memberIds.map((id) => [id, { subclasses: [] as string[], enrollments: [] as string[] }]));
+  if (memberIds.length === 0) return links;
+  const subclasses = await db
+    .selectFrom('member_subclasses')
+    .select(['member_id', 'subclass_id'])
+    .where('member_id', 'in', memberIds)
+    .orderBy('member_id')
+    .orderBy('position')
+    .execute();
+  for (const row of subclasses) links.get(row.member_id)?.subclasses.push(row.subclass_id);
+  const enrollments = await db
+    .selectFrom('enrollments')
+    .select(['member_id', 'id'])
+    .where('member_id', 'in', memberIds)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  for (const row of enrollments) links.get(row.member_id)?.enrollments.push(row.id);
+  return links;
+}
+
+/** Subclasses (of the given employer) among `ids`; the rest do not exist for this member. */
+export async function findEmployerSubclassIds(db: Executor, providerId: string, employerId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('subclasses')
+    .select('id')
+    .where('provider_id', '=', providerId)
+    .where('employer_id', '=', employerId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+export async function isEmployerBusinessUnit(db: Executor, providerId: string, employerId: string, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('business_units')
+    .select('id')
+    .where('provider_id', '=', providerId)
+    .where('employer_id', '=', employerId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Plan configurations of the employer's plans still running on `date`, with their plan, oldest first. */
+export function findCurrentPlanConfigurations(db: Executor, providerId: string, employerId: string, date: string) {
+  return db
+    .selectFrom('plan_configurations')
+    .innerJoin('plans', 'plans.id', 'plan_configurations.plan_id')
+    .select([
+      'plan_configurations.id',
+      'plan_configurations.plan_id',
+      'plan_configurations.required_subclass_id',
+      'plan_configurations.waiting_period_days',
+    ])
+    .where('plan_configurations.provider_id', '=', providerId)
+    .where('plan_configurations.employer_id', '=', employerId)
+    .where('plans.effective_end', '>=', date)
+    .orderBy('plan_configurations.created_at')
+    .orderBy('plan_configurations.id')
+    .execute();
+}
+
+/** Whether coverage of the member was already sent to a carrier: an approved or synced enrollment. */
+export async function hasSentCoverage(db: Executor, memberId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('enrollments')
+    .select('id')
+    .where('member_id', '=', memberId)
+    .where('status', 'in', ['approved', 'synced'])
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Removes the member and everything that is theirs alone (API.md section 12): unsent enrollments (their
+ * enrolled plans, dependents and waivers go with them), ID cards, pay rates, beneficiaries, dependents and
+ * subclass links. Documents stay, unlinked from the member; notifications stay as the record of what was said.
+ */
+export async function deleteMemberAndRecords(trx: Executor, memberId: string): Promise<void> {
+  await trx.deleteFrom('enrollments').where('member_id', '=', memberId).execute();
+  await trx.deleteFrom('member_id_cards').where('member_id', '=', memberId).execute();
+  await trx.deleteFrom('pay_rates').where('member_id', '=', memberId).execute();
+  await trx.deleteFrom('beneficiaries').where('member_id', '=', memberId).execute();
+  await trx.deleteFrom('dependents').where('member_id', '=', memberId).execute();
+  await trx.updateTable('documents').set({ member_id: null }).where('member_id', '=', memberId).execute();
+  await trx.deleteFrom('members').where('id', '=', memberId).execute();
+}

@@ -1,0 +1,81 @@
+import { Type, type Static } from 'typebox';
+import {
+  AddressResponseSchema,
+  AddressSchema,
+  DateSchema,
+  EmailSchema,
+  IdSchema,
+  MetadataResponseSchema,
+  MetadataSchema,
+  Nullable,
+  PageQuerySchema,
+  StringEnum,
+  TimestampSchema,
+} from '../../http/schemas.ts';
+import { PhoneNumberSchema } from '../employers/employer.schemas.ts';
+import { BIOLOGICAL_SEXES, EMPLOYMENT_STATUSES, PAY_FREQUENCIES } from './member.table.ts';
+
+const Name = Type.String({ minLength: 1, maxLength: 255 });
+
+export const MemberSchema = Type.Object({
+  id: IdSchema,
+  employer: IdSchema,
+  first_name: Type.String(),
+  last_name: Type.String(),
+  dob: DateSchema,
+  ssn_last_four: Nullable(Type.String({ description: 'Last four digits of the SSN; the SSN itself is write-only' })),
+  email: Nullable(Type.String()),
+  phone_number: Nullable(Type.String()),
+  address: AddressResponseSchema,
+  hire_date: DateSchema,
+  termination_date: Nullable(DateSchema),
+  biological_sex: Nullable(StringEnum(BIOLOGICAL_SEXES)),
+  employment_status: Nullable(StringEnum(EMPLOYMENT_STATUSES)),
+  hours_worked: Nullable(Type.Number()),
+  pay_frequency: Nullable(StringEnum(PAY_FREQUENCIES)),
+  payroll_provider_external_id: Nullable(Type.String()),
+  job_title: Nullable(Type.String()),
+  business_unit: Nullable(IdSchema),
+  subclasses: Type.Array(IdSchema),
+  enrollments: Type.Array(IdSchema, { description: "Ids of the member's enrollments" }),
+  metadata: MetadataResponseSchema,
+  created_at: TimestampSchema,
+});
+export type MemberResponse = Static<typeof MemberSchema>;
+
+const writable = {
+  ssn: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]{9}$', description: 'Write-only: 9 digits, stored encrypted, never returned' }))),
+  email: Type.Optional(Nullable(EmailSchema)),
+  phone_number: Type.Optional(Nullable(PhoneNumberSchema)),
+  termination_date: Type.Optional(Nullable(DateSchema)),
+  biological_sex: Type.Optional(Nullable(StringEnum(BIOLOGICAL_SEXES))),
+  employment_status: Type.Optional(Nullable(StringEnum(EMPLOYMENT_STATUSES))),
+  hours_worked: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 168, description: 'Hours per week' }))),
+  pay_frequency: Type.Optional(Nullable(StringEnum(PAY_FREQUENCIES))),
+  payroll_provider_external_id: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  job_title: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  business_unit: Type.Optional(Nullable(IdSchema)),
+  subclasses: Type.Optional(Type.Array(IdSchema, { maxItems: 50, uniqueItems: true })),
+  metadata: Type.Optional(MetadataSchema),
+};
+
+export const CreateMemberBodySchema = Type.Object(
+  { employer: IdSchema, first_name: Name, last_name: Name, dob: DateSchema, address: AddressSchema, hire_date: DateSchema, ...writable },
+  { additionalProperties: false },
+);
+export type CreateMemberBody = Static<typeof CreateMemberBodySchema>;
+
+export const UpdateMemberBodySchema = Type.Object(
+  {
+    first_name: Type.Optional(Name),
+    last_name: Type.Optional(Name),
+    dob: Type.Optional(DateSchema),
+    address: Type.Optional(AddressSchema),
+    hire_date: Type.Optional(DateSchema),
+    ...writable,
+  },
+  { additionalProperties: false },
+);
+export type UpdateMemberBody = Static<typeof UpdateMemberBodySchema>;
+
+export const ListMembersQuerySchema = Type.Object({ ...PageQuerySchema, employer: Type.Optional(IdSchema) }, { additionalProperties: false });

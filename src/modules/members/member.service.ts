@@ -1,0 +1,233 @@
+import type { Kysely } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import { type Page, type PageRequest } from '../../db/keyset.ts';
+import { assertReferencesVisible } from '../../db/references.ts';
+import type { Database } from '../../db/schema.ts';
+import { parseAddress } from '../../http/schemas.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Encrypter } from '../../shared/crypto.ts';
+import { addDays, compareDates, toDateString } from '../../shared/dates.ts';
+import { InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
+import { applyChanges } from '../../shared/patch.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import type { Notifier } from '../notifications/notification.service.ts';
+import { selectPlanConfiguration, waitingPeriodEnd } from '../plan-configurations/eligibility.ts';
+import * as repository from './member.repository.ts';
+import type { CreateMemberBody, MemberResponse, UpdateMemberBody } from './member.schemas.ts';
+import type { MemberRow } from './member.table.ts';
+
+/** API.md section 5: a welcome goes to members hired within the last 30 days or hired for a future date. */
+const WELCOME_WINDOW_DAYS = 30;
+
+export function toMemberResponse(row: MemberRow, links: { subclasses: string[]; enrollments: string[] }): MemberResponse {
+  return {
+    id: row.id,
+    employer: row.employer_id,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    dob: row.dob,
+    ssn_last_four: row.ssn_last_four,
+    email: row.email,
+    phone_number: row.phone_number,
+    address: parseAddress(row.address),
+    hire_date: row.hire_date,
+    termination_date: row.termination_date,
+    biological_sex: row.biological_sex,
+    employment_status: row.employment_status,
+    hours_worked: row.hours_worked,
+    pay_frequency: row.pay_frequency,
+    payroll_provider_external_id: row.payroll_provider_external_id,
+    job_title: row.job_title,
+    business_unit: row.business_unit_id,
+    subclasses: links.subclasses,
+    enrollments: links.enrollments,
+    metadata: parseMetadata(row.metadata),
+    created_at: row.created_at,
+  };
+}
+
+export class MemberService {
+  readonly #db: Kysely<Database>;
+  readonly #clock: Clock;
+  readonly #encrypter: Encrypter;
+  readonly #notifier: Notifier;
+
+  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, notifier: Notifier) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#encrypter = encrypter;
+    this.#notifier = notifier;
+  }
+
+  async createMember(scope: Scope, input: CreateMemberBody): Promise<MemberResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      await assertReferencesVisible(trx, scope, { employer: input.employer });
+      const subclasses = input.subclasses ?? [];
+      const row: MemberRow = {
+        id: newId('member'),
+        provider_id: scope.providerId,
+        employer_id: input.employer,
+        first_name: input.first_name,
+        last_name: input.last_name,
+        dob: input.dob,
+        ...this.#ssnColumns(input.ssn ?? null),
+        email: input.email ?? null,
+        phone_number: input.phone_number ?? null,
+        address: JSON.stringify(input.address),
+        hire_date: input.hire_date,
+        termination_date: input.termination_date ?? null,
+        biological_sex: input.biological_sex ?? null,
+        employment_status: input.employment_status ?? null,
+        hours_worked: input.hours_worked ?? null,
+        pay_frequency: input.pay_frequency ?? null,
+        payroll_provider_external_id: input.payroll_provider_external_id ?? null,
+        job_title: input.job_title ?? null,
+        business_unit_id: input.business_unit ?? null,
+        metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
+        created_at: this.#clock.now().toISOString(),
+      };
+      await this.#assertConsistent(trx, row, subclasses);
+      await repository.insertMember(trx, row);
+      await repository.replaceMemberSubclasses(trx, row.id, subclasses);
+      await this.#notifyNewMember(trx, row, subclasses);
+      if (row.termination_date !== null) await this.#notifyTerminated(trx, row);
+      return toMemberResponse(row, { subclasses, enrollments: [] });
+    });
+  }
+
+  async getMember(scope: Scope, id: string): Promise<MemberResponse> {
+    const row = await repository.findMemberById(this.#db, scope, id);
+    if (!row) throw new NotFound('member');
+    return this.#withLinks(this.#db, row);
+  }
+
+  async listMembers(scope: Scope, filter: { employer?: string | undefined }, page: PageRequest): Promise<Page<MemberResponse>> {
+    const rows = await repository.listMembers(this.#db, scope, { employerId: filter.employer }, page);
+    const links = await repository.findMemberLinks(this.#db, rows.results.map((row) => row.id));
+    return { ...rows, results: rows.results.map((row) => toMemberResponse(row, links.get(row.id)!)) };
+  }
+
+  async updateMember(scope: Scope, id: string, input: UpdateMemberBody): Promise<MemberResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const current = await repository.lockMemberById(trx, scope, id);
+      if (!current) throw new NotFound('member');
+      const updated: MemberRow = {
+        ...applyChanges(current, input, [
+          'first_name',
+          'last_name',
+          'dob',
+          'hire_date',
+          'termination_date',
+          'email',
+          'phone_number',
+          'biological_sex',
+          'employment_status',
+          'hours_worked',
+          'pay_frequency',
+          'payroll_provider_external_id',
+          'job_title',
+        ]),
+        ...(input.ssn !== undefined ? this.#ssnColumns(input.ssn) : {}),
+        address: input.address ? JSON.stringify(input.address) : current.address,
+        business_unit_id: input.business_unit !== undefined ? input.business_unit : current.business_unit_id,
+        metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
+      };
+      const links = (await repository.findMemberLinks(trx, [id])).get(id)!;
+      const subclasses = input.subclasses ?? links.subclasses;
+      await this.#assertConsistent(trx, updated, subclasses);
+      await repository.updateMember(trx, updated);
+      if (input.subclasses !== undefined) await repository.replaceMemberSubclasses(trx, id, subclasses);
+      if (updated.termination_date !== null && updated.termination_date !== current.termination_date) {
+        await this.#notifyTerminated(trx, updated);
+      }
+      return toMemberResponse(updated, { subclasses, enrollments: links.enrollments });
+    });
+  }
+
+  /**
+   * Endpoint 14: for entry errors only. Refused once coverage went to a carrier: a leaver is recorded with
+   * termination_date so that the carrier is told and the history stays.
+   */
+  async deleteMember(scope: Scope, id: string): Promise<{ id: string; object: 'member'; deleted: true }> {
+    return this.#db.transaction().execute(async (trx) => {
+      const member = await repository.lockMemberById(trx, scope, id);
+      if (!member) throw new NotFound('member');
+      if (await repository.hasSentCoverage(trx, id)) {
+        throw new InvalidState(
+          'This member has coverage that was sent to a carrier, so the record cannot be deleted. To record that the employee left, PATCH termination_date instead.',
+        );
+      }
+      await repository.deleteMemberAndRecords(trx, id);
+      return { id, object: 'member', deleted: true };
+    });
+  }
+
+  #ssnColumns(ssn: string | null): Pick<MemberRow, 'ssn_encrypted' | 'ssn_last_four'> {
+    return ssn === null ? { ssn_encrypted: null, ssn_last_four: null } : { ssn_encrypted: this.#encrypter.encrypt(ssn), ssn_last_four: ssn.slice(-4) };
+  }
+
+  async #withLinks(db: Executor, row: MemberRow): Promise<MemberResponse> {
+    const links = await repository.findMemberLinks(db, [row.id]);
+    return toMemberResponse(row, links.get(row.id)!);
+  }
+
+  /** Dates in order, and the business unit and subclasses are the member's employer's own. */
+  async #assertConsistent(trx: Executor, row: MemberRow, subclasses: readonly string[]): Promise<void> {
+    const errors: InputError[] = [];
+    const today = toDateString(this.#clock.now());
+    if (compareDates(row.dob, today) > 0) errors.push(inputError(['dob'], 'The date of birth cannot be in the future.'));
+    if (compareDates(row.hire_date, row.dob) <= 0) errors.push(inputError(['hire_date'], 'The hire date must be after the date of birth.'));
+    if (row.termination_date !== null && compareDates(row.termination_date, row.hire_date) < 0) {
+      errors.push(inputError(['termination_date'], 'The termination date cannot be before the hire date.'));
+    }
+    if (row.business_unit_id !== null && !(await repository.isEmployerBusinessUnit(trx, row.provider_id, row.employer_id, row.business_unit_id))) {
+      errors.push(inputError(['business_unit'], "No such business unit for the member's employer."));
+    }
+    const known = await repository.findEmployerSubclassIds(trx, row.provider_id, row.employer_id, subclasses);
+    subclasses.forEach((subclass, index) => {
+      if (!known.has(subclass)) errors.push(inputError(['subclasses', index], "No such subclass for the member's employer."));
+    });
+    if (errors.length > 0) throw new ValidationFailed(errors);
+  }
+
+  /** welcome and newly_eligible at creation (API.md section 5). */
+  async #notifyNewMember(trx: Executor, member: MemberRow, subclasses: readonly string[]): Promise<void> {
+    const today = toDateString(this.#clock.now());
+    const payload = { member: member.id, employer: member.employer_id };
+    const common = { providerId: member.provider_id, employerId: member.employer_id, relatedObjectType: 'member', relatedObjectId: member.id } as const;
+    if (compareDates(member.hire_date, addDays(today, -WELCOME_WINDOW_DAYS)) >= 0) {
+      await this.#notifier.record(trx, { ...common, type: 'welcome', owner: 'member', payload });
+    }
+    if (member.termination_date !== null && compareDates(member.termination_date, today) < 0) return;
+    if (await this.#isEligibleOn(trx, member, subclasses, today)) {
+      // Keyed by member: the daily sweep records the same occurrence for members whose waiting period ends later.
+      await this.#notifier.record(trx, { ...common, type: 'newly_eligible', owner: 'member', payload, occurrenceKey: `newly_eligible:${member.id}` });
+    }
+  }
+
+  /** Whether the waiting period of some plan configuration that applies to the member is over on `date`. */
+  async #isEligibleOn(trx: Executor, member: MemberRow, subclasses: readonly string[], date: string): Promise<boolean> {
+    const configurations = await repository.findCurrentPlanConfigurations(trx, member.provider_id, member.employer_id, date);
+    const byPlan = Map.groupBy(configurations, (configuration) => configuration.plan_id);
+    for (const candidates of byPlan.values()) {
+      const configuration = selectPlanConfiguration(subclasses, candidates);
+      if (configuration && compareDates(waitingPeriodEnd(member.hire_date, configuration.waiting_period_days), date) <= 0) return true;
+    }
+    return false;
+  }
+
+  async #notifyTerminated(trx: Executor, member: MemberRow): Promise<void> {
+    await this.#notifier.record(trx, {
+      providerId: member.provider_id,
+      employerId: member.employer_id,
+      type: 'member_terminated',
+      relatedObjectType: 'member',
+      relatedObjectId: member.id,
+      owner: 'employer',
+      payload: { member: member.id, employer: member.employer_id },
+      occurrenceKey: `member_terminated:${member.id}:${member.termination_date}`,
+    });
+  }
+}

@@ -1,0 +1,29 @@
+import type { Executor } from '../../db/database.ts';
+import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
+import { inScope } from '../../db/scope.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import type { NotificationRow, NotificationType, RelatedObjectType } from './notification.table.ts';
+
+export interface NotificationFilter {
+  types?: NotificationType[] | undefined;
+  relatedObjectId?: string | undefined;
+  relatedObjectType?: RelatedObjectType | undefined;
+}
+
+/** Inserts a notification; one that repeats an occurrence already recorded is skipped. Returns whether it was new. */
+export async function insertNotification(db: Executor, row: NotificationRow): Promise<boolean> {
+  const result = await db
+    .insertInto('notifications')
+    .values(row)
+    .onConflict((oc) => oc.column('occurrence_key').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+export function listNotifications(db: Executor, scope: Scope, filter: NotificationFilter, page: PageRequest): Promise<Page<NotificationRow>> {
+  let query = inScope(db.selectFrom('notifications').selectAll(), scope, 'notifications', 'employer_id');
+  if (filter.types && filter.types.length > 0) query = query.where('notification_type', 'in', filter.types);
+  if (filter.relatedObjectId !== undefined) query = query.where('related_object_id', '=', filter.relatedObjectId);
+  if (filter.relatedObjectType !== undefined) query = query.where('related_object_type', '=', filter.relatedObjectType);
+  return paginate(query, page);
+}

@@ -1,0 +1,221 @@
+import { describe, expect, it } from 'vitest';
+import { addDays, ageOn } from '../../shared/dates.ts';
+import {
+  AGE_OUT_RULES,
+  TERMINATION_POLICIES,
+  ageOutDate,
+  coverageEndOnTermination,
+  isChildEligibleOn,
+  selectPlanConfiguration,
+  waitingPeriodEnd,
+  type AgeOutRule,
+  type ConfigurationCandidate,
+  type TerminationPolicy,
+} from './eligibility.ts';
+
+describe('AGE_OUT_RULES and TERMINATION_POLICIES', () => {
+  it('when listed, then they are the API.md section 11 values', () => {
+    expect(AGE_OUT_RULES).toEqual(['date_of_birth', 'end_of_month', 'end_of_year']);
+    expect(TERMINATION_POLICIES).toEqual(['termination_date', 'end_of_month']);
+  });
+});
+
+describe('ageOutDate', () => {
+  it.each<[string, number, AgeOutRule, string]>([
+    ['2000-06-15', 26, 'date_of_birth', '2026-06-14'],
+    ['2000-06-15', 26, 'end_of_month', '2026-06-30'],
+    ['2000-06-15', 26, 'end_of_year', '2026-12-31'],
+    // A leap-day child reaching the limit in a common year: the birthday is Feb 28.
+    ['2000-02-29', 26, 'date_of_birth', '2026-02-27'],
+    ['2000-02-29', 26, 'end_of_month', '2026-02-28'],
+    ['2000-02-29', 26, 'end_of_year', '2026-12-31'],
+    // A leap-day child reaching the limit in a leap year.
+    ['2004-02-29', 20, 'date_of_birth', '2024-02-28'],
+    ['2004-02-29', 20, 'end_of_month', '2024-02-29'],
+    // The day before a Mar 1 birthday crosses the end of February.
+    ['2000-03-01', 26, 'date_of_birth', '2026-02-28'],
+    ['2002-03-01', 26, 'date_of_birth', '2028-02-29'],
+    ['2000-03-01', 26, 'end_of_month', '2026-03-31'],
+    // Year boundaries.
+    ['2000-01-01', 26, 'date_of_birth', '2025-12-31'],
+    ['2000-01-01', 26, 'end_of_month', '2026-01-31'],
+    ['2000-01-01', 26, 'end_of_year', '2026-12-31'],
+    ['2000-12-31', 26, 'date_of_birth', '2026-12-30'],
+    ['2000-12-31', 26, 'end_of_month', '2026-12-31'],
+    ['2000-12-31', 26, 'end_of_year', '2026-12-31'],
+    // Month ends.
+    ['2000-01-31', 26, 'end_of_month', '2026-01-31'],
+    ['2000-05-01', 26, 'date_of_birth', '2026-04-30'],
+    ['2000-04-30', 26, 'end_of_month', '2026-04-30'],
+    // Other limits.
+    ['2005-09-10', 19, 'date_of_birth', '2024-09-09'],
+    ['2005-09-10', 30, 'end_of_year', '2035-12-31'],
+  ])('when born %s with an age limit of %i under %s, then the last covered day is %s', (dob, ageLimit, rule, expected) => {
+    expect(ageOutDate(dob, ageLimit, rule)).toBe(expected);
+  });
+
+  it.each(['2000-06-15', '2000-02-29', '2004-02-29', '2000-03-01', '2000-01-01', '2000-12-31'])(
+    'when born %s under date_of_birth, then the child is 25 on the last covered day and 26 the day after',
+    (dob) => {
+      const lastCoveredDay = ageOutDate(dob, 26, 'date_of_birth');
+      expect(ageOn(dob, lastCoveredDay)).toBe(25);
+      expect(ageOn(dob, addDays(lastCoveredDay, 1))).toBe(26);
+    },
+  );
+
+  it.each<[string, number, string]>([
+    ['2000-06-15', -1, 'a negative age limit'],
+    ['2000-06-15', 26.5, 'a fractional age limit'],
+    ['2000-06-15', Number.NaN, 'an age limit that is not a number'],
+    ['2001-02-29', 26, 'an invalid date of birth'],
+  ])('when born %s with an age limit of %d (%s), then it throws', (dob, ageLimit) => {
+    expect(() => ageOutDate(dob, ageLimit, 'date_of_birth')).toThrow(RangeError);
+  });
+});
+
+describe('isChildEligibleOn', () => {
+  it.each<[AgeOutRule, string, string, boolean]>([
+    ['date_of_birth', '2000-06-15', '2026-06-14', true],
+    ['date_of_birth', '2000-06-15', '2026-06-15', false],
+    ['end_of_month', '2000-06-15', '2026-06-30', true],
+    ['end_of_month', '2000-06-15', '2026-07-01', false],
+    ['end_of_year', '2000-06-15', '2026-12-31', true],
+    ['end_of_year', '2000-06-15', '2027-01-01', false],
+    ['date_of_birth', '2000-02-29', '2026-02-27', true],
+    ['date_of_birth', '2000-02-29', '2026-02-28', false],
+    ['end_of_month', '2000-02-29', '2026-02-28', true],
+    ['end_of_month', '2000-02-29', '2026-03-01', false],
+    ['date_of_birth', '2000-03-01', '2026-02-28', true],
+    ['date_of_birth', '2000-03-01', '2026-03-01', false],
+    ['date_of_birth', '2000-01-01', '2025-12-31', true],
+    ['date_of_birth', '2000-01-01', '2026-01-01', false],
+    ['end_of_year', '2000-01-01', '2026-12-31', true],
+    ['end_of_year', '2000-01-01', '2027-01-01', false],
+    ['date_of_birth', '2010-03-20', '2024-03-20', true],
+    ['end_of_year', '2010-03-20', '2010-03-20', true],
+    ['date_of_birth', '1990-03-20', '2024-03-20', false],
+  ])('when the rule is %s, born %s, on %s, then eligible is %s (age limit 26, no disability)', (rule, dob, date, eligible) => {
+    expect(isChildEligibleOn(dob, 26, rule, date, false)).toBe(eligible);
+  });
+
+  it.each<[AgeOutRule, string, string]>([
+    ['date_of_birth', '2000-06-15', '2026-06-15'],
+    ['end_of_month', '2000-06-15', '2026-07-01'],
+    ['end_of_year', '2000-06-15', '2027-01-01'],
+    ['date_of_birth', '1970-01-01', '2026-11-22'],
+  ])('when the rule is %s, born %s, on %s past the limit with a disability, then the child stays eligible', (rule, dob, date) => {
+    expect(isChildEligibleOn(dob, 26, rule, date, true)).toBe(true);
+  });
+
+  it.each<[AgeOutRule, string, string]>([
+    ['date_of_birth', '2000-06-15', '2026-06-14'],
+    ['end_of_year', '2010-01-01', '2024-01-01'],
+  ])('when the rule is %s, born %s, on %s within the limit with a disability, then the child is eligible', (rule, dob, date) => {
+    expect(isChildEligibleOn(dob, 26, rule, date, true)).toBe(true);
+  });
+
+  it.each<[number, AgeOutRule, string, string, boolean]>([
+    [19, 'date_of_birth', '2005-09-10', '2024-09-09', true],
+    [19, 'date_of_birth', '2005-09-10', '2024-09-10', false],
+    [30, 'date_of_birth', '2005-09-10', '2035-09-09', true],
+    [30, 'date_of_birth', '2005-09-10', '2035-09-10', false],
+    // A leap-day child whose limit birthday falls in a leap year.
+    [24, 'date_of_birth', '2000-02-29', '2024-02-28', true],
+    [24, 'date_of_birth', '2000-02-29', '2024-02-29', false],
+    [24, 'end_of_month', '2000-02-29', '2024-02-29', true],
+    [24, 'end_of_month', '2000-02-29', '2024-03-01', false],
+  ])('when the age limit is %i under %s, born %s, on %s, then eligible is %s', (ageLimit, rule, dob, date, eligible) => {
+    expect(isChildEligibleOn(dob, ageLimit, rule, date, false)).toBe(eligible);
+  });
+
+  it.each<[string, string, boolean]>([
+    ['2000-06-31', '2024-01-01', false],
+    ['2000-06-15', '2024-13-01', false],
+    ['2000-06-15', '2024-01-01T00:00:00Z', false],
+    ['2000-06-31', '2024-01-01', true],
+  ])('when born %s on %s (disability %s), with a malformed date, then it throws', (dob, date, hasDisability) => {
+    expect(() => isChildEligibleOn(dob, 26, 'date_of_birth', date, hasDisability)).toThrow(RangeError);
+  });
+});
+
+describe('waitingPeriodEnd', () => {
+  it.each<[string, number, string]>([
+    ['2024-01-15', 0, '2024-01-15'],
+    ['2024-01-15', 1, '2024-01-16'],
+    ['2024-01-01', 90, '2024-03-31'],
+    ['2023-01-01', 90, '2023-04-01'],
+    ['2024-11-15', 90, '2025-02-13'],
+    ['2024-12-01', 30, '2024-12-31'],
+    ['2024-12-01', 31, '2025-01-01'],
+    ['2024-12-31', 1, '2025-01-01'],
+    ['2024-02-28', 1, '2024-02-29'],
+    ['2023-02-28', 1, '2023-03-01'],
+    ['2024-02-29', 0, '2024-02-29'],
+    ['2024-02-29', 30, '2024-03-30'],
+    ['2024-01-31', 30, '2024-03-01'],
+    ['2024-01-31', 60, '2024-03-31'],
+  ])('when hired %s with a %i-day waiting period, then eligibility starts %s', (hireDate, days, expected) => {
+    expect(waitingPeriodEnd(hireDate, days)).toBe(expected);
+  });
+
+  it.each<[string, number, string]>([
+    ['2024-01-15', -1, 'a negative period'],
+    ['2024-01-15', 1.5, 'a fractional period'],
+    ['2024-01-15', Number.NaN, 'a period that is not a number'],
+    ['2023-02-29', 0, 'an invalid hire date'],
+    ['2024-1-15', 30, 'an unpadded hire date'],
+  ])('when hired %s with a %d-day waiting period (%s), then it throws', (hireDate, days) => {
+    expect(() => waitingPeriodEnd(hireDate, days)).toThrow(RangeError);
+  });
+});
+
+describe('coverageEndOnTermination', () => {
+  it.each<[string, TerminationPolicy, string]>([
+    ['2024-06-15', 'termination_date', '2024-06-15'],
+    ['2024-02-29', 'termination_date', '2024-02-29'],
+    ['2024-12-31', 'termination_date', '2024-12-31'],
+    ['2024-06-15', 'end_of_month', '2024-06-30'],
+    ['2024-06-30', 'end_of_month', '2024-06-30'],
+    ['2024-06-01', 'end_of_month', '2024-06-30'],
+    ['2024-02-10', 'end_of_month', '2024-02-29'],
+    ['2023-02-10', 'end_of_month', '2023-02-28'],
+    ['2024-01-01', 'end_of_month', '2024-01-31'],
+    ['2024-12-15', 'end_of_month', '2024-12-31'],
+  ])('when terminated %s under %s, then coverage ends %s', (terminationDate, policy, expected) => {
+    expect(coverageEndOnTermination(terminationDate, policy)).toBe(expected);
+  });
+
+  it.each(TERMINATION_POLICIES)('when the termination date is not a calendar date under %s, then it throws', (policy) => {
+    expect(() => coverageEndOnTermination('2023-02-29', policy)).toThrow(RangeError);
+  });
+});
+
+describe('selectPlanConfiguration', () => {
+  interface Candidate extends ConfigurationCandidate {
+    waiting_period_days: number;
+  }
+  const open: Candidate = { id: 'pc_open', required_subclass_id: null, waiting_period_days: 30 };
+  const union: Candidate = { id: 'pc_union', required_subclass_id: 'sub_union', waiting_period_days: 0 };
+  const newYork: Candidate = { id: 'pc_ny', required_subclass_id: 'sub_ny', waiting_period_days: 60 };
+  const secondOpen: Candidate = { id: 'pc_open_2', required_subclass_id: null, waiting_period_days: 90 };
+
+  it.each<[string, string[], Candidate[], Candidate | undefined]>([
+    ['the member has no subclass', [], [open, union, newYork], open],
+    ['the member is in a required subclass listed after an open one', ['sub_union'], [open, union, newYork], union],
+    ['the member is in two required subclasses', ['sub_ny', 'sub_union'], [open, union, newYork], union],
+    ['the member is in two required subclasses, listed the other way', ['sub_union', 'sub_ny'], [newYork, union, open], newYork],
+    ['the member is in an unrelated subclass', ['sub_other'], [union, open, newYork], open],
+    ['two configurations are open to everyone', [], [union, secondOpen, open], secondOpen],
+    ['no configuration is open and the member matches none', ['sub_other'], [union, newYork], undefined],
+    ['no configuration is open and the member has no subclass', [], [union, newYork], undefined],
+    ['no configuration is open and the member matches one', ['sub_ny'], [union, newYork], newYork],
+    ['there are no configurations', ['sub_union'], [], undefined],
+  ])('when %s, then the configuration selected is the expected one', (_case, memberSubclassIds, candidates, expected) => {
+    expect(selectPlanConfiguration(memberSubclassIds, candidates)).toBe(expected);
+  });
+
+  it('when a configuration is selected, then the caller gets its own record back with every field', () => {
+    const selected = selectPlanConfiguration(['sub_ny'], [open, newYork]);
+    expect(selected?.waiting_period_days).toBe(60);
+  });
+});

@@ -1,0 +1,21 @@
+import type { Selectable } from 'kysely';
+import type { AgeOutRule, TerminationPolicy } from './eligibility.ts';
+
+export interface PlanConfigurationTable {
+  id: string;
+  provider_id: string;
+  /** The plan's employer. */
+  employer_id: string;
+  plan_id: string;
+  waiting_period_days: number;
+  termination_policy: TerminationPolicy;
+  dependent_age_limit: number;
+  dependent_age_out_rule: AgeOutRule;
+  required_subclass_id: string | null;
+  /** JSON text of the ContributionStrategy (endpoint 11), or null until one is set. */
+  contribution_strategy: string | null;
+  metadata: string;
+  created_at: string;
+}
+
+export type PlanConfigurationRow = Selectable<PlanConfigurationTable>;

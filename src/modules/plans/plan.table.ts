@@ -1,0 +1,49 @@
+import type { Selectable } from 'kysely';
+
+/** API.md section 11: lines of coverage of plans and waivers. */
+export const LINES_OF_COVERAGE = [
+  'medical',
+  'dental',
+  'vision',
+  'life',
+  'accidental_death',
+  'short_term_disability',
+  'long_term_disability',
+  'accident',
+  'critical_illness',
+  'cancer',
+  'hospital_indemnity',
+  'healthcare_fsa',
+  'limited_purpose_fsa',
+  'dependent_care_fsa',
+  'hsa',
+] as const;
+export type LineOfCoverage = (typeof LINES_OF_COVERAGE)[number];
+
+export const PREMIUM_TYPES = ['composite', 'age_banded'] as const;
+export type PremiumType = (typeof PREMIUM_TYPES)[number];
+
+export interface PlanTable {
+  id: string;
+  provider_id: string;
+  /** From the plan's group. */
+  employer_id: string;
+  group_id: string;
+  plan_name: string;
+  plan_type: string | null;
+  line_of_coverage: LineOfCoverage;
+  /** The plan year. */
+  effective_start: string;
+  effective_end: string;
+  premium_type: PremiumType | null;
+  /** JSON text: { tier: money string } for the five coverage tiers. */
+  composite_rates: string | null;
+  /** JSON text: [{ age, amount }]. */
+  age_rates: string | null;
+  guaranteed_issue_volume_cents: number | null;
+  requires_primary_care_provider: boolean | number;
+  metadata: string;
+  created_at: string;
+}
+
+export type PlanRow = Selectable<PlanTable>;
