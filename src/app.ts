@@ -9,7 +9,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Config } from './config.ts';
 import type { Database } from './db/schema.ts';
 import { registerAuthentication } from './http/auth.ts';
-import { registerErrorHandler } from './http/errors.ts';
+import { registerErrorHandler, sendError } from './http/errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { API_VERSION, registerOpenApi } from './http/openapi.ts';
 import { Paginator } from './http/pagination.ts';
@@ -30,7 +30,10 @@ import { MemberService } from './modules/members/member.service.ts';
 import { registerNotificationRoutes } from './modules/notifications/notification.routes.ts';
 import { NotificationService, Notifier } from './modules/notifications/notification.service.ts';
 import { Encrypter } from './shared/crypto.ts';
-import { AppError } from './shared/errors.ts';
+// imports: plans and plan configurations
+// imports: member ID cards and documents
+import { AppError, ValidationFailed, inputError, type InputError } from './shared/errors.ts';
+import { isCalendarDate } from './shared/dates.ts';
 import { isWellFormedId, newId } from './shared/ids.ts';
 import type { Clock } from './shared/clock.ts';
 
@@ -73,6 +76,19 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, ve
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors: (_error, request, reply) => {
+      void reply.header('x-request-id', request.id).header('api-version', API_VERSION);
+      void sendError(request, reply, new AppError('not_found', `No route ${request.method} ${request.url.split('?', 1)[0] ?? '/'}.`));
+    },
+    clientErrorHandler: (error, socket) => {
+      if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || socket.destroyed) return;
+      const requestId = newId('request');
+      const body = JSON.stringify({ type: 'invalid_request', message: 'The request could not be parsed as HTTP (headers too large or malformed).', request_id: requestId });
+      if (socket.writable) {
+        socket.write(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nAPI-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`);
+      }
+      socket.destroy(error);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installValidators(app);
@@ -126,6 +142,8 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, ve
   const encrypter = new Encrypter(encryptionKey);
   registerNotificationRoutes(app, { notifications: new NotificationService(db), pages });
   registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier), pages });
+  // routes: plans and plan configurations
+  // routes: member ID cards and documents
 
   return app;
 }
@@ -138,6 +156,8 @@ function installValidators(app: FastifyInstance): void {
   const common = { useDefaults: true, removeAdditional: false, allErrors: true, strict: false } as const;
   const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }), { mode: 'full' });
   const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }), { mode: 'full' });
+  // Year 0000 is not a date PostgreSQL can store.
+  for (const ajv of [bodyAjv, textAjv]) ajv.addFormat('date', { type: 'string', validate: (v: string) => isCalendarDate(v) && v >= '0001-01-01' });
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
 }
 
@@ -152,8 +172,28 @@ function installJsonParser(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    void parseJson(request, text, done);
+    void parseJson(request, text, (error: Error | null, value?: unknown) => {
+      if (error) return done(error, undefined);
+      const bad = unstorableStrings(value);
+      if (bad.length > 0) return done(new ValidationFailed(bad), undefined);
+      done(null, value);
+    });
   });
+}
+
+function unstorableStrings(value: unknown, path: string[] = [], out: InputError[] = []): InputError[] {
+  const bad = (text: string) => text.includes('\u0000') || !text.isWellFormed();
+  if (typeof value === 'string') {
+    if (bad(value)) out.push(inputError(path, 'Text may not contain NUL characters or unpaired surrogates.'));
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => unstorableStrings(item, [...path, String(index)], out));
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (bad(key)) out.push(inputError([...path, key], 'Keys may not contain NUL characters or unpaired surrogates.'));
+      else unstorableStrings(item, [...path, key], out);
+    }
+  }
+  return out;
 }
 
 /** A known path with an unsupported method is a 405, an unknown path a 404 (API.md section 2). */

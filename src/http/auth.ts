@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../shared/errors.ts';
-import type { AuthContext } from '../shared/tenancy.ts';
+import { assertAdmin, assertCanWrite, assertProviderWideWrite, type AuthContext } from '../shared/tenancy.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -10,6 +10,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Routes open without an API key (/healthz, /openapi.json, /docs). */
     public?: boolean;
+    /**
+     * Who may call the route. Default: any key for GET, keys that may write (not read_only) otherwise.
+     * `provider`: admin keys without an employer (provider-wide records); `admin`: admin keys only.
+     */
+    access?: 'read' | 'write' | 'provider' | 'admin';
   }
 }
 
@@ -27,7 +32,22 @@ export function registerAuthentication(app: FastifyInstance, authenticator: Auth
     // Unknown paths get their 404/405 without needing a key.
     if (request.routeOptions.url === undefined) return;
     request.auth = await authenticateRequest(request, authenticator);
+    // Before validation, so that a key that may not call the route learns that first (403, not 400).
+    authorize(request.auth, request.routeOptions.config.access ?? (request.method === 'GET' ? 'read' : 'write'));
   });
+}
+
+function authorize(auth: AuthContext, access: 'read' | 'write' | 'provider' | 'admin'): void {
+  switch (access) {
+    case 'read':
+      return;
+    case 'write':
+      return assertCanWrite(auth);
+    case 'provider':
+      return assertProviderWideWrite(auth);
+    case 'admin':
+      return assertAdmin(auth);
+  }
 }
 
 async function authenticateRequest(request: FastifyRequest, authenticator: Authenticator): Promise<AuthContext> {

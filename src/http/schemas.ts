@@ -82,7 +82,7 @@ export const ErrorBodySchema = Type.Object(
 );
 export type ErrorBody = Static<typeof ErrorBodySchema> & { type: ErrorType };
 
-export const IdParamsSchema = Type.Object({ public_id: Type.String() });
+export const IdParamsSchema = Type.Object({ public_id: Type.String({ pattern: ID_PATTERN, maxLength: 64 }) });
 
 export const PageQuerySchema = {
   cursor: Type.Optional(Type.String({ maxLength: 512 })),

@@ -36,6 +36,19 @@ export async function createBusinessUnit(client: ApiClient, overrides: Record<st
   return created(client, '/business_units', { legal_name: 'Acme East', ...overrides, employer });
 }
 
+export async function createMember(client: ApiClient, overrides: Record<string, unknown> = {}) {
+  const employer = overrides.employer ?? (await createEmployer(client)).id;
+  return created(client, '/members', {
+    first_name: 'Dana',
+    last_name: 'Rivera',
+    dob: '1988-04-12',
+    address: address(),
+    hire_date: '2024-01-15',
+    ...overrides,
+    employer,
+  });
+}
+
 export async function createSubclass(client: ApiClient, overrides: Record<string, unknown> = {}) {
   const employer = overrides.employer ?? (await createEmployer(client)).id;
   return created(client, '/subclasses', { category: 'department', name: 'Engineering', ...overrides, employer });

@@ -1,4 +1,4 @@
-import { PostgresAdapter, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 // Frozen in time: this file never imports application code and never changes once released.
 
@@ -160,6 +160,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await pageIndex('plan_configurations');
   await pageIndex('plan_configurations', 'plan_id');
+  // One configuration per plan and required subclass (and one without): which one applies is never ambiguous.
+  await db.schema
+    .createIndex('plan_configurations_plan_subclass')
+    .unique()
+    .on('plan_configurations')
+    .columns(['plan_id'])
+    .expression(sql`coalesce(required_subclass_id, '')`)
+    .execute();
   await db.schema.createIndex('plan_configurations_employer').on('plan_configurations').columns(['provider_id', 'employer_id']).execute();
 
   await db.schema

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
 import type { Paginator } from '../../http/pagination.ts';
-import { assertAdmin } from '../../shared/tenancy.ts';
 import type { ApiKeyService } from './api-key.service.ts';
 import { ApiKeySchema, CreateApiKeyBodySchema, CreatedApiKeySchema, ListApiKeysQuerySchema } from './api-key.schemas.ts';
 
@@ -16,6 +15,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: { apiKeys: ApiK
   api.post(
     '/api_keys',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Create an API key (the key is in this response only)',
@@ -24,7 +24,6 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: { apiKeys: ApiK
       },
     },
     async (request, reply) => {
-      assertAdmin(request.auth);
       return reply.code(201).send(await apiKeys.createKey(request.auth.providerId, request.body));
     },
   );
@@ -32,6 +31,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: { apiKeys: ApiK
   api.get(
     '/api_keys',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'List API keys',
@@ -40,7 +40,6 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: { apiKeys: ApiK
       },
     },
     async (request) => {
-      assertAdmin(request.auth);
       const page = await apiKeys.listKeys(request.auth.providerId, pages.pageRequest(request, request.query));
       return pages.pageResponse(request, page);
     },
@@ -49,6 +48,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: { apiKeys: ApiK
   api.delete(
     '/api_keys/:public_id',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         summary: 'Revoke an API key (refused from the next request on)',
@@ -56,9 +56,6 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: { apiKeys: ApiK
         response: { 200: ApiKeySchema, ...errorResponses(401, 403, 404, 409, 429) },
       },
     },
-    async (request) => {
-      assertAdmin(request.auth);
-      return apiKeys.revokeKey(request.auth.providerId, request.params.public_id);
-    },
+    async (request) => apiKeys.revokeKey(request.auth.providerId, request.params.public_id),
   );
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Paginator } from '../../http/pagination.ts';
 import { IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
-import { assertCanWrite, scopeOf } from '../../shared/tenancy.ts';
+import { scopeOf } from '../../shared/tenancy.ts';
 import type { BusinessUnitService } from './business-unit.service.ts';
 import {
   BusinessUnitSchema,
@@ -28,7 +28,6 @@ export function registerBusinessUnitRoutes(app: FastifyInstance, deps: { busines
       },
     },
     async (request, reply) => {
-      assertCanWrite(request.auth);
       return reply.code(201).send(await businessUnits.createBusinessUnit(scopeOf(request.auth), request.body));
     },
   );
@@ -73,9 +72,6 @@ export function registerBusinessUnitRoutes(app: FastifyInstance, deps: { busines
         response: { 200: BusinessUnitSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
       },
     },
-    async (request) => {
-      assertCanWrite(request.auth);
-      return businessUnits.updateBusinessUnit(scopeOf(request.auth), request.params.public_id, request.body);
-    },
+    async (request) => businessUnits.updateBusinessUnit(scopeOf(request.auth), request.params.public_id, request.body),
   );
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Paginator } from '../../http/pagination.ts';
 import { IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
-import { assertProviderWideWrite, scopeOf } from '../../shared/tenancy.ts';
+import { scopeOf } from '../../shared/tenancy.ts';
 import type { CarrierService } from './carrier.service.ts';
 import { CarrierSchema, CreateCarrierBodySchema, ListCarriersQuerySchema, UpdateCarrierBodySchema } from './carrier.schemas.ts';
 
@@ -15,6 +15,7 @@ export function registerCarrierRoutes(app: FastifyInstance, deps: { carriers: Ca
   api.post(
     '/carriers',
     {
+      config: { access: 'provider' },
       schema: {
         tags,
         summary: 'Create a carrier (admin keys only)',
@@ -23,7 +24,6 @@ export function registerCarrierRoutes(app: FastifyInstance, deps: { carriers: Ca
       },
     },
     async (request, reply) => {
-      assertProviderWideWrite(request.auth);
       return reply.code(201).send(await carriers.createCarrier(scopeOf(request.auth), request.body));
     },
   );
@@ -60,6 +60,7 @@ export function registerCarrierRoutes(app: FastifyInstance, deps: { carriers: Ca
   api.patch(
     '/carriers/:public_id',
     {
+      config: { access: 'provider' },
       schema: {
         tags,
         summary: 'Update a carrier (admin keys only)',
@@ -68,9 +69,6 @@ export function registerCarrierRoutes(app: FastifyInstance, deps: { carriers: Ca
         response: { 200: CarrierSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
       },
     },
-    async (request) => {
-      assertProviderWideWrite(request.auth);
-      return carriers.updateCarrier(scopeOf(request.auth), request.params.public_id, request.body);
-    },
+    async (request) => carriers.updateCarrier(scopeOf(request.auth), request.params.public_id, request.body),
   );
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Paginator } from '../../http/pagination.ts';
 import { IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
-import { assertCanWrite, assertProviderWideWrite, scopeOf } from '../../shared/tenancy.ts';
+import { scopeOf } from '../../shared/tenancy.ts';
 import type { EmployerService } from './employer.service.ts';
 import { CreateEmployerBodySchema, EmployerSchema, ListEmployersQuerySchema, UpdateEmployerBodySchema } from './employer.schemas.ts';
 
@@ -15,6 +15,7 @@ export function registerEmployerRoutes(app: FastifyInstance, deps: { employers: 
   api.post(
     '/employers',
     {
+      config: { access: 'provider' },
       schema: {
         tags,
         summary: 'Create an employer',
@@ -23,7 +24,6 @@ export function registerEmployerRoutes(app: FastifyInstance, deps: { employers: 
       },
     },
     async (request, reply) => {
-      assertProviderWideWrite(request.auth);
       return reply.code(201).send(await employers.createEmployer(scopeOf(request.auth), request.body));
     },
   );
@@ -68,9 +68,6 @@ export function registerEmployerRoutes(app: FastifyInstance, deps: { employers: 
         response: { 200: EmployerSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
       },
     },
-    async (request) => {
-      assertCanWrite(request.auth);
-      return employers.updateEmployer(scopeOf(request.auth), request.params.public_id, request.body);
-    },
+    async (request) => employers.updateEmployer(scopeOf(request.auth), request.params.public_id, request.body),
   );
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Paginator } from '../../http/pagination.ts';
 import { IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
-import { assertCanWrite, scopeOf } from '../../shared/tenancy.ts';
+import { scopeOf } from '../../shared/tenancy.ts';
 import type { GroupService } from './group.service.ts';
 import { CreateGroupBodySchema, GroupSchema, ListGroupsQuerySchema, UpdateGroupBodySchema } from './group.schemas.ts';
 
@@ -23,7 +23,6 @@ export function registerGroupRoutes(app: FastifyInstance, deps: { groups: GroupS
       },
     },
     async (request, reply) => {
-      assertCanWrite(request.auth);
       return reply.code(201).send(await groups.createGroup(scopeOf(request.auth), request.body));
     },
   );
@@ -68,9 +67,6 @@ export function registerGroupRoutes(app: FastifyInstance, deps: { groups: GroupS
         response: { 200: GroupSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
       },
     },
-    async (request) => {
-      assertCanWrite(request.auth);
-      return groups.updateGroup(scopeOf(request.auth), request.params.public_id, request.body);
-    },
+    async (request) => groups.updateGroup(scopeOf(request.auth), request.params.public_id, request.body),
   );
 }

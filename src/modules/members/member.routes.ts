@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Paginator } from '../../http/pagination.ts';
 import { DeletedSchema, IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
-import { assertCanWrite, scopeOf } from '../../shared/tenancy.ts';
+import { scopeOf } from '../../shared/tenancy.ts';
 import { CreateMemberBodySchema, ListMembersQuerySchema, MemberSchema, UpdateMemberBodySchema } from './member.schemas.ts';
 import type { MemberService } from './member.service.ts';
 
@@ -23,7 +23,6 @@ export function registerMemberRoutes(app: FastifyInstance, deps: { members: Memb
       },
     },
     async (request, reply) => {
-      assertCanWrite(request.auth);
       return reply.code(201).send(await members.createMember(scopeOf(request.auth), request.body));
     },
   );
@@ -64,10 +63,7 @@ export function registerMemberRoutes(app: FastifyInstance, deps: { members: Memb
         response: { 200: MemberSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
       },
     },
-    async (request) => {
-      assertCanWrite(request.auth);
-      return members.updateMember(scopeOf(request.auth), request.params.public_id, request.body);
-    },
+    async (request) => members.updateMember(scopeOf(request.auth), request.params.public_id, request.body),
   );
 
   api.delete(
@@ -80,9 +76,6 @@ export function registerMemberRoutes(app: FastifyInstance, deps: { members: Memb
         response: { 200: DeletedSchema, ...errorResponses(401, 403, 404, 409, 429) },
       },
     },
-    async (request) => {
-      assertCanWrite(request.auth);
-      return members.deleteMember(scopeOf(request.auth), request.params.public_id);
-    },
+    async (request) => members.deleteMember(scopeOf(request.auth), request.params.public_id),
   );
 }

@@ -22,7 +22,7 @@ export const ListNotificationsQuerySchema = Type.Object(
         description: `One or more of ${NOTIFICATION_TYPES.join(', ')}; repeat the parameter or separate values with commas (OR).`,
       }),
     ),
-    related_object_id: Type.Optional(Type.String({ maxLength: 64 })),
+    related_object_id: Type.Optional(IdSchema),
     related_object_type: Type.Optional(StringEnum(RELATED_OBJECT_TYPES)),
   },
   { additionalProperties: false },

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Paginator } from '../../http/pagination.ts';
 import { IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
-import { assertCanWrite, scopeOf } from '../../shared/tenancy.ts';
+import { scopeOf } from '../../shared/tenancy.ts';
 import type { SubclassService } from './subclass.service.ts';
 import { CreateSubclassBodySchema, ListSubclassesQuerySchema, SubclassSchema, UpdateSubclassBodySchema } from './subclass.schemas.ts';
 
@@ -23,7 +23,6 @@ export function registerSubclassRoutes(app: FastifyInstance, deps: { subclasses:
       },
     },
     async (request, reply) => {
-      assertCanWrite(request.auth);
       return reply.code(201).send(await subclasses.createSubclass(scopeOf(request.auth), request.body));
     },
   );
@@ -68,9 +67,6 @@ export function registerSubclassRoutes(app: FastifyInstance, deps: { subclasses:
         response: { 200: SubclassSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
       },
     },
-    async (request) => {
-      assertCanWrite(request.auth);
-      return subclasses.updateSubclass(scopeOf(request.auth), request.params.public_id, request.body);
-    },
+    async (request) => subclasses.updateSubclass(scopeOf(request.auth), request.params.public_id, request.body),
   );
 }

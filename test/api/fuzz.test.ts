@@ -1,0 +1,1150 @@
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBusinessUnit, createCarrier, createEmployer, createGroup, createSubclass } from '../helpers/factories.ts';
+import { createTestApp, type ApiClient, type TestContext } from '../helpers/test-app.ts';
+
+/*
+ * Fuzzing every route of the OpenAPI document (API.md sections 1-4): malformed and mutated bodies, paths,
+ * query strings, methods and headers. The server must never answer 5xx, and every non-2xx answer must be
+ * the documented error body with Content-Type application/json.
+ *
+ * Routes are discovered from GET /openapi.json, and bodies are synthesized from each operation's JSON
+ * schema, so routes added later are fuzzed without touching this file. Runs are reproducible: the PRNG
+ * seed is printed with any failure; set FUZZ_SEED to replay another one.
+ */
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20230825) >>> 0;
+const CONCURRENCY = 8;
+const MIN_REQUESTS = 1000;
+/** As routes are added the cases grow; past this many, a seeded sample (in order) keeps the run short. */
+const MAX_REQUESTS = 6000;
+
+/** Error types and their statuses, as documented in API.md section 2. */
+const DOCUMENTED_STATUS: Record<string, number> = {
+  validation_error: 400,
+  invalid_request: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  invalid_state: 409,
+  idempotency_error: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  throttled: 429,
+  internal_error: 500,
+};
+const ID_PATTERN = '^[-a-zA-Z0-9_]+$';
+
+// ---------------------------------------------------------------------------------------------------------
+// Reproducible randomness
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = mulberry32(SEED);
+function sample<T>(items: readonly T[], count: number): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
+  }
+  return copy.slice(0, count);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// JSON with raw fragments: values JSON.stringify cannot produce (lone surrogates as escapes, 1e400,
+// duplicate keys, "__proto__" keys, invalid JSON inside an otherwise valid body).
+
+class Raw {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+const raw = (text: string) => new Raw(text);
+/** Marks a field to be left out of the body. */
+const MISSING = Symbol('missing');
+
+function encode(value: unknown): string {
+  const fragments: string[] = [];
+  const text = JSON.stringify(value, (_key, v: unknown) => (v instanceof Raw ? `\u0001RAW${fragments.push(v.text) - 1}\u0001` : v));
+  return text.replace(/"\\u0001RAW(\d+)\\u0001"/g, (_match, index: string) => fragments[Number(index)] ?? '');
+}
+
+const deepObject = (depth: number) => raw(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
+const deepArray = (depth: number) => raw(`${'['.repeat(depth)}1${']'.repeat(depth)}`);
+
+// ---------------------------------------------------------------------------------------------------------
+// Mutation pools
+
+const HUGE = 'x'.repeat(100_000);
+const UNICODE: [string, unknown][] = [
+  ['accents', 'Zoë Ñúñez-Ångström'],
+  ['emoji', '💩🎉 👩‍👩‍👧‍👦'],
+  ['rtl', 'شركة المثال للتأمين'],
+  ['rtl override', 'Acme\u202Egnp.exe'],
+  ['zero-width', 'Ac\u200Bme\u200D\uFEFF'],
+  ['nul char', 'Acme\u0000Corp'],
+  ['only nul', '\u0000'],
+  ['control chars', '\u0001\u0007\u001b[31mred\u007f'],
+  ['lone high surrogate', raw('"Acme \\ud800"')],
+  ['lone low surrogate', raw('"\\udfff"')],
+  ['reversed surrogates', raw('"\\udc00\\ud800"')],
+  ['combining marks', 'Z\u0351\u0359\u0324a\u0301\u0301\u0301l\u0327g\u0303o'],
+  ['line separators', 'line\u2028break\u2029\r\n'],
+  ['astral max', '\u{10FFFF}\u{1F600}'],
+  ['fullwidth', 'Ａｃｍｅ　１２３'],
+  ['emoji x255', '😀'.repeat(255)],
+];
+const INJECTION: [string, unknown][] = [
+  ['sql or', "' OR 1=1 --"],
+  ['sql drop', '"; DROP TABLE employers; --'],
+  ['sql union', "x' UNION SELECT key_hash FROM api_keys --"],
+  ['sql sleep', "'; SELECT pg_sleep(10); --"],
+  ['template', '${7*7}'],
+  ['mustache', '{{7*7}}'],
+  ['html', '<script>alert(1)</script>'],
+  ['path traversal', '../../etc/passwd'],
+  ['percent nul', '%00'],
+  ['format string', '%s%s%s%n'],
+  ['shell', '$(cat /etc/passwd)`id`'],
+  ['json in string', '{"$gt":""}'],
+  ['backslashes', '\\\\\\"'],
+  ['like wildcards', '%_%'],
+];
+const BLANKS: [string, unknown][] = [
+  ['empty string', ''],
+  ['spaces', '   '],
+  ['whitespace', '\t\n\r'],
+];
+const BAD_DATES = [
+  '2023-02-30', '2023-13-01', '0000-00-00', '2023-1-1', '9999-99-99', '2023-02-29', '2023-04-31', '2023-00-10',
+  '20230101', '2023/01/01', '01-01-2023', '2023-01-01T00:00:00Z', '+275760-09-13', '-000001-01-01', ' 2023-01-01',
+  '2023-01-01\u0000', '0000-01-01', '0001-01-01', '9999-12-31', '1900-02-29', 'today', '',
+];
+const BAD_TIMESTAMPS = ['2023-02-30T00:00:00Z', '2023-01-01T25:61:61Z', '2023-01-01', 'yesterday', '0000-00-00T00:00:00Z', '9999-12-31T23:59:59.999999999+14:00'];
+const BAD_EMAILS = ['not-an-email', 'a@', '@example.com', 'a@@example.com', `${'a'.repeat(250)}@example.com`, '"quoted"@example.com', 'üñî@exämple.com', 'a@[127.0.0.1]', 'a@b.c\u0000'];
+const BAD_URLS = ['javascript:alert(1)', 'ftp://example.com/x', 'http://', `https://${'a'.repeat(3000)}.com`, 'https://exa mple.com', '//example.com', 'http://[::1]/', 'file:///etc/passwd', 'https://example.com/%00'];
+const BAD_MONEY = ['-1.00', '1.234', '1e3', 'NaN', '１２３', '00.10', '.5', '5.', '-0', ' 1', '999999999999.99', '9999999999999', '1,000.00'];
+
+// ---------------------------------------------------------------------------------------------------------
+// OpenAPI
+
+interface Schema {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: boolean | Schema;
+  items?: Schema;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
+  enum?: unknown[];
+  const?: unknown;
+  format?: string;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  minItems?: number;
+  default?: unknown;
+  $ref?: string;
+}
+
+interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  schema?: Schema;
+}
+
+interface Operation {
+  method: string;
+  template: string;
+  pathParams: string[];
+  query: Parameter[];
+  body: Schema | undefined;
+}
+
+let openapi: { paths: Record<string, Record<string, { parameters?: Parameter[]; requestBody?: { content?: Record<string, { schema?: Schema }> } }>> };
+
+function deref(schema: Schema | undefined): Schema {
+  let current = schema ?? {};
+  for (let hops = 0; current.$ref && hops < 20; hops++) {
+    let target: unknown = openapi;
+    for (const segment of current.$ref.replace(/^#\//, '').split('/')) target = (target as Record<string, unknown> | undefined)?.[segment];
+    current = (target as Schema | undefined) ?? {};
+  }
+  return current;
+}
+
+/** The schema with unions resolved to their first non-null branch. */
+function resolve(schema: Schema | undefined): { schema: Schema; nullable: boolean } {
+  const current = deref(schema);
+  const union = current.anyOf ?? current.oneOf;
+  if (union) {
+    const branches = union.map(deref);
+    const nonNull = branches.find((branch) => branch.type !== 'null') ?? {};
+    return { schema: resolve(nonNull).schema, nullable: branches.some((branch) => branch.type === 'null') };
+  }
+  if (current.allOf) {
+    const merged: Schema = { type: 'object', properties: {}, required: [] };
+    for (const part of current.allOf.map((p) => resolve(p).schema)) {
+      Object.assign(merged.properties as object, part.properties);
+      merged.required?.push(...(part.required ?? []));
+    }
+    return { schema: merged, nullable: false };
+  }
+  const types = Array.isArray(current.type) ? current.type : [current.type];
+  return { schema: current, nullable: types.includes('null') };
+}
+
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'map' | 'array' | 'unknown';
+function kindOf(schema: Schema): Kind {
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  if (type === 'object' || (!type && schema.properties)) {
+    return schema.properties && Object.keys(schema.properties).length > 0 ? 'object' : 'map';
+  }
+  if (type === 'string' || type === 'integer' || type === 'number' || type === 'boolean' || type === 'array') return type;
+  const first = schema.enum?.[0] ?? schema.const;
+  if (typeof first === 'string') return 'string';
+  if (typeof first === 'number') return 'number';
+  if (typeof first === 'boolean') return 'boolean';
+  return 'unknown';
+}
+
+function discoverOperations(): Operation[] {
+  const operations: Operation[] = [];
+  for (const [template, methods] of Object.entries(openapi.paths)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+      const parameters = operation.parameters ?? [];
+      operations.push({
+        method: method.toUpperCase(),
+        template,
+        pathParams: [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] as string),
+        query: parameters.filter((p) => p.in === 'query'),
+        body: operation.requestBody?.content?.['application/json']?.schema,
+      });
+    }
+  }
+  return operations;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Seeds: realistic values and the ids of records made first
+
+/** Ids of real records, by kind (employer, carrier, ...), of the default provider and of another one. */
+const seeds = new Map<string, string>();
+const foreignIds: string[] = [];
+const otherKindIds = () => [...seeds.values()];
+
+function singular(name: string): string {
+  if (name.endsWith('ies')) return `${name.slice(0, -3)}y`;
+  if (name.endsWith('sses')) return name.slice(0, -2);
+  if (name.endsWith('s') && !name.endsWith('ss')) return name.slice(0, -1);
+  return name;
+}
+function plural(name: string): string {
+  if (name.endsWith('y')) return `${name.slice(0, -1)}ies`;
+  if (name.endsWith('s')) return `${name}es`;
+  return `${name}s`;
+}
+/** The kind of record a field or path segment names: `required_subclass` -> subclass, `subclasses` -> subclass. */
+const kindOfName = (name: string) => singular(name.replace(/^(required|primary|previous|next)_/, '').replace(/_ids?$/, ''));
+
+function isIdField(name: string, schema: Schema): boolean {
+  return schema.pattern === ID_PATTERN || seeds.has(kindOfName(name));
+}
+
+const PATTERN_CANDIDATES = ['412.50', '62701', '12-3456789', '5555550100', '123456789', '2026-01-01', 'ABC123', 'abc', 'A', '1'];
+
+function stringFor(name: string, schema: Schema): string {
+  if (isIdField(name, schema)) return seeds.get(kindOfName(name)) ?? `${kindOfName(name)}_00000000000000000000`;
+  if (schema.format === 'date') {
+    if (/dob|birth/.test(name)) return '1985-04-12';
+    return /end|termination/.test(name) ? '2026-12-31' : '2026-01-01';
+  }
+  if (schema.format === 'date-time') return '2026-03-01T00:00:00.000Z';
+  if (schema.format === 'email') return 'benefits@example.com';
+  if (schema.format === 'uri') return 'https://example.com/logo.png';
+  if (name === 'zip_code') return '62701';
+  if (schema.pattern) {
+    const pattern = new RegExp(schema.pattern, 'u');
+    const fits = PATTERN_CANDIDATES.find((c) => pattern.test(c) && c.length <= (schema.maxLength ?? Infinity));
+    if (fits) return fits;
+  }
+  const text = `Fuzz ${name.replaceAll('_', ' ')}`.slice(0, schema.maxLength ?? 255);
+  return text.padEnd(schema.minLength ?? 0, 'x');
+}
+
+/** A valid-ish value for a schema: every property present, known fields with realistic values. */
+function synthesize(input: Schema | undefined, name: string, depth = 0, requiredOnly = false): unknown {
+  const { schema } = resolve(input);
+  if (schema.const !== undefined) return schema.const;
+  if (schema.enum && schema.enum.length > 0) return schema.enum[0];
+  switch (kindOf(schema)) {
+    case 'string':
+      return stringFor(name, schema);
+    case 'integer':
+    case 'number': {
+      const value = /age_limit/.test(name) ? 26 : /days/.test(name) ? 30 : 1;
+      return Math.min(Math.max(value, schema.minimum ?? -Infinity), schema.maximum ?? Infinity);
+    }
+    case 'boolean':
+      return false;
+    case 'array':
+      return depth > 6 ? [] : Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () => synthesize(schema.items, singular(name), depth + 1));
+    case 'object': {
+      const result: Record<string, unknown> = {};
+      for (const [key, property] of Object.entries(schema.properties ?? {})) {
+        if (requiredOnly && !schema.required?.includes(key)) continue;
+        if (depth < 6) result[key] = synthesize(property, key, depth + 1);
+      }
+      return result;
+    }
+    case 'map':
+      return typeof schema.additionalProperties === 'object' ? { cost_center: synthesize(schema.additionalProperties, 'value', depth + 1) } : {};
+    case 'unknown':
+      return 'fuzz';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Value mutations, by the kind of the field they replace
+
+type Mutation = [label: string, value: unknown];
+
+function stringMutations(name: string, schema: Schema, valid: unknown): Mutation[] {
+  const out: Mutation[] = [
+    ['number', 42],
+    ['negative float', -1.5],
+    ['boolean', true],
+    ['empty array', []],
+    ['array of the value', [valid]],
+    ['empty object', {}],
+    ['object', { value: valid }],
+    ...BLANKS,
+    ['huge string', HUGE],
+    ...UNICODE,
+    ...INJECTION,
+  ];
+  if (schema.maxLength !== undefined) out.push(['maxLength + 1', 'y'.repeat(schema.maxLength + 1)]);
+  if (schema.enum) {
+    for (const value of schema.enum.slice(0, 3)) {
+      const text = String(value);
+      out.push(['enum upper case', text.toUpperCase()], ['enum padded', ` ${text} `], ['enum with nul', `${text}\u0000`]);
+    }
+  }
+  const dateLike = schema.format === 'date' || /(^|_)(date|dob|start|end)(_|$)/.test(name);
+  if (dateLike) for (const date of BAD_DATES) out.push([`bad date ${date}`, date]);
+  if (schema.format === 'date-time' || name.endsWith('_at')) for (const ts of BAD_TIMESTAMPS) out.push([`bad timestamp ${ts}`, ts]);
+  if (schema.format === 'email' || name.includes('email')) for (const email of BAD_EMAILS) out.push([`bad email ${email.slice(0, 30)}`, email]);
+  if (schema.format === 'uri' || name.endsWith('url')) for (const url of BAD_URLS) out.push([`bad url ${url.slice(0, 30)}`, url]);
+  if (schema.pattern?.includes('[0-9]{0,11}') || /amount|premium|contribution|volume|rate/.test(name)) {
+    for (const money of BAD_MONEY) out.push([`bad money ${money}`, money]);
+  }
+  if (isIdField(name, schema)) {
+    const real = typeof valid === 'string' ? valid : 'x_1';
+    for (const other of otherKindIds()) if (other !== real) out.push([`id of another kind ${other.split('_')[0]}`, other]);
+    for (const foreign of foreignIds) out.push(['id of another provider', foreign]);
+    out.push(
+      ['unknown well-formed id', `${real.split('_')[0]}_00000000000000000000`],
+      ['id upper case', real.toUpperCase()],
+      ['id with trailing space', `${real} `],
+      ['id 64 chars', `${real.split('_')[0]}_${'a'.repeat(63 - real.split('_')[0]!.length)}`],
+      ['id 65 chars', 'a'.repeat(65)],
+      ['id prefix only', `${real.split('_')[0]}_`],
+      ['id underscore', '_'],
+      ['id sql', `${real}' OR '1'='1`],
+      ['id like wildcard', `${real.split('_')[0]}_%`],
+    );
+  }
+  return out;
+}
+
+function numberMutations(schema: Schema): Mutation[] {
+  const out: Mutation[] = [
+    ['numeric string', '1'],
+    ['string', 'abc'],
+    ['empty string', ''],
+    ['boolean', true],
+    ['array', [1]],
+    ['object', {}],
+    ['negative', -1],
+    ['zero', 0],
+    ['float', 1.5],
+    ['huge', 1e9],
+    ['int32 overflow', 2 ** 31],
+    ['unsafe integer', 2 ** 53 + 2],
+    ['max double', 1e308],
+    ['min double', -1e308],
+    ['denormal', 5e-324],
+    ['1e400 (Infinity)', raw('1e400')],
+    ['-1e400', raw('-1e400')],
+    ['1e-400', raw('1e-400')],
+    ['1.0', raw('1.0')],
+    ['-0', raw('-0')],
+    ['NaN (invalid JSON)', raw('NaN')],
+    ['leading zero (invalid JSON)', raw('01')],
+    ['hex (invalid JSON)', raw('0x10')],
+  ];
+  if (schema.minimum !== undefined) out.push(['minimum - 1', schema.minimum - 1]);
+  if (schema.maximum !== undefined) out.push(['maximum + 1', schema.maximum + 1]);
+  return out;
+}
+
+const BOOLEAN_MUTATIONS: Mutation[] = [
+  ['string true', 'true'],
+  ['string false', 'false'],
+  ['one', 1],
+  ['zero', 0],
+  ['empty string', ''],
+  ['array', [true]],
+  ['object', {}],
+  ['True (invalid JSON)', raw('True')],
+];
+
+function objectMutations(valid: unknown): Mutation[] {
+  const base = (valid && typeof valid === 'object' ? valid : {}) as Record<string, unknown>;
+  const entries = Object.entries(base);
+  const inner = entries.map(([k, v]) => `${JSON.stringify(k)}:${encode(v)}`).join(',');
+  const out: Mutation[] = [
+    ['array', []],
+    ['string', 'x'],
+    ['number', 1],
+    ['boolean', true],
+    ['empty object', {}],
+    ['unknown extra field', { ...base, x_unknown_field: 'x' }],
+    ['depth 1000', deepObject(1000)],
+    ['array depth 1000', deepArray(1000)],
+    ['10k keys', Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, 'v']))],
+    ['__proto__ key', raw(`{${inner ? `${inner},` : ''}"__proto__":{"polluted":true}}`)],
+    ['constructor.prototype key', raw(`{${inner ? `${inner},` : ''}"constructor":{"prototype":{"polluted":true}}}`)],
+    ['constructor key', raw(`{${inner ? `${inner},` : ''}"constructor":"x"}`)],
+    ['toString key', { ...base, toString: 'x' }],
+  ];
+  const first = entries[0];
+  if (first) {
+    out.push(['duplicate key with bad value', raw(`{${inner},${JSON.stringify(first[0])}:{"bad":[1,2,3]}}`)]);
+    out.push(['duplicate key, bad value first', raw(`{${JSON.stringify(first[0])}:12345,${inner}}`)]);
+  }
+  return out;
+}
+
+function mapMutations(): Mutation[] {
+  return [
+    ['array', []],
+    ['string', 'x'],
+    ['number', 1],
+    ['empty key', { '': 'x' }],
+    ['key 41 chars', { ['k'.repeat(41)]: 'v' }],
+    ['huge key', { ['k'.repeat(100_000)]: 'v' }],
+    ['value 501 chars', { k: 'v'.repeat(501) }],
+    ['huge value', { k: HUGE }],
+    ['51 pairs', Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']))],
+    ['10k pairs', Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, 'v']))],
+    ['number value', { k: 1 }],
+    ['null value', { k: null }],
+    ['object value', { k: { nested: 'x' } }],
+    ['array value', { k: ['x'] }],
+    ['depth 1000 value', raw(`{"k":${deepObject(1000).text}}`)],
+    ['removal of unknown key', { never_set: '' }],
+    ['__proto__ key', raw('{"__proto__":"x"}')],
+    ['__proto__ object', raw('{"__proto__":{"polluted":"yes"}}')],
+    ['constructor key', { constructor: 'x' }],
+    ['constructor.prototype', raw('{"constructor":{"prototype":{"polluted":"yes"}}}')],
+    ['prototype-ish keys', { toString: 'x', hasOwnProperty: 'y', valueOf: 'z', prototype: 'p' }],
+    ['nul in key', { 'a\u0000b': 'c' }],
+    ['nul in value', { k: 'a\u0000b' }],
+    ['lone surrogate key', raw('{"\\ud800":"x"}')],
+    ['lone surrogate value', raw('{"k":"\\udfff"}')],
+    ['unicode pairs', { '💩': '🎉', مفتاح: 'قيمة', 'a\u200Bb': '\u202E' }],
+    ['injection pairs', { "' OR 1=1 --": '"; DROP TABLE employers; --', '${7*7}': '<script>alert(1)</script>' }],
+    ['duplicate keys', raw('{"k":"a","k":"b","k":""}')],
+  ];
+}
+
+function arrayMutations(schema: Schema, valid: unknown): Mutation[] {
+  const item = Array.isArray(valid) && valid.length > 0 ? valid[0] : synthesize(schema.items, 'item');
+  return [
+    ['string', 'x'],
+    ['object', {}],
+    ['number', 1],
+    ['empty array', []],
+    ['array of null', [null]],
+    ['array of numbers', [1, 2]],
+    ['array of objects', [{}]],
+    ['array of arrays', [[item]]],
+    ['duplicates', [item, item, item]],
+    ['101 items', Array.from({ length: 101 }, () => item)],
+    ['10k items', Array.from({ length: 10_000 }, () => item)],
+    ['depth 1000', deepArray(1000)],
+  ];
+}
+
+function mutationsFor(input: Schema | undefined, name: string, valid: unknown): Mutation[] {
+  const { schema, nullable } = resolve(input);
+  const out: Mutation[] = [['missing', MISSING]];
+  if (!nullable) out.push(['null', null]);
+  switch (kindOf(schema)) {
+    case 'string':
+      out.push(...stringMutations(name, schema, valid));
+      break;
+    case 'integer':
+    case 'number':
+      out.push(...numberMutations(schema));
+      break;
+    case 'boolean':
+      out.push(...BOOLEAN_MUTATIONS);
+      break;
+    case 'object':
+      out.push(...objectMutations(valid));
+      break;
+    case 'map':
+      out.push(...mapMutations());
+      break;
+    case 'array':
+      out.push(...arrayMutations(schema, valid));
+      break;
+    case 'unknown':
+      out.push(['string', 'x'], ['number', 1], ['object', {}], ...INJECTION.slice(0, 3));
+      break;
+  }
+  return out;
+}
+
+/** Every field of a body schema, nested ones included, with its path. */
+function fieldsOf(input: Schema | undefined, valid: unknown, path: string[] = []): { path: string[]; schema: Schema; valid: unknown }[] {
+  const { schema } = resolve(input);
+  const out: { path: string[]; schema: Schema; valid: unknown }[] = [];
+  if (kindOf(schema) === 'object' && path.length < 6) {
+    for (const [key, property] of Object.entries(schema.properties ?? {})) {
+      const value = (valid as Record<string, unknown> | undefined)?.[key];
+      out.push({ path: [...path, key], schema: property, valid: value });
+      out.push(...fieldsOf(property, value, [...path, key]));
+    }
+  }
+  const resolved = resolve(input).schema;
+  if (kindOf(resolved) === 'array' && Array.isArray(valid) && valid.length > 0 && path.length < 6) {
+    out.push({ path: [...path, '0'], schema: resolved.items ?? {}, valid: valid[0] });
+    out.push(...fieldsOf(resolved.items, valid[0], [...path, '0']));
+  }
+  return out;
+}
+
+function withValue(base: unknown, path: string[], value: unknown): unknown {
+  const [head, ...rest] = path;
+  if (head === undefined) return value;
+  if (Array.isArray(base)) {
+    const copy = [...(base as unknown[])];
+    const index = Number(head);
+    if (rest.length === 0 && value === MISSING) copy.splice(index, 1);
+    else copy[index] = withValue(copy[index], rest, value);
+    return copy;
+  }
+  const copy = { ...(base as Record<string, unknown>) };
+  if (rest.length === 0 && value === MISSING) delete copy[head];
+  else copy[head] = withValue(copy[head], rest, value);
+  return copy;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Requests
+
+interface Case {
+  /** What was mutated, for the report. */
+  label: string;
+  method: string;
+  /** The route template the case belongs to (or the raw path), for grouping failures. */
+  route: string;
+  path: string;
+  client: ApiClient;
+  headers?: Record<string, string | string[]>;
+  body?: unknown;
+  rawBody?: string;
+  /** Send with node:http: verbatim paths (fetch would normalize "..") and headers or methods fetch refuses. */
+  raw?: boolean;
+}
+
+interface Outcome {
+  status: number;
+  text: string;
+  header(name: string): string | undefined;
+}
+
+function sendRaw(baseUrl: string, c: Case, body: string | undefined): Promise<Outcome> {
+  const url = new URL(baseUrl);
+  const headers: Record<string, string | string[]> = {};
+  if (c.client.key) headers.authorization = `Bearer ${c.client.key}`;
+  if (c.body !== undefined) headers['content-type'] = 'application/json';
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+  // A fresh connection per request: a socket the server closed after an earlier error is never reused.
+  headers.connection = 'close';
+  Object.assign(headers, c.headers);
+  return new Promise((resolvePromise, reject) => {
+    const request = http.request(
+      { host: url.hostname, port: url.port, method: c.method, path: c.path, headers, agent: false, timeout: 20_000 },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolvePromise({
+            status: response.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            header: (name) => {
+              const value = response.headers[name.toLowerCase()];
+              return Array.isArray(value) ? value.join(', ') : value;
+            },
+          }),
+        );
+        response.on('error', reject);
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error('no response within 20 s')));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+async function send(baseUrl: string, c: Case): Promise<Outcome> {
+  const body = c.rawBody ?? (c.body === undefined ? undefined : encode(c.body));
+  if (c.raw) return sendRaw(baseUrl, c, body);
+  const headers: Record<string, string> = {};
+  if (c.body !== undefined) headers['content-type'] = 'application/json';
+  for (const [name, value] of Object.entries(c.headers ?? {})) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  const response = await c.client.request(c.method, c.path, { rawBody: body, headers });
+  return { status: response.status, text: response.text, header: (name) => response.headers.get(name) ?? undefined };
+}
+
+/** What is wrong with a response, per API.md sections 1-2 (empty when nothing is). */
+function problemsOf(c: Case, response: Outcome): string[] {
+  const problems: string[] = [];
+  if (response.status >= 500) problems.push(`server error ${response.status}`);
+  if (response.status >= 200 && response.status < 300) return problems;
+  if (c.method === 'HEAD') return problems; // no body by definition
+  const contentType = response.header('content-type') ?? '';
+  if (!/^application\/json(\s*;|$)/i.test(contentType)) problems.push(`content-type is "${contentType}"`);
+  let body: unknown;
+  try {
+    body = JSON.parse(response.text);
+  } catch {
+    problems.push('body is not JSON');
+    return problems;
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return [...problems, 'body is not an object'];
+  const error = body as Record<string, unknown>;
+  const extra = Object.keys(error).filter((key) => !['type', 'message', 'request_id', 'input_errors'].includes(key));
+  if (extra.length > 0) problems.push(`undocumented keys ${extra.join(', ')}`);
+  if (typeof error.type !== 'string' || !(error.type in DOCUMENTED_STATUS)) problems.push(`undocumented type ${JSON.stringify(error.type)}`);
+  else if (DOCUMENTED_STATUS[error.type] !== response.status) problems.push(`type ${error.type} with status ${response.status}`);
+  if (typeof error.message !== 'string' || error.message.length === 0) problems.push('no message');
+  else if (/\n\s+at /.test(error.message)) problems.push('message holds a stack trace');
+  if (typeof error.request_id !== 'string' || !new RegExp(ID_PATTERN).test(error.request_id)) problems.push('no request_id');
+  // An idempotent replay returns the first response's body as it was, request_id included.
+  else if (response.header('idempotent-replayed') !== 'true' && response.header('x-request-id') !== error.request_id) {
+    problems.push('request_id differs from X-Request-Id');
+  }
+  if (error.input_errors !== undefined) {
+    const valid =
+      Array.isArray(error.input_errors) &&
+      error.input_errors.every(
+        (e: unknown) =>
+          !!e &&
+          typeof e === 'object' &&
+          typeof (e as Record<string, unknown>).field === 'string' &&
+          typeof (e as Record<string, unknown>).message === 'string' &&
+          Array.isArray((e as Record<string, unknown>).field_path) &&
+          ((e as Record<string, unknown>).field_path as unknown[]).every((s) => typeof s === 'string') &&
+          Object.keys(e).every((key) => ['field', 'field_path', 'message'].includes(key)),
+      );
+    if (!valid) problems.push('malformed input_errors');
+  }
+  if (error.type === 'validation_error' && (!Array.isArray(error.input_errors) || error.input_errors.length === 0)) {
+    problems.push('validation_error without input_errors');
+  }
+  return problems;
+}
+
+const excerpt = (text: string | undefined, length: number) => {
+  if (text === undefined) return '';
+  const printable = JSON.stringify(text.length > length ? `${text.slice(0, length)}…(${text.length} chars)` : text);
+  return printable.slice(1, -1);
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// The fuzz
+
+let t: TestContext;
+let employerClient: ApiClient;
+let readOnlyClient: ApiClient;
+let otherProviderClient: ApiClient;
+let operations: Operation[];
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const employer = await createEmployer(t.admin);
+  const carrier = await createCarrier(t.admin);
+  await createCarrier(t.admin, { legal_name: 'Second Carrier' });
+  await createEmployer(t.admin, { legal_name: 'Second Employer' });
+  const group = await createGroup(t.admin, { employer: employer.id, carrier: carrier.id });
+  const businessUnit = await createBusinessUnit(t.admin, { employer: employer.id });
+  const subclass = await createSubclass(t.admin, { employer: employer.id });
+  for (const [kind, record] of Object.entries({ employer, carrier, group, business_unit: businessUnit, subclass })) {
+    seeds.set(kind, (record as { id: string }).id);
+  }
+  employerClient = await t.client('employer', { employer: employer.id });
+  readOnlyClient = await t.client('read_only');
+  otherProviderClient = await t.client('admin', { provider: 'fuzz-other-provider' });
+  const foreignEmployer = await createEmployer(otherProviderClient, { legal_name: 'Foreign Employer' });
+  await createEmployer(otherProviderClient, { legal_name: 'Foreign Employer 2' });
+  foreignIds.push(foreignEmployer.id, (await createGroup(otherProviderClient, { employer: foreignEmployer.id })).id);
+
+  const document = await t.anonymous.get('/openapi.json');
+  expect(document.status).toBe(200);
+  openapi = document.body;
+  operations = discoverOperations();
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+/** A record of the collection at `collection` (an existing one, or a new one when `fresh`). */
+async function recordOf(collection: string, fresh: boolean): Promise<string | undefined> {
+  if (!fresh) {
+    const known = seeds.get(singular(collection.split('/').at(-1) ?? ''));
+    if (known) return known;
+    const list = await t.admin.get(`${collection}?page_size=1`);
+    const first = (list.body as { results?: { id?: string }[] } | undefined)?.results?.[0]?.id;
+    if (first) return first;
+  }
+  const create = operations.find((o) => o.method === 'POST' && o.template === collection);
+  if (!create) return undefined;
+  for (const requiredOnly of [true, false]) {
+    const response = await t.admin.post(collection, synthesize(create.body, singular(collection), 0, requiredOnly));
+    if (response.status === 201 && typeof response.body?.id === 'string') return response.body.id as string;
+  }
+  return undefined;
+}
+
+/** The path of an operation with every parameter naming a real record (a fresh one for deletes). */
+async function concretePath(operation: Operation): Promise<string> {
+  let path = operation.template;
+  for (const param of operation.pathParams) {
+    const collection = path.slice(0, path.indexOf(`{${param}}`)).replace(/\/$/, '');
+    const id = (await recordOf(collection, operation.method === 'DELETE')) ?? `${singular(collection.split('/').at(-1) ?? 'x')}_00000000000000000000`;
+    path = path.replace(`{${param}}`, encodeURIComponent(id));
+  }
+  return path;
+}
+
+/** Ids of kinds the seeds do not cover yet (routes added later), found through their collections. */
+async function resolveReferencedKinds(): Promise<void> {
+  for (const operation of operations) {
+    for (const field of fieldsOf(operation.body, synthesize(operation.body, 'body'))) {
+      const name = field.path.at(-1) ?? '';
+      const { schema } = resolve(field.schema);
+      const idLike = schema.pattern === ID_PATTERN || (kindOf(schema) === 'array' && resolve(schema.items).schema.pattern === ID_PATTERN);
+      const kind = kindOfName(name);
+      if (!idLike || seeds.has(kind)) continue;
+      const collection = `/${plural(kind)}`;
+      if (!operations.some((o) => o.method === 'GET' && o.template === collection)) continue;
+      const id = await recordOf(collection, false);
+      if (id) seeds.set(kind, id);
+    }
+  }
+}
+
+async function realCursor(client: ApiClient, collection: string): Promise<string | undefined> {
+  const response = await client.get(`${collection}?page_size=1`);
+  const next = (response.body as { next?: string | null } | undefined)?.next;
+  return next ? (new URL(next).searchParams.get('cursor') ?? undefined) : undefined;
+}
+
+function chooseClient(): ApiClient {
+  const roll = random();
+  if (roll < 0.74) return t.admin;
+  if (roll < 0.86) return employerClient;
+  if (roll < 0.95) return readOnlyClient;
+  if (roll < 0.98) return otherProviderClient;
+  return t.anonymous;
+}
+
+const ODD_IDS: [string, string][] = [
+  ['empty', ''],
+  ['encoded nul', '%00'],
+  ['dot dot', '..'],
+  ['dot', '.'],
+  ['encoded dot dot', '%2e%2e'],
+  ['traversal', '..%2F..%2Fetc%2Fpasswd'],
+  ['encoded slash', 'a%2Fb'],
+  ['very long', 'x'.repeat(3000)],
+  ['65 chars', 'a'.repeat(65)],
+  ['emoji', encodeURIComponent('💩')],
+  ['rtl', encodeURIComponent('مرحبا')],
+  ['zero-width', encodeURIComponent('er_\u200b')],
+  ['sql', encodeURIComponent("' OR 1=1 --")],
+  ['sql drop', encodeURIComponent('"; DROP TABLE employers; --')],
+  ['template', encodeURIComponent('${7*7}')],
+  ['html', encodeURIComponent('<script>alert(1)</script>')],
+  ['lone percent', '%'],
+  ['bad percent escape', '%zz'],
+  ['truncated utf-8', '%E0%A4%A'],
+  ['overlong utf-8', '%C0%AE'],
+  ['invalid utf-8', '%ff%fe'],
+  ['lone surrogate', '%ED%A0%80'],
+  ['null', 'null'],
+  ['undefined', 'undefined'],
+  ['__proto__', '__proto__'],
+  ['constructor', 'constructor'],
+  ['toString', 'toString'],
+  ['zero', '0'],
+  ['negative', '-1'],
+  ['float', '1e9'],
+  ['underscore', '_'],
+  ['dash', '-'],
+  ['star', '*'],
+  ['semicolon', 'a;b=c'],
+  ['comma', 'a,b'],
+  ['encoded space', '%20'],
+  ['encoded newline', '%0d%0a'],
+  ['like wildcard', '%25'],
+];
+
+function bodyCases(operation: Operation, path: string): Case[] {
+  const cases: Case[] = [];
+  const valid = synthesize(operation.body, 'body');
+  const add = (label: string, extra: Partial<Case>) =>
+    cases.push({ label, method: operation.method, route: operation.template, path, client: chooseClient(), ...extra });
+
+  add('valid-ish body', { body: valid });
+  for (const field of fieldsOf(operation.body, valid)) {
+    for (const [label, value] of mutationsFor(field.schema, field.path.at(-1) ?? '', field.valid)) {
+      add(`${field.path.join('.')}: ${label}`, { body: withValue(valid, field.path, value) });
+    }
+  }
+  const validText = encode(valid);
+  const inner = validText.slice(1, -1);
+  const wholeBodies: [string, string][] = [
+    ['empty body', ''],
+    ['spaces', '   '],
+    ['null', 'null'],
+    ['true', 'true'],
+    ['number', '0'],
+    ['string', '"str"'],
+    ['array', '[]'],
+    ['array of the body', `[${validText}]`],
+    ['empty object', '{}'],
+    ['truncated', validText.slice(0, Math.max(1, Math.floor(validText.length / 2)))],
+    ['open brace', '{'],
+    ['close brace', '}'],
+    ['trailing comma', `{${inner},}`],
+    ['single quotes', "{'legal_name':'x'}"],
+    ['bare keys', '{legal_name:1}'],
+    ['NaN', 'NaN'],
+    ['nul char', '\u0000'],
+    ['BOM prefix', `\uFEFF${validText}`],
+    ['trailing garbage', `${validText}garbage`],
+    ['two documents', `${validText}${validText}`],
+    ['comment', `/* x */${validText}`],
+    ['depth 1000 object', deepObject(1000).text],
+    ['depth 1000 array', deepArray(1000).text],
+    ['depth 100000 array', deepArray(100_000).text],
+    ['__proto__ with the body', `{${inner ? `${inner},` : ''}"__proto__":{"polluted":true}}`],
+    ['__proto__ first', `{"__proto__":{"polluted":true}${inner ? `,${inner}` : ''}}`],
+    ['constructor.prototype', `{${inner ? `${inner},` : ''}"constructor":{"prototype":{"polluted":true}}}`],
+    ['duplicate keys', `{${inner}${inner ? `,${inner}` : ''}}`],
+    ['unknown extra field', `{${inner ? `${inner},` : ''}"x_unknown_field":"x"}`],
+    ['10k unknown fields', encode({ ...(valid as object), ...Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`f${i}`, i])) })],
+    ['over 1 MiB', `{${inner ? `${inner},` : ''}"padding":"${'x'.repeat(1024 * 1024 + 10)}"}`],
+    ['invalid utf-8 escape', '{"a":"\\uZZZZ"}'],
+  ];
+  for (const [label, text] of wholeBodies) add(`raw body: ${label}`, { rawBody: text, headers: { 'content-type': 'application/json' } });
+
+  const contentTypes = [
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=xyz',
+    'application/xml',
+    'application/json; charset=latin1',
+    'application/json; charset=utf-16',
+    'application/jsonx',
+    'application/json-patch+json',
+    'APPLICATION/JSON',
+    'application/json;',
+    'application/json; boundary=',
+    '*/*',
+    'application/*',
+    ';',
+    '',
+    `application/${'x'.repeat(5000)}`,
+  ];
+  for (const type of contentTypes) add(`content-type "${type.slice(0, 40)}"`, { rawBody: validText, headers: { 'content-type': type }, raw: true });
+  add('body without content-type', { rawBody: validText, raw: true });
+  add('content-type json, no body', { raw: true, headers: { 'content-type': 'application/json' } });
+  add('form body as json', { rawBody: 'legal_name=x&a=1', headers: { 'content-type': 'application/json' } });
+  return cases;
+}
+
+function pathCases(operation: Operation, validPath: string): Case[] {
+  const cases: Case[] = [];
+  const body = operation.body ? synthesize(operation.body, 'body') : undefined;
+  for (const param of operation.pathParams) {
+    const before = operation.template.split(`{${param}}`)[0] ?? '';
+    const valid = validPath.split('/')[before.split('/').length - 1] ?? '';
+    const ids: [string, string][] = [
+      ...ODD_IDS,
+      ...otherKindIds().filter((id) => id !== valid).map((id): [string, string] => [`id of another kind ${id.split('_')[0]}`, id]),
+      ...foreignIds.map((id): [string, string] => ['id of another provider', id]),
+      ['unknown well-formed id', `${valid.split('_')[0]}_00000000000000000000`],
+      ['upper-cased id', valid.toUpperCase()],
+      ['id + encoded nul', `${valid}%00`],
+      ['id + trailing space', `${valid}%20`],
+      ['id + .json', `${valid}.json`],
+      ['id + query-ish', `${valid}%3Fx=1`],
+    ];
+    for (const [label, id] of ids) {
+      const parts = validPath.split('/');
+      parts[before.split('/').length - 1] = id;
+      cases.push({ label: `path ${param}: ${label}`, method: operation.method, route: operation.template, path: parts.join('/'), client: chooseClient(), body, raw: true });
+    }
+  }
+  return cases;
+}
+
+function queryCases(operation: Operation, path: string, cursors: { own?: string; otherList?: string; otherProvider?: string }): Case[] {
+  const cases: Case[] = [];
+  const add = (label: string, query: string) =>
+    cases.push({ label: `query: ${label}`, method: operation.method, route: operation.template, path: `${path}?${query}`, client: chooseClient(), raw: true });
+  const names = operation.query.map((p) => p.name);
+  if (names.includes('page_size')) {
+    for (const value of ['-1', '0', '101', '1e9', 'abc', '', '%5B%5D', '1.5', '%201', '0x10', '1e1', '99999999999999999999999', 'null', 'true', 'NaN', 'Infinity', '-0', '%00', '+5', '%E2%80%8B5', encodeURIComponent('１')]) {
+      add(`page_size=${value}`, `page_size=${value}`);
+    }
+    add('repeated page_size', 'page_size=1&page_size=2');
+    add('page_size[]', 'page_size[]=1');
+    add('page_size[a]', 'page_size[a]=1');
+  }
+  if (names.includes('cursor')) {
+    const forged = (payload: unknown) => `${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${'A'.repeat(22)}`;
+    const garbage = [
+      'garbage', '', '.', '..', 'a.b', 'a.b.c', 'x'.repeat(512), 'x'.repeat(600), '%00', encodeURIComponent('💩.💩'),
+      encodeURIComponent("' OR 1=1 --"), forged(['n', '2026-01-01', 'er_x']), forged(['n', 1, 2]), forged('not an array'),
+      `${Buffer.from('not json').toString('base64url')}.${'A'.repeat(22)}`, '%2e%2e%2f',
+    ];
+    for (const cursor of garbage) add(`cursor=${cursor.slice(0, 30)}`, `cursor=${cursor}`);
+    if (cursors.own) {
+      const own = cursors.own;
+      add('tampered cursor', `cursor=${own.slice(0, -1)}${own.endsWith('A') ? 'B' : 'A'}`);
+      add('tampered payload', `cursor=B${own.slice(1)}`);
+      add('repeated cursor', `cursor=${own}&cursor=${own}`);
+      add('real cursor, page_size 100', `cursor=${own}&page_size=100`);
+    }
+    if (cursors.otherList) add('cursor of another list', `cursor=${cursors.otherList}`);
+    if (cursors.otherProvider) add('cursor of another provider', `cursor=${cursors.otherProvider}`);
+  }
+  for (const parameter of operation.query.filter((p) => !['cursor', 'page_size'].includes(p.name))) {
+    const name = parameter.name;
+    const schema = resolve(parameter.schema).schema;
+    const repeatable = kindOf(schema) === 'array';
+    const item = repeatable ? resolve(schema.items).schema : schema;
+    const valid = String(synthesize(item, singular(name)));
+    const values = [
+      valid,
+      ...(item.enum ?? []).slice(1, 4).map(String),
+      '',
+      'x'.repeat(8000),
+      ...otherKindIds(),
+      ...foreignIds,
+      ...[...UNICODE, ...INJECTION].flatMap(([, value]) => (typeof value === 'string' ? [value] : [])),
+      ...(item.format === 'date' || /date|start|end/.test(name) ? BAD_DATES : []),
+      ...(item.format === 'date-time' || name.endsWith('_at') ? BAD_TIMESTAMPS : []),
+    ];
+    for (const value of values) add(`${name}=${value.slice(0, 30)}`, `${name}=${encodeURIComponent(value)}`);
+    const other = encodeURIComponent(values[1] ?? 'x');
+    add(`repeated ${name}`, `${name}=${encodeURIComponent(valid)}&${name}=${other}`);
+    add(`comma-separated ${name}`, `${name}=${encodeURIComponent(valid)},${other},,`);
+    add(`${name} repeated 101 times`, Array.from({ length: 101 }, () => `${name}=${encodeURIComponent(valid)}`).join('&'));
+    add(`${name}[]`, `${name}[]=${encodeURIComponent(valid)}`);
+    add(`${name}[key]`, `${name}[key]=${encodeURIComponent(valid)}`);
+    add(`${name} without value`, name);
+  }
+  const generic: [string, string][] = [
+    ['unknown param', 'colour=blue'],
+    ['__proto__ param', '__proto__=x'],
+    ['__proto__ nested', '__proto__[polluted]=1'],
+    ['constructor param', 'constructor=x&constructor[prototype][polluted]=1'],
+    ['toString param', 'toString=x&hasOwnProperty=y'],
+    ['huge param name', `${'k'.repeat(8000)}=1`],
+    ['huge value', `colour=${'v'.repeat(8000)}`],
+    ['over the header limit', `colour=${'v'.repeat(20_000)}`],
+    ['lone ampersands', '&&&'],
+    ['only equals', '='],
+    ['name without value', 'page_size'],
+    ['lone percent', '%'],
+    ['bad escape', '%zz=1'],
+    ['truncated utf-8', 'a=%E0%A4%A'],
+    ['encoded nul name', '%00=%00'],
+    ['semicolons', 'a=1;b=2'],
+    ['fragment', 'page_size=1#frag'],
+  ];
+  for (const [label, query] of generic) add(label, query);
+  return cases;
+}
+
+function headerCases(operation: Operation, path: string): Case[] {
+  const cases: Case[] = [];
+  const body = operation.body ? synthesize(operation.body, 'body') : undefined;
+  const add = (label: string, client: ApiClient, headers: Record<string, string | string[]>) =>
+    cases.push({ label, method: operation.method, route: operation.template, path, client, body, headers, raw: true });
+  const adminKey = t.admin.key ?? '';
+
+  for (const version of ['garbage', '', ' ', '2023-08-25 ', '2023-08-26', '2023-02-30', "' OR 1=1 --", 'x'.repeat(8000), 'v\u00e9rsion']) {
+    add(`API-Version "${version.slice(0, 30)}"`, chooseClient(), { 'api-version': version });
+  }
+  add('API-Version twice', t.admin, { 'api-version': ['2023-08-25', '2023-08-25'] });
+  const authorizations = [
+    '', 'Bearer', 'Bearer ', `bearer ${adminKey}`, `BEARER   ${adminKey}`, `Basic ${Buffer.from('user:pass').toString('base64')}`, `Token ${adminKey}`,
+    adminKey, `Bearer ${adminKey}x`, `Bearer ${adminKey} extra`, "Bearer ' OR 1=1 --", "Bearer '||'1'='1", `Bearer bk_live_${'x'.repeat(8000)}`,
+    'Bearer bk_live_', 'Bearer null', 'Bearer %00', 'Bearer k\u00e9y', `Bearer\t${adminKey}`, 'Bearer bk_test_00000000000000000000000000000000',
+  ];
+  for (const authorization of sample(authorizations, 6)) {
+    add(`Authorization "${authorization.slice(0, 30)}"`, t.anonymous, { authorization });
+  }
+  for (const requestId of ['x'.repeat(100), "' OR 1=1", 'r\u00e9q', '']) add(`X-Request-Id "${requestId.slice(0, 20)}"`, t.admin, { 'x-request-id': requestId });
+  if (operation.method === 'POST') {
+    for (const key of ['', ' ', 'a b', 'k'.repeat(256), 'k'.repeat(8000), 'k\u00e9y', '\t', "' OR 1=1 --", '%00', '${7*7}']) {
+      add(`Idempotency-Key "${key.slice(0, 30)}"`, t.admin, { 'idempotency-key': key });
+    }
+    add('Idempotency-Key over the header limit', t.admin, { 'idempotency-key': 'k'.repeat(20_000) });
+    // One key, different requests at once: one runs, the others are 409s (or replays).
+    const shared = `fuzz-shared-${operation.template}`;
+    for (let i = 0; i < 4; i++) {
+      cases.push({
+        label: `shared Idempotency-Key, request ${i}`,
+        method: 'POST',
+        route: operation.template,
+        path,
+        client: t.admin,
+        headers: { 'idempotency-key': shared },
+        body: i % 2 === 0 ? body : withValue(body, [Object.keys(body as object)[0] ?? 'x'], 'changed'),
+      });
+    }
+  }
+  return cases;
+}
+
+function methodCases(templates: Map<string, { path: string; methods: Set<string> }>): Case[] {
+  const cases: Case[] = [];
+  const all = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND', 'SEARCH'];
+  for (const [template, { path, methods }] of templates) {
+    for (const method of all.filter((m) => !methods.has(m) && !(m === 'HEAD' && methods.has('GET')))) {
+      cases.push({ label: `method ${method}`, method, route: template, path, client: chooseClient(), body: method === 'POST' || method === 'PUT' ? {} : undefined, raw: true });
+    }
+    if (methods.has('GET')) {
+      cases.push({ label: 'GET with a JSON body', method: 'GET', route: template, path, client: t.admin, body: { x: 1 }, raw: true });
+    }
+  }
+  cases.push({ label: 'unknown method FUZZ', method: 'FUZZ', route: '/employers', path: '/employers', client: t.admin, raw: true });
+  const oddPaths = [
+    '/', '//employers', '/employers//x', '/employers/x/y/z', '/EMPLOYERS', '/employers%2F', '/employers/%2F', '/./employers',
+    '/employers/x/../../api_keys', '/nothing', `/${'a'.repeat(3000)}`, '/%00', '/%', '/%zz', '/%E0%A4%A', '/employers%00', '/employers.json',
+    '/employers;jsessionid=1', '/openapi.json/x', '/healthz/x', '/api_keys/key_x/extra', '/employers?%', '/employers?page_size=1#x',
+  ];
+  for (const path of oddPaths) {
+    for (const method of ['GET', 'POST']) cases.push({ label: `odd path ${method}`, method, route: path.slice(0, 40), path, client: chooseClient(), body: method === 'POST' ? {} : undefined, raw: true });
+  }
+  for (const path of ['/healthz', '/openapi.json']) {
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) cases.push({ label: `method ${method} on a public route`, method, route: path, path, client: t.anonymous, raw: true });
+  }
+  return cases;
+}
+
+async function runAll(cases: Case[]): Promise<{ sent: number; successes: number; failures: { c: Case; problems: string[]; status: number; text: string }[] }> {
+  const failures: { c: Case; problems: string[]; status: number; text: string }[] = [];
+  let next = 0;
+  let sent = 0;
+  let successes = 0;
+  const worker = async () => {
+    while (next < cases.length) {
+      const c = cases[next++] as Case;
+      let response: Outcome;
+      try {
+        response = await send(t.baseUrl, c);
+      } catch (error) {
+        failures.push({ c, problems: [`no response: ${String(error)}`], status: 0, text: '' });
+        continue;
+      }
+      sent++;
+      if (response.status >= 200 && response.status < 300) successes++;
+      const problems = problemsOf(c, response);
+      if (problems.length > 0) failures.push({ c, problems, status: response.status, text: response.text });
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return { sent, successes, failures };
+}
+
+describe('fuzzing every route', () => {
+  it('when routes get malformed and mutated requests, then none is a 5xx and every error has the documented body', async () => {
+    expect(operations.map((o) => `${o.method} ${o.template}`)).toEqual(expect.arrayContaining(['POST /employers', 'GET /employers/{public_id}']));
+    await resolveReferencedKinds();
+
+    const cursors = {
+      own: await realCursor(t.admin, '/employers'),
+      otherList: await realCursor(t.admin, '/carriers'),
+      otherProvider: await realCursor(otherProviderClient, '/employers'),
+    };
+    const cases: Case[] = [];
+    const templates = new Map<string, { path: string; methods: Set<string> }>();
+    for (const operation of operations) {
+      const path = await concretePath(operation);
+      const entry = templates.get(operation.template) ?? { path, methods: new Set<string>() };
+      entry.methods.add(operation.method);
+      templates.set(operation.template, entry);
+      if (operation.body) cases.push(...bodyCases(operation, path));
+      if (operation.pathParams.length > 0) cases.push(...pathCases(operation, path));
+      if (operation.method === 'GET') cases.push(...queryCases(operation, path, cursors));
+      cases.push(...headerCases(operation, path));
+    }
+    cases.push(...methodCases(templates));
+    const kept = new Set(sample([...cases.keys()], MAX_REQUESTS));
+    const selected = cases.filter((_c, index) => kept.has(index));
+
+    const started = Date.now();
+    const { sent, successes, failures } = await runAll(selected);
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    console.info(`fuzz: seed ${SEED}, ${sent} requests over ${operations.length} operations in ${seconds} s, ${successes} succeeded, ${failures.length} failed`);
+
+    // The admin key still works, so the requests above were not silently all 401s.
+    expect((await t.admin.get(`/employers/${seeds.get('employer')}`)).status).toBe(200);
+    expect(successes).toBeGreaterThan(0);
+    expect(sent).toBeGreaterThanOrEqual(MIN_REQUESTS);
+    for (const operation of operations) {
+      expect(selected.some((c) => c.route === operation.template && c.method === operation.method), `${operation.method} ${operation.template} fuzzed`).toBe(true);
+    }
+
+    const groups = new Map<string, typeof failures>();
+    for (const failure of failures) {
+      const key = `${failure.c.method} ${failure.c.route} -> ${failure.status}: ${failure.problems.join('; ')}`;
+      groups.set(key, [...(groups.get(key) ?? []), failure]);
+    }
+    const report = [...groups].map(([key, group]) => {
+      const lines = group.slice(0, 3).map(
+        ({ c, status, text }) =>
+          `    [${excerpt(c.label, 80)}] ${c.method} ${excerpt(c.path, 120)} body=${excerpt(c.rawBody ?? (c.body === undefined ? undefined : encode(c.body)), 160)} ` +
+          `headers=${excerpt(c.headers ? JSON.stringify(c.headers) : undefined, 100)} -> ${status} ${excerpt(text, 300)}`,
+      );
+      return [`  ${key} (${group.length}x)`, ...lines].join('\n');
+    });
+    expect(failures.length, `FUZZ_SEED=${SEED}: ${failures.length} of ${sent} requests failed, in ${groups.size} groups:\n${report.join('\n')}`).toBe(0);
+  }, 120_000);
+});
