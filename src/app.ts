@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance } from 'fastify';
 import findMyWay from 'find-my-way';
-import { sql, type Kysely } from 'kysely';
+import { SqliteAdapter, sql, type Kysely } from 'kysely';
 import type { Config } from './config.ts';
 import type { Database } from './db/schema.ts';
 import { registerAuthentication } from './http/auth.ts';
@@ -30,8 +30,20 @@ import { MemberService } from './modules/members/member.service.ts';
 import { registerNotificationRoutes } from './modules/notifications/notification.routes.ts';
 import { NotificationService, Notifier } from './modules/notifications/notification.service.ts';
 import { Encrypter } from './shared/crypto.ts';
-// imports: plans and plan configurations
-// imports: member ID cards and documents
+import { registerPlanRoutes } from './modules/plans/plan.routes.ts';
+import { PlanService } from './modules/plans/plan.service.ts';
+import { registerPlanConfigurationRoutes } from './modules/plan-configurations/plan-configuration.routes.ts';
+import { PlanConfigurationService } from './modules/plan-configurations/plan-configuration.service.ts';
+import { registerDependentRoutes } from './modules/dependents/dependent.routes.ts';
+import { DependentService } from './modules/dependents/dependent.service.ts';
+import { registerBeneficiaryRoutes } from './modules/beneficiaries/beneficiary.routes.ts';
+import { BeneficiaryService } from './modules/beneficiaries/beneficiary.service.ts';
+import { registerPayRateRoutes } from './modules/pay-rates/pay-rate.routes.ts';
+import { PayRateService } from './modules/pay-rates/pay-rate.service.ts';
+import { registerDocumentRoutes } from './modules/documents/document.routes.ts';
+import { DocumentService } from './modules/documents/document.service.ts';
+import { registerMemberIdCardRoutes } from './modules/member-id-cards/member-id-card.routes.ts';
+import { MemberIdCardService } from './modules/member-id-cards/member-id-card.service.ts';
 import { AppError, ValidationFailed, inputError, type InputError } from './shared/errors.ts';
 import { isCalendarDate } from './shared/dates.ts';
 import { isWellFormedId, newId } from './shared/ids.ts';
@@ -71,7 +83,8 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, ve
     requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' && given.length <= 64 && isWellFormedId(given) ? given : newId('request');
+      // randomUUID draws from a cached entropy pool: far cheaper per request than newId's randomBytes.
+      return typeof given === 'string' && given.length <= 64 && isWellFormedId(given) ? given : `req_${randomUUID().replaceAll('-', '')}`;
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     return503OnClosing: true,
@@ -106,7 +119,7 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, ve
 
   await registerOpenApi(app, version);
 
-  const apiKeys = new ApiKeyService(db, clock);
+  const apiKeys = new ApiKeyService(db, clock, { cacheVerifiedKeys: db.getExecutor().adapter instanceof SqliteAdapter });
   registerAuthentication(app, apiKeys);
   if (config.rateLimit.max > 0) {
     await app.register(rateLimit, {
@@ -142,8 +155,13 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, ve
   const encrypter = new Encrypter(encryptionKey);
   registerNotificationRoutes(app, { notifications: new NotificationService(db), pages });
   registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier), pages });
-  // routes: plans and plan configurations
-  // routes: member ID cards and documents
+  registerPlanRoutes(app, { plans: new PlanService(db, clock), pages });
+  registerPlanConfigurationRoutes(app, { planConfigurations: new PlanConfigurationService(db, clock), pages });
+  registerDependentRoutes(app, { dependents: new DependentService(db, clock), pages });
+  registerBeneficiaryRoutes(app, { beneficiaries: new BeneficiaryService(db, clock), pages });
+  registerPayRateRoutes(app, { payRates: new PayRateService(db, clock), pages });
+  registerDocumentRoutes(app, { documents: new DocumentService(db, clock), pages });
+  registerMemberIdCardRoutes(app, { memberIdCards: new MemberIdCardService(db, clock), pages });
 
   return app;
 }
@@ -153,7 +171,8 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, ve
  * parameters are coerced from text, as they must be.
  */
 function installValidators(app: FastifyInstance): void {
-  const common = { useDefaults: true, removeAdditional: false, allErrors: true, strict: false } as const;
+  // verbose: errors carry their schema, so messages can use its description instead of a raw pattern.
+  const common = { useDefaults: true, removeAdditional: false, allErrors: true, strict: false, verbose: true } as const;
   const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }), { mode: 'full' });
   const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }), { mode: 'full' });
   // Year 0000 is not a date PostgreSQL can store.

@@ -12,6 +12,8 @@ const REFERENCES = {
   employer: { table: 'employers', employerColumn: 'id' },
   carrier: { table: 'carriers', employerColumn: null },
   member: { table: 'members', employerColumn: 'employer_id' },
+  group: { table: 'carrier_groups', employerColumn: 'employer_id' },
+  plan: { table: 'plans', employerColumn: 'employer_id' },
   // Documents without an employer are provider-wide: employer keys do not see them (employer_id is null).
   document: { table: 'documents', employerColumn: 'employer_id' },
 } as const satisfies Record<string, { table: keyof Database; employerColumn: string | null }>;

@@ -124,9 +124,14 @@ class NodeSqliteDriver implements Driver {
 
 type SqliteValue = null | number | bigint | string | Uint8Array;
 
+interface PreparedStatement {
+  statement: StatementSync;
+  returnsRows: boolean;
+}
+
 class NodeSqliteConnection implements DatabaseConnection {
   readonly #database: DatabaseSync;
-  readonly #statements = new Map<string, StatementSync>();
+  readonly #statements = new Map<string, PreparedStatement>();
   readonly #cacheSize: number;
 
   constructor(database: DatabaseSync, cacheSize: number) {
@@ -135,9 +140,9 @@ class NodeSqliteConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    const statement = this.#prepare(compiledQuery.sql);
+    const { statement, returnsRows } = this.#prepare(compiledQuery.sql);
     const parameters = compiledQuery.parameters.map(toSqliteValue);
-    if (statement.columns().length > 0) {
+    if (returnsRows) {
       return { rows: statement.all(...parameters) as R[] };
     }
     const { changes, lastInsertRowid } = statement.run(...parameters);
@@ -157,14 +162,16 @@ class NodeSqliteConnection implements DatabaseConnection {
     this.#statements.clear();
   }
 
-  #prepare(sql: string): StatementSync {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.#database.prepare(sql);
+  #prepare(sql: string): PreparedStatement {
+    let prepared = this.#statements.get(sql);
+    if (!prepared) {
+      const statement = this.#database.prepare(sql);
+      // Asked once per statement: columns() costs about as much as a small query.
+      prepared = { statement, returnsRows: statement.columns().length > 0 };
       if (this.#statements.size >= this.#cacheSize) this.#statements.clear();
-      this.#statements.set(sql, statement);
+      this.#statements.set(sql, prepared);
     }
-    return statement;
+    return prepared;
   }
 }
 

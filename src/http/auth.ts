@@ -33,7 +33,7 @@ export function registerAuthentication(app: FastifyInstance, authenticator: Auth
     if (request.routeOptions.url === undefined) return;
     request.auth = await authenticateRequest(request, authenticator);
     // Before validation, so that a key that may not call the route learns that first (403, not 400).
-    authorize(request.auth, request.routeOptions.config.access ?? (request.method === 'GET' ? 'read' : 'write'));
+    authorize(request.auth, request.routeOptions.config.access ?? (request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write'));
   });
 }
 

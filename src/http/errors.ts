@@ -1,4 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PERCENTAGE_PATTERN } from '../modules/plans/pricing.ts';
+import { ID_PATTERN } from '../shared/ids.ts';
+import { MONEY_PATTERN } from '../shared/money.ts';
 import { AppError, STATUS_OF, inputError, type ErrorType, type InputError } from '../shared/errors.ts';
 import type { ErrorBody } from './schemas.ts';
 
@@ -7,6 +10,8 @@ interface AjvLikeError {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** Present because the validators run with ajv's `verbose` option. */
+  parentSchema?: { description?: string };
 }
 
 /** Fastify's own error codes that are the client's fault, and what they mean in our vocabulary. */
@@ -80,6 +85,8 @@ function toInputError(error: AjvLikeError, context: string): InputError {
       return inputError(path, `Must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}.`);
     case 'anyOf':
       return inputError(path, 'Invalid value.');
+    case 'pattern':
+      return inputError(path, PATTERN_MESSAGES[String(error.params.pattern)] ?? describedFormat(error.parentSchema?.description));
     default:
       return inputError(path, capitalize(error.message ?? 'Invalid value.'));
   }
@@ -108,6 +115,17 @@ function firstPerField(errors: InputError[]): InputError[] {
     seen.add(key);
     return true;
   });
+}
+
+/** Patterns said in words: a client should never have to read a regular expression. */
+const PATTERN_MESSAGES: Record<string, string> = {
+  [MONEY_PATTERN]: 'Must be a decimal string with at most 2 decimals, e.g. "412.50".',
+  [PERCENTAGE_PATTERN]: 'Must be a percentage from "0" to "100" with at most 2 decimals.',
+  [ID_PATTERN]: 'Must be an identifier (letters, digits, - and _).',
+};
+
+function describedFormat(description: string | undefined): string {
+  return description ? `Invalid format (${description}).` : 'Invalid format.';
 }
 
 function formatMessage(format: string): string {

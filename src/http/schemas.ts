@@ -13,7 +13,7 @@ export const TimestampSchema = Type.String({ format: 'date-time', description: '
 export const MoneySchema = Type.String({ pattern: MONEY_PATTERN, description: 'Decimal string, at most 2 decimals' });
 export const EmailSchema = Type.String({ format: 'email', maxLength: 255 });
 // ajv's `uri` format allows an empty host (`https://`); the pattern insists on one.
-export const UrlSchema = Type.String({ format: 'uri', pattern: '^https?://[^\\s/?#:@]', maxLength: 2048 });
+export const UrlSchema = Type.String({ format: 'uri', pattern: '^https?://[^\\s/?#:@]', maxLength: 2048, description: 'An absolute http(s) URL with a host' });
 
 /** A closed set of string values, rendered as a JSON Schema `enum`. */
 export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
@@ -37,7 +37,7 @@ export const AddressSchema = Type.Object(
     line2: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
     city: Type.String({ minLength: 1, maxLength: 255 }),
     state: StringEnum(US_STATES, { description: 'US state code (50 states and DC)' }),
-    zip_code: Type.String({ pattern: '^[0-9]{5}(-[0-9]{4})?$' }),
+    zip_code: Type.String({ pattern: '^[0-9]{5}(-[0-9]{4})?$', description: 'ZIP code: 12345 or 12345-6789' }),
   },
   { additionalProperties: false },
 );

@@ -9,7 +9,6 @@ let admin: ApiClient;
 let employerA: { id: string };
 let employerB: { id: string };
 let memberA: { id: string };
-let memberB: { id: string };
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -18,7 +17,7 @@ beforeAll(async () => {
   employerB = await createEmployer(admin, { legal_name: 'B Corp' });
   memberA = await createMember(admin, { employer: employerA.id, hire_date: '2026-03-01' });
   t.clock.advance(1000);
-  memberB = await createMember(admin, { employer: employerB.id, hire_date: '2026-03-01' });
+  await createMember(admin, { employer: employerB.id, hire_date: '2026-03-01' });
   t.clock.advance(1000);
   await admin.patch(`/members/${memberA.id}`, { termination_date: '2026-03-31' });
 });

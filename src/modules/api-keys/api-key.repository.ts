@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { ApiKeyRow, NewApiKeyRow, ProviderRow } from './api-key.table.ts';
 
@@ -49,4 +50,10 @@ export async function revokeApiKey(db: Executor, id: string, revokedAt: string):
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** SQLite's counter of commits made by other connections to the database file. */
+export async function readSqliteDataVersion(db: Executor): Promise<number> {
+  const { rows } = await sql<{ data_version: number }>`PRAGMA data_version`.execute(db);
+  return Number(rows[0]?.data_version ?? 0);
 }

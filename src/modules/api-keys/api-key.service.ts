@@ -9,6 +9,7 @@ import { newId, randomBase62 } from '../../shared/ids.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { AuthContext } from '../../shared/tenancy.ts';
 import * as repository from './api-key.repository.ts';
+import { VerifiedKeyCache } from './verified-key-cache.ts';
 import type { ApiKeyRole, ApiKeyRow } from './api-key.table.ts';
 
 const KEY_PATTERN = /^bk_(live|test)_([0-9A-Za-z]{32,128})$/;
@@ -57,10 +58,16 @@ function hashKey(key: string): string {
 export class ApiKeyService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
+  readonly #verified: VerifiedKeyCache | undefined;
 
-  constructor(db: Kysely<Database>, clock: Clock) {
+  /**
+   * `cacheVerifiedKeys` keeps verified callers in memory; only for SQLite, where another process's change is
+   * seen at once (see VerifiedKeyCache).
+   */
+  constructor(db: Kysely<Database>, clock: Clock, options: { cacheVerifiedKeys?: boolean } = {}) {
     this.#db = db;
     this.#clock = clock;
+    this.#verified = options.cacheVerifiedKeys ? new VerifiedKeyCache(() => repository.readSqliteDataVersion(db)) : undefined;
   }
 
   /**
@@ -70,12 +77,17 @@ export class ApiKeyService {
   async authenticate(token: string): Promise<AuthContext | undefined> {
     const match = KEY_PATTERN.exec(token);
     if (!match) return undefined;
+    const keyHash = hashKey(token);
+    const cached = await this.#verified?.get(keyHash);
+    if (cached) return cached;
     const row = await repository.findApiKeyByLookup(this.#db, match[2]!.slice(0, LOOKUP_LENGTH));
     if (!row || row.revoked_at !== null) return undefined;
     const expected = Buffer.from(row.key_hash, 'hex');
-    const given = Buffer.from(hashKey(token), 'hex');
+    const given = Buffer.from(keyHash, 'hex');
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
-    return { apiKeyId: row.id, providerId: row.provider_id, role: row.role, employerId: row.employer_id };
+    const auth: AuthContext = { apiKeyId: row.id, providerId: row.provider_id, role: row.role, employerId: row.employer_id };
+    this.#verified?.set(keyHash, auth);
+    return auth;
   }
 
   /** Creates a key for a provider; the employer (when given) must be the provider's. */
@@ -177,6 +189,7 @@ export class ApiKeyService {
     if (row.revoked_at !== null) throw new AppError('invalid_state', 'This API key is already revoked.');
     const revokedAt = this.#clock.now().toISOString();
     await repository.revokeApiKey(this.#db, id, revokedAt);
+    this.#verified?.clear();
     return toApiKeyResponse({ ...row, revoked_at: revokedAt });
   }
 }

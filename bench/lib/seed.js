@@ -1,0 +1,43 @@
+// Seeding helpers shared by scenarios: batched multi-row inserts through the service's own Kysely handle,
+// and a small deterministic random source so that every run seeds the same shape of data.
+
+/**
+ * Inserts rows into a table through Kysely: multi-row inserts of `rowsPerInsert` rows, `rowsPerTransaction`
+ * rows per transaction. Every row must have the same keys.
+ */
+export async function insertRows(db, table, rows, { rowsPerInsert = 1000, rowsPerTransaction = 10_000 } = {}) {
+  for (let start = 0; start < rows.length; start += rowsPerTransaction) {
+    const chunk = rows.slice(start, start + rowsPerTransaction);
+    await db.transaction().execute(async (trx) => {
+      for (let offset = 0; offset < chunk.length; offset += rowsPerInsert) {
+        await trx.insertInto(table).values(chunk.slice(offset, offset + rowsPerInsert)).execute();
+      }
+    });
+  }
+}
+
+/** mulberry32: a seeded PRNG returning floats in [0, 1). Deterministic data, not cryptography. */
+export function seededRandom(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A whole number from the environment, at least `minimum`; the fallback when unset. */
+export function wholeNumberFrom(env, name, fallback, minimum = 1) {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < minimum) throw new Error(`${name} must be a whole number >= ${minimum} (got "${raw}")`);
+  return value;
+}
+
+/** Seconds since `started` (a Date.now() value), to one decimal. */
+export function secondsSince(started) {
+  return Math.round((Date.now() - started) / 100) / 10;
+}

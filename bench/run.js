@@ -1,0 +1,79 @@
+// The benchmark runner: `npm run bench` (builds, then runs every scenario) or `node bench/run.js [scenario ...]`.
+// Progress goes to stderr; stdout gets a summary per scenario and, last, one JSON line with every result.
+//
+// Environment:
+//   BENCH_DURATION     seconds of measured load per server (default 10)
+//   BENCH_CONNECTIONS  concurrent connections (default 50)
+//   BENCH_WARMUP       seconds of unmeasured load before each measurement (default 2; 0 for none)
+//   BENCH_ROUNDS       the measured seconds are cut into this many slices alternating between the servers (default 5)
+//   BENCH_DATABASES    e.g. "sqlite" to skip PostgreSQL (default: sqlite, and postgres when DATABASE_URL is one)
+//   BENCH_CARRIERS     carriers seeded by carriers-get (default 100000)
+//   BENCH_STRICT=1     exit 1 when a target is missed (errors always exit 1)
+//   BENCH_PROFILE=DIR  run every server under --cpu-prof; profiles land in DIR/service/, DIR/ceiling/ (see bench/profile-summary.js)
+//   DATABASE_URL       postgres://... adds the PostgreSQL runs (each in a fresh schema, dropped afterwards)
+
+import { cleanupAll } from './lib/cleanup.js';
+import { benchDatabaseKinds } from './lib/databases.js';
+import { loadSettings } from './lib/load.js';
+import { firstLine } from './lib/bench.js';
+import { errorsIn, missedTargets, summarize } from './lib/report.js';
+import { loadService } from './lib/service.js';
+import { SCENARIOS } from './scenarios/index.js';
+
+const USAGE = `Usage: node bench/run.js [scenario ...]   (no scenario: all of them)
+Scenarios:
+${SCENARIOS.map((s) => `  ${s.name.padEnd(20)}${s.description}`).join('\n')}
+`;
+
+async function main(argv) {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const selected = selectScenarios(argv);
+  const settings = loadSettings();
+  const kinds = benchDatabaseKinds();
+  const service = await loadService();
+  const log = (line) => process.stderr.write(`bench: ${line}\n`);
+  log(`databases: ${kinds.join(', ')}; ${settings.duration} s at ${settings.connections} connections per server`);
+
+  const results = {};
+  for (const scenario of selected) {
+    log(`${scenario.name}: ${scenario.description}`);
+    try {
+      results[scenario.key] = await scenario.run({ service, settings, kinds, log: (line) => log(`${scenario.name} ${line}`) });
+    } catch (error) {
+      results[scenario.key] = { error: firstLine(error) };
+      log(`${scenario.name} FAILED: ${error.stack ?? error}`);
+    } finally {
+      await cleanupAll();
+    }
+    process.stdout.write(`${summarize(scenario, results[scenario.key]).join('\n')}\n`);
+  }
+
+  const missed = Object.entries(results).flatMap(([key, result]) => missedTargets(key, result));
+  if (missed.length > 0) log(`missed: ${missed.join(', ')}`);
+  const errors = Object.entries(results).flatMap(([key, result]) => errorsIn(key, result));
+  if (errors.length > 0) log(`failed: ${errors.join(', ')}`);
+  process.stdout.write(`${JSON.stringify(results)}\n`);
+  if (errors.length > 0) return 1;
+  return missed.length > 0 && process.env.BENCH_STRICT === '1' ? 1 : 0;
+}
+
+function selectScenarios(names) {
+  if (names.length === 0) return SCENARIOS;
+  return names.map((name) => {
+    const scenario = SCENARIOS.find((s) => s.name === name || s.key === name);
+    if (!scenario) throw Object.assign(new Error(`unknown scenario "${name}"\n${USAGE}`), { usage: true });
+    return scenario;
+  });
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  process.stderr.write(`bench: ${error.usage ? error.message : (error.stack ?? error)}\n`);
+  process.exitCode = 1;
+} finally {
+  await cleanupAll();
+}

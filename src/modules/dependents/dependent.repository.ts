@@ -1,0 +1,79 @@
+import type { Executor } from '../../db/database.ts';
+import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
+import { forUpdate, inScope } from '../../db/scope.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import type { EnrollmentStatus } from '../enrollments/enrollment.table.ts';
+import type { DependentRow } from './dependent.table.ts';
+
+function dependents(db: Executor, scope: Scope) {
+  return inScope(db.selectFrom('dependents').selectAll(), scope, 'dependents', 'employer_id');
+}
+
+export function findDependentById(db: Executor, scope: Scope, id: string): Promise<DependentRow | undefined> {
+  return dependents(db, scope).where('id', '=', id).executeTakeFirst();
+}
+
+export function lockDependentById(trx: Executor, scope: Scope, id: string): Promise<DependentRow | undefined> {
+  return forUpdate(trx, dependents(trx, scope).where('id', '=', id)).executeTakeFirst();
+}
+
+export function listDependents(db: Executor, scope: Scope, filter: { memberId?: string | undefined }, page: PageRequest): Promise<Page<DependentRow>> {
+  let query = dependents(db, scope);
+  if (filter.memberId !== undefined) query = query.where('member_id', '=', filter.memberId);
+  return paginate(query, page);
+}
+
+export async function insertDependent(db: Executor, row: DependentRow): Promise<void> {
+  await db.insertInto('dependents').values(row).execute();
+}
+
+export async function updateDependent(db: Executor, row: DependentRow): Promise<void> {
+  const { id, provider_id, created_at: _createdAt, ...changes } = row;
+  await db.updateTable('dependents').set(changes).where('id', '=', id).where('provider_id', '=', provider_id).execute();
+}
+
+/** The enrolled plans covering each dependent, oldest coverage first, in one query whatever the number of dependents. */
+export async function findEnrolledPlanIds(db: Executor, dependentIds: readonly string[]): Promise<Map<string, string[]>> {
+  const links = new Map(dependentIds.map((id) => [id, [] as string[]]));
+  if (dependentIds.length === 0) return links;
+  const rows = await db
+    .selectFrom('enrolled_dependents')
+    .select(['dependent_id', 'enrolled_plan_id'])
+    .where('dependent_id', 'in', dependentIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  for (const row of rows) links.get(row.dependent_id)?.push(row.enrolled_plan_id);
+  return links;
+}
+
+/**
+ * Locks the enrollments that name the dependent, as covered or as waiving, and returns them with their
+ * status. Taken after the member and the dependent, so that an approval cannot slip in between the check
+ * and the delete.
+ */
+export async function lockEnrollmentsNamingDependent(trx: Executor, dependentId: string): Promise<{ id: string; status: EnrollmentStatus }[]> {
+  const covering = await trx
+    .selectFrom('enrolled_dependents')
+    .innerJoin('enrolled_plans', 'enrolled_plans.id', 'enrolled_dependents.enrolled_plan_id')
+    .select('enrolled_plans.enrollment_id')
+    .where('enrolled_dependents.dependent_id', '=', dependentId)
+    .execute();
+  const waiving = await trx.selectFrom('coverage_waivers').select('enrollment_id').where('dependent_id', '=', dependentId).execute();
+  const ids = [...new Set([...covering, ...waiving].map((row) => row.enrollment_id))];
+  if (ids.length === 0) return [];
+  return forUpdate(trx, trx.selectFrom('enrollments').select(['id', 'status']).where('id', 'in', ids).orderBy('id')).execute();
+}
+
+/** Removes the dependent from the given (unsent) enrollments, then the dependent itself. */
+export async function deleteDependentAndCoverage(trx: Executor, dependentId: string, unsentEnrollmentIds: readonly string[]): Promise<void> {
+  if (unsentEnrollmentIds.length > 0) {
+    await trx
+      .deleteFrom('enrolled_dependents')
+      .where('dependent_id', '=', dependentId)
+      .where('enrolled_plan_id', 'in', (eb) => eb.selectFrom('enrolled_plans').select('id').where('enrollment_id', 'in', unsentEnrollmentIds))
+      .execute();
+    await trx.deleteFrom('coverage_waivers').where('dependent_id', '=', dependentId).where('enrollment_id', 'in', unsentEnrollmentIds).execute();
+  }
+  await trx.deleteFrom('dependents').where('id', '=', dependentId).execute();
+}

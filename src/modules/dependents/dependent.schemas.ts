@@ -1,0 +1,75 @@
+import { Type, type Static } from 'typebox';
+import {
+  AddressResponseSchema,
+  AddressSchema,
+  DateSchema,
+  IdSchema,
+  MetadataResponseSchema,
+  MetadataSchema,
+  Nullable,
+  PageQuerySchema,
+  StringEnum,
+  TimestampSchema,
+} from '../../http/schemas.ts';
+import { BIOLOGICAL_SEXES } from '../members/member.table.ts';
+import { DEPENDENT_RELATIONSHIPS } from '../plans/coverage-tier.ts';
+
+const NameSchema = Type.String({ minLength: 1, maxLength: 255 });
+/** interface.md ssn_last_four and tin_last_four: the last four digits only, never a whole number. */
+export const LastFourDigitsSchema = Type.String({ pattern: '^[0-9]{4}$', description: 'Exactly four digits' });
+
+export const DependentSchema = Type.Object({
+  id: IdSchema,
+  member: IdSchema,
+  first_name: Type.String(),
+  middle_name: Nullable(Type.String({ maxLength: 255 })),
+  last_name: Type.String(),
+  member_relationship: StringEnum(DEPENDENT_RELATIONSHIPS),
+  ssn_last_four: Nullable(Type.String()),
+  dob: DateSchema,
+  biological_sex: Nullable(StringEnum(BIOLOGICAL_SEXES)),
+  address: Nullable(AddressResponseSchema),
+  enrolled_plans: Type.Array(IdSchema, { description: 'Ids of the enrolled plans that cover this dependent (read-only)' }),
+  has_disability: Type.Boolean(),
+  metadata: MetadataResponseSchema,
+  created_at: TimestampSchema,
+});
+export type DependentResponse = Static<typeof DependentSchema>;
+
+const writable = {
+  middle_name: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  ssn_last_four: Type.Optional(Nullable(LastFourDigitsSchema)),
+  biological_sex: Type.Optional(Nullable(StringEnum(BIOLOGICAL_SEXES))),
+  address: Type.Optional(Nullable(AddressSchema)),
+  metadata: Type.Optional(MetadataSchema),
+};
+
+export const CreateDependentBodySchema = Type.Object(
+  {
+    member: IdSchema,
+    first_name: NameSchema,
+    last_name: NameSchema,
+    member_relationship: StringEnum(DEPENDENT_RELATIONSHIPS),
+    dob: DateSchema,
+    has_disability: Type.Optional(Type.Boolean({ default: false })),
+    ...writable,
+  },
+  { additionalProperties: false },
+);
+export type CreateDependentBody = Static<typeof CreateDependentBodySchema>;
+
+/** A dependent stays with the member it was created for: `member` is not accepted here. */
+export const UpdateDependentBodySchema = Type.Object(
+  {
+    first_name: Type.Optional(NameSchema),
+    last_name: Type.Optional(NameSchema),
+    member_relationship: Type.Optional(StringEnum(DEPENDENT_RELATIONSHIPS)),
+    dob: Type.Optional(DateSchema),
+    has_disability: Type.Optional(Type.Boolean()),
+    ...writable,
+  },
+  { additionalProperties: false },
+);
+export type UpdateDependentBody = Static<typeof UpdateDependentBodySchema>;
+
+export const ListDependentsQuerySchema = Type.Object({ ...PageQuerySchema, member: Type.Optional(IdSchema) }, { additionalProperties: false });

@@ -1,0 +1,151 @@
+import type { Kysely } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import type { Page, PageRequest } from '../../db/keyset.ts';
+import { assertReferencesVisible } from '../../db/references.ts';
+import type { Database } from '../../db/schema.ts';
+import { parseAddress, type Address } from '../../http/schemas.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { compareDates, toDateString } from '../../shared/dates.ts';
+import { InvalidState, NotFound, validationFailed } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
+import { applyChanges } from '../../shared/patch.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import type { EnrollmentStatus } from '../enrollments/enrollment.table.ts';
+import { lockMemberById } from '../members/member.repository.ts';
+import * as repository from './dependent.repository.ts';
+import type { CreateDependentBody, DependentResponse, UpdateDependentBody } from './dependent.schemas.ts';
+import type { DependentRow } from './dependent.table.ts';
+
+/** Coverage in these enrollments was sent to a carrier (API.md section 6); it changes only through a new enrollment. */
+const SENT_STATUSES: readonly EnrollmentStatus[] = ['approved', 'synced'];
+
+export function toDependentResponse(row: DependentRow, enrolledPlans: string[]): DependentResponse {
+  return {
+    id: row.id,
+    member: row.member_id,
+    first_name: row.first_name,
+    middle_name: row.middle_name,
+    last_name: row.last_name,
+    member_relationship: row.member_relationship,
+    ssn_last_four: row.ssn_last_four,
+    dob: row.dob,
+    biological_sex: row.biological_sex,
+    address: row.address === null ? null : parseAddress(row.address),
+    enrolled_plans: enrolledPlans,
+    has_disability: Boolean(row.has_disability),
+    metadata: parseMetadata(row.metadata),
+    created_at: row.created_at,
+  };
+}
+
+function addressJson(address: Address | null | undefined): string | null {
+  return address ? JSON.stringify(address) : null;
+}
+
+export class DependentService {
+  readonly #db: Kysely<Database>;
+  readonly #clock: Clock;
+
+  constructor(db: Kysely<Database>, clock: Clock) {
+    this.#db = db;
+    this.#clock = clock;
+  }
+
+  async createDependent(scope: Scope, input: CreateDependentBody): Promise<DependentResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      await assertReferencesVisible(trx, scope, { member: input.member });
+      // Locked so that a concurrent delete of the member either sees this dependent or makes this a 400.
+      const member = await lockMemberById(trx, scope, input.member);
+      if (!member) throw validationFailed(['member'], 'No such member.');
+      this.#assertDobNotInFuture(input.dob);
+      const row: DependentRow = {
+        id: newId('dependent'),
+        provider_id: scope.providerId,
+        employer_id: member.employer_id,
+        member_id: member.id,
+        first_name: input.first_name,
+        middle_name: input.middle_name ?? null,
+        last_name: input.last_name,
+        member_relationship: input.member_relationship,
+        ssn_last_four: input.ssn_last_four ?? null,
+        dob: input.dob,
+        biological_sex: input.biological_sex ?? null,
+        address: addressJson(input.address),
+        has_disability: input.has_disability ?? false,
+        metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
+        created_at: this.#clock.now().toISOString(),
+      };
+      await repository.insertDependent(trx, row);
+      return toDependentResponse(row, []);
+    });
+  }
+
+  async getDependent(scope: Scope, id: string): Promise<DependentResponse> {
+    const row = await repository.findDependentById(this.#db, scope, id);
+    if (!row) throw new NotFound('dependent');
+    return this.#withEnrolledPlans(this.#db, row);
+  }
+
+  async listDependents(scope: Scope, filter: { member?: string | undefined }, page: PageRequest): Promise<Page<DependentResponse>> {
+    const rows = await repository.listDependents(this.#db, scope, { memberId: filter.member }, page);
+    const enrolledPlans = await repository.findEnrolledPlanIds(this.#db, rows.results.map((row) => row.id));
+    return { ...rows, results: rows.results.map((row) => toDependentResponse(row, enrolledPlans.get(row.id)!)) };
+  }
+
+  async updateDependent(scope: Scope, id: string, input: UpdateDependentBody): Promise<DependentResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const current = await repository.lockDependentById(trx, scope, id);
+      if (!current) throw new NotFound('dependent');
+      if (input.dob !== undefined) this.#assertDobNotInFuture(input.dob);
+      const updated: DependentRow = {
+        ...applyChanges(current, input, [
+          'first_name',
+          'middle_name',
+          'last_name',
+          'member_relationship',
+          'ssn_last_four',
+          'dob',
+          'biological_sex',
+          'has_disability',
+        ]),
+        address: input.address !== undefined ? addressJson(input.address) : current.address,
+        metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
+      };
+      await repository.updateDependent(trx, updated);
+      return this.#withEnrolledPlans(trx, updated);
+    });
+  }
+
+  /**
+   * Removes a dependent entered in error, with their place in enrollments not yet sent. Coverage a carrier
+   * already holds ends only through a new enrollment, so that the carrier is told (a benefit change).
+   * Locks the member, then the dependent, then the enrollments: the order a member delete takes too.
+   */
+  async deleteDependent(scope: Scope, id: string): Promise<{ id: string; object: 'dependent'; deleted: true }> {
+    return this.#db.transaction().execute(async (trx) => {
+      const found = await repository.findDependentById(trx, scope, id);
+      if (!found) throw new NotFound('dependent');
+      await lockMemberById(trx, scope, found.member_id);
+      const dependent = await repository.lockDependentById(trx, scope, id);
+      if (!dependent) throw new NotFound('dependent');
+      const enrollments = await repository.lockEnrollmentsNamingDependent(trx, id);
+      if (enrollments.some((enrollment) => SENT_STATUSES.includes(enrollment.status))) {
+        throw new InvalidState(
+          'This dependent is part of coverage that was sent to a carrier (an approved or synced enrollment), so the record cannot be deleted. Remove them from coverage through a new enrollment (a benefit change) instead.',
+        );
+      }
+      await repository.deleteDependentAndCoverage(trx, id, enrollments.map((enrollment) => enrollment.id));
+      return { id, object: 'dependent', deleted: true };
+    });
+  }
+
+  #assertDobNotInFuture(dob: string): void {
+    if (compareDates(dob, toDateString(this.#clock.now())) > 0) throw validationFailed(['dob'], 'The date of birth cannot be in the future.');
+  }
+
+  async #withEnrolledPlans(db: Executor, row: DependentRow): Promise<DependentResponse> {
+    const enrolledPlans = await repository.findEnrolledPlanIds(db, [row.id]);
+    return toDependentResponse(row, enrolledPlans.get(row.id)!);
+  }
+}

@@ -1,0 +1,89 @@
+import { Type, type Static } from 'typebox';
+import {
+  IdSchema,
+  MetadataResponseSchema,
+  MetadataSchema,
+  Nullable,
+  PageQuerySchema,
+  StringEnum,
+  TimestampSchema,
+} from '../../http/schemas.ts';
+import { MONEY_PATTERN } from '../../shared/money.ts';
+import { COVERAGE_TIERS, type CoverageTier } from '../plans/coverage-tier.ts';
+import { PERCENTAGE_PATTERN } from '../plans/pricing.ts';
+import { AGE_OUT_RULES, TERMINATION_POLICIES } from './eligibility.ts';
+
+export const MAX_WAITING_PERIOD_DAYS = 90;
+export const MAX_DEPENDENT_AGE_LIMIT = 99;
+
+/** One coverage tier's rule: the employer pays `contribution` percent, kept between the two monthly thresholds. */
+export const ContributionRuleSchema = Type.Object(
+  {
+    contribution: Type.String({
+      pattern: PERCENTAGE_PATTERN,
+      description: 'Percentage of the premium the employer pays: "0" to "100", at most 2 decimals',
+    }),
+    monthly_min_threshold: Type.String({ pattern: MONEY_PATTERN, description: 'Least the employer pays per month (money string)' }),
+    monthly_max_threshold: Type.String({ pattern: MONEY_PATTERN, description: 'Most the employer pays per month (money string), not below the minimum' }),
+  },
+  { additionalProperties: false },
+);
+export type ContributionRule = Static<typeof ContributionRuleSchema>;
+
+/** interface.md ContributionStrategy: exactly the five coverage tiers, each required. */
+export const ContributionStrategySchema = Type.Object(
+  Object.fromEntries(COVERAGE_TIERS.map((tier) => [tier, ContributionRuleSchema])) as Record<CoverageTier, typeof ContributionRuleSchema>,
+  { additionalProperties: false },
+);
+export type ContributionStrategy = Static<typeof ContributionStrategySchema>;
+
+const waitingPeriodDays = { minimum: 0, maximum: MAX_WAITING_PERIOD_DAYS, description: 'Days from the hire date before coverage may start' };
+const dependentAgeLimit = { minimum: 0, maximum: MAX_DEPENDENT_AGE_LIMIT, description: 'Age at which a child dependent ages out of coverage' };
+const TerminationPolicySchema = StringEnum(TERMINATION_POLICIES, { description: "When coverage ends after the member's termination date" });
+const AgeOutRuleSchema = StringEnum(AGE_OUT_RULES, { description: 'Which day a child reaching the age limit loses coverage' });
+const RequiredSubclassSchema = Nullable(IdSchema);
+
+export const PlanConfigurationSchema = Type.Object({
+  id: IdSchema,
+  plan: IdSchema,
+  waiting_period_days: Type.Integer(),
+  termination_policy: TerminationPolicySchema,
+  dependent_age_limit: Type.Integer(),
+  dependent_age_out_rule: AgeOutRuleSchema,
+  required_subclass: RequiredSubclassSchema,
+  contribution_strategy: Nullable(ContributionStrategySchema),
+  metadata: MetadataResponseSchema,
+  created_at: TimestampSchema,
+});
+export type PlanConfigurationResponse = Static<typeof PlanConfigurationSchema>;
+
+export const CreatePlanConfigurationBodySchema = Type.Object(
+  {
+    plan: IdSchema,
+    waiting_period_days: Type.Optional(Type.Integer({ ...waitingPeriodDays, default: 0 })),
+    termination_policy: Type.Optional(StringEnum(TERMINATION_POLICIES, { description: 'Defaults to termination_date', default: 'termination_date' })),
+    dependent_age_limit: Type.Optional(Type.Integer({ ...dependentAgeLimit, default: 26 })),
+    dependent_age_out_rule: Type.Optional(StringEnum(AGE_OUT_RULES, { description: 'Defaults to date_of_birth', default: 'date_of_birth' })),
+    required_subclass: Type.Optional(RequiredSubclassSchema),
+    metadata: Type.Optional(MetadataSchema),
+  },
+  { additionalProperties: false },
+);
+export type CreatePlanConfigurationBody = Static<typeof CreatePlanConfigurationBodySchema>;
+
+/** The plan is fixed; the contribution strategy is set through its own endpoint. */
+export const UpdatePlanConfigurationBodySchema = Type.Object(
+  {
+    waiting_period_days: Type.Optional(Type.Integer(waitingPeriodDays)),
+    termination_policy: Type.Optional(TerminationPolicySchema),
+    dependent_age_limit: Type.Optional(Type.Integer(dependentAgeLimit)),
+    dependent_age_out_rule: Type.Optional(AgeOutRuleSchema),
+    required_subclass: Type.Optional(RequiredSubclassSchema),
+    metadata: Type.Optional(MetadataSchema),
+  },
+  { additionalProperties: false },
+);
+export type UpdatePlanConfigurationBody = Static<typeof UpdatePlanConfigurationBodySchema>;
+
+export const ListPlanConfigurationsQuerySchema = Type.Object({ ...PageQuerySchema, plan: Type.Optional(IdSchema) }, { additionalProperties: false });
+export type ListPlanConfigurationsQuery = Static<typeof ListPlanConfigurationsQuerySchema>;

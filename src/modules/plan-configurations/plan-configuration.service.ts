@@ -1,0 +1,180 @@
+import type { Kysely } from 'kysely';
+import { isUniqueViolation, type Executor } from '../../db/database.ts';
+import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
+import { isVisibleReference } from '../../db/references.ts';
+import type { Database } from '../../db/schema.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
+import { fromCents, toCents } from '../../shared/money.ts';
+import { applyChanges } from '../../shared/patch.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import { COVERAGE_TIERS } from '../plans/coverage-tier.ts';
+import * as repository from './plan-configuration.repository.ts';
+import type {
+  ContributionRule,
+  ContributionStrategy,
+  CreatePlanConfigurationBody,
+  PlanConfigurationResponse,
+  UpdatePlanConfigurationBody,
+} from './plan-configuration.schemas.ts';
+import type { PlanConfigurationRow } from './plan-configuration.table.ts';
+
+/** The stored strategy, tiers and fields in their usual order whatever order the database kept the keys in. */
+export function parseContributionStrategy(json: string | null): ContributionStrategy | null {
+  if (json === null) return null;
+  const stored = JSON.parse(json) as ContributionStrategy;
+  return Object.fromEntries(COVERAGE_TIERS.map((tier) => [tier, ruleOf(stored[tier])])) as ContributionStrategy;
+}
+
+function ruleOf(rule: ContributionRule): ContributionRule {
+  return { contribution: rule.contribution, monthly_min_threshold: rule.monthly_min_threshold, monthly_max_threshold: rule.monthly_max_threshold };
+}
+
+export function toPlanConfigurationResponse(row: PlanConfigurationRow): PlanConfigurationResponse {
+  return {
+    id: row.id,
+    plan: row.plan_id,
+    waiting_period_days: row.waiting_period_days,
+    termination_policy: row.termination_policy,
+    dependent_age_limit: row.dependent_age_limit,
+    dependent_age_out_rule: row.dependent_age_out_rule,
+    required_subclass: row.required_subclass_id,
+    contribution_strategy: parseContributionStrategy(row.contribution_strategy),
+    metadata: parseMetadata(row.metadata),
+    created_at: row.created_at,
+  };
+}
+
+/** Money as the API answers it: two decimals ("412.5" is stored and returned as "412.50"). */
+function canonicalMoney(value: string): string {
+  return fromCents(toCents(value));
+}
+
+/** A second configuration of the same plan for the same required subclass (or none) would make the choice ambiguous. */
+function duplicateConfiguration(requiredSubclassId: string | null): ValidationFailed {
+  const message =
+    requiredSubclassId === null
+      ? 'This plan already has a configuration without a required_subclass (open to every member). Change that one, or name a required_subclass.'
+      : 'This plan already has a configuration for this required_subclass. Change that one, or name another subclass.';
+  return new ValidationFailed([inputError(['required_subclass'], message)]);
+}
+
+/** Runs a write that the one-configuration-per-plan-and-subclass index may refuse, turning that refusal into a 400. */
+async function withUniqueConfiguration(requiredSubclassId: string | null, write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicateConfiguration(requiredSubclassId);
+    throw error;
+  }
+}
+
+export class PlanConfigurationService {
+  readonly #db: Kysely<Database>;
+  readonly #clock: Clock;
+
+  constructor(db: Kysely<Database>, clock: Clock) {
+    this.#db = db;
+    this.#clock = clock;
+  }
+
+  async createPlanConfiguration(scope: Scope, input: CreatePlanConfigurationBody): Promise<PlanConfigurationResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const employerId = (await isVisibleReference(trx, scope, 'plan', input.plan))
+        ? await repository.findPlanEmployerId(trx, scope.providerId, input.plan)
+        : undefined;
+      if (employerId === undefined) throw new ValidationFailed([inputError(['plan'], 'No such plan.')]);
+      const requiredSubclassId = input.required_subclass ?? null;
+      await this.#assertSubclassOfEmployer(trx, scope.providerId, employerId, requiredSubclassId);
+      const row: PlanConfigurationRow = {
+        id: newId('plan_configuration'),
+        provider_id: scope.providerId,
+        employer_id: employerId,
+        plan_id: input.plan,
+        waiting_period_days: input.waiting_period_days ?? 0,
+        termination_policy: input.termination_policy ?? 'termination_date',
+        dependent_age_limit: input.dependent_age_limit ?? 26,
+        dependent_age_out_rule: input.dependent_age_out_rule ?? 'date_of_birth',
+        required_subclass_id: requiredSubclassId,
+        contribution_strategy: null,
+        metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
+        created_at: this.#clock.now().toISOString(),
+      };
+      // The unique index decides, not a prior lookup: two concurrent creates cannot both pass it.
+      await withUniqueConfiguration(requiredSubclassId, () => repository.insertPlanConfiguration(trx, row));
+      return toPlanConfigurationResponse(row);
+    });
+  }
+
+  async getPlanConfiguration(scope: Scope, id: string): Promise<PlanConfigurationResponse> {
+    const row = await repository.findPlanConfigurationById(this.#db, scope, id);
+    if (!row) throw new NotFound('plan configuration');
+    return toPlanConfigurationResponse(row);
+  }
+
+  async listPlanConfigurations(scope: Scope, filter: { plan?: string | undefined }, page: PageRequest): Promise<Page<PlanConfigurationResponse>> {
+    const rows = await repository.listPlanConfigurations(this.#db, scope, { planId: filter.plan }, page);
+    return mapPage(rows, toPlanConfigurationResponse);
+  }
+
+  async updatePlanConfiguration(scope: Scope, id: string, input: UpdatePlanConfigurationBody): Promise<PlanConfigurationResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const current = await repository.lockPlanConfigurationById(trx, scope, id);
+      if (!current) throw new NotFound('plan configuration');
+      if (input.required_subclass !== undefined) {
+        await this.#assertSubclassOfEmployer(trx, current.provider_id, current.employer_id, input.required_subclass);
+      }
+      const updated: PlanConfigurationRow = {
+        ...applyChanges(current, input, ['waiting_period_days', 'termination_policy', 'dependent_age_limit', 'dependent_age_out_rule']),
+        required_subclass_id: input.required_subclass !== undefined ? input.required_subclass : current.required_subclass_id,
+        metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
+      };
+      await withUniqueConfiguration(updated.required_subclass_id, () => repository.updatePlanConfiguration(trx, updated));
+      return toPlanConfigurationResponse(updated);
+    });
+  }
+
+  /**
+   * Endpoint 11: replaces the configuration's contribution strategy as a whole and answers it as stored
+   * (money thresholds with two decimals).
+   */
+  async setContributionStrategy(scope: Scope, id: string, input: ContributionStrategy): Promise<ContributionStrategy> {
+    return this.#db.transaction().execute(async (trx) => {
+      const current = await repository.lockPlanConfigurationById(trx, scope, id);
+      if (!current) throw new NotFound('plan configuration');
+      const errors: InputError[] = [];
+      for (const tier of COVERAGE_TIERS) {
+        const rule = input[tier];
+        if (toCents(rule.monthly_min_threshold) > toCents(rule.monthly_max_threshold)) {
+          errors.push(inputError([tier, 'monthly_min_threshold'], 'The monthly minimum cannot be above the monthly maximum (monthly_max_threshold).'));
+        }
+      }
+      if (errors.length > 0) throw new ValidationFailed(errors);
+      const strategy = Object.fromEntries(
+        COVERAGE_TIERS.map((tier) => {
+          const rule = input[tier];
+          return [
+            tier,
+            {
+              contribution: rule.contribution,
+              monthly_min_threshold: canonicalMoney(rule.monthly_min_threshold),
+              monthly_max_threshold: canonicalMoney(rule.monthly_max_threshold),
+            },
+          ];
+        }),
+      ) as ContributionStrategy;
+      await repository.updatePlanConfiguration(trx, { ...current, contribution_strategy: JSON.stringify(strategy) });
+      return strategy;
+    });
+  }
+
+  /** A required subclass must be one of the plan's employer's (another employer's does not exist for it). */
+  async #assertSubclassOfEmployer(trx: Executor, providerId: string, employerId: string, subclassId: string | null): Promise<void> {
+    if (subclassId === null) return;
+    if (!(await repository.isEmployerSubclass(trx, providerId, employerId, subclassId))) {
+      throw new ValidationFailed([inputError(['required_subclass'], "No such subclass for the plan's employer.")]);
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import { Type, type Static } from 'typebox';
+import {
+  DateSchema,
+  IdSchema,
+  MetadataResponseSchema,
+  MetadataSchema,
+  MoneySchema,
+  Nullable,
+  PageQuerySchema,
+  StringEnum,
+  TimestampSchema,
+} from '../../http/schemas.ts';
+import { COVERAGE_TIERS, type CoverageTier } from './coverage-tier.ts';
+import { LINES_OF_COVERAGE, PREMIUM_TYPES } from './plan.table.ts';
+
+/** Oldest age a band may start at; one band per age from 0 gives the largest table. */
+export const MAX_BAND_AGE = 120;
+
+const PlanNameSchema = Type.String({ minLength: 1, maxLength: 255 });
+const PlanTypeSchema = Type.String({ maxLength: 255, description: 'Free text such as hmo, ppo, epo, hdhp' });
+const LineOfCoverageSchema = StringEnum(LINES_OF_COVERAGE);
+const PremiumTypeSchema = StringEnum(PREMIUM_TYPES, {
+  description: 'composite: one rate per coverage tier (composite_rates); age_banded: a rate per covered person by age (age_rates)',
+});
+
+/** The monthly premium of each of the five coverage tiers. */
+export const CompositeRatesSchema = Type.Object(
+  Object.fromEntries(COVERAGE_TIERS.map((tier) => [tier, MoneySchema])) as Record<CoverageTier, typeof MoneySchema>,
+  { additionalProperties: false, description: 'Monthly premium per coverage tier; all five tiers are required' },
+);
+export type CompositeRates = Static<typeof CompositeRatesSchema>;
+
+export const AgeRateSchema = Type.Object(
+  {
+    age: Type.Integer({ minimum: 0, maximum: MAX_BAND_AGE, description: 'The band applies from this age up to the next band' }),
+    amount: MoneySchema,
+  },
+  { additionalProperties: false },
+);
+export const AgeRatesSchema = Type.Array(AgeRateSchema, {
+  minItems: 1,
+  maxItems: MAX_BAND_AGE + 1,
+  description: 'Monthly premium per covered person by age band; each age at most once. Anyone younger than every band pays the lowest band.',
+});
+export type AgeRates = Static<typeof AgeRatesSchema>;
+
+export const PlanSchema = Type.Object({
+  id: IdSchema,
+  group: IdSchema,
+  carrier: IdSchema,
+  employer: IdSchema,
+  plan_name: Type.String(),
+  plan_type: Nullable(Type.String()),
+  line_of_coverage: LineOfCoverageSchema,
+  effective_start: DateSchema,
+  effective_end: DateSchema,
+  premium_type: Nullable(PremiumTypeSchema),
+  composite_rates: Nullable(CompositeRatesSchema),
+  age_rates: Nullable(AgeRatesSchema),
+  guaranteed_issue_volume: Nullable(MoneySchema),
+  requires_primary_care_provider: Type.Boolean(),
+  metadata: MetadataResponseSchema,
+  created_at: TimestampSchema,
+});
+export type PlanResponse = Static<typeof PlanSchema>;
+
+const writable = {
+  plan_type: Type.Optional(Nullable(PlanTypeSchema)),
+  premium_type: Type.Optional(Nullable(PremiumTypeSchema)),
+  composite_rates: Type.Optional(Nullable(CompositeRatesSchema)),
+  age_rates: Type.Optional(Nullable(AgeRatesSchema)),
+  guaranteed_issue_volume: Type.Optional(Nullable(MoneySchema)),
+  metadata: Type.Optional(MetadataSchema),
+};
+
+export const CreatePlanBodySchema = Type.Object(
+  {
+    group: IdSchema,
+    plan_name: PlanNameSchema,
+    line_of_coverage: LineOfCoverageSchema,
+    effective_start: DateSchema,
+    effective_end: DateSchema,
+    requires_primary_care_provider: Type.Optional(Type.Boolean({ default: false })),
+    ...writable,
+  },
+  { additionalProperties: false },
+);
+export type CreatePlanBody = Static<typeof CreatePlanBodySchema>;
+
+/** group and line_of_coverage are fixed: enrollments and waivers depend on them. */
+export const UpdatePlanBodySchema = Type.Object(
+  {
+    plan_name: Type.Optional(PlanNameSchema),
+    effective_start: Type.Optional(DateSchema),
+    effective_end: Type.Optional(DateSchema),
+    requires_primary_care_provider: Type.Optional(Type.Boolean()),
+    ...writable,
+  },
+  { additionalProperties: false },
+);
+export type UpdatePlanBody = Static<typeof UpdatePlanBodySchema>;
+
+export const ListPlansQuerySchema = Type.Object(
+  {
+    ...PageQuerySchema,
+    group: Type.Optional(IdSchema),
+    employer: Type.Optional(IdSchema),
+    line_of_coverage: Type.Optional(LineOfCoverageSchema),
+  },
+  { additionalProperties: false },
+);
+export type ListPlansQuery = Static<typeof ListPlansQuerySchema>;

@@ -1,0 +1,210 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
+import { isVisibleReference } from '../../db/references.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { compareDates } from '../../shared/dates.ts';
+import { NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
+import { fromCents, toCents } from '../../shared/money.ts';
+import { applyChanges } from '../../shared/patch.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import { COVERAGE_TIERS } from './coverage-tier.ts';
+import type { PlanRates } from './pricing.ts';
+import * as repository from './plan.repository.ts';
+import type { AgeRates, CompositeRates, CreatePlanBody, ListPlansQuery, PlanResponse, UpdatePlanBody } from './plan.schemas.ts';
+import type { PlanRow, PremiumType } from './plan.table.ts';
+
+/** Money as the API answers it: two decimals ("412.5" is stored and returned as "412.50"). */
+function canonicalMoney(value: string): string {
+  return fromCents(toCents(value));
+}
+
+function canonicalCompositeRates(rates: CompositeRates): CompositeRates {
+  return Object.fromEntries(COVERAGE_TIERS.map((tier) => [tier, canonicalMoney(rates[tier])])) as CompositeRates;
+}
+
+function canonicalAgeRates(rates: AgeRates): AgeRates {
+  return rates.map((band) => ({ age: band.age, amount: canonicalMoney(band.amount) }));
+}
+
+/** The stored rates, with the tiers in their usual order whatever order the database kept the keys in. */
+export function parseCompositeRates(json: string | null): CompositeRates | null {
+  if (json === null) return null;
+  const stored = JSON.parse(json) as CompositeRates;
+  return Object.fromEntries(COVERAGE_TIERS.map((tier) => [tier, stored[tier]])) as CompositeRates;
+}
+
+export function parseAgeRates(json: string | null): AgeRates | null {
+  return json === null ? null : (JSON.parse(json) as AgeRates);
+}
+
+/** What pricing.ts needs of a plan to compute a premium. */
+export function toPlanRates(row: Pick<PlanRow, 'premium_type' | 'composite_rates' | 'age_rates'>): PlanRates {
+  return { premium_type: row.premium_type, composite_rates: parseCompositeRates(row.composite_rates), age_rates: parseAgeRates(row.age_rates) };
+}
+
+export function toPlanResponse(row: PlanRow, carrierId: string): PlanResponse {
+  return {
+    id: row.id,
+    group: row.group_id,
+    carrier: carrierId,
+    employer: row.employer_id,
+    plan_name: row.plan_name,
+    plan_type: row.plan_type,
+    line_of_coverage: row.line_of_coverage,
+    effective_start: row.effective_start,
+    effective_end: row.effective_end,
+    premium_type: row.premium_type,
+    composite_rates: parseCompositeRates(row.composite_rates),
+    age_rates: parseAgeRates(row.age_rates),
+    guaranteed_issue_volume: row.guaranteed_issue_volume_cents === null ? null : fromCents(row.guaranteed_issue_volume_cents),
+    requires_primary_care_provider: Boolean(row.requires_primary_care_provider),
+    metadata: parseMetadata(row.metadata),
+    created_at: row.created_at,
+  };
+}
+
+/** The fields whose combination makes a plan consistent; on PATCH, the merged result of current and input. */
+interface PlanTerms {
+  effective_start: string;
+  effective_end: string;
+  premium_type: PremiumType | null;
+  composite_rates: CompositeRates | null;
+  age_rates: AgeRates | null;
+}
+
+/**
+ * A plan year in order, rates that match the premium type (composite: composite_rates only; age_banded:
+ * age_rates only; none: no rates, prices come from the client), and one band per age.
+ */
+function planTermsErrors(terms: PlanTerms): InputError[] {
+  const errors: InputError[] = [];
+  if (compareDates(terms.effective_end, terms.effective_start) < 0) {
+    errors.push(inputError(['effective_end'], 'The plan year cannot end before it starts: effective_end must not be before effective_start.'));
+  }
+  const needs = { composite_rates: terms.premium_type === 'composite', age_rates: terms.premium_type === 'age_banded' };
+  const owner = { composite_rates: 'composite', age_rates: 'age_banded' } as const;
+  for (const field of ['composite_rates', 'age_rates'] as const) {
+    const present = terms[field] !== null;
+    if (needs[field] && !present) {
+      errors.push(inputError([field], `Required when premium_type is ${owner[field]}.`));
+    } else if (!needs[field] && present) {
+      errors.push(
+        inputError(
+          [field],
+          `${field} apply only when premium_type is ${owner[field]}; premium_type is ${terms.premium_type ?? 'null'}. Send null to remove them.`,
+        ),
+      );
+    }
+  }
+  const firstIndexOfAge = new Map<number, number>();
+  terms.age_rates?.forEach((band, index) => {
+    const first = firstIndexOfAge.get(band.age);
+    if (first === undefined) firstIndexOfAge.set(band.age, index);
+    else errors.push(inputError(['age_rates', index, 'age'], `Age ${band.age} already has a band (age_rates.${first}); each age may appear once.`));
+  });
+  return errors;
+}
+
+function centsOrNull(money: string | null): number | null {
+  return money === null ? null : toCents(money);
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === null ? null : JSON.stringify(value);
+}
+
+export class PlanService {
+  readonly #db: Kysely<Database>;
+  readonly #clock: Clock;
+
+  constructor(db: Kysely<Database>, clock: Clock) {
+    this.#db = db;
+    this.#clock = clock;
+  }
+
+  async createPlan(scope: Scope, input: CreatePlanBody): Promise<PlanResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const terms: PlanTerms = {
+        effective_start: input.effective_start,
+        effective_end: input.effective_end,
+        premium_type: input.premium_type ?? null,
+        composite_rates: input.composite_rates ? canonicalCompositeRates(input.composite_rates) : null,
+        age_rates: input.age_rates ? canonicalAgeRates(input.age_rates) : null,
+      };
+      const errors = planTermsErrors(terms);
+      const group = (await isVisibleReference(trx, scope, 'group', input.group))
+        ? await repository.findGroupParties(trx, scope.providerId, input.group)
+        : undefined;
+      if (!group) errors.unshift(inputError(['group'], 'No such group.'));
+      if (errors.length > 0 || !group) throw new ValidationFailed(errors);
+      const row: PlanRow = {
+        id: newId('plan'),
+        provider_id: scope.providerId,
+        employer_id: group.employer_id,
+        group_id: input.group,
+        plan_name: input.plan_name,
+        plan_type: input.plan_type ?? null,
+        line_of_coverage: input.line_of_coverage,
+        effective_start: terms.effective_start,
+        effective_end: terms.effective_end,
+        premium_type: terms.premium_type,
+        composite_rates: jsonOrNull(terms.composite_rates),
+        age_rates: jsonOrNull(terms.age_rates),
+        guaranteed_issue_volume_cents: centsOrNull(input.guaranteed_issue_volume ?? null),
+        requires_primary_care_provider: input.requires_primary_care_provider ?? false,
+        metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
+        created_at: this.#clock.now().toISOString(),
+      };
+      await repository.insertPlan(trx, row);
+      return toPlanResponse(row, group.carrier_id);
+    });
+  }
+
+  async getPlan(scope: Scope, id: string): Promise<PlanResponse> {
+    const row = await repository.findPlanById(this.#db, scope, id);
+    if (!row) throw new NotFound('plan');
+    return toPlanResponse(row, row.carrier_id);
+  }
+
+  async listPlans(scope: Scope, filter: Omit<ListPlansQuery, 'cursor' | 'page_size'>, page: PageRequest): Promise<Page<PlanResponse>> {
+    const rows = await repository.listPlans(
+      this.#db,
+      scope,
+      { groupId: filter.group, employerId: filter.employer, lineOfCoverage: filter.line_of_coverage },
+      page,
+    );
+    return mapPage(rows, (row) => toPlanResponse(row, row.carrier_id));
+  }
+
+  async updatePlan(scope: Scope, id: string, input: UpdatePlanBody): Promise<PlanResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const current = await repository.lockPlanById(trx, scope, id);
+      if (!current) throw new NotFound('plan');
+      const given = <T>(value: T | undefined, currentValue: T): T => (value !== undefined ? value : currentValue);
+      const terms: PlanTerms = {
+        effective_start: given(input.effective_start, current.effective_start),
+        effective_end: given(input.effective_end, current.effective_end),
+        premium_type: given(input.premium_type, current.premium_type),
+        composite_rates: given(input.composite_rates && canonicalCompositeRates(input.composite_rates), parseCompositeRates(current.composite_rates)),
+        age_rates: given(input.age_rates && canonicalAgeRates(input.age_rates), parseAgeRates(current.age_rates)),
+      };
+      const errors = planTermsErrors(terms);
+      if (errors.length > 0) throw new ValidationFailed(errors);
+      const updated: PlanRow = {
+        ...applyChanges(current, input, ['plan_name', 'plan_type', 'effective_start', 'effective_end', 'premium_type', 'requires_primary_care_provider']),
+        composite_rates: jsonOrNull(terms.composite_rates),
+        age_rates: jsonOrNull(terms.age_rates),
+        guaranteed_issue_volume_cents:
+          input.guaranteed_issue_volume !== undefined ? centsOrNull(input.guaranteed_issue_volume) : current.guaranteed_issue_volume_cents,
+        metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
+      };
+      await repository.updatePlan(trx, updated);
+      const group = await repository.findGroupParties(trx, scope.providerId, updated.group_id);
+      if (!group) throw new NotFound('group');
+      return toPlanResponse(updated, group.carrier_id);
+    });
+  }
+}

@@ -1,0 +1,606 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type ApiClient, type TestContext } from '../helpers/test-app.ts';
+import { createCarrier, createEmployer, createGroup } from '../helpers/factories.ts';
+import { createEmployerWithKey, createInSequence, errorFields, idsOf, newProviderAdmin } from '../helpers/more-factories.ts';
+import { ageRates, compositeRates, createPlan } from '../helpers/plan-factories.ts';
+
+let t: TestContext;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const LINES_OF_COVERAGE = [
+  'medical',
+  'dental',
+  'vision',
+  'life',
+  'accidental_death',
+  'short_term_disability',
+  'long_term_disability',
+  'accident',
+  'critical_illness',
+  'cancer',
+  'hospital_indemnity',
+  'healthcare_fsa',
+  'limited_purpose_fsa',
+  'dependent_care_fsa',
+  'hsa',
+];
+
+/** The field_path of every input error, joined with dots (e.g. "age_rates.2.age"). */
+function errorPaths(response: { body: { input_errors?: { field_path: string[] }[] } }): string[] {
+  return (response.body.input_errors ?? []).map((error) => error.field_path.join('.'));
+}
+
+async function planBody(client: ApiClient = t.admin, overrides: Record<string, unknown> = {}) {
+  const group = overrides.group ?? (await createGroup(client)).id;
+  return {
+    plan_name: 'Gold PPO 1500',
+    line_of_coverage: 'medical',
+    effective_start: '2026-01-01',
+    effective_end: '2026-12-31',
+    ...overrides,
+    group,
+  };
+}
+
+describe('POST /plans', () => {
+  it('when a composite plan is created with every field, then 201 returns them all with the carrier and employer of its group', async () => {
+    const employer = await createEmployer(t.admin);
+    const carrier = await createCarrier(t.admin, { legal_name: 'Aetna Life Insurance Company' });
+    const group = await createGroup(t.admin, { employer: employer.id, carrier: carrier.id });
+    const body = {
+      group: group.id,
+      plan_name: 'Gold PPO 1500',
+      plan_type: 'ppo',
+      line_of_coverage: 'medical',
+      effective_start: '2026-01-01',
+      effective_end: '2026-12-31',
+      premium_type: 'composite',
+      composite_rates: compositeRates(),
+      guaranteed_issue_volume: '50000.00',
+      requires_primary_care_provider: true,
+      metadata: { carrier_plan_code: 'GPPO-1500', tier: 'gold' },
+    };
+    const response = await t.admin.post('/plans', body);
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({
+      ...body,
+      id: expect.stringMatching(/^plan_[A-Za-z0-9]{20}$/),
+      carrier: carrier.id,
+      employer: employer.id,
+      age_rates: null,
+      created_at: t.clock.now().toISOString(),
+    });
+  });
+
+  it('when an age-banded plan is created, then 201 with its bands in the order given and no composite rates', async () => {
+    const response = await t.admin.post('/plans', await planBody(t.admin, { premium_type: 'age_banded', age_rates: ageRates() }));
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({ premium_type: 'age_banded', age_rates: ageRates(), composite_rates: null });
+  });
+
+  it('when a plan is created without a premium type or rates, then optional fields read as null, false and {}', async () => {
+    const body = await planBody();
+    const response = await t.admin.post('/plans', body);
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({
+      id: response.body.id,
+      group: body.group,
+      carrier: expect.any(String),
+      employer: expect.any(String),
+      plan_name: 'Gold PPO 1500',
+      plan_type: null,
+      line_of_coverage: 'medical',
+      effective_start: '2026-01-01',
+      effective_end: '2026-12-31',
+      premium_type: null,
+      composite_rates: null,
+      age_rates: null,
+      guaranteed_issue_volume: null,
+      requires_primary_care_provider: false,
+      metadata: {},
+      created_at: t.clock.now().toISOString(),
+    });
+  });
+
+  it('when optional fields are sent as null, then they read as null', async () => {
+    const plan = await createPlan(t.admin, {
+      plan_type: null,
+      premium_type: null,
+      composite_rates: null,
+      age_rates: null,
+      guaranteed_issue_volume: null,
+    });
+    expect(plan).toMatchObject({ plan_type: null, premium_type: null, composite_rates: null, age_rates: null, guaranteed_issue_volume: null });
+  });
+
+  it('when money strings have fewer than two decimals, then they are answered with two', async () => {
+    const plan = await createPlan(t.admin, {
+      premium_type: 'composite',
+      composite_rates: compositeRates({ member: '500', member_family: '1500.5' }),
+      guaranteed_issue_volume: '250000',
+    });
+    expect(plan.composite_rates).toMatchObject({ member: '500.00', member_family: '1500.50' });
+    expect(plan.guaranteed_issue_volume).toBe('250000.00');
+    const banded = await createPlan(t.admin, { premium_type: 'age_banded', age_rates: [{ age: 0, amount: '99.9' }] });
+    expect(banded.age_rates).toEqual([{ age: 0, amount: '99.90' }]);
+  });
+
+  it('when a created plan is fetched, then it equals the create response', async () => {
+    const plan = await createPlan(t.admin, { premium_type: 'age_banded', age_rates: ageRates(), metadata: { a: '1' }, requires_primary_care_provider: true });
+    const fetched = await t.admin.get(`/plans/${plan.id}`);
+    expect(fetched.status).toBe(200);
+    expect(fetched.body).toEqual(plan);
+  });
+
+  it.each(LINES_OF_COVERAGE)('when line_of_coverage is %s, then 201', async (line) => {
+    const response = await t.admin.post('/plans', await planBody(t.admin, { line_of_coverage: line }));
+    expect(response.status).toBe(201);
+    expect(response.body.line_of_coverage).toBe(line);
+  });
+
+  it('when the plan year is a single day, then 201', async () => {
+    const response = await t.admin.post('/plans', await planBody(t.admin, { effective_start: '2026-07-01', effective_end: '2026-07-01' }));
+    expect(response.status).toBe(201);
+  });
+
+  it('when the plan year ends before it starts, then 400 naming effective_end', async () => {
+    const response = await t.admin.post('/plans', await planBody(t.admin, { effective_start: '2026-01-01', effective_end: '2025-12-31' }));
+    expect(response.status).toBe(400);
+    expect(response.body.type).toBe('validation_error');
+    expect(errorFields(response)).toEqual(['effective_end']);
+  });
+
+  it('when an employer is sent, then 400 naming it: the employer comes from the group', async () => {
+    const body = await planBody(t.admin, { employer: 'er_fromclient' });
+    const response = await t.admin.post('/plans', body);
+    expect(response.status).toBe(400);
+    expect(errorFields(response)).toEqual(['employer']);
+  });
+
+  it('when created without its required fields, then 400 naming every one', async () => {
+    const response = await t.admin.post('/plans', {});
+    expect(response.status).toBe(400);
+    expect(errorFields(response).sort()).toEqual(['effective_end', 'effective_start', 'group', 'line_of_coverage', 'plan_name']);
+  });
+
+  it('when created with unknown fields (carrier, id), then 400 naming each', async () => {
+    const response = await t.admin.post('/plans', await planBody(t.admin, { carrier: 'carr_x', id: 'plan_mine' }));
+    expect(response.status).toBe(400);
+    expect(errorFields(response).sort()).toEqual(['carrier', 'id']);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['an empty plan_name', { plan_name: '' }, 'plan_name'],
+    ['a plan_name over 255', { plan_name: 'x'.repeat(256) }, 'plan_name'],
+    ['a plan_type over 255', { plan_type: 'x'.repeat(256) }, 'plan_type'],
+    ['an unknown line_of_coverage', { line_of_coverage: 'pet' }, 'line_of_coverage'],
+    ['an unknown premium_type', { premium_type: 'tiered' }, 'premium_type'],
+    ['an effective_start that is no calendar date', { effective_start: '2026-02-30' }, 'effective_start'],
+    ['an effective_end with a time', { effective_end: '2026-12-31T00:00:00Z' }, 'effective_end'],
+    ['a guaranteed_issue_volume with 3 decimals', { guaranteed_issue_volume: '1000.005' }, 'guaranteed_issue_volume'],
+    ['a negative guaranteed_issue_volume', { guaranteed_issue_volume: '-1.00' }, 'guaranteed_issue_volume'],
+    ['a numeric guaranteed_issue_volume', { guaranteed_issue_volume: 1000 }, 'guaranteed_issue_volume'],
+    ['a string requires_primary_care_provider', { requires_primary_care_provider: 'true' }, 'requires_primary_care_provider'],
+    ['metadata that is an array', { metadata: ['a'] }, 'metadata'],
+  ])('when created with %s, then 400 naming the field', async (_case, overrides, field) => {
+    const response = await t.admin.post('/plans', await planBody(t.admin, overrides));
+    expect(response.status).toBe(400);
+    expect(response.body.type).toBe('validation_error');
+    expect(errorFields(response)).toContain(field);
+  });
+
+  it('when strings are exactly at their bounds, then 201', async () => {
+    const plan = await createPlan(t.admin, { plan_name: 'N'.repeat(255), plan_type: 'T'.repeat(255) });
+    expect(plan).toMatchObject({ plan_name: 'N'.repeat(255), plan_type: 'T'.repeat(255) });
+  });
+});
+
+describe('plan premium types and rates', () => {
+  it.each<[string, Record<string, unknown>]>([
+    ['composite with composite_rates', { premium_type: 'composite', composite_rates: compositeRates() }],
+    ['composite with composite_rates and age_rates null', { premium_type: 'composite', composite_rates: compositeRates(), age_rates: null }],
+    ['age_banded with age_rates', { premium_type: 'age_banded', age_rates: ageRates() }],
+    ['age_banded with age_rates and composite_rates null', { premium_type: 'age_banded', age_rates: ageRates(), composite_rates: null }],
+    ['no premium_type and no rates', {}],
+    ['premium_type null and rates null', { premium_type: null, composite_rates: null, age_rates: null }],
+  ])('when the plan is %s, then 201', async (_case, overrides) => {
+    const response = await t.admin.post('/plans', await planBody(t.admin, overrides));
+    expect(response.status).toBe(201);
+  });
+
+  it.each<[string, Record<string, unknown>, string[]]>([
+    ['composite without composite_rates', { premium_type: 'composite' }, ['composite_rates']],
+    ['composite with composite_rates null', { premium_type: 'composite', composite_rates: null }, ['composite_rates']],
+    ['composite with age_rates instead', { premium_type: 'composite', age_rates: ageRates() }, ['composite_rates', 'age_rates']],
+    ['composite with both kinds of rates', { premium_type: 'composite', composite_rates: compositeRates(), age_rates: ageRates() }, ['age_rates']],
+    ['age_banded without age_rates', { premium_type: 'age_banded' }, ['age_rates']],
+    ['age_banded with composite_rates instead', { premium_type: 'age_banded', composite_rates: compositeRates() }, ['composite_rates', 'age_rates']],
+    ['age_banded with both kinds of rates', { premium_type: 'age_banded', composite_rates: compositeRates(), age_rates: ageRates() }, ['composite_rates']],
+    ['no premium_type with composite_rates', { composite_rates: compositeRates() }, ['composite_rates']],
+    ['no premium_type with age_rates', { age_rates: ageRates() }, ['age_rates']],
+    ['premium_type null with both kinds of rates', { premium_type: null, composite_rates: compositeRates(), age_rates: ageRates() }, ['composite_rates', 'age_rates']],
+  ])('when the plan is %s, then 400 naming %j', async (_case, overrides, fields) => {
+    const response = await t.admin.post('/plans', await planBody(t.admin, overrides));
+    expect(response.status).toBe(400);
+    expect(response.body.type).toBe('validation_error');
+    expect(errorFields(response).sort()).toEqual([...fields].sort());
+  });
+
+  it('when composite_rates carry all five tiers, then each tier reads back with its rate', async () => {
+    const rates = { member: '100.00', member_spouse: '200.00', member_child: '300.00', member_children: '400.00', member_family: '500.00' };
+    const plan = await createPlan(t.admin, { premium_type: 'composite', composite_rates: rates });
+    expect(plan.composite_rates).toEqual(rates);
+    expect(Object.keys(plan.composite_rates)).toEqual(['member', 'member_spouse', 'member_child', 'member_children', 'member_family']);
+    expect((await t.admin.get(`/plans/${plan.id}`)).body.composite_rates).toEqual(rates);
+  });
+
+  it.each(['member', 'member_spouse', 'member_child', 'member_children', 'member_family'])(
+    'when composite_rates lack the %s tier, then 400 naming composite_rates.<tier>',
+    async (tier) => {
+      const rates: Record<string, unknown> = compositeRates();
+      delete rates[tier];
+      const response = await t.admin.post('/plans', await planBody(t.admin, { premium_type: 'composite', composite_rates: rates }));
+      expect(response.status).toBe(400);
+      expect(errorPaths(response)).toEqual([`composite_rates.${tier}`]);
+    },
+  );
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['an unknown tier', { employee: '100.00' }, 'composite_rates.employee'],
+    ['a rate with three decimals', { member_child: '100.005' }, 'composite_rates.member_child'],
+    ['a negative rate', { member: '-100.00' }, 'composite_rates.member'],
+    ['a numeric rate', { member_family: 1500 }, 'composite_rates.member_family'],
+    ['a rate with a thousands separator', { member_spouse: '1,080.00' }, 'composite_rates.member_spouse'],
+  ])('when composite_rates hold %s, then 400 naming %s', async (_case, overrides, path) => {
+    const response = await t.admin.post('/plans', await planBody(t.admin, { premium_type: 'composite', composite_rates: compositeRates(overrides) }));
+    expect(response.status).toBe(400);
+    expect(errorPaths(response)).toEqual([path]);
+  });
+
+  it('when composite_rates is an empty object, then 400 naming each missing tier', async () => {
+    const response = await t.admin.post('/plans', await planBody(t.admin, { premium_type: 'composite', composite_rates: {} }));
+    expect(response.status).toBe(400);
+    expect(errorFields(response).sort()).toEqual(['member', 'member_child', 'member_children', 'member_family', 'member_spouse']);
+  });
+
+  it('when two age bands share an age, then 400 naming the later one as age_rates.N.age', async () => {
+    const bands = [
+      { age: 0, amount: '200.00' },
+      { age: 30, amount: '350.00' },
+      { age: 30, amount: '360.00' },
+      { age: 40, amount: '450.00' },
+      { age: 0, amount: '210.00' },
+    ];
+    const response = await t.admin.post('/plans', await planBody(t.admin, { premium_type: 'age_banded', age_rates: bands }));
+    expect(response.status).toBe(400);
+    expect(response.body.type).toBe('validation_error');
+    expect(errorPaths(response)).toEqual(['age_rates.2.age', 'age_rates.4.age']);
+    expect(response.body.input_errors[0].message).toContain('age_rates.1');
+  });
+
+  it('when there is one band per age from 0 to 120 (121 bands), then 201', async () => {
+    const bands = Array.from({ length: 121 }, (_, age) => ({ age, amount: `${100 + age}.00` }));
+    const plan = await createPlan(t.admin, { premium_type: 'age_banded', age_rates: bands });
+    expect(plan.age_rates).toHaveLength(121);
+    expect(plan.age_rates[120]).toEqual({ age: 120, amount: '220.00' });
+  });
+
+  it.each<[string, unknown, string]>([
+    ['an empty list', [], 'age_rates'],
+    ['122 bands', Array.from({ length: 122 }, (_, i) => ({ age: i % 121, amount: '1.00' })), 'age_rates'],
+    ['an age of -1', [{ age: -1, amount: '100.00' }], 'age_rates.0.age'],
+    ['an age of 121', [{ age: 0, amount: '100.00' }, { age: 121, amount: '100.00' }], 'age_rates.1.age'],
+    ['a fractional age', [{ age: 30.5, amount: '100.00' }], 'age_rates.0.age'],
+    ['an age as a string', [{ age: '30', amount: '100.00' }], 'age_rates.0.age'],
+    ['an amount with three decimals', [{ age: 0, amount: '100.001' }], 'age_rates.0.amount'],
+    ['a band without an amount', [{ age: 0 }], 'age_rates.0.amount'],
+    ['a band without an age', [{ amount: '100.00' }], 'age_rates.0.age'],
+    ['a band with an unknown field', [{ age: 0, amount: '100.00', tobacco: true }], 'age_rates.0.tobacco'],
+    ['an object instead of a list', { 0: '100.00' }, 'age_rates'],
+  ])('when age_rates are %s, then 400 naming %s', async (_case, bands, path) => {
+    const response = await t.admin.post('/plans', await planBody(t.admin, { premium_type: 'age_banded', age_rates: bands }));
+    expect(response.status).toBe(400);
+    expect(errorPaths(response)).toContain(path);
+  });
+
+  it('when bands start at ages 0 and 120, then 201', async () => {
+    const plan = await createPlan(t.admin, { premium_type: 'age_banded', age_rates: [{ age: 120, amount: '1.00' }, { age: 0, amount: '2.00' }] });
+    expect(plan.age_rates).toEqual([{ age: 120, amount: '1.00' }, { age: 0, amount: '2.00' }]);
+  });
+});
+
+describe('GET /plans', () => {
+  it('when listed, then plans come newest first and page by page', async () => {
+    const admin = await newProviderAdmin(t, 'plan-list');
+    const group = await createGroup(admin);
+    const plans = await createInSequence(t, 3, (i) => createPlan(admin, { group: group.id, plan_name: `Plan ${i}` }));
+    const list = await admin.get('/plans');
+    expect(list.status).toBe(200);
+    expect(idsOf(list)).toEqual(plans.map((p) => p.id).reverse());
+    expect(list.body.results[0]).toEqual(plans[2]);
+    const first = await admin.get('/plans?page_size=2');
+    expect(idsOf(first)).toEqual([plans[2].id, plans[1].id]);
+    expect(first.body.previous).toBeNull();
+    const second = await admin.get(first.body.next);
+    expect(idsOf(second)).toEqual([plans[0].id]);
+    expect(second.body.next).toBeNull();
+  });
+
+  it('when listed with ?group=, then only that group’s plans come', async () => {
+    const admin = await newProviderAdmin(t, 'plan-group');
+    const employer = await createEmployer(admin);
+    const [g1, g2] = [await createGroup(admin, { employer: employer.id }), await createGroup(admin, { employer: employer.id })];
+    const plans = await createInSequence(t, 4, (i) => createPlan(admin, { group: i % 2 === 0 ? g1.id : g2.id }));
+    expect(idsOf(await admin.get(`/plans?group=${g1.id}`))).toEqual([plans[2].id, plans[0].id]);
+    expect(idsOf(await admin.get(`/plans?group=${g2.id}`))).toEqual([plans[3].id, plans[1].id]);
+    expect(idsOf(await admin.get('/plans?group=grp_doesnotexist'))).toEqual([]);
+  });
+
+  it('when listed with ?employer=, then only that employer’s plans come', async () => {
+    const admin = await newProviderAdmin(t, 'plan-employer');
+    const [e1, e2] = [await createEmployer(admin), await createEmployer(admin)];
+    const plans = await createInSequence(t, 4, (i) => createPlan(admin, { employer: i % 2 === 0 ? e1.id : e2.id }));
+    expect(idsOf(await admin.get(`/plans?employer=${e1.id}`))).toEqual([plans[2].id, plans[0].id]);
+    expect(idsOf(await admin.get(`/plans?employer=${e2.id}`))).toEqual([plans[3].id, plans[1].id]);
+  });
+
+  it('when listed with ?line_of_coverage=, then only plans of that line come; filters combine', async () => {
+    const admin = await newProviderAdmin(t, 'plan-line');
+    const [e1, e2] = [await createEmployer(admin), await createEmployer(admin)];
+    const lines = ['medical', 'dental', 'medical', 'vision'];
+    const plans = await createInSequence(t, 4, (i) => createPlan(admin, { employer: i < 3 ? e1.id : e2.id, line_of_coverage: lines[i] }));
+    expect(idsOf(await admin.get('/plans?line_of_coverage=medical'))).toEqual([plans[2].id, plans[0].id]);
+    expect(idsOf(await admin.get('/plans?line_of_coverage=dental'))).toEqual([plans[1].id]);
+    expect(idsOf(await admin.get('/plans?line_of_coverage=hsa'))).toEqual([]);
+    expect(idsOf(await admin.get(`/plans?line_of_coverage=vision&employer=${e1.id}`))).toEqual([]);
+    expect(idsOf(await admin.get(`/plans?line_of_coverage=vision&employer=${e2.id}`))).toEqual([plans[3].id]);
+  });
+
+  it('when ?line_of_coverage= is not a line of coverage, then 400 invalid_request naming it', async () => {
+    const response = await t.admin.get('/plans?line_of_coverage=pet_insurance');
+    expect(response.status).toBe(400);
+    expect(response.body.type).toBe('invalid_request');
+    expect(errorFields(response)).toEqual(['line_of_coverage']);
+  });
+
+  it('when listed with an unknown query parameter, then 400 invalid_request naming it', async () => {
+    const response = await t.admin.get('/plans?carrier=carr_x');
+    expect(response.status).toBe(400);
+    expect(response.body.type).toBe('invalid_request');
+    expect(errorFields(response)).toEqual(['carrier']);
+  });
+});
+
+describe('PATCH /plans/{id}', () => {
+  it('when patched, then only the given fields change and null clears optional ones', async () => {
+    const plan = await createPlan(t.admin, {
+      plan_type: 'ppo',
+      premium_type: 'composite',
+      composite_rates: compositeRates(),
+      guaranteed_issue_volume: '10000.00',
+      requires_primary_care_provider: true,
+    });
+    const response = await t.admin.patch(`/plans/${plan.id}`, {
+      plan_name: 'Gold PPO 2000',
+      plan_type: null,
+      premium_type: null,
+      composite_rates: null,
+      guaranteed_issue_volume: null,
+      requires_primary_care_provider: false,
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      ...plan,
+      plan_name: 'Gold PPO 2000',
+      plan_type: null,
+      premium_type: null,
+      composite_rates: null,
+      guaranteed_issue_volume: null,
+      requires_primary_care_provider: false,
+    });
+    expect((await t.admin.get(`/plans/${plan.id}`)).body).toEqual(response.body);
+  });
+
+  it('when one field is patched, then every other field stays', async () => {
+    const plan = await createPlan(t.admin, { premium_type: 'age_banded', age_rates: ageRates(), plan_type: 'hmo', metadata: { a: '1' } });
+    const response = await t.admin.patch(`/plans/${plan.id}`, { guaranteed_issue_volume: '20000' });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ ...plan, guaranteed_issue_volume: '20000.00' });
+  });
+
+  it('when the rates alone are patched, then they are replaced as a whole', async () => {
+    const plan = await createPlan(t.admin, { premium_type: 'composite', composite_rates: compositeRates() });
+    const next = compositeRates({ member: '600.00' });
+    const response = await t.admin.patch(`/plans/${plan.id}`, { composite_rates: next });
+    expect(response.status).toBe(200);
+    expect(response.body.composite_rates).toEqual(next);
+  });
+
+  it('when a composite plan is switched to age_banded in one PATCH (rates swapped), then 200', async () => {
+    const plan = await createPlan(t.admin, { premium_type: 'composite', composite_rates: compositeRates() });
+    const response = await t.admin.patch(`/plans/${plan.id}`, { premium_type: 'age_banded', age_rates: ageRates(), composite_rates: null });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ premium_type: 'age_banded', age_rates: ageRates(), composite_rates: null });
+  });
+
+  it.each<[string, Record<string, unknown>, string[]]>([
+    ['premium_type alone to age_banded', { premium_type: 'age_banded' }, ['composite_rates', 'age_rates']],
+    ['age_rates without clearing composite_rates', { premium_type: 'age_banded', age_rates: ageRates() }, ['composite_rates']],
+    ['premium_type to null, keeping the rates', { premium_type: null }, ['composite_rates']],
+    ['composite_rates to null, keeping premium_type', { composite_rates: null }, ['composite_rates']],
+    ['age_rates added to a composite plan', { age_rates: ageRates() }, ['age_rates']],
+  ])('when a composite plan is patched with %s, then 400 naming %j and nothing changes', async (_case, body, fields) => {
+    const plan = await createPlan(t.admin, { premium_type: 'composite', composite_rates: compositeRates() });
+    const response = await t.admin.patch(`/plans/${plan.id}`, { ...body, plan_name: 'Changed' });
+    expect(response.status).toBe(400);
+    expect(errorFields(response).sort()).toEqual([...fields].sort());
+    expect((await t.admin.get(`/plans/${plan.id}`)).body).toEqual(plan);
+  });
+
+  it('when a plan without premium type is given rates alone, then 400; with its premium type, then 200', async () => {
+    const plan = await createPlan(t.admin);
+    const rejected = await t.admin.patch(`/plans/${plan.id}`, { composite_rates: compositeRates() });
+    expect(rejected.status).toBe(400);
+    expect(errorFields(rejected)).toEqual(['composite_rates']);
+    const accepted = await t.admin.patch(`/plans/${plan.id}`, { premium_type: 'composite', composite_rates: compositeRates() });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.composite_rates).toEqual(compositeRates());
+  });
+
+  it('when patched with duplicate band ages, then 400 naming age_rates.N.age', async () => {
+    const plan = await createPlan(t.admin, { premium_type: 'age_banded', age_rates: ageRates() });
+    const response = await t.admin.patch(`/plans/${plan.id}`, { age_rates: [{ age: 18, amount: '1.00' }, { age: 18, amount: '2.00' }] });
+    expect(response.status).toBe(400);
+    expect(errorPaths(response)).toEqual(['age_rates.1.age']);
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['effective_end before the current start', { effective_end: '2025-12-31' }],
+    ['effective_start after the current end', { effective_start: '2027-01-01' }],
+    ['both dates out of order', { effective_start: '2026-06-01', effective_end: '2026-05-31' }],
+  ])('when patched with %s, then 400 naming effective_end', async (_case, body) => {
+    const plan = await createPlan(t.admin);
+    const response = await t.admin.patch(`/plans/${plan.id}`, body);
+    expect(response.status).toBe(400);
+    expect(errorFields(response)).toEqual(['effective_end']);
+  });
+
+  it('when the plan year is moved as a whole, then 200', async () => {
+    const plan = await createPlan(t.admin);
+    const response = await t.admin.patch(`/plans/${plan.id}`, { effective_start: '2027-01-01', effective_end: '2027-12-31' });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ effective_start: '2027-01-01', effective_end: '2027-12-31' });
+  });
+
+  it.each<[string, unknown]>([
+    ['group', 'grp_other'],
+    ['line_of_coverage', 'dental'],
+    ['employer', 'er_other'],
+    ['carrier', 'carr_other'],
+  ])('when %s is patched, then 400 naming it and the plan keeps its value', async (field, value) => {
+    const plan = await createPlan(t.admin);
+    const response = await t.admin.patch(`/plans/${plan.id}`, { [field]: value });
+    expect(response.status).toBe(400);
+    expect(errorFields(response)).toEqual([field]);
+    expect((await t.admin.get(`/plans/${plan.id}`)).body).toEqual(plan);
+  });
+
+  it.each(['plan_name', 'effective_start', 'effective_end', 'requires_primary_care_provider'])(
+    'when required field %s is patched to null, then 400 naming it',
+    async (field) => {
+      const plan = await createPlan(t.admin);
+      const response = await t.admin.patch(`/plans/${plan.id}`, { [field]: null });
+      expect(response.status).toBe(400);
+      expect(errorFields(response)).toEqual([field]);
+    },
+  );
+
+  it('when metadata is patched, then it is merged: overwrite, "" removes, absent keys stay', async () => {
+    const plan = await createPlan(t.admin, { metadata: { a: '1', b: '2', c: '3' } });
+    const response = await t.admin.patch(`/plans/${plan.id}`, { metadata: { a: 'one', b: '', d: '4' } });
+    expect(response.status).toBe(200);
+    expect(response.body.metadata).toEqual({ a: 'one', c: '3', d: '4' });
+  });
+
+  it('when the group’s carrier changes, then the plan answers the new carrier', async () => {
+    const group = await createGroup(t.admin);
+    const plan = await createPlan(t.admin, { group: group.id });
+    const newCarrier = await createCarrier(t.admin, { legal_name: 'Cigna Health and Life Insurance Company' });
+    expect((await t.admin.patch(`/groups/${group.id}`, { carrier: newCarrier.id })).status).toBe(200);
+    expect((await t.admin.get(`/plans/${plan.id}`)).body.carrier).toBe(newCarrier.id);
+    expect((await t.admin.patch(`/plans/${plan.id}`, { plan_name: 'Renamed' })).body.carrier).toBe(newCarrier.id);
+    expect(idsOf(await t.admin.get(`/plans?group=${group.id}`))).toEqual([plan.id]);
+    expect((await t.admin.get(`/plans?group=${group.id}`)).body.results[0].carrier).toBe(newCarrier.id);
+  });
+
+  it('when an unknown or malformed id is addressed, then 404', async () => {
+    expect((await t.admin.get('/plans/plan_doesnotexist')).status).toBe(404);
+    expect((await t.admin.get('/plans/plan%20bad')).status).toBe(404);
+    expect((await t.admin.patch('/plans/plan_doesnotexist', { plan_name: 'x' })).status).toBe(404);
+  });
+});
+
+describe('plan references and tenancy', () => {
+  it('when the group does not exist, then 400 naming group', async () => {
+    const response = await t.admin.post('/plans', await planBody(t.admin, { group: 'grp_doesnotexist' }));
+    expect(response.status).toBe(400);
+    expect(response.body.type).toBe('validation_error');
+    expect(errorFields(response)).toEqual(['group']);
+  });
+
+  it('when the group does not exist and the rates are inconsistent, then 400 naming both', async () => {
+    const response = await t.admin.post('/plans', await planBody(t.admin, { group: 'grp_doesnotexist', premium_type: 'composite' }));
+    expect(response.status).toBe(400);
+    expect(errorFields(response)).toEqual(['group', 'composite_rates']);
+  });
+
+  it('when the group belongs to another provider, then 400 naming group and no plan is created there', async () => {
+    const other = await newProviderAdmin(t, 'plan-refs');
+    const theirs = await createGroup(other);
+    const response = await t.admin.post('/plans', await planBody(t.admin, { group: theirs.id }));
+    expect(response.status).toBe(400);
+    expect(errorFields(response)).toEqual(['group']);
+    expect(idsOf(await other.get(`/plans?group=${theirs.id}`))).toEqual([]);
+  });
+
+  it("when another provider reads, patches or lists a plan, then 404 and it is absent from their list", async () => {
+    const other = await newProviderAdmin(t, 'plan-tenant');
+    const plan = await createPlan(t.admin);
+    expect((await other.get(`/plans/${plan.id}`)).status).toBe(404);
+    const patched = await other.patch(`/plans/${plan.id}`, { plan_name: 'Hijacked' });
+    expect(patched.status).toBe(404);
+    expect(patched.body.type).toBe('not_found');
+    expect(idsOf(await other.get('/plans?page_size=100'))).not.toContain(plan.id);
+    expect(idsOf(await other.get(`/plans?group=${plan.group}`))).toEqual([]);
+    expect((await t.admin.get(`/plans/${plan.id}`)).body).toEqual(plan);
+  });
+
+  it('when an employer key creates a plan on its own group, then 201; on another employer’s group, then 400 naming group', async () => {
+    const { employer, client } = await createEmployerWithKey(t);
+    const carrier = await createCarrier(t.admin);
+    const own = await createGroup(t.admin, { employer: employer.id, carrier: carrier.id });
+    const foreign = await createGroup(t.admin, { carrier: carrier.id });
+    const created = await client.post('/plans', await planBody(client, { group: own.id }));
+    expect(created.status).toBe(201);
+    expect(created.body.employer).toBe(employer.id);
+    const refused = await client.post('/plans', await planBody(client, { group: foreign.id }));
+    expect(refused.status).toBe(400);
+    expect(errorFields(refused)).toEqual(['group']);
+    expect(idsOf(await t.admin.get(`/plans?group=${foreign.id}`))).toEqual([]);
+  });
+
+  it('when an employer key reads, patches or lists, then it sees only its employer’s plans', async () => {
+    const { employer, client } = await createEmployerWithKey(t);
+    const mine = await createPlan(t.admin, { employer: employer.id });
+    const theirs = await createPlan(t.admin);
+    expect((await client.get(`/plans/${mine.id}`)).body).toEqual(mine);
+    expect((await client.get(`/plans/${theirs.id}`)).status).toBe(404);
+    expect((await client.patch(`/plans/${theirs.id}`, { plan_name: 'Hijacked' })).status).toBe(404);
+    expect((await t.admin.get(`/plans/${theirs.id}`)).body).toEqual(theirs);
+    const patched = await client.patch(`/plans/${mine.id}`, { plan_name: 'Own Renamed' });
+    expect(patched.status).toBe(200);
+    expect(idsOf(await client.get('/plans?page_size=100'))).toEqual([mine.id]);
+    expect(idsOf(await client.get(`/plans?employer=${theirs.employer}`))).toEqual([]);
+    expect(idsOf(await client.get(`/plans?group=${theirs.group}`))).toEqual([]);
+  });
+
+  it('when a read-only key writes, then 403 on POST and PATCH; it reads (limited to its employer if it has one)', async () => {
+    const readOnly = await t.client('read_only');
+    const plan = await createPlan(t.admin);
+    const created = await readOnly.post('/plans', await planBody(t.admin));
+    expect(created.status).toBe(403);
+    expect(created.body.type).toBe('permission_error');
+    const patched = await readOnly.patch(`/plans/${plan.id}`, { plan_name: 'Read only' });
+    expect(patched.status).toBe(403);
+    expect((await t.admin.get(`/plans/${plan.id}`)).body).toEqual(plan);
+    expect((await readOnly.get(`/plans/${plan.id}`)).body).toEqual(plan);
+    const limited = await t.client('read_only', { employer: (await createEmployer(t.admin)).id });
+    expect((await limited.get(`/plans/${plan.id}`)).status).toBe(404);
+    expect(idsOf(await limited.get('/plans'))).toEqual([]);
+  });
+});
