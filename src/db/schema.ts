@@ -1,4 +1,6 @@
 import type { ApiKeyTable, IdempotencyKeyTable, ProviderTable, SettingTable } from '../modules/api-keys/api-key.table.ts';
+import type { JobTable } from '../jobs/job.table.ts';
+import type { BenefitChangeTable } from '../modules/benefit-changes/benefit-change.table.ts';
 import type { BeneficiaryTable } from '../modules/beneficiaries/beneficiary.table.ts';
 import type { BusinessUnitTable } from '../modules/business-units/business-unit.table.ts';
 import type { CarrierTable } from '../modules/carriers/carrier.table.ts';
@@ -45,4 +47,6 @@ export interface Database {
   enrolled_dependents: EnrolledDependentTable;
   coverage_waivers: CoverageWaiverTable;
   notifications: NotificationTable;
+  benefit_changes: BenefitChangeTable;
+  jobs: JobTable;
 }

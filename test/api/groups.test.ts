@@ -15,10 +15,16 @@ describe('/groups', () => {
   it('when a group is created with every field, then 201 returns them all with a grp_ id', async () => {
     const employer = await createEmployer(t.admin);
     const carrier = await createCarrier(t.admin);
-    const body = { group_number: 'G-000123-A', carrier: carrier.id, employer: employer.id, connection_method: 'edi' };
+    const body = { group_number: 'G-000123-A', carrier: carrier.id, employer: employer.id, connection_method: 'edi', metadata: { carrier_plan_code: 'X1' } };
     const response = await t.admin.post('/groups', body);
     expect(response.status).toBe(201);
     expect(response.body).toEqual({ ...body, id: expect.stringMatching(/^grp_[A-Za-z0-9]{20}$/), created_at: t.clock.now().toISOString() });
+  });
+
+  it('when group metadata is patched, then it is merged', async () => {
+    const group = await createGroup(t.admin, { metadata: { a: '1', b: '2' } });
+    const response = await t.admin.patch(`/groups/${group.id}`, { metadata: { a: '', c: '3' } });
+    expect(response.body.metadata).toEqual({ b: '2', c: '3' });
   });
 
   it('when a created group is fetched by id, then it equals the create response', async () => {

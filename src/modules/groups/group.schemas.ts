@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IdSchema, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
+import { IdSchema, MetadataResponseSchema, MetadataSchema, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
 import { CONNECTION_METHODS } from './group.table.ts';
 
 const GroupNumberSchema = Type.String({ minLength: 1, maxLength: 255, description: 'The number the carrier gave the group' });
@@ -11,6 +11,7 @@ export const GroupSchema = Type.Object({
   carrier: IdSchema,
   employer: IdSchema,
   connection_method: ConnectionMethodSchema,
+  metadata: MetadataResponseSchema,
   created_at: TimestampSchema,
 });
 export type GroupResponse = Static<typeof GroupSchema>;
@@ -21,6 +22,7 @@ export const CreateGroupBodySchema = Type.Object(
     carrier: IdSchema,
     employer: IdSchema,
     connection_method: Type.Optional(StringEnum(CONNECTION_METHODS, { description: 'Defaults to manual', default: 'manual' })),
+    metadata: Type.Optional(MetadataSchema),
   },
   { additionalProperties: false },
 );
@@ -32,6 +34,7 @@ export const UpdateGroupBodySchema = Type.Object(
     group_number: Type.Optional(GroupNumberSchema),
     carrier: Type.Optional(IdSchema),
     connection_method: Type.Optional(ConnectionMethodSchema),
+    metadata: Type.Optional(MetadataSchema),
   },
   { additionalProperties: false },
 );

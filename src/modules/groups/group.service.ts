@@ -5,6 +5,7 @@ import { assertReferencesVisible } from '../../db/references.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { NotFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
+import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import * as repository from './group.repository.ts';
@@ -18,6 +19,7 @@ export function toGroupResponse(row: GroupRow): GroupResponse {
     carrier: row.carrier_id,
     employer: row.employer_id,
     connection_method: row.connection_method,
+    metadata: parseMetadata(row.metadata),
     created_at: row.created_at,
   };
 }
@@ -41,6 +43,7 @@ export class GroupService {
         carrier_id: input.carrier,
         group_number: input.group_number,
         connection_method: input.connection_method ?? 'manual',
+        metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
         created_at: this.#clock.now().toISOString(),
       };
       await repository.insertGroup(trx, row);
@@ -66,6 +69,7 @@ export class GroupService {
       const updated: GroupRow = {
         ...applyChanges(current, input, ['group_number', 'connection_method']),
         carrier_id: input.carrier ?? current.carrier_id,
+        metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
       };
       await repository.updateGroup(trx, updated);
       return toGroupResponse(updated);

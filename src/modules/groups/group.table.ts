@@ -12,6 +12,8 @@ export interface GroupTable {
   carrier_id: string;
   group_number: string;
   connection_method: ConnectionMethod;
+  /** Metadata as JSON text. */
+  metadata: string;
   created_at: string;
 }
 

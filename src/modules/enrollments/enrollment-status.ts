@@ -1,0 +1,43 @@
+import { InvalidState } from '../../shared/errors.ts';
+import type { EnrollmentStatus } from './enrollment.table.ts';
+
+/**
+ * The enrollment lifecycle of API.md section 6, as data:
+ *
+ *   not_started --save_and_submit--> pending --approve--> approved --all changes completed--> synced
+ *        ^                              |                    '------carrier rejects-------> failed
+ *        '------------reopen------------'
+ *   not_started, pending --cancel--> cancelled
+ */
+export const ENROLLMENT_TRANSITIONS = {
+  save_and_submit: { from: ['not_started'], to: 'pending' },
+  reopen: { from: ['pending'], to: 'not_started' },
+  cancel: { from: ['not_started', 'pending'], to: 'cancelled' },
+  approve: { from: ['pending'], to: 'approved' },
+  complete: { from: ['approved'], to: 'synced' },
+  reject: { from: ['approved'], to: 'failed' },
+} as const satisfies Record<string, { from: readonly EnrollmentStatus[]; to: EnrollmentStatus }>;
+
+export type EnrollmentAction = keyof typeof ENROLLMENT_TRANSITIONS;
+
+export function canTransition(action: EnrollmentAction, from: EnrollmentStatus): boolean {
+  return (ENROLLMENT_TRANSITIONS[action].from as readonly EnrollmentStatus[]).includes(from);
+}
+
+/** The status `action` leads to from `from`; a 409 invalid_state when the action is not allowed there. */
+export function assertTransition(action: EnrollmentAction, from: EnrollmentStatus): EnrollmentStatus {
+  if (!canTransition(action, from)) {
+    const allowed = ENROLLMENT_TRANSITIONS[action].from.join(' or ');
+    throw new InvalidState(`An enrollment that is ${from} cannot be ${PAST_TENSE[action]}; only a ${allowed} enrollment can.`);
+  }
+  return ENROLLMENT_TRANSITIONS[action].to;
+}
+
+const PAST_TENSE: Record<EnrollmentAction, string> = {
+  save_and_submit: 'submitted',
+  reopen: 'reopened',
+  cancel: 'cancelled',
+  approve: 'approved',
+  complete: 'marked synced',
+  reject: 'marked failed',
+};
