@@ -44,6 +44,10 @@ import { registerDocumentRoutes } from './modules/documents/document.routes.ts';
 import { DocumentService } from './modules/documents/document.service.ts';
 import { registerMemberIdCardRoutes } from './modules/member-id-cards/member-id-card.routes.ts';
 import { MemberIdCardService } from './modules/member-id-cards/member-id-card.service.ts';
+import { registerBenefitChangeRoutes } from './modules/benefit-changes/benefit-change.routes.ts';
+import { BenefitChangeService } from './modules/benefit-changes/benefit-change.service.ts';
+import { registerEnrollmentRoutes } from './modules/enrollments/enrollment.routes.ts';
+import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
 import { AppError, ValidationFailed, inputError, type InputError } from './shared/errors.ts';
 import { isCalendarDate } from './shared/dates.ts';
 import { isWellFormedId, newId } from './shared/ids.ts';
@@ -66,12 +70,14 @@ export interface AppDependencies {
   /** Where log lines go (stdout when absent); tests pass a stream to read them. */
   logStream?: LogStream;
   version?: string;
+  /** The job worker, for services to wake right after committing a job (it polls anyway; absent in tests). */
+  jobs?: { wake(): void };
 }
 
 export type App = FastifyInstance;
 
 /** The composition root: wires HTTP plumbing, then every module with exactly the services it uses. */
-export async function buildApp({ config, db, clock, encryptionKey, logStream, version = '0.1.0' }: AppDependencies): Promise<App> {
+export async function buildApp({ config, db, clock, encryptionKey, logStream, jobs, version = '0.1.0' }: AppDependencies): Promise<App> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -162,6 +168,9 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, ve
   registerPayRateRoutes(app, { payRates: new PayRateService(db, clock), pages });
   registerDocumentRoutes(app, { documents: new DocumentService(db, clock), pages });
   registerMemberIdCardRoutes(app, { memberIdCards: new MemberIdCardService(db, clock), pages });
+  const benefitChanges = new BenefitChangeService(db, clock);
+  registerBenefitChangeRoutes(app, { benefitChanges, pages });
+  registerEnrollmentRoutes(app, { enrollments: new EnrollmentService(db, clock, notifier, benefitChanges, jobs), pages });
 
   return app;
 }

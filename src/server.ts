@@ -5,14 +5,20 @@ import { loadOrCreateKeyFile } from './shared/crypto.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
+import { jobHandlers } from './jobs/handlers.ts';
+import { JobWorker } from './jobs/job-worker.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
+import { carrierJobHandlers } from './modules/carrier-connections/carrier-sync.job.ts';
+import { SandboxCarrierAdapter } from './modules/carrier-connections/sandbox-adapter.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 
 export interface RunningServer {
   app: App;
   database: DatabaseHandle;
+  /** Runs the durable jobs (carrier hand-offs, ...) in this process. */
+  worker: JobWorker;
   url: string;
-  /** Stops accepting, finishes in-flight requests, closes the database. */
+  /** Stops accepting, finishes in-flight requests and running jobs, closes the database. */
   close(): Promise<void>;
 }
 
@@ -22,7 +28,7 @@ export interface StartOptions {
   print?: (line: string) => void;
 }
 
-/** The whole process: database, migrations, first key, HTTP server, housekeeping timers. */
+/** The whole process: database, migrations, first key, HTTP server, job worker, housekeeping timers. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -33,22 +39,31 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (firstKey) {
       print(`First admin API key (shown once; store it now): ${firstKey.key}`);
     }
-    const app = await buildApp({ config, db: database.db, clock, encryptionKey: resolveEncryptionKey(config, database) });
+    // Services wake the worker after committing a job; the worker is made after the app, as its handlers may
+    // come to need what the app builds.
+    let wakeWorker = (): void => undefined;
+    const jobs = { wake: () => wakeWorker() };
+    const app = await buildApp({ config, db: database.db, clock, encryptionKey: resolveEncryptionKey(config, database), jobs });
+    const worker = new JobWorker({ db: database.db, clock, handlers: jobHandlers([carrierJobHandlers({ db: database.db, clock, adapter: new SandboxCarrierAdapter() })]), log: app.log });
+    wakeWorker = () => worker.wake();
     const housekeeping = setInterval(() => {
       purgeExpiredIdempotencyKeys(database.db, clock).catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
     }, 60 * 60 * 1000);
     housekeeping.unref();
     const url = await app.listen({ port: config.port, host: config.host });
+    worker.start();
     app.log.info({ database: database.description }, 'benefits service ready');
     let closing: Promise<void> | undefined;
     return {
       app,
       database,
+      worker,
       url,
       close: () => {
         closing ??= (async () => {
           clearInterval(housekeeping);
           await app.close();
+          await worker.stop();
           await database.close();
         })();
         return closing;

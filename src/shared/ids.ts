@@ -28,6 +28,7 @@ export const ID_PREFIXES = {
   api_key: 'key',
   provider: 'prov',
   request: 'req',
+  job: 'job',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -352,7 +352,7 @@ describe('members: delete (endpoint 14)', () => {
     expect((await notificationsAbout(t.admin, member.id)).length).toBeGreaterThan(0);
   });
 
-  it.each(['approved', 'synced'] as const)('when the member has %s coverage, then 409 invalid_state pointing to termination_date, and nothing is removed', async (status) => {
+  it.each(['approved', 'synced', 'failed'] as const)('when the member has %s coverage, then 409 invalid_state pointing to termination_date, and nothing is removed', async (status) => {
     const employer = await createEmployer(t.admin);
     const member = await createMember(t.admin, { employer: employer.id });
     const { planId } = await insertPlanWithConfiguration(t, { employer: employer.id });

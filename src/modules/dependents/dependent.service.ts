@@ -11,14 +11,14 @@ import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
-import type { EnrollmentStatus } from '../enrollments/enrollment.table.ts';
+import { SENT_ENROLLMENT_STATUSES } from '../enrollments/enrollment.table.ts';
 import { lockMemberById } from '../members/member.repository.ts';
 import * as repository from './dependent.repository.ts';
 import type { CreateDependentBody, DependentResponse, UpdateDependentBody } from './dependent.schemas.ts';
 import type { DependentRow } from './dependent.table.ts';
 
 /** Coverage in these enrollments was sent to a carrier (API.md section 6); it changes only through a new enrollment. */
-const SENT_STATUSES: readonly EnrollmentStatus[] = ['approved', 'synced'];
+const SENT_STATUSES = SENT_ENROLLMENT_STATUSES;
 
 export function toDependentResponse(row: DependentRow, enrolledPlans: string[]): DependentResponse {
   return {

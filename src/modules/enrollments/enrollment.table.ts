@@ -4,6 +4,12 @@ import type { Selectable } from 'kysely';
 export const ENROLLMENT_STATUSES = ['not_started', 'pending', 'approved', 'synced', 'cancelled', 'failed'] as const;
 export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
 
+/**
+ * Statuses of enrollments whose changes went to carriers: approved ones, those the carriers completed
+ * (synced), and those a carrier rejected after approval (failed: other changes of it may have gone through).
+ */
+export const SENT_ENROLLMENT_STATUSES: readonly EnrollmentStatus[] = ['approved', 'synced', 'failed'];
+
 export const ENROLLMENT_CATEGORIES = ['qle', 'open_enrollment', 'carrier_sync'] as const;
 export type EnrollmentCategory = (typeof ENROLLMENT_CATEGORIES)[number];
 

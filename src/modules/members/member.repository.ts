@@ -2,6 +2,7 @@ import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { SENT_ENROLLMENT_STATUSES } from '../enrollments/enrollment.table.ts';
 import type { MemberRow } from './member.table.ts';
 
 function members(db: Executor, scope: Scope) {
@@ -109,13 +110,13 @@ export function findCurrentPlanConfigurations(db: Executor, providerId: string, 
     .execute();
 }
 
-/** Whether coverage of the member was already sent to a carrier: an approved or synced enrollment. */
+/** Whether coverage of the member was already sent to a carrier: an approved, synced or failed enrollment. */
 export async function hasSentCoverage(db: Executor, memberId: string): Promise<boolean> {
   const row = await db
     .selectFrom('enrollments')
     .select('id')
     .where('member_id', '=', memberId)
-    .where('status', 'in', ['approved', 'synced'])
+    .where('status', 'in', SENT_ENROLLMENT_STATUSES)
     .executeTakeFirst();
   return row !== undefined;
 }

@@ -1,0 +1,82 @@
+import type { Executor } from '../db/database.ts';
+import type { Clock } from '../shared/clock.ts';
+import { newId } from '../shared/ids.ts';
+import { insertJob } from './job.repository.ts';
+
+export const DEFAULT_MAX_ATTEMPTS = 12;
+const FIRST_RETRY_DELAY_MS = 5_000;
+const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
+/** Longest `last_error` kept; handlers' messages can be long, the column is for a person reading it. */
+export const MAX_ERROR_LENGTH = 1000;
+
+export interface NewJob {
+  /** Which handler runs it, e.g. 'carrier.send_benefit_change'. */
+  kind: string;
+  /** Ids the handler needs, never personal data: it is stored as JSON until the job is done. */
+  payload: Record<string, unknown>;
+  /** Not before this instant; now when absent. */
+  runAt?: Date;
+  /** Attempts before the job fails for good; 12 by default (about two and a half hours of retries). */
+  maxAttempts?: number;
+}
+
+/**
+ * Records a job to run after the transaction commits. Pass the transaction of the change that causes the job,
+ * so that both are kept or neither is; then wake the worker once it has committed.
+ */
+export async function enqueueJob(trx: Executor, clock: Clock, job: NewJob): Promise<string> {
+  const maxAttempts = job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+    throw new RangeError(`maxAttempts must be a positive integer, not ${maxAttempts}`);
+  }
+  if (job.kind.length === 0) throw new RangeError('a job needs a kind');
+  const now = clock.now();
+  const id = newId('job');
+  await insertJob(trx, {
+    id,
+    kind: job.kind,
+    payload: JSON.stringify(job.payload),
+    state: 'queued',
+    attempts: 0,
+    max_attempts: maxAttempts,
+    run_at: (job.runAt ?? now).toISOString(),
+    locked_by: null,
+    locked_until: null,
+    last_error: null,
+    created_at: now.toISOString(),
+    finished_at: null,
+  });
+  return id;
+}
+
+/** Thrown by a handler when trying again cannot help (the carrier rejected the data): the job fails at once. */
+export class PermanentJobError extends Error {
+  override name = 'PermanentJobError';
+}
+
+/**
+ * How long to wait after failed attempt `attempt` (1-based): 5 s doubling per attempt, capped at an hour, of
+ * which a random half to all is taken, so that jobs that failed together (a carrier outage) do not all retry
+ * in the same instant.
+ */
+export function retryDelayMs(attempt: number): number {
+  if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be a positive integer, not ${attempt}`);
+  // Capping the exponent keeps 2 ** n finite for absurd attempt counts; 2 ** 20 × 5 s is far past the cap.
+  const ceiling = Math.min(FIRST_RETRY_DELAY_MS * 2 ** Math.min(attempt - 1, 20), MAX_RETRY_DELAY_MS);
+  return Math.round(ceiling * (0.5 + Math.random() * 0.5));
+}
+
+/**
+ * What `last_error` and the log keep of a handler's failure: the message alone (no stack, no properties that
+ * might carry payload or personal data), truncated.
+ */
+export function jobErrorMessage(error: unknown): string {
+  let message: string;
+  if (error instanceof Error) message = error.message || error.name;
+  else if (typeof error === 'string') message = error;
+  else message = `a non-error value was thrown (${typeof error})`;
+  if (message.length <= MAX_ERROR_LENGTH) return message;
+  let end = MAX_ERROR_LENGTH - 1;
+  if (/[\uD800-\uDBFF]/.test(message.charAt(end - 1))) end -= 1; // never cut a surrogate pair in half
+  return `${message.slice(0, end)}…`;
+}

@@ -1,0 +1,241 @@
+import { hostname } from 'node:os';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import type { Clock } from '../shared/clock.ts';
+import { randomBase62 } from '../shared/ids.ts';
+import { PermanentJobError, jobErrorMessage, retryDelayMs } from './job-queue.ts';
+import { claimDueJobs, renewJobLocks, updateClaimedJob, type ClaimedJob, type JobClaim } from './job.repository.ts';
+import type { JobRow } from './job.table.ts';
+
+/**
+ * Does the work of one kind of job. Resolving marks the job done; throwing retries it with backoff
+ * (`PermanentJobError`: fails it at once). A job can run more than once (a retry after a timeout that did
+ * reach the carrier, a takeover after a crash), so handlers must be safe to repeat; `jobId` serves as an
+ * idempotency key towards the outside world.
+ */
+export type JobHandler = (payload: Record<string, unknown>, context: { jobId: string; attempt: number }) => Promise<void>;
+
+export interface JobWorkerOptions {
+  db: Kysely<Database>;
+  clock: Clock;
+  handlers: Record<string, JobHandler>;
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** Recorded in `locked_by`; unique per worker (host, process and a random part) when absent. */
+  workerId?: string;
+  pollIntervalMs?: number;
+  /** Jobs claimed, and run side by side, per pass. */
+  batchSize?: number;
+  /** How long a claim holds before another worker may take the job over; renewed while the job runs. */
+  lockMs?: number;
+}
+
+const ABANDONED_ERROR = 'The worker running the last attempt stopped before finishing it (its lock expired), and no attempts remain.';
+
+/**
+ * Runs the durable jobs of the `jobs` table in this process: polls for due jobs, claims a batch, runs each
+ * outside the claim transaction and records the outcome. Any number of workers, in any number of processes,
+ * may share a database; each claim goes to one of them.
+ */
+export class JobWorker {
+  readonly workerId: string;
+  readonly #db: Kysely<Database>;
+  readonly #clock: Clock;
+  readonly #handlers: Record<string, JobHandler>;
+  readonly #log: JobWorkerOptions['log'];
+  readonly #pollIntervalMs: number;
+  readonly #batchSize: number;
+  readonly #lockMs: number;
+
+  #stopped = false;
+  #pollTimer: NodeJS.Timeout | undefined;
+  #wakeScheduled = false;
+  /** The background pass (from a poll or a wake), if one is going; another is asked for with #passRequested. */
+  #backgroundPass: Promise<void> | undefined;
+  #passRequested = false;
+  /** Every pass in progress, background or called directly, for stop() to wait on. */
+  readonly #passes = new Set<Promise<unknown>>();
+  #jobsRunning = 0;
+  #renewTimer: NodeJS.Timeout | undefined;
+  #renewal: Promise<void> | undefined;
+
+  constructor(options: JobWorkerOptions) {
+    this.#db = options.db;
+    this.#clock = options.clock;
+    this.#handlers = options.handlers;
+    this.#log = options.log;
+    this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBase62(8)}`;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.#batchSize = options.batchSize ?? 10;
+    this.#lockMs = options.lockMs ?? 5 * 60 * 1000;
+  }
+
+  /** Polls every pollIntervalMs, starting with a pass at once (jobs left over from before a restart). */
+  start(): void {
+    if (this.#stopped || this.#pollTimer) return;
+    this.#pollTimer = setInterval(() => this.#requestPass(), this.#pollIntervalMs);
+    this.#pollTimer.unref();
+    this.wake();
+  }
+
+  /** Runs a pass soon; for callers that just committed a job, so it need not wait for the next poll. */
+  wake(): void {
+    if (this.#stopped || this.#wakeScheduled) return;
+    this.#wakeScheduled = true;
+    setImmediate(() => {
+      this.#wakeScheduled = false;
+      this.#requestPass();
+    });
+  }
+
+  /** One pass: claims up to batchSize due jobs and runs them; how many ran. Does nothing once stopped. */
+  async runDueJobs(): Promise<number> {
+    return (await this.#pass()).ran;
+  }
+
+  /** Stops polling and claiming, and waits for the jobs in progress to finish and be recorded. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearInterval(this.#pollTimer);
+    this.#pollTimer = undefined;
+    while (this.#passes.size > 0 || this.#backgroundPass) {
+      await Promise.allSettled([...this.#passes, this.#backgroundPass]);
+    }
+    clearInterval(this.#renewTimer);
+    this.#renewTimer = undefined;
+    await this.#renewal;
+  }
+
+  #requestPass(): void {
+    if (this.#stopped) return;
+    if (this.#backgroundPass) {
+      this.#passRequested = true;
+      return;
+    }
+    this.#backgroundPass = this.#drain().finally(() => {
+      this.#backgroundPass = undefined;
+      if (this.#passRequested) {
+        this.#passRequested = false;
+        this.#requestPass();
+      }
+    });
+  }
+
+  /** Passes until one finds fewer jobs than a full batch: a backlog is worked off without waiting for polls. */
+  async #drain(): Promise<void> {
+    try {
+      while (!this.#stopped && (await this.#pass()).claimed >= this.#batchSize);
+    } catch (error) {
+      this.#log.error({ workerId: this.workerId, error: jobErrorMessage(error) }, 'claiming jobs failed; trying again at the next poll');
+    }
+  }
+
+  async #pass(): Promise<{ claimed: number; ran: number }> {
+    if (this.#stopped) return { claimed: 0, ran: 0 };
+    const pass = this.#claimAndRun();
+    this.#passes.add(pass);
+    try {
+      return await pass;
+    } finally {
+      this.#passes.delete(pass);
+    }
+  }
+
+  async #claimAndRun(): Promise<{ claimed: number; ran: number }> {
+    const now = this.#clock.now();
+    const { claimed, abandoned } = await claimDueJobs(this.#db, {
+      now,
+      workerId: this.workerId,
+      lockedUntil: new Date(now.getTime() + this.#lockMs),
+      limit: this.#batchSize,
+      abandonedError: ABANDONED_ERROR,
+    });
+    for (const row of abandoned) {
+      this.#log.error({ jobId: row.id, kind: row.kind, attempt: row.attempts, error: ABANDONED_ERROR }, 'job failed');
+    }
+    await Promise.all(claimed.map((job) => this.#run(job)));
+    return { claimed: claimed.length + abandoned.length, ran: claimed.length };
+  }
+
+  /** Runs one claimed job and records its outcome; never throws (a failure to record is logged). */
+  async #run({ row, takenOver }: ClaimedJob): Promise<void> {
+    const claim: JobClaim = { id: row.id, workerId: this.workerId, attempt: row.attempts };
+    const about = { jobId: row.id, kind: row.kind, attempt: row.attempts };
+    if (takenOver) this.#log.info(about, 'taking over a job whose worker stopped before finishing it');
+    this.#jobsRunning += 1;
+    this.#renewLocksWhileRunning();
+    try {
+      const handler = Object.hasOwn(this.#handlers, row.kind) ? this.#handlers[row.kind] : undefined;
+      const payload = parsePayload(row.payload);
+      let failure: unknown;
+      if (!handler) {
+        failure = new PermanentJobError(`No handler is registered for job kind "${row.kind}".`);
+      } else if (!payload) {
+        failure = new PermanentJobError('The payload is not a JSON object.');
+      } else {
+        try {
+          await handler(payload, { jobId: row.id, attempt: row.attempts });
+        } catch (error) {
+          failure = error ?? new Error('the handler threw without a reason');
+        }
+      }
+      const recorded = failure === undefined ? await this.#recordSuccess(claim) : await this.#recordFailure(row, claim, failure);
+      if (!recorded) {
+        this.#log.warn(about, 'job finished after another worker took it over (its lock expired); this outcome is not recorded');
+      }
+    } catch (error) {
+      this.#log.error({ ...about, error: jobErrorMessage(error) }, 'could not record the outcome of a job; it runs again once its lock expires');
+    } finally {
+      this.#jobsRunning -= 1;
+      if (this.#jobsRunning === 0) {
+        clearInterval(this.#renewTimer);
+        this.#renewTimer = undefined;
+      }
+    }
+  }
+
+  async #recordSuccess(claim: JobClaim): Promise<boolean> {
+    return updateClaimedJob(this.#db, claim, { state: 'done', finished_at: this.#clock.now().toISOString(), locked_by: null, locked_until: null });
+  }
+
+  async #recordFailure(row: JobRow, claim: JobClaim, failure: unknown): Promise<boolean> {
+    const now = this.#clock.now();
+    const error = jobErrorMessage(failure);
+    const about = { jobId: row.id, kind: row.kind, attempt: row.attempts, error };
+    if (!(failure instanceof PermanentJobError) && row.attempts < row.max_attempts) {
+      const runAt = new Date(now.getTime() + retryDelayMs(row.attempts)).toISOString();
+      const recorded = await updateClaimedJob(this.#db, claim, { state: 'queued', run_at: runAt, locked_by: null, locked_until: null, last_error: error });
+      if (recorded) this.#log.warn({ ...about, maxAttempts: row.max_attempts, retryAt: runAt }, 'job failed; will retry');
+      return recorded;
+    }
+    const recorded = await updateClaimedJob(this.#db, claim, { state: 'failed', finished_at: now.toISOString(), locked_by: null, locked_until: null, last_error: error });
+    if (recorded) this.#log.error({ ...about, maxAttempts: row.max_attempts }, failure instanceof PermanentJobError ? 'job failed' : 'job failed; no attempts left');
+    return recorded;
+  }
+
+  /**
+   * While any job of this worker runs, its lock is extended every third of lockMs, so that only a worker that
+   * stopped (not one running a slow job) has its jobs taken over.
+   */
+  #renewLocksWhileRunning(): void {
+    if (this.#renewTimer) return;
+    this.#renewTimer = setInterval(() => {
+      if (this.#renewal) return;
+      this.#renewal = renewJobLocks(this.#db, this.workerId, new Date(this.#clock.now().getTime() + this.#lockMs))
+        .then(() => undefined)
+        .catch((error: unknown) => this.#log.warn({ workerId: this.workerId, error: jobErrorMessage(error) }, 'renewing job locks failed'))
+        .finally(() => {
+          this.#renewal = undefined;
+        });
+    }, Math.max(1, Math.floor(this.#lockMs / 3)));
+    this.#renewTimer.unref();
+  }
+}
+
+function parsePayload(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

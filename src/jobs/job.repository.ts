@@ -1,0 +1,114 @@
+import { PostgresAdapter, type Insertable, type Kysely, type Updateable } from 'kysely';
+import type { Executor } from '../db/database.ts';
+import type { Database } from '../db/schema.ts';
+import type { JobRow, JobTable } from './job.table.ts';
+
+export async function insertJob(trx: Executor, row: Insertable<JobTable>): Promise<void> {
+  await trx.insertInto('jobs').values(row).execute();
+}
+
+/** Who holds a claimed job, and for which attempt: the key of every update a worker makes to it afterwards. */
+export interface JobClaim {
+  id: string;
+  workerId: string;
+  attempt: number;
+}
+
+export interface ClaimedJob {
+  row: JobRow;
+  /** It was 'running' under a worker whose lock expired (a process that died, most likely). */
+  takenOver: boolean;
+}
+
+export interface ClaimResult {
+  claimed: ClaimedJob[];
+  /** Running jobs whose lock expired with no attempts left: failed here instead of being run again. */
+  abandoned: JobRow[];
+}
+
+/**
+ * Claims up to `limit` due jobs for one worker in one transaction: queued ones whose time has come, and running
+ * ones whose worker let the lock expire. On PostgreSQL `FOR UPDATE SKIP LOCKED` makes concurrent claimers in
+ * any number of processes pass over each other's rows, so a job is claimed by one of them; on SQLite the
+ * transaction holds the database's single write lock, which does the same.
+ */
+export async function claimDueJobs(
+  db: Kysely<Database>,
+  options: { now: Date; workerId: string; lockedUntil: Date; limit: number; abandonedError: string },
+): Promise<ClaimResult> {
+  const now = options.now.toISOString();
+  return db.transaction().execute(async (trx) => {
+    let due = trx
+      .selectFrom('jobs')
+      .select(['id', 'state', 'attempts', 'max_attempts'])
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
+          eb.and([eb('state', '=', 'running'), eb('locked_until', '<', now)]),
+        ]),
+      )
+      .orderBy('run_at')
+      .orderBy('id')
+      .limit(options.limit);
+    if (trx.getExecutor().adapter instanceof PostgresAdapter) due = due.forUpdate().skipLocked();
+    const candidates = await due.execute();
+    if (candidates.length === 0) return { claimed: [], abandoned: [] };
+
+    const exhausted = candidates.filter((job) => job.state === 'running' && job.attempts >= job.max_attempts);
+    const runnable = candidates.filter((job) => !exhausted.includes(job));
+    const abandoned =
+      exhausted.length === 0
+        ? []
+        : await trx
+            .updateTable('jobs')
+            .set({ state: 'failed', finished_at: now, locked_by: null, locked_until: null, last_error: options.abandonedError })
+            .where('id', 'in', exhausted.map((job) => job.id))
+            .returningAll()
+            .execute();
+    if (runnable.length === 0) return { claimed: [], abandoned };
+
+    const rows = await trx
+      .updateTable('jobs')
+      .set((eb) => ({
+        state: 'running',
+        locked_by: options.workerId,
+        locked_until: options.lockedUntil.toISOString(),
+        attempts: eb('attempts', '+', 1),
+      }))
+      .where('id', 'in', runnable.map((job) => job.id))
+      .returningAll()
+      .execute();
+    const takenOver = new Set(runnable.filter((job) => job.state === 'running').map((job) => job.id));
+    // In due order, as the rows were chosen (RETURNING promises no order).
+    const order = new Map(runnable.map((job, index) => [job.id, index]));
+    rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+    return { claimed: rows.map((row) => ({ row, takenOver: takenOver.has(row.id) })), abandoned };
+  });
+}
+
+/**
+ * Records what became of a claimed job, only if the claim still holds: a worker whose lock expired and whose
+ * job another worker took over must not overwrite that worker's outcome. False when the claim was lost.
+ */
+export async function updateClaimedJob(db: Kysely<Database>, claim: JobClaim, values: Updateable<JobTable>): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set(values)
+    .where('id', '=', claim.id)
+    .where('state', '=', 'running')
+    .where('locked_by', '=', claim.workerId)
+    .where('attempts', '=', claim.attempt)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Extends the locks of the jobs a worker is still running, so that a slow job is not taken over. */
+export async function renewJobLocks(db: Kysely<Database>, workerId: string, lockedUntil: Date): Promise<number> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ locked_until: lockedUntil.toISOString() })
+    .where('state', '=', 'running')
+    .where('locked_by', '=', workerId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -1,0 +1,148 @@
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+import { forUpdate, inScope } from '../../db/scope.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import type { EnrollmentStatus } from '../enrollments/enrollment.table.ts';
+import type { ConnectionMethod } from '../groups/group.table.ts';
+import type { BenefitChangeRow, DeliveryState } from './benefit-change.table.ts';
+
+function benefitChanges(db: Executor, scope: Scope) {
+  return inScope(db.selectFrom('benefit_changes').selectAll(), scope, 'benefit_changes', 'employer_id');
+}
+
+export function findBenefitChangeById(db: Executor, scope: Scope, id: string): Promise<BenefitChangeRow | undefined> {
+  return benefitChanges(db, scope).where('id', '=', id).executeTakeFirst();
+}
+
+export function lockBenefitChangeById(trx: Transaction<Database>, scope: Scope, id: string): Promise<BenefitChangeRow | undefined> {
+  return forUpdate(trx, benefitChanges(trx, scope).where('id', '=', id)).executeTakeFirst();
+}
+
+/** The enrollment, if the caller may see it (employer keys: their employer's only). */
+export function findEnrollmentById(db: Executor, scope: Scope, id: string): Promise<{ id: string; status: EnrollmentStatus } | undefined> {
+  return inScope(db.selectFrom('enrollments').select(['id', 'status']), scope, 'enrollments', 'employer_id').where('id', '=', id).executeTakeFirst();
+}
+
+export function listBenefitChangesOfEnrollment(db: Executor, enrollmentId: string): Promise<BenefitChangeRow[]> {
+  return db.selectFrom('benefit_changes').selectAll().where('enrollment_id', '=', enrollmentId).orderBy('position').orderBy('id').execute();
+}
+
+/** The group each plan belongs to and how that group reaches its carrier. */
+export async function findGroupsOfPlans(
+  db: Executor,
+  providerId: string,
+  planIds: readonly string[],
+): Promise<Map<string, { groupId: string; connectionMethod: ConnectionMethod }>> {
+  if (planIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('plans')
+    .innerJoin('carrier_groups', 'carrier_groups.id', 'plans.group_id')
+    .select(['plans.id as plan_id', 'carrier_groups.id as group_id', 'carrier_groups.connection_method'])
+    .where('plans.provider_id', '=', providerId)
+    .where('plans.id', 'in', [...new Set(planIds)])
+    .execute();
+  return new Map(rows.map((row) => [row.plan_id, { groupId: row.group_id, connectionMethod: row.connection_method }]));
+}
+
+export async function insertBenefitChanges(trx: Transaction<Database>, rows: readonly BenefitChangeRow[]): Promise<void> {
+  if (rows.length > 0) await trx.insertInto('benefit_changes').values([...rows]).execute();
+}
+
+/** Writes the fields a person or a carrier outcome may change. */
+export async function updateBenefitChange(
+  trx: Transaction<Database>,
+  row: Pick<BenefitChangeRow, 'id' | 'provider_id' | 'memo' | 'assignee' | 'completed_at' | 'delivery_state'>,
+): Promise<void> {
+  await trx
+    .updateTable('benefit_changes')
+    .set({ memo: row.memo, assignee: row.assignee, completed_at: row.completed_at, delivery_state: row.delivery_state })
+    .where('id', '=', row.id)
+    .where('provider_id', '=', row.provider_id)
+    .execute();
+}
+
+/**
+ * Moves a change to `to` only if it is still in one of `from`: a conditional UPDATE, so that an outcome that
+ * arrives twice (at-least-once jobs) or races a person's completion applies once. True when it applied.
+ */
+export async function transitionDelivery(
+  db: Executor,
+  id: string,
+  from: readonly DeliveryState[],
+  to: { delivery_state: DeliveryState; completed_at?: string | null; memo?: string | null },
+): Promise<boolean> {
+  const result = await db.updateTable('benefit_changes').set(to).where('id', '=', id).where('delivery_state', 'in', [...from]).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Locks the enrollment row, so that concurrent roll-ups of its changes run one after the other. */
+export function lockEnrollmentStatus(trx: Transaction<Database>, enrollmentId: string): Promise<{ status: EnrollmentStatus } | undefined> {
+  return forUpdate(trx, trx.selectFrom('enrollments').select('status').where('id', '=', enrollmentId)).executeTakeFirst();
+}
+
+export async function listDeliveryStatesOfEnrollment(db: Executor, enrollmentId: string): Promise<DeliveryState[]> {
+  const rows = await db.selectFrom('benefit_changes').select('delivery_state').where('enrollment_id', '=', enrollmentId).execute();
+  return rows.map((row) => row.delivery_state);
+}
+
+/** A conditional status change (`... WHERE status IN from`), so that a race loses cleanly. */
+export async function transitionEnrollment(trx: Transaction<Database>, enrollmentId: string, from: readonly EnrollmentStatus[], to: EnrollmentStatus): Promise<void> {
+  await trx.updateTable('enrollments').set({ status: to }).where('id', '=', enrollmentId).where('status', 'in', [...from]).execute();
+}
+
+/**
+ * The seam of the 834 feed: the group's approved changes still waiting for a file, oldest first and in
+ * enrollment order. The generator writes them into a file, then calls markDelivered (benefit-change.service).
+ */
+export function listChangesAwaitingFile(db: Executor, providerId: string, groupId: string): Promise<BenefitChangeRow[]> {
+  return db
+    .selectFrom('benefit_changes')
+    .selectAll()
+    .where('provider_id', '=', providerId)
+    .where('group_id', '=', groupId)
+    .where('connection_method', '=', 'edi')
+    .where('delivery_state', '=', 'awaiting_file')
+    .orderBy('created_at')
+    .orderBy('enrollment_id')
+    .orderBy('position')
+    .execute();
+}
+
+/** Completes the changes among `ids` still awaiting a file; returns the enrollments they belong to. */
+export async function completeChangesAwaitingFile(
+  trx: Transaction<Database>,
+  ids: readonly string[],
+  completion: { completed_at: string; memo: string },
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await trx
+    .updateTable('benefit_changes')
+    .set({ delivery_state: 'completed', ...completion })
+    .where('id', 'in', [...ids])
+    .where('delivery_state', '=', 'awaiting_file')
+    .returning('enrollment_id')
+    .execute();
+  return [...new Set(rows.map((row) => row.enrollment_id))].sort();
+}
+
+export interface ChangeForDelivery {
+  change: BenefitChangeRow;
+  carrierId: string;
+  groupNumber: string;
+  /** JSON text. */
+  groupMetadata: string;
+}
+
+/** The change with the group and carrier it goes to (ids and codes only). */
+export async function findChangeForDelivery(db: Executor, id: string): Promise<ChangeForDelivery | undefined> {
+  const row = await db
+    .selectFrom('benefit_changes')
+    .innerJoin('carrier_groups', 'carrier_groups.id', 'benefit_changes.group_id')
+    .selectAll('benefit_changes')
+    .select(['carrier_groups.carrier_id', 'carrier_groups.group_number', 'carrier_groups.metadata as group_metadata'])
+    .where('benefit_changes.id', '=', id)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { carrier_id, group_number, group_metadata, ...change } = row;
+  return { change, carrierId: carrier_id, groupNumber: group_number, groupMetadata: group_metadata };
+}

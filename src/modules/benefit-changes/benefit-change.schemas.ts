@@ -1,0 +1,51 @@
+import { Type, type Static } from 'typebox';
+import { IdSchema, Nullable, StringEnum, TimestampSchema } from '../../http/schemas.ts';
+import { CONNECTION_METHODS } from '../groups/group.table.ts';
+import { LINES_OF_COVERAGE } from '../plans/plan.table.ts';
+import { BENEFIT_CHANGE_STATUSES, CHANGE_KINDS, DELIVERY_STATES } from './benefit-change.table.ts';
+
+export const MEMO_MAX_LENGTH = 2000;
+export const ASSIGNEE_MAX_LENGTH = 255;
+
+/** interface.md BenefitChange, plus the enrollment, line and hand-off state an integrator needs to act on it. */
+export const BenefitChangeSchema = Type.Object(
+  {
+    id: IdSchema,
+    enrollment: IdSchema,
+    line_of_coverage: StringEnum(LINES_OF_COVERAGE),
+    status: StringEnum(BENEFIT_CHANGE_STATUSES, { description: 'new, removed, no_change or change' }),
+    changes: Type.Array(StringEnum(CHANGE_KINDS), { description: 'What differs, for a change; empty otherwise' }),
+    previous_enrollment_plan: Nullable(IdSchema),
+    next_enrollment_plan: Nullable(IdSchema),
+    connection_method: StringEnum(CONNECTION_METHODS, { description: "How it reaches the carrier: the plan group's connection at approval" }),
+    memo: Nullable(Type.String()),
+    assignee: Nullable(Type.String()),
+    completed_at: Nullable(TimestampSchema),
+    needs_manual_completion: Type.Boolean({ description: 'True for manual connections: a person completes it with PATCH' }),
+    delivery_state: StringEnum(DELIVERY_STATES, {
+      description: 'manual (waiting for a person), queued/sent (carrier API), awaiting_file (834 file), completed, rejected (by the carrier)',
+    }),
+    created_at: TimestampSchema,
+  },
+  { title: 'BenefitChange' },
+);
+export type BenefitChangeResponse = Static<typeof BenefitChangeSchema>;
+
+export const BenefitChangeListSchema = Type.Array(BenefitChangeSchema);
+
+export const UpdateBenefitChangeBodySchema = Type.Object(
+  {
+    completed_at: Type.Optional(
+      Nullable(
+        Type.String({
+          format: 'date-time',
+          description: 'When the carrier got the change (manual and edi connections; not in the future). null reopens it while the enrollment is approved.',
+        }),
+      ),
+    ),
+    memo: Type.Optional(Nullable(Type.String({ maxLength: MEMO_MAX_LENGTH }))),
+    assignee: Type.Optional(Nullable(Type.String({ maxLength: ASSIGNEE_MAX_LENGTH, description: 'Who is handling it' }))),
+  },
+  { additionalProperties: false },
+);
+export type UpdateBenefitChangeBody = Static<typeof UpdateBenefitChangeBodySchema>;

@@ -1,0 +1,198 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import { enqueueJob } from '../../jobs/job-queue.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { InvalidState, NotFound, validationFailed } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { applyChanges } from '../../shared/patch.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import { ENROLLMENT_TRANSITIONS, type EnrollmentAction } from '../enrollments/enrollment-status.ts';
+import type { ConnectionMethod } from '../groups/group.table.ts';
+import type { LineChange } from './benefit-change-diff.ts';
+import * as repository from './benefit-change.repository.ts';
+import type { BenefitChangeResponse, UpdateBenefitChangeBody } from './benefit-change.schemas.ts';
+import type { BenefitChangeRow, ChangeKind, DeliveryState } from './benefit-change.table.ts';
+
+/** The job that hands one benefit change of an `api` group to the carrier adapter; payload `{ benefit_change }`. */
+export const SEND_BENEFIT_CHANGE_JOB = 'carrier.send_benefit_change';
+
+export const NO_CHANGE_MEMO = 'No change to send.';
+
+export function toBenefitChangeResponse(row: BenefitChangeRow): BenefitChangeResponse {
+  return {
+    id: row.id,
+    enrollment: row.enrollment_id,
+    line_of_coverage: row.line_of_coverage,
+    status: row.status,
+    changes: JSON.parse(row.changes) as ChangeKind[],
+    previous_enrollment_plan: row.previous_enrollment_plan_id,
+    next_enrollment_plan: row.next_enrollment_plan_id,
+    connection_method: row.connection_method,
+    memo: row.memo,
+    assignee: row.assignee,
+    completed_at: row.completed_at,
+    needs_manual_completion: Boolean(row.needs_manual_completion),
+    delivery_state: row.delivery_state,
+    created_at: row.created_at,
+  };
+}
+
+/** Where a change that still has to reach its carrier waits, by connection (API.md section 8). */
+function openDeliveryState(connectionMethod: ConnectionMethod): DeliveryState {
+  switch (connectionMethod) {
+    case 'manual':
+      return 'manual';
+    case 'edi':
+      return 'awaiting_file';
+    case 'api':
+      return 'queued';
+  }
+}
+
+export class BenefitChangeService {
+  readonly #db: Kysely<Database>;
+  readonly #clock: Clock;
+
+  constructor(db: Kysely<Database>, clock: Clock) {
+    this.#db = db;
+    this.#clock = clock;
+  }
+
+  /**
+   * Records the benefit changes of an enrollment being approved, inside the approval's transaction (call it
+   * once the enrollment is `approved` there): one row per line, each addressed to the group of its plan (the
+   * next plan's, else the previous one's) and handed to that group's connection. `api` changes get their
+   * delivery job in this same transaction, so a change is never recorded without it, nor sent without being
+   * recorded. An enrollment whose every line is `no_change` has nothing to send and is synced at once. The
+   * caller wakes the job worker once its transaction has committed (a wake before the commit finds nothing).
+   */
+  async recordChanges(
+    trx: Transaction<Database>,
+    input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: readonly LineChange[] },
+  ): Promise<void> {
+    const planOf = (change: LineChange): string => {
+      const item = change.next ?? change.previous;
+      if (item === null) throw new Error(`The ${change.lineOfCoverage} change has neither a previous nor a next enrolled plan.`);
+      return item.planId;
+    };
+    const groups = await repository.findGroupsOfPlans(trx, input.providerId, input.changes.map(planOf));
+    const now = this.#clock.now().toISOString();
+    const rows = input.changes.map((change, position): BenefitChangeRow => {
+      const group = groups.get(planOf(change));
+      if (group === undefined) throw new Error(`Plan ${planOf(change)} of the ${change.lineOfCoverage} change has no group.`);
+      const nothingToSend = change.status === 'no_change';
+      return {
+        id: newId('benefit_change'),
+        provider_id: input.providerId,
+        employer_id: input.employerId,
+        enrollment_id: input.enrollmentId,
+        member_id: input.memberId,
+        line_of_coverage: change.lineOfCoverage,
+        status: change.status,
+        changes: JSON.stringify(change.changes),
+        previous_enrollment_plan_id: change.previous?.enrolledPlanId ?? null,
+        next_enrollment_plan_id: change.next?.enrolledPlanId ?? null,
+        group_id: group.groupId,
+        connection_method: group.connectionMethod,
+        delivery_state: nothingToSend ? 'completed' : openDeliveryState(group.connectionMethod),
+        memo: nothingToSend ? NO_CHANGE_MEMO : null,
+        assignee: null,
+        completed_at: nothingToSend ? now : null,
+        needs_manual_completion: group.connectionMethod === 'manual',
+        position,
+        created_at: now,
+      };
+    });
+    await repository.insertBenefitChanges(trx, rows);
+    for (const row of rows.filter((change) => change.delivery_state === 'queued')) {
+      await enqueueJob(trx, this.#clock, { kind: SEND_BENEFIT_CHANGE_JOB, payload: { benefit_change: row.id } });
+    }
+    await rollUpEnrollment(trx, this.#clock, input.enrollmentId);
+  }
+
+  /** Endpoint 1: every benefit change of the enrollment, in line order. */
+  async listForEnrollment(scope: Scope, enrollmentId: string): Promise<BenefitChangeResponse[]> {
+    const enrollment = await repository.findEnrollmentById(this.#db, scope, enrollmentId);
+    if (!enrollment) throw new NotFound('enrollment');
+    const rows = await repository.listBenefitChangesOfEnrollment(this.#db, enrollment.id);
+    return rows.map(toBenefitChangeResponse);
+  }
+
+  async getBenefitChange(scope: Scope, id: string): Promise<BenefitChangeResponse> {
+    const row = await repository.findBenefitChangeById(this.#db, scope, id);
+    if (!row) throw new NotFound('benefit change');
+    return toBenefitChangeResponse(row);
+  }
+
+  /**
+   * Manual completion (API.md section 7): `completed_at` completes a change of a manual or edi connection, or
+   * (null) reopens it while the enrollment is still approved; `memo` and `assignee` may be set on any change.
+   */
+  async updateBenefitChange(scope: Scope, id: string, input: UpdateBenefitChangeBody): Promise<BenefitChangeResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const current = await repository.lockBenefitChangeById(trx, scope, id);
+      if (!current) throw new NotFound('benefit change');
+      let updated = applyChanges(current, input, ['memo', 'assignee']);
+      if (input.completed_at !== undefined) updated = { ...updated, ...(await this.#completion(trx, current, input.completed_at)) };
+      await repository.updateBenefitChange(trx, updated);
+      await rollUpEnrollment(trx, this.#clock, current.enrollment_id);
+      return toBenefitChangeResponse(updated);
+    });
+  }
+
+  async #completion(
+    trx: Transaction<Database>,
+    current: BenefitChangeRow,
+    completedAt: string | null,
+  ): Promise<Pick<BenefitChangeRow, 'completed_at' | 'delivery_state'>> {
+    if (current.connection_method === 'api') {
+      throw new InvalidState('This change goes through the carrier API: the carrier adapter completes it, so completed_at cannot be set.');
+    }
+    if (current.status === 'no_change') {
+      throw new InvalidState('A no_change benefit change has nothing to send: it was completed when the enrollment was approved.');
+    }
+    if (completedAt === null) {
+      if (current.delivery_state !== 'completed') return { completed_at: null, delivery_state: current.delivery_state };
+      // Change row first, then the enrollment: the order every roll-up takes its locks in.
+      const enrollment = await repository.lockEnrollmentStatus(trx, current.enrollment_id);
+      if (enrollment?.status !== 'approved') {
+        throw new InvalidState(`The enrollment is ${enrollment?.status ?? 'gone'}: a completed change can be reopened only while its enrollment is approved.`);
+      }
+      return { completed_at: null, delivery_state: openDeliveryState(current.connection_method) };
+    }
+    const instant = new Date(completedAt);
+    if (Number.isNaN(instant.getTime())) throw validationFailed(['completed_at'], 'Must be a valid date-time.');
+    if (instant > this.#clock.now()) throw validationFailed(['completed_at'], 'Cannot be in the future.');
+    if (instant < new Date(current.created_at)) {
+      throw validationFailed(['completed_at'], `Cannot be before the benefit change was recorded (${current.created_at}).`);
+    }
+    return { completed_at: instant.toISOString(), delivery_state: 'completed' };
+  }
+}
+
+/**
+ * Settles the enrollment once its changes are settled (API.md section 6): `failed` when a carrier rejected
+ * one, `synced` when every one is completed (also when it has none: nothing had to be sent). A conditional
+ * UPDATE from `approved` only, so a race loses cleanly. The enrollment row is locked before the changes are
+ * read, so two changes completing at once cannot both see the other one still open.
+ */
+export async function rollUpEnrollment(trx: Transaction<Database>, _clock: Clock, enrollmentId: string): Promise<void> {
+  const enrollment = await repository.lockEnrollmentStatus(trx, enrollmentId);
+  if (enrollment?.status !== 'approved') return;
+  const states = await repository.listDeliveryStatesOfEnrollment(trx, enrollmentId);
+  let action: EnrollmentAction | undefined;
+  if (states.includes('rejected')) action = 'reject';
+  else if (states.every((state) => state === 'completed')) action = 'complete';
+  if (action === undefined) return;
+  const { from, to } = ENROLLMENT_TRANSITIONS[action];
+  await repository.transitionEnrollment(trx, enrollmentId, from, to);
+}
+
+/**
+ * The other half of the 834 seam (see repository.listChangesAwaitingFile): once a file carrying `ids` went
+ * to the carrier, those still awaiting a file are completed with `memo` and their enrollments rolled up.
+ */
+export async function markDelivered(trx: Transaction<Database>, clock: Clock, ids: readonly string[], memo: string): Promise<void> {
+  const enrollmentIds = await repository.completeChangesAwaitingFile(trx, ids, { completed_at: clock.now().toISOString(), memo });
+  for (const enrollmentId of enrollmentIds) await rollUpEnrollment(trx, clock, enrollmentId);
+}

@@ -1,0 +1,186 @@
+import { addDays, compareDates } from '../../shared/dates.ts';
+import { inputError, type InputError } from '../../shared/errors.ts';
+import { ageOutDate, isChildEligibleOn, selectPlanConfiguration, waitingPeriodEnd, type AgeOutRule } from '../plan-configurations/eligibility.ts';
+import { isChildLike, type DependentRelationship } from '../plans/coverage-tier.ts';
+import type { LineOfCoverage } from '../plans/plan.table.ts';
+
+/** interface.md Enrollment.reason values. */
+export const ENROLLMENT_REASONS = [
+  'new_child', 'adopted_child', 'marriage', 'dependent_lost_coverage', 'dependent_gained_coverage', 'dependent_relocated_in_network',
+  'dependent_court_order', 'divorce', 'carrier_sync', 'domestic_partnership', 'relocated', 'lost_coverage', 'death', 'new_hire',
+  'terminated', 'rehire', 'leave_of_absence', 'open_enrollment', 'passive_open_enrollment', 'employment_change',
+  'dependent_employment_change', 'new_eligibility', 'gain_coverage', 'significant_plan_change', 'dependent_aged_out',
+  'citizenship_change', 'release_from_incarceration', 'medicare_eligible', 'tax_advantaged_contribution_change',
+] as const;
+export type EnrollmentReason = (typeof ENROLLMENT_REASONS)[number];
+
+/** Reasons that are not qualifying life events. */
+const NOT_QLE: readonly EnrollmentReason[] = ['open_enrollment', 'passive_open_enrollment', 'carrier_sync'];
+
+export function isQleReason(reason: string | null): reason is EnrollmentReason {
+  return reason !== null && (ENROLLMENT_REASONS as readonly string[]).includes(reason) && !NOT_QLE.includes(reason as EnrollmentReason);
+}
+
+/** API.md section 11: CoverageWaiver.reason values. */
+export const COVERAGE_WAIVER_REASONS = [
+  'covered_as_dependent', 'covered_by_spouse', 'other_employer_coverage', 'individual_coverage', 'medicare', 'medicaid', 'tricare', 'cost', 'other',
+] as const;
+
+/**
+ * HIPAA special enrollment: elections within 30 days of the event, 60 for loss or gain of Medicaid/CHIP-like
+ * coverage (API.md section 6: lost_coverage, gain_coverage).
+ */
+export function qleWindowDays(reason: EnrollmentReason): number {
+  return reason === 'lost_coverage' || reason === 'gain_coverage' ? 60 : 30;
+}
+
+export interface ConfigurationFacts {
+  id: string;
+  required_subclass_id: string | null;
+  waiting_period_days: number;
+  dependent_age_limit: number;
+  dependent_age_out_rule: AgeOutRule;
+}
+
+export interface PlanFacts {
+  id: string;
+  employerId: string;
+  lineOfCoverage: LineOfCoverage;
+  effectiveStart: string;
+  effectiveEnd: string;
+  requiresPrimaryCareProvider: boolean;
+  configurations: readonly ConfigurationFacts[];
+}
+
+export interface DependentFacts {
+  id: string;
+  memberId: string;
+  relationship: DependentRelationship;
+  dob: string;
+  hasDisability: boolean;
+}
+
+export interface SubmissionFacts {
+  /** The day of submission. */
+  today: string;
+  member: { id: string; employerId: string; hireDate: string; terminationDate: string | null; subclassIds: readonly string[] };
+  enrollment: { category: 'qle' | 'open_enrollment' | 'carrier_sync'; reason: string | null; changeDate: string | null; effectiveStart: string | null };
+  plans: readonly {
+    /** Undefined when the plan does not exist for the caller. */
+    plan: PlanFacts | undefined;
+    coverageStart: string | null;
+    coverageEnd: string | null;
+    hasPrimaryCareProvider: boolean;
+    dependents: readonly { dependent: DependentFacts | undefined }[];
+  }[];
+  waivers: readonly { lineOfCoverage: LineOfCoverage; dependentId: string | null; dependent: DependentFacts | undefined }[];
+}
+
+/** Every reason the enrollment cannot be submitted, each at its field path (API.md section 6). */
+export function submissionErrors(facts: SubmissionFacts): InputError[] {
+  const errors: InputError[] = [];
+  const { member, enrollment, today } = facts;
+  if (enrollment.effectiveStart === null) errors.push(inputError(['effective_start'], 'An enrollment needs an effective_start to be submitted.'));
+
+  if (enrollment.category === 'qle') {
+    if (!isQleReason(enrollment.reason)) {
+      errors.push(inputError(['reason'], 'A qle enrollment needs the qualifying life event as its reason.'));
+    }
+    if (enrollment.changeDate === null) {
+      errors.push(inputError(['change_date'], 'A qle enrollment needs the change_date of the event.'));
+    } else if (isQleReason(enrollment.reason)) {
+      const window = qleWindowDays(enrollment.reason);
+      if (compareDates(today, addDays(enrollment.changeDate, window)) > 0) {
+        errors.push(inputError(['change_date'], `A ${enrollment.reason} event must be reported within ${window} days of its change_date.`));
+      }
+    }
+  }
+
+  const linesElected = new Map<LineOfCoverage, number>();
+  facts.plans.forEach((elected, index) => {
+    const at = (...path: (string | number)[]) => ['enrolled_plans', index, ...path];
+    const plan = elected.plan;
+    if (!plan || plan.employerId !== member.employerId) {
+      errors.push(inputError(at('plan'), "No such plan for the member's employer."));
+      return;
+    }
+    const previous = linesElected.get(plan.lineOfCoverage);
+    if (previous !== undefined) {
+      errors.push(inputError(at('plan'), `Only one plan per line of coverage: enrolled_plans.${previous} is already ${plan.lineOfCoverage}.`));
+    } else {
+      linesElected.set(plan.lineOfCoverage, index);
+    }
+    const configuration = selectPlanConfiguration(member.subclassIds, plan.configurations);
+    if (!configuration) {
+      errors.push(inputError(at('plan'), 'The member is not eligible for this plan (no plan configuration applies to them).'));
+    }
+    const start = elected.coverageStart;
+    if (start !== null) {
+      if (compareDates(start, plan.effectiveStart) < 0 || compareDates(start, plan.effectiveEnd) > 0) {
+        errors.push(inputError(at('effective_start'), `The plan is offered from ${plan.effectiveStart} to ${plan.effectiveEnd}.`));
+      }
+      if (elected.coverageEnd !== null && compareDates(elected.coverageEnd, start) < 0) {
+        errors.push(inputError(at('effective_end'), 'Coverage cannot end before it starts.'));
+      }
+      if (configuration) {
+        const eligibleFrom = waitingPeriodEnd(member.hireDate, configuration.waiting_period_days);
+        if (compareDates(start, eligibleFrom) < 0) {
+          errors.push(inputError(at('effective_start'), `The waiting period ends on ${eligibleFrom}; coverage cannot start before.`));
+        }
+      }
+      if (member.terminationDate !== null && compareDates(start, member.terminationDate) > 0) {
+        errors.push(inputError(at('effective_start'), `The member was terminated on ${member.terminationDate}; coverage cannot start after.`));
+      }
+    }
+    if (plan.requiresPrimaryCareProvider && !elected.hasPrimaryCareProvider) {
+      errors.push(inputError(at('primary_care_provider'), 'This plan requires a primary care provider.'));
+    }
+    const seen = new Set<string>();
+    elected.dependents.forEach(({ dependent }, dependentIndex) => {
+      const path = at('enrolled_dependents', dependentIndex, 'dependent');
+      if (!dependent || dependent.memberId !== member.id) {
+        errors.push(inputError(path, "No such dependent of the member."));
+        return;
+      }
+      if (seen.has(dependent.id)) errors.push(inputError(path, 'The dependent is listed twice on this plan.'));
+      seen.add(dependent.id);
+      if (configuration && start !== null && isChildLike(dependent.relationship)) {
+        const { dependent_age_limit: limit, dependent_age_out_rule: rule } = configuration;
+        if (compareDates(dependent.dob, start) > 0) {
+          errors.push(inputError(path, 'The dependent is born after coverage starts.'));
+        } else if (!isChildEligibleOn(dependent.dob, limit, rule, start, dependent.hasDisability)) {
+          errors.push(inputError(path, `The dependent aged out of this plan on ${ageOutDate(dependent.dob, limit, rule)} (age limit ${limit}).`));
+        }
+      }
+    });
+  });
+
+  facts.waivers.forEach((waiver, index) => {
+    const elected = linesElected.get(waiver.lineOfCoverage);
+    if (elected !== undefined) {
+      errors.push(inputError(['coverage_waivers', index, 'line_of_coverage'], `The line ${waiver.lineOfCoverage} is both elected (enrolled_plans.${elected}) and waived.`));
+    }
+    if (waiver.dependentId !== null && (!waiver.dependent || waiver.dependent.memberId !== member.id)) {
+      errors.push(inputError(['coverage_waivers', index, 'dependent'], 'No such dependent of the member.'));
+    }
+  });
+  return errors;
+}
+
+export interface VolumeDecision {
+  volumeCents: number | null;
+  requestedVolumeCents: number | null;
+  eoiStatus: 'not_required' | 'pending';
+}
+
+/**
+ * Evidence of insurability: a requested volume above the plan's guaranteed-issue amount needs EOI; until it
+ * is approved the coverage is the guaranteed amount.
+ */
+export function decideVolume(requestedCents: number | null, guaranteedIssueCents: number | null): VolumeDecision {
+  if (requestedCents === null) return { volumeCents: null, requestedVolumeCents: null, eoiStatus: 'not_required' };
+  if (guaranteedIssueCents !== null && requestedCents > guaranteedIssueCents) {
+    return { volumeCents: guaranteedIssueCents, requestedVolumeCents: requestedCents, eoiStatus: 'pending' };
+  }
+  return { volumeCents: requestedCents, requestedVolumeCents: requestedCents, eoiStatus: 'not_required' };
+}

@@ -1,0 +1,204 @@
+import type { Executor } from '../../db/database.ts';
+import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
+import { forUpdate, inScope } from '../../db/scope.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import type { DependentRow } from '../dependents/dependent.table.ts';
+import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
+import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
+import type {
+  EnrolledDependentRow,
+  EnrolledPlanRow,
+  EnrollmentRow,
+  EnrollmentStatus,
+} from './enrollment.table.ts';
+import type { CoverageWaiverTable } from './enrollment.table.ts';
+
+export type CoverageWaiverRow = CoverageWaiverTable;
+
+export interface Elections {
+  plans: EnrolledPlanRow[];
+  dependents: EnrolledDependentRow[];
+  waivers: CoverageWaiverRow[];
+}
+
+function enrollments(db: Executor, scope: Scope) {
+  return inScope(db.selectFrom('enrollments').selectAll(), scope, 'enrollments', 'employer_id');
+}
+
+export function findEnrollmentById(db: Executor, scope: Scope, id: string): Promise<EnrollmentRow | undefined> {
+  return enrollments(db, scope).where('id', '=', id).executeTakeFirst();
+}
+
+export function lockEnrollmentById(trx: Executor, scope: Scope, id: string): Promise<EnrollmentRow | undefined> {
+  return forUpdate(trx, enrollments(trx, scope).where('id', '=', id)).executeTakeFirst();
+}
+
+export function listEnrollments(
+  db: Executor,
+  scope: Scope,
+  filter: { memberId?: string | undefined; employerId?: string | undefined; status?: EnrollmentStatus | undefined },
+  page: PageRequest,
+): Promise<Page<EnrollmentRow>> {
+  let query = enrollments(db, scope);
+  if (filter.memberId !== undefined) query = query.where('member_id', '=', filter.memberId);
+  if (filter.employerId !== undefined) query = query.where('employer_id', '=', filter.employerId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  return paginate(query, page);
+}
+
+export async function insertEnrollment(trx: Executor, row: EnrollmentRow): Promise<void> {
+  await trx.insertInto('enrollments').values(row).execute();
+}
+
+export async function updateEnrollmentFields(trx: Executor, row: EnrollmentRow): Promise<void> {
+  const { id, provider_id, created_at: _createdAt, ...changes } = row;
+  await trx.updateTable('enrollments').set(changes).where('id', '=', id).where('provider_id', '=', provider_id).execute();
+}
+
+/**
+ * The status change of a lifecycle action, as one conditional UPDATE: it happens only if the enrollment is
+ * still in one of `from`, so of two racing requests exactly one wins. Returns whether this one did.
+ */
+export async function transitionEnrollment(
+  trx: Executor,
+  id: string,
+  from: readonly EnrollmentStatus[],
+  to: EnrollmentStatus,
+  set: { submitted_at?: string; approved_at?: string } = {},
+): Promise<boolean> {
+  const result = await trx.updateTable('enrollments').set({ status: to, ...set }).where('id', '=', id).where('status', 'in', from).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function replaceElections(trx: Executor, enrollmentId: string, elections: Elections): Promise<void> {
+  await trx.deleteFrom('enrolled_plans').where('enrollment_id', '=', enrollmentId).execute();
+  await trx.deleteFrom('coverage_waivers').where('enrollment_id', '=', enrollmentId).execute();
+  if (elections.plans.length > 0) await trx.insertInto('enrolled_plans').values(elections.plans).execute();
+  if (elections.dependents.length > 0) await trx.insertInto('enrolled_dependents').values(elections.dependents).execute();
+  if (elections.waivers.length > 0) await trx.insertInto('coverage_waivers').values(elections.waivers).execute();
+}
+
+/** Enrolled plans, their dependents and the waivers of several enrollments, in their positions. */
+export async function findElections(db: Executor, enrollmentIds: readonly string[]): Promise<Elections> {
+  if (enrollmentIds.length === 0) return { plans: [], dependents: [], waivers: [] };
+  const plans = await db
+    .selectFrom('enrolled_plans')
+    .selectAll()
+    .where('enrollment_id', 'in', enrollmentIds)
+    .orderBy('enrollment_id')
+    .orderBy('position')
+    .execute();
+  const dependents =
+    plans.length === 0
+      ? []
+      : await db
+          .selectFrom('enrolled_dependents')
+          .selectAll()
+          .where(
+            'enrolled_plan_id',
+            'in',
+            plans.map((plan) => plan.id),
+          )
+          .orderBy('enrolled_plan_id')
+          .orderBy('position')
+          .execute();
+  const waivers = await db
+    .selectFrom('coverage_waivers')
+    .selectAll()
+    .where('enrollment_id', 'in', enrollmentIds)
+    .orderBy('enrollment_id')
+    .orderBy('position')
+    .execute();
+  return { plans, dependents, waivers };
+}
+
+export async function updateEnrolledPlanVolume(
+  trx: Executor,
+  id: string,
+  set: Pick<EnrolledPlanRow, 'volume_cents' | 'eoi_status' | 'volume_approved_at'>,
+): Promise<void> {
+  await trx.updateTable('enrolled_plans').set(set).where('id', '=', id).execute();
+}
+
+export async function updateEnrolledDependentVolume(
+  trx: Executor,
+  id: string,
+  set: Pick<EnrolledDependentRow, 'volume_cents' | 'eoi_status' | 'volume_approved_at'>,
+): Promise<void> {
+  await trx.updateTable('enrolled_dependents').set(set).where('id', '=', id).execute();
+}
+
+export function findPlans(db: Executor, providerId: string, ids: readonly string[]): Promise<PlanRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('plans').selectAll().where('provider_id', '=', providerId).where('id', 'in', ids).execute();
+}
+
+export function findConfigurations(db: Executor, providerId: string, planIds: readonly string[]): Promise<PlanConfigurationRow[]> {
+  if (planIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('plan_configurations')
+    .selectAll()
+    .where('provider_id', '=', providerId)
+    .where('plan_id', 'in', planIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export function findDependents(db: Executor, providerId: string, ids: readonly string[]): Promise<DependentRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('dependents').selectAll().where('provider_id', '=', providerId).where('id', 'in', ids).execute();
+}
+
+export async function findDocumentIds(db: Executor, providerId: string, employerId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('documents')
+    .select('id')
+    .where('provider_id', '=', providerId)
+    .where((eb) => eb.or([eb('employer_id', '=', employerId), eb('employer_id', 'is', null)]))
+    .where('id', 'in', ids)
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+export async function findMemberSubclassIds(db: Executor, memberId: string): Promise<string[]> {
+  const rows = await db.selectFrom('member_subclasses').select('subclass_id').where('member_id', '=', memberId).orderBy('position').execute();
+  return rows.map((row) => row.subclass_id);
+}
+
+/**
+ * The member's coverage in force on `date` on the given lines: enrolled plans of their approved or synced
+ * enrollments (other than `exceptEnrollmentId`), the latest starting one per line.
+ */
+export async function findCoverageInForce(
+  db: Executor,
+  memberId: string,
+  lines: readonly LineOfCoverage[],
+  date: string,
+  exceptEnrollmentId: string,
+): Promise<(EnrolledPlanRow & { line_of_coverage: LineOfCoverage })[]> {
+  if (lines.length === 0) return [];
+  const rows = await db
+    .selectFrom('enrolled_plans')
+    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
+    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
+    .selectAll('enrolled_plans')
+    .select('plans.line_of_coverage')
+    .where('enrolled_plans.member_id', '=', memberId)
+    .where('enrollments.status', 'in', ['approved', 'synced'])
+    .where('enrollments.id', '!=', exceptEnrollmentId)
+    .where('plans.line_of_coverage', 'in', lines)
+    .where('enrolled_plans.effective_start', '<=', date)
+    .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>=', date)]))
+    .orderBy('enrolled_plans.effective_start', 'desc')
+    .orderBy('enrolled_plans.created_at', 'desc')
+    .execute();
+  const latest = new Map<LineOfCoverage, (typeof rows)[number]>();
+  for (const row of rows) if (!latest.has(row.line_of_coverage)) latest.set(row.line_of_coverage, row);
+  return [...latest.values()];
+}
+
+export async function endCoverage(trx: Executor, enrolledPlanId: string, lastDay: string): Promise<void> {
+  await trx.updateTable('enrolled_plans').set({ effective_end: lastDay }).where('id', '=', enrolledPlanId).execute();
+}

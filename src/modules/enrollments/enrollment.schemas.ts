@@ -1,0 +1,175 @@
+import { Type, type Static } from 'typebox';
+import {
+  DateSchema,
+  IdSchema,
+  MetadataResponseSchema,
+  MetadataSchema,
+  MoneySchema,
+  Nullable,
+  PageQuerySchema,
+  StringEnum,
+  TimestampSchema,
+} from '../../http/schemas.ts';
+import { LINES_OF_COVERAGE } from '../plans/plan.table.ts';
+import { COVERAGE_WAIVER_REASONS, ENROLLMENT_REASONS } from './enrollment-rules.ts';
+import { ENROLLMENT_CATEGORIES, ENROLLMENT_STATUSES, EOI_STATUSES } from './enrollment.table.ts';
+
+const PrimaryCareProviderInput = Type.Object(
+  {
+    full_name: Type.String({ minLength: 1, maxLength: 255 }),
+    is_existing_patient: Type.Optional(Type.Boolean({ default: false })),
+    provider_id_number: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+  },
+  { additionalProperties: false },
+);
+export type PrimaryCareProviderInput = Static<typeof PrimaryCareProviderInput>;
+
+export const PrimaryCareProviderSchema = Type.Object({
+  id: IdSchema,
+  full_name: Type.String(),
+  is_existing_patient: Type.Boolean(),
+  provider_id_number: Nullable(Type.String()),
+});
+export type PrimaryCareProvider = Static<typeof PrimaryCareProviderSchema>;
+
+const EnrolledDependentInput = Type.Object(
+  {
+    dependent: IdSchema,
+    primary_care_provider: Type.Optional(Nullable(PrimaryCareProviderInput)),
+    requested_volume: Type.Optional(Nullable(MoneySchema)),
+  },
+  { additionalProperties: false },
+);
+
+const EnrolledPlanInput = Type.Object(
+  {
+    plan: IdSchema,
+    enrolled_dependents: Type.Optional(Type.Array(EnrolledDependentInput, { maxItems: 30 })),
+    primary_care_provider: Type.Optional(Nullable(PrimaryCareProviderInput)),
+    effective_start: Type.Optional(Nullable(DateSchema)),
+    effective_end: Type.Optional(Nullable(DateSchema)),
+    premium: Type.Optional(Nullable(MoneySchema)),
+    employer_contribution: Type.Optional(Nullable(MoneySchema)),
+    member_contribution: Type.Optional(Nullable(MoneySchema)),
+    payroll_provider_external_id: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+    requested_volume: Type.Optional(Nullable(MoneySchema)),
+  },
+  { additionalProperties: false },
+);
+export type EnrolledPlanInput = Static<typeof EnrolledPlanInput>;
+
+const CoverageWaiverInput = Type.Object(
+  {
+    line_of_coverage: StringEnum(LINES_OF_COVERAGE),
+    reason: StringEnum(COVERAGE_WAIVER_REASONS),
+    member: Type.Optional(Nullable(IdSchema)),
+    dependent: Type.Optional(Nullable(IdSchema)),
+  },
+  { additionalProperties: false },
+);
+export type CoverageWaiverInput = Static<typeof CoverageWaiverInput>;
+
+/** An EOI decision on an enrolled plan or one of its dependents, named by id. */
+const EoiDecision = Type.Object({ id: IdSchema, eoi_status: StringEnum(['approved', 'denied'] as const) }, { additionalProperties: false });
+const EnrolledPlanEoiInput = Type.Object(
+  {
+    id: IdSchema,
+    eoi_status: Type.Optional(StringEnum(['approved', 'denied'] as const)),
+    enrolled_dependents: Type.Optional(Type.Array(EoiDecision, { maxItems: 30 })),
+  },
+  { additionalProperties: false },
+);
+
+const elections = {
+  effective_start: Type.Optional(Nullable(DateSchema)),
+  effective_end: Type.Optional(Nullable(DateSchema)),
+  reason: Type.Optional(Nullable(StringEnum(ENROLLMENT_REASONS))),
+  change_date: Type.Optional(Nullable(DateSchema)),
+  qualifying_life_event_documents: Type.Optional(Type.Array(IdSchema, { maxItems: 20, uniqueItems: true })),
+  enrolled_plans: Type.Optional(Type.Array(EnrolledPlanInput, { maxItems: 20 })),
+  coverage_waivers: Type.Optional(Type.Array(CoverageWaiverInput, { maxItems: 20 })),
+  metadata: Type.Optional(MetadataSchema),
+};
+
+export const CreateEnrollmentBodySchema = Type.Object(
+  { member: IdSchema, category: StringEnum(ENROLLMENT_CATEGORIES), ...elections },
+  { additionalProperties: false },
+);
+export type CreateEnrollmentBody = Static<typeof CreateEnrollmentBodySchema>;
+
+/**
+ * While not_started, any election may change (lists are replaced whole). At any time before approval,
+ * `enrolled_plans` may instead carry EOI decisions only: items naming existing enrolled plans by `id`.
+ */
+export const UpdateEnrollmentBodySchema = Type.Object(
+  {
+    ...elections,
+    enrolled_plans: Type.Optional(Type.Union([Type.Array(EnrolledPlanInput, { maxItems: 20 }), Type.Array(EnrolledPlanEoiInput, { minItems: 1, maxItems: 20 })])),
+  },
+  { additionalProperties: false },
+);
+export type UpdateEnrollmentBody = Static<typeof UpdateEnrollmentBodySchema>;
+
+const volumeFields = {
+  volume: Nullable(MoneySchema),
+  requested_volume: Nullable(MoneySchema),
+  volume_approved_at: Nullable(TimestampSchema),
+  eoi_dismissed_at: Nullable(TimestampSchema),
+  eoi_status: StringEnum(EOI_STATUSES),
+};
+
+export const EnrolledDependentSchema = Type.Object({
+  id: IdSchema,
+  plan: IdSchema,
+  dependent: IdSchema,
+  primary_care_provider: Nullable(PrimaryCareProviderSchema),
+  ...volumeFields,
+});
+
+export const EnrolledPlanSchema = Type.Object({
+  id: IdSchema,
+  enrollment: IdSchema,
+  plan: IdSchema,
+  enrolled_dependents: Type.Array(EnrolledDependentSchema),
+  primary_care_provider: Nullable(PrimaryCareProviderSchema),
+  effective_start: Nullable(DateSchema),
+  effective_end: Nullable(DateSchema),
+  premium: Nullable(MoneySchema),
+  employer_contribution: Nullable(MoneySchema),
+  member_contribution: Nullable(MoneySchema),
+  payroll_provider_external_id: Nullable(Type.String()),
+  ...volumeFields,
+});
+
+export const CoverageWaiverSchema = Type.Object({
+  id: IdSchema,
+  line_of_coverage: StringEnum(LINES_OF_COVERAGE),
+  reason: StringEnum(COVERAGE_WAIVER_REASONS),
+  member: Nullable(IdSchema),
+  dependent: Nullable(IdSchema),
+});
+
+export const EnrollmentSchema = Type.Object({
+  id: IdSchema,
+  member: IdSchema,
+  employer: IdSchema,
+  category: StringEnum(ENROLLMENT_CATEGORIES),
+  status: StringEnum(ENROLLMENT_STATUSES),
+  effective_start: Nullable(DateSchema),
+  effective_end: Nullable(DateSchema),
+  reason: Nullable(StringEnum(ENROLLMENT_REASONS)),
+  change_date: Nullable(DateSchema),
+  qualifying_life_event_documents: Type.Array(IdSchema),
+  enrolled_plans: Type.Array(EnrolledPlanSchema),
+  coverage_waivers: Type.Array(CoverageWaiverSchema),
+  metadata: MetadataResponseSchema,
+  submitted_at: Nullable(TimestampSchema),
+  approved_at: Nullable(TimestampSchema),
+  created_at: TimestampSchema,
+});
+export type EnrollmentResponse = Static<typeof EnrollmentSchema>;
+
+export const ListEnrollmentsQuerySchema = Type.Object(
+  { ...PageQuerySchema, member: Type.Optional(IdSchema), employer: Type.Optional(IdSchema), status: Type.Optional(StringEnum(ENROLLMENT_STATUSES)) },
+  { additionalProperties: false },
+);

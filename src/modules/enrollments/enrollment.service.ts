@@ -1,0 +1,633 @@
+import type { Kysely } from 'kysely';
+import type { Executor, Transaction } from '../../db/database.ts';
+import { type Page, type PageRequest } from '../../db/keyset.ts';
+import type { Database } from '../../db/schema.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { addDays, ageOn, compareDates, toDateString } from '../../shared/dates.ts';
+import { InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
+import { fromCents, toCents } from '../../shared/money.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import type { LineChange } from '../benefit-changes/benefit-change-diff.ts';
+import { diffCoverage, type CoverageItem } from '../benefit-changes/benefit-change-diff.ts';
+import type { DependentRow } from '../dependents/dependent.table.ts';
+import { lockMemberById } from '../members/member.repository.ts';
+import type { MemberRow } from '../members/member.table.ts';
+import type { Notifier } from '../notifications/notification.service.ts';
+import { selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
+import { parseContributionStrategy } from '../plan-configurations/plan-configuration.service.ts';
+import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
+import { coverageTier } from '../plans/coverage-tier.ts';
+import { toPlanRates } from '../plans/plan.service.ts';
+import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
+import { contributionSplit, premiumCents } from '../plans/pricing.ts';
+import { decideVolume, submissionErrors } from './enrollment-rules.ts';
+import { assertTransition, ENROLLMENT_TRANSITIONS, type EnrollmentAction } from './enrollment-status.ts';
+import * as repository from './enrollment.repository.ts';
+import type { CreateEnrollmentBody, EnrolledPlanInput, EnrollmentResponse, PrimaryCareProvider, PrimaryCareProviderInput, UpdateEnrollmentBody } from './enrollment.schemas.ts';
+import type { EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
+
+/** What approval needs from the benefit-change module, inside the approval's own transaction. */
+export interface BenefitChangeRecorder {
+  recordChanges(
+    trx: Transaction<Database>,
+    input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: LineChange[] },
+  ): Promise<void>;
+}
+
+type Elections = repository.Elections;
+
+const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
+
+export function toEnrollmentResponse(row: EnrollmentRow, elections: Elections): EnrollmentResponse {
+  const dependentsByPlan = Map.groupBy(elections.dependents, (dependent) => dependent.enrolled_plan_id);
+  const plansById = new Map(elections.plans.map((plan) => [plan.id, plan]));
+  return {
+    id: row.id,
+    member: row.member_id,
+    employer: row.employer_id,
+    category: row.category,
+    status: row.status,
+    effective_start: row.effective_start,
+    effective_end: row.effective_end,
+    reason: row.reason as EnrollmentResponse['reason'],
+    change_date: row.change_date,
+    qualifying_life_event_documents: JSON.parse(row.qualifying_life_event_documents) as string[],
+    enrolled_plans: elections.plans
+      .filter((plan) => plan.enrollment_id === row.id)
+      .map((plan) => ({
+        id: plan.id,
+        enrollment: row.id,
+        plan: plan.plan_id,
+        enrolled_dependents: (dependentsByPlan.get(plan.id) ?? []).map((dependent) => ({
+          id: dependent.id,
+          plan: plansById.get(dependent.enrolled_plan_id)?.plan_id ?? plan.plan_id,
+          dependent: dependent.dependent_id,
+          primary_care_provider: parsePrimaryCareProvider(dependent.primary_care_provider),
+          ...volumeFields(dependent),
+        })),
+        primary_care_provider: parsePrimaryCareProvider(plan.primary_care_provider),
+        effective_start: plan.effective_start,
+        effective_end: plan.effective_end,
+        premium: money(plan.premium_cents),
+        employer_contribution: money(plan.employer_contribution_cents),
+        member_contribution: money(plan.member_contribution_cents),
+        payroll_provider_external_id: plan.payroll_provider_external_id,
+        ...volumeFields(plan),
+      })),
+    coverage_waivers: elections.waivers
+      .filter((waiver) => waiver.enrollment_id === row.id)
+      .map((waiver) => ({
+        id: waiver.id,
+        line_of_coverage: waiver.line_of_coverage as LineOfCoverage,
+        reason: waiver.reason as EnrollmentResponse['coverage_waivers'][number]['reason'],
+        member: waiver.member_id,
+        dependent: waiver.dependent_id,
+      })),
+    metadata: parseMetadata(row.metadata),
+    submitted_at: row.submitted_at,
+    approved_at: row.approved_at,
+    created_at: row.created_at,
+  };
+}
+
+function volumeFields(row: EnrolledPlanRow | EnrolledDependentRow) {
+  return {
+    volume: money(row.volume_cents),
+    requested_volume: money(row.requested_volume_cents),
+    volume_approved_at: row.volume_approved_at,
+    eoi_dismissed_at: row.eoi_dismissed_at,
+    eoi_status: row.eoi_status,
+  };
+}
+
+function parsePrimaryCareProvider(json: string | null): PrimaryCareProvider | null {
+  return json === null ? null : (JSON.parse(json) as PrimaryCareProvider);
+}
+
+function primaryCareProviderJson(input: PrimaryCareProviderInput | null | undefined): string | null {
+  if (!input) return null;
+  return JSON.stringify({
+    id: newId('primary_care_provider'),
+    full_name: input.full_name,
+    is_existing_patient: input.is_existing_patient ?? false,
+    provider_id_number: input.provider_id_number ?? null,
+  });
+}
+
+/** Age in whole years on `date`; 0 for someone not yet born then (priced as a newborn). */
+function ageOrZero(dob: string, date: string): number {
+  return compareDates(dob, date) > 0 ? 0 : ageOn(dob, date);
+}
+
+export class EnrollmentService {
+  readonly #db: Kysely<Database>;
+  readonly #clock: Clock;
+  readonly #notifier: Notifier;
+  readonly #benefitChanges: BenefitChangeRecorder;
+  readonly #jobs: { wake(): void } | undefined;
+
+  constructor(db: Kysely<Database>, clock: Clock, notifier: Notifier, benefitChanges: BenefitChangeRecorder, jobs?: { wake(): void }) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#notifier = notifier;
+    this.#benefitChanges = benefitChanges;
+    this.#jobs = jobs;
+  }
+
+  async createEnrollment(scope: Scope, input: CreateEnrollmentBody): Promise<EnrollmentResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const member = await lockMemberById(trx, scope, input.member);
+      if (!member) throw new ValidationFailed([inputError(['member'], 'No such member.')]);
+      const now = this.#clock.now().toISOString();
+      const row: EnrollmentRow = {
+        id: newId('enrollment'),
+        provider_id: member.provider_id,
+        employer_id: member.employer_id,
+        member_id: member.id,
+        category: input.category,
+        // carrier_sync records coverage the carrier already holds: the starting point for later changes.
+        status: input.category === 'carrier_sync' ? 'synced' : 'not_started',
+        effective_start: input.effective_start ?? null,
+        effective_end: input.effective_end ?? null,
+        reason: input.reason ?? (input.category === 'carrier_sync' ? 'carrier_sync' : null),
+        change_date: input.change_date ?? null,
+        qualifying_life_event_documents: JSON.stringify(input.qualifying_life_event_documents ?? []),
+        metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
+        submitted_at: null,
+        approved_at: input.category === 'carrier_sync' ? now : null,
+        created_at: now,
+      };
+      await this.#assertDocumentsVisible(trx, member, input.qualifying_life_event_documents ?? []);
+      if (row.category === 'carrier_sync' && row.effective_start === null) {
+        throw new ValidationFailed([inputError(['effective_start'], 'A carrier_sync enrollment records coverage from a date: give effective_start.')]);
+      }
+      const elections = await this.#buildElections(trx, row, member, input.enrolled_plans ?? [], input.coverage_waivers ?? []);
+      await repository.insertEnrollment(trx, row);
+      await repository.replaceElections(trx, row.id, elections);
+      if (row.status === 'synced') await this.#endCoverageReplacedBy(trx, row, elections);
+      return toEnrollmentResponse(row, elections);
+    });
+  }
+
+  async getEnrollment(scope: Scope, id: string): Promise<EnrollmentResponse> {
+    const row = await repository.findEnrollmentById(this.#db, scope, id);
+    if (!row) throw new NotFound('enrollment');
+    return toEnrollmentResponse(row, await repository.findElections(this.#db, [row.id]));
+  }
+
+  async listEnrollments(
+    scope: Scope,
+    filter: { member?: string | undefined; employer?: string | undefined; status?: EnrollmentStatus | undefined },
+    page: PageRequest,
+  ): Promise<Page<EnrollmentResponse>> {
+    const rows = await repository.listEnrollments(this.#db, scope, { memberId: filter.member, employerId: filter.employer, status: filter.status }, page);
+    const elections = await repository.findElections(this.#db, rows.results.map((row) => row.id));
+    return { ...rows, results: rows.results.map((row) => toEnrollmentResponse(row, elections)) };
+  }
+
+  async updateEnrollment(scope: Scope, id: string, input: UpdateEnrollmentBody): Promise<EnrollmentResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const current = await repository.lockEnrollmentById(trx, scope, id);
+      if (!current) throw new NotFound('enrollment');
+      const plans = input.enrolled_plans;
+      if (plans !== undefined && plans.length > 0 && plans.every((plan) => 'id' in plan)) {
+        return this.#decideEoi(trx, current, input);
+      }
+      if (current.status !== 'not_started') {
+        throw new InvalidState(`An enrollment can be edited only while not_started; this one is ${current.status}. Reopen a pending one first.`);
+      }
+      const member = await lockMemberById(trx, scope, current.member_id);
+      if (!member) throw new NotFound('enrollment');
+      const updated: EnrollmentRow = {
+        ...current,
+        effective_start: input.effective_start !== undefined ? input.effective_start : current.effective_start,
+        effective_end: input.effective_end !== undefined ? input.effective_end : current.effective_end,
+        reason: input.reason !== undefined ? input.reason : current.reason,
+        change_date: input.change_date !== undefined ? input.change_date : current.change_date,
+        qualifying_life_event_documents:
+          input.qualifying_life_event_documents !== undefined ? JSON.stringify(input.qualifying_life_event_documents) : current.qualifying_life_event_documents,
+        metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
+      };
+      await this.#assertDocumentsVisible(trx, member, input.qualifying_life_event_documents ?? []);
+      const stored = await repository.findElections(trx, [id]);
+      const datesChanged = updated.effective_start !== current.effective_start || updated.effective_end !== current.effective_end;
+      let elections: Elections = stored;
+      if (plans !== undefined || input.coverage_waivers !== undefined || datesChanged) {
+        // Elections are replaced whole; unchanged ones are rebuilt from what is stored, so they are priced anew.
+        const planInputs = (plans as EnrolledPlanInput[] | undefined) ?? this.#storedPlanInputs(stored);
+        const waiverInputs = input.coverage_waivers ?? stored.waivers.map((waiver) => ({
+          line_of_coverage: waiver.line_of_coverage as LineOfCoverage,
+          reason: waiver.reason as NonNullable<UpdateEnrollmentBody['coverage_waivers']>[number]['reason'],
+          member: waiver.member_id,
+          dependent: waiver.dependent_id,
+        }));
+        elections = await this.#buildElections(trx, updated, member, planInputs, waiverInputs);
+        await repository.replaceElections(trx, id, elections);
+      }
+      await repository.updateEnrollmentFields(trx, updated);
+      return toEnrollmentResponse(updated, elections);
+    });
+  }
+
+  /** save_and_submit: every rule of API.md section 6, then pending; enrollment_submitted to the employer. */
+  async submitEnrollment(scope: Scope, id: string): Promise<EnrollmentResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const enrollment = await repository.lockEnrollmentById(trx, scope, id);
+      if (!enrollment) throw new NotFound('enrollment');
+      assertTransition('save_and_submit', enrollment.status);
+      const member = await lockMemberById(trx, scope, enrollment.member_id);
+      if (!member) throw new NotFound('enrollment');
+      const elections = await repository.findElections(trx, [id]);
+      const errors = await this.#submissionErrors(trx, enrollment, member, elections);
+      if (errors.length > 0) throw new ValidationFailed(errors, 'The enrollment cannot be submitted');
+      const submitted = { ...enrollment, status: 'pending' as const, submitted_at: this.#clock.now().toISOString() };
+      await this.#transition(trx, enrollment, 'save_and_submit', { submitted_at: submitted.submitted_at });
+      await this.#notifier.record(trx, {
+        providerId: enrollment.provider_id,
+        employerId: enrollment.employer_id,
+        type: 'enrollment_submitted',
+        relatedObjectType: 'enrollment',
+        relatedObjectId: enrollment.id,
+        owner: 'employer',
+        payload: { enrollment: enrollment.id, member: enrollment.member_id, employer: enrollment.employer_id },
+      });
+      return toEnrollmentResponse(submitted, elections);
+    });
+  }
+
+  async reopenEnrollment(scope: Scope, id: string): Promise<EnrollmentResponse> {
+    return this.#simpleTransition(scope, id, 'reopen');
+  }
+
+  async cancelEnrollment(scope: Scope, id: string): Promise<EnrollmentResponse> {
+    return this.#simpleTransition(scope, id, 'cancel');
+  }
+
+  /**
+   * Endpoint 2: pending → approved. Ends the coverage the enrollment replaces, records one benefit change per
+   * line it touches (handed to the carrier by the benefit-change module) and tells the member. The status
+   * change is a conditional update after locking the member, so concurrent approvals of one enrollment (or two
+   * enrollments of one member) never both apply.
+   */
+  async approveEnrollment(scope: Scope, id: string): Promise<EnrollmentResponse> {
+    const response = await this.#db.transaction().execute(async (trx) => {
+      const found = await repository.findEnrollmentById(trx, scope, id);
+      if (!found) throw new NotFound('enrollment');
+      const member = await lockMemberById(trx, scope, found.member_id);
+      if (!member) throw new NotFound('enrollment');
+      const enrollment = await repository.lockEnrollmentById(trx, scope, id);
+      if (!enrollment) throw new NotFound('enrollment');
+      const approvedAt = this.#clock.now().toISOString();
+      await this.#transition(trx, enrollment, 'approve', { approved_at: approvedAt });
+      const elections = await repository.findElections(trx, [id]);
+      const changes = await this.#coverageChanges(trx, enrollment, elections);
+      await this.#endCoverageReplacedBy(trx, enrollment, elections);
+      await this.#benefitChanges.recordChanges(trx, {
+        providerId: enrollment.provider_id,
+        employerId: enrollment.employer_id,
+        enrollmentId: enrollment.id,
+        memberId: enrollment.member_id,
+        changes,
+      });
+      await this.#notifier.record(trx, {
+        providerId: enrollment.provider_id,
+        employerId: enrollment.employer_id,
+        type: 'enrollment_approved',
+        relatedObjectType: 'enrollment',
+        relatedObjectId: enrollment.id,
+        owner: 'member',
+        payload: { enrollment: enrollment.id, member: enrollment.member_id, employer: enrollment.employer_id },
+      });
+      // Re-read: recording the changes may already have completed it (nothing to send).
+      const approved = await repository.findEnrollmentById(trx, scope, id);
+      return toEnrollmentResponse(approved!, elections);
+    });
+    this.#jobs?.wake();
+    return response;
+  }
+
+  async #simpleTransition(scope: Scope, id: string, action: EnrollmentAction): Promise<EnrollmentResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const enrollment = await repository.lockEnrollmentById(trx, scope, id);
+      if (!enrollment) throw new NotFound('enrollment');
+      await this.#transition(trx, enrollment, action);
+      const to = ENROLLMENT_TRANSITIONS[action].to;
+      return toEnrollmentResponse({ ...enrollment, status: to, ...(action === 'reopen' ? { submitted_at: null } : {}) }, await repository.findElections(trx, [id]));
+    });
+  }
+
+  /** Checks the action against the status machine, then applies it as a conditional update. */
+  async #transition(trx: Executor, enrollment: EnrollmentRow, action: EnrollmentAction, set: { submitted_at?: string; approved_at?: string } = {}): Promise<void> {
+    const to = assertTransition(action, enrollment.status);
+    const won = await repository.transitionEnrollment(trx, enrollment.id, ENROLLMENT_TRANSITIONS[action].from, to, {
+      ...set,
+      ...(action === 'reopen' ? { submitted_at: null as unknown as string } : {}),
+    });
+    if (!won) throw new InvalidState(`The enrollment changed status while this request ran; it is no longer ${enrollment.status}.`);
+  }
+
+  /** EOI decisions on enrolled plans or dependents, allowed until the enrollment is approved. */
+  async #decideEoi(trx: Transaction<Database>, enrollment: EnrollmentRow, input: UpdateEnrollmentBody): Promise<EnrollmentResponse> {
+    if (enrollment.status !== 'not_started' && enrollment.status !== 'pending') {
+      throw new InvalidState(`EOI decisions are recorded before approval; this enrollment is ${enrollment.status}. A later volume change is a new enrollment.`);
+    }
+    const others = Object.keys(input).filter((key) => key !== 'enrolled_plans' && key !== 'metadata');
+    if (others.length > 0) {
+      throw new ValidationFailed(others.map((key) => inputError([key], 'EOI decisions cannot be combined with other changes.')));
+    }
+    const elections = await repository.findElections(trx, [enrollment.id]);
+    const plansById = new Map(elections.plans.map((plan) => [plan.id, plan]));
+    const dependentsById = new Map(elections.dependents.map((dependent) => [dependent.id, dependent]));
+    const now = this.#clock.now().toISOString();
+    const errors: InputError[] = [];
+    const decisions = (input.enrolled_plans ?? []) as { id: string; eoi_status?: 'approved' | 'denied'; enrolled_dependents?: { id: string; eoi_status: 'approved' | 'denied' }[] }[];
+    const apply = async (row: EnrolledPlanRow | EnrolledDependentRow, decision: 'approved' | 'denied', path: (string | number)[], update: typeof repository.updateEnrolledPlanVolume) => {
+      if (row.eoi_status !== 'pending') {
+        errors.push(inputError(path, `No EOI is pending here (eoi_status is ${row.eoi_status}).`));
+        return;
+      }
+      const set =
+        decision === 'approved'
+          ? { volume_cents: row.requested_volume_cents, eoi_status: 'approved' as const, volume_approved_at: now }
+          : { volume_cents: row.volume_cents, eoi_status: 'denied' as const, volume_approved_at: null };
+      Object.assign(row, set);
+      await update(trx, row.id, set);
+    };
+    for (const [index, decision] of decisions.entries()) {
+      const plan = plansById.get(decision.id);
+      if (!plan) {
+        errors.push(inputError(['enrolled_plans', index, 'id'], 'No such enrolled plan in this enrollment.'));
+        continue;
+      }
+      if (decision.eoi_status) await apply(plan, decision.eoi_status, ['enrolled_plans', index, 'eoi_status'], repository.updateEnrolledPlanVolume);
+      for (const [dependentIndex, dependentDecision] of (decision.enrolled_dependents ?? []).entries()) {
+        const dependent = dependentsById.get(dependentDecision.id);
+        const path = ['enrolled_plans', index, 'enrolled_dependents', dependentIndex];
+        if (!dependent || dependent.enrolled_plan_id !== plan.id) {
+          errors.push(inputError([...path, 'id'], 'No such enrolled dependent on this enrolled plan.'));
+          continue;
+        }
+        await apply(dependent, dependentDecision.eoi_status, [...path, 'eoi_status'], repository.updateEnrolledDependentVolume);
+      }
+    }
+    if (errors.length > 0) throw new ValidationFailed(errors);
+    const updated = { ...enrollment, metadata: JSON.stringify(mergeMetadata(parseMetadata(enrollment.metadata), input.metadata)) };
+    await repository.updateEnrollmentFields(trx, updated);
+    return toEnrollmentResponse(updated, elections);
+  }
+
+  async #assertDocumentsVisible(trx: Executor, member: MemberRow, ids: readonly string[]): Promise<void> {
+    const visible = await repository.findDocumentIds(trx, member.provider_id, member.employer_id, ids);
+    const errors = ids.flatMap((id, index) => (visible.has(id) ? [] : [inputError(['qualifying_life_event_documents', index], 'No such document.')]));
+    if (errors.length > 0) throw new ValidationFailed(errors);
+  }
+
+  /**
+   * Enrolled plans, dependents and waivers as rows, priced (API.md section 6): the tier from the dependents,
+   * the premium from the plan's rates, the employer share from the member's plan configuration. Plans
+   * without rates take the client's figures as given. References must exist; eligibility waits for submit.
+   */
+  async #buildElections(
+    trx: Executor,
+    enrollment: EnrollmentRow,
+    member: MemberRow,
+    planInputs: readonly EnrolledPlanInput[],
+    waiverInputs: readonly NonNullable<CreateEnrollmentBody['coverage_waivers']>[number][],
+  ): Promise<Elections> {
+    const plans = new Map((await repository.findPlans(trx, member.provider_id, planInputs.map((plan) => plan.plan))).map((plan) => [plan.id, plan]));
+    const dependentIds = [...planInputs.flatMap((plan) => (plan.enrolled_dependents ?? []).map((d) => d.dependent)), ...waiverInputs.flatMap((w) => (w.dependent ? [w.dependent] : []))];
+    const dependents = new Map((await repository.findDependents(trx, member.provider_id, dependentIds)).map((dependent) => [dependent.id, dependent]));
+    const configurations = Map.groupBy(await repository.findConfigurations(trx, member.provider_id, [...plans.keys()]), (c) => c.plan_id);
+    const subclassIds = await repository.findMemberSubclassIds(trx, member.id);
+    const errors: InputError[] = [];
+    const now = this.#clock.now().toISOString();
+    const elections: Elections = { plans: [], dependents: [], waivers: [] };
+
+    planInputs.forEach((input, index) => {
+      const plan = plans.get(input.plan);
+      if (!plan || plan.employer_id !== member.employer_id) {
+        errors.push(inputError(['enrolled_plans', index, 'plan'], "No such plan for the member's employer."));
+        return;
+      }
+      const covered: DependentRow[] = [];
+      (input.enrolled_dependents ?? []).forEach((dependentInput, dependentIndex) => {
+        const dependent = dependents.get(dependentInput.dependent);
+        if (!dependent || dependent.member_id !== member.id) {
+          errors.push(inputError(['enrolled_plans', index, 'enrolled_dependents', dependentIndex, 'dependent'], 'No such dependent of the member.'));
+        } else {
+          covered.push(dependent);
+        }
+      });
+      const start = input.effective_start ?? enrollment.effective_start ?? plan.effective_start;
+      const end = input.effective_end ?? enrollment.effective_end ?? plan.effective_end;
+      const price = this.#price(plan, configurations.get(plan.id) ?? [], subclassIds, member, covered, start, input, ['enrolled_plans', index], errors);
+      const planVolume = decideVolume(input.requested_volume ? toCents(input.requested_volume) : null, plan.guaranteed_issue_volume_cents);
+      const enrolledPlanId = newId('enrolled_plan');
+      elections.plans.push({
+        id: enrolledPlanId,
+        provider_id: member.provider_id,
+        enrollment_id: enrollment.id,
+        member_id: member.id,
+        plan_id: plan.id,
+        position: index,
+        effective_start: start,
+        effective_end: end,
+        premium_cents: price.premium,
+        employer_contribution_cents: price.employer,
+        member_contribution_cents: price.member,
+        payroll_provider_external_id: input.payroll_provider_external_id ?? null,
+        volume_cents: planVolume.volumeCents,
+        requested_volume_cents: planVolume.requestedVolumeCents,
+        volume_approved_at: null,
+        eoi_dismissed_at: null,
+        eoi_status: planVolume.eoiStatus,
+        primary_care_provider: primaryCareProviderJson(input.primary_care_provider),
+        member_id_card_id: null,
+        created_at: now,
+      });
+      (input.enrolled_dependents ?? []).forEach((dependentInput, dependentIndex) => {
+        if (!covered.some((dependent) => dependent.id === dependentInput.dependent)) return;
+        const volume = decideVolume(dependentInput.requested_volume ? toCents(dependentInput.requested_volume) : null, plan.guaranteed_issue_volume_cents);
+        elections.dependents.push({
+          id: newId('enrolled_dependent'),
+          provider_id: member.provider_id,
+          enrolled_plan_id: enrolledPlanId,
+          dependent_id: dependentInput.dependent,
+          position: dependentIndex,
+          volume_cents: volume.volumeCents,
+          requested_volume_cents: volume.requestedVolumeCents,
+          volume_approved_at: null,
+          eoi_dismissed_at: null,
+          eoi_status: volume.eoiStatus,
+          primary_care_provider: primaryCareProviderJson(dependentInput.primary_care_provider),
+          member_id_card_id: null,
+          created_at: now,
+        });
+      });
+    });
+
+    waiverInputs.forEach((waiver, index) => {
+      if (waiver.member && waiver.member !== member.id) errors.push(inputError(['coverage_waivers', index, 'member'], 'A waiver names the enrollment\'s own member.'));
+      const dependent = waiver.dependent ? dependents.get(waiver.dependent) : undefined;
+      if (waiver.dependent && (!dependent || dependent.member_id !== member.id)) {
+        errors.push(inputError(['coverage_waivers', index, 'dependent'], 'No such dependent of the member.'));
+      }
+      elections.waivers.push({
+        id: newId('coverage_waiver'),
+        enrollment_id: enrollment.id,
+        position: index,
+        line_of_coverage: waiver.line_of_coverage,
+        reason: waiver.reason,
+        member_id: waiver.dependent ? null : member.id,
+        dependent_id: waiver.dependent ?? null,
+      });
+    });
+    if (errors.length > 0) throw new ValidationFailed(errors);
+    return elections;
+  }
+
+  #price(
+    plan: PlanRow,
+    configurations: readonly PlanConfigurationRow[],
+    subclassIds: readonly string[],
+    member: MemberRow,
+    covered: readonly DependentRow[],
+    coverageStart: string,
+    input: EnrolledPlanInput,
+    path: (string | number)[],
+    errors: InputError[],
+  ): { premium: number | null; employer: number | null; member: number | null } {
+    const tier = coverageTier(covered.map((dependent) => dependent.member_relationship));
+    const ages = [ageOrZero(member.dob, coverageStart), ...covered.map((dependent) => ageOrZero(dependent.dob, coverageStart))];
+    const premium = premiumCents(toPlanRates(plan), tier, ages);
+    if (premium === undefined) {
+      // No rates on the plan: the client's figures, as given.
+      return {
+        premium: input.premium ? toCents(input.premium) : null,
+        employer: input.employer_contribution ? toCents(input.employer_contribution) : null,
+        member: input.member_contribution ? toCents(input.member_contribution) : null,
+      };
+    }
+    for (const field of ['premium', 'employer_contribution', 'member_contribution'] as const) {
+      if (input[field] !== undefined && input[field] !== null) {
+        errors.push(inputError([...path, field], "The plan has rates: this figure is computed from them and the member's plan configuration."));
+      }
+    }
+    const configuration = selectPlanConfiguration(subclassIds, configurations);
+    const rule = parseContributionStrategy(configuration?.contribution_strategy ?? null)?.[tier];
+    // Without a contribution strategy the employer pays nothing and the member the whole premium.
+    const split = rule ? contributionSplit(premium, rule) : { employerCents: 0, memberCents: premium };
+    return { premium, employer: split.employerCents, member: split.memberCents };
+  }
+
+  #storedPlanInputs(stored: Elections): EnrolledPlanInput[] {
+    return stored.plans.map((plan) => ({
+      plan: plan.plan_id,
+      enrolled_dependents: stored.dependents
+        .filter((dependent) => dependent.enrolled_plan_id === plan.id)
+        .map((dependent) => ({
+          dependent: dependent.dependent_id,
+          primary_care_provider: parsePrimaryCareProvider(dependent.primary_care_provider),
+          requested_volume: money(dependent.requested_volume_cents),
+        })),
+      primary_care_provider: parsePrimaryCareProvider(plan.primary_care_provider),
+      payroll_provider_external_id: plan.payroll_provider_external_id,
+      requested_volume: money(plan.requested_volume_cents),
+    }));
+  }
+
+  async #submissionErrors(trx: Executor, enrollment: EnrollmentRow, member: MemberRow, elections: Elections): Promise<InputError[]> {
+    const planIds = elections.plans.map((plan) => plan.plan_id);
+    const plans = new Map((await repository.findPlans(trx, member.provider_id, planIds)).map((plan) => [plan.id, plan]));
+    const configurations = Map.groupBy(await repository.findConfigurations(trx, member.provider_id, planIds), (c) => c.plan_id);
+    const dependentIds = [...elections.dependents.map((d) => d.dependent_id), ...elections.waivers.flatMap((w) => (w.dependent_id ? [w.dependent_id] : []))];
+    const dependents = new Map((await repository.findDependents(trx, member.provider_id, dependentIds)).map((d) => [d.id, d]));
+    const dependentFacts = (id: string) => {
+      const dependent = dependents.get(id);
+      return dependent
+        ? { id, memberId: dependent.member_id, relationship: dependent.member_relationship, dob: dependent.dob, hasDisability: Boolean(dependent.has_disability) }
+        : undefined;
+    };
+    return submissionErrors({
+      today: toDateString(this.#clock.now()),
+      member: {
+        id: member.id,
+        employerId: member.employer_id,
+        hireDate: member.hire_date,
+        terminationDate: member.termination_date,
+        subclassIds: await repository.findMemberSubclassIds(trx, member.id),
+      },
+      enrollment: { category: enrollment.category, reason: enrollment.reason, changeDate: enrollment.change_date, effectiveStart: enrollment.effective_start },
+      plans: elections.plans.map((elected) => {
+        const plan = plans.get(elected.plan_id);
+        return {
+          plan: plan && {
+            id: plan.id,
+            employerId: plan.employer_id,
+            lineOfCoverage: plan.line_of_coverage,
+            effectiveStart: plan.effective_start,
+            effectiveEnd: plan.effective_end,
+            requiresPrimaryCareProvider: Boolean(plan.requires_primary_care_provider),
+            configurations: configurations.get(plan.id) ?? [],
+          },
+          coverageStart: elected.effective_start,
+          coverageEnd: elected.effective_end,
+          hasPrimaryCareProvider: elected.primary_care_provider !== null,
+          dependents: elections.dependents.filter((d) => d.enrolled_plan_id === elected.id).map((d) => ({ dependent: dependentFacts(d.dependent_id) })),
+        };
+      }),
+      waivers: elections.waivers.map((waiver) => ({
+        lineOfCoverage: waiver.line_of_coverage as LineOfCoverage,
+        dependentId: waiver.dependent_id,
+        dependent: waiver.dependent_id ? dependentFacts(waiver.dependent_id) : undefined,
+      })),
+    });
+  }
+
+  /** The member's coverage before and after, line by line (API.md section 7). */
+  async #coverageChanges(trx: Executor, enrollment: EnrollmentRow, elections: Elections): Promise<LineChange[]> {
+    const { next, waivedLines, previous } = await this.#coverageBeforeAndAfter(trx, enrollment, elections);
+    return diffCoverage(previous, next, waivedLines);
+  }
+
+  async #coverageBeforeAndAfter(trx: Executor, enrollment: EnrollmentRow, elections: Elections) {
+    const plans = new Map((await repository.findPlans(trx, enrollment.provider_id, elections.plans.map((p) => p.plan_id))).map((p) => [p.id, p]));
+    const toItem = (row: EnrolledPlanRow, line: LineOfCoverage, dependentIds: string[]): CoverageItem => ({
+      enrolledPlanId: row.id,
+      planId: row.plan_id,
+      lineOfCoverage: line,
+      effectiveStart: row.effective_start,
+      effectiveEnd: row.effective_end,
+      dependentIds,
+      volumeCents: row.volume_cents,
+      employerContributionCents: row.employer_contribution_cents,
+      memberContributionCents: row.member_contribution_cents,
+    });
+    const next = elections.plans.map((row) =>
+      toItem(row, plans.get(row.plan_id)!.line_of_coverage, elections.dependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
+    );
+    const waivedLines = [...new Set(elections.waivers.map((waiver) => waiver.line_of_coverage as LineOfCoverage))];
+    const start = enrollment.effective_start ?? toDateString(this.#clock.now());
+    const lines = [...new Set([...next.map((item) => item.lineOfCoverage), ...waivedLines])];
+    const inForce = await repository.findCoverageInForce(trx, enrollment.member_id, lines, start, enrollment.id);
+    const dependentRows =
+      inForce.length === 0
+        ? []
+        : await trx.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id']).where('enrolled_plan_id', 'in', inForce.map((row) => row.id)).execute();
+    const previous = inForce.map((row) =>
+      toItem(row, row.line_of_coverage, dependentRows.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
+    );
+    return { next, waivedLines, previous, start };
+  }
+
+  /** The coverage this enrollment replaces ends the day before the new coverage starts. */
+  async #endCoverageReplacedBy(trx: Executor, enrollment: EnrollmentRow, elections: Elections): Promise<void> {
+    const { previous, start } = await this.#coverageBeforeAndAfter(trx, enrollment, elections);
+    const lastDay = addDays(start, -1);
+    for (const item of previous) {
+      if (item.effectiveEnd === null || compareDates(item.effectiveEnd, lastDay) > 0) await repository.endCoverage(trx, item.enrolledPlanId, lastDay);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+import type { ApiClient, TestContext } from './test-app.ts';
+import { createCarrier, createEmployer, createGroup, createMember } from './factories.ts';
+import { createDependent } from './people-factories.ts';
+import { compositeRates, contributionStrategy, createPlan, createPlanConfiguration } from './plan-factories.ts';
+import { newProviderAdmin } from './more-factories.ts';
+
+/**
+ * An employer ready for enrollment, in a provider of its own: groups on each connection method, priced plans
+ * on several lines, plan configurations with contribution strategies, and a member with a family.
+ * Plan year 2026; the test clock stands at 2026-03-02.
+ */
+export async function createEnrollmentWorld(t: TestContext, options: { waitingPeriodDays?: number } = {}) {
+  const admin: ApiClient = await newProviderAdmin(t, 'enrollment-world');
+  const employer = await createEmployer(admin, { legal_name: 'World Widgets Inc' });
+  const carrier = await createCarrier(admin, { legal_name: 'World Health Co' });
+  const groupFor = (connection_method: string, metadata: Record<string, string> = {}) =>
+    createGroup(admin, { employer: employer.id, carrier: carrier.id, connection_method, group_number: `G-${connection_method}`, metadata });
+  const manualGroup = await groupFor('manual');
+  const apiGroup = await groupFor('api');
+  const ediGroup = await groupFor('edi');
+  const rejectingGroup = await groupFor('api', { sandbox_reject: 'Member not found in carrier roster' });
+
+  const plan = async (overrides: Record<string, unknown>, strategy = true) => {
+    const created = await createPlan(admin, overrides);
+    const configuration = await createPlanConfiguration(admin, { plan: created.id, waiting_period_days: options.waitingPeriodDays ?? 0 });
+    if (strategy) {
+      const response = await admin.post(`/plan_configurations/${configuration.id}/contribution_strategy`, contributionStrategy());
+      if (response.status !== 200) throw new Error(`contribution strategy: ${response.status} ${response.text}`);
+    }
+    return created;
+  };
+  const medical = await plan({ group: manualGroup.id, plan_name: 'Gold PPO', line_of_coverage: 'medical', premium_type: 'composite', composite_rates: compositeRates() });
+  const medicalSilver = await plan({
+    group: manualGroup.id,
+    plan_name: 'Silver HMO',
+    line_of_coverage: 'medical',
+    premium_type: 'composite',
+    composite_rates: compositeRates({ member: '400.00', member_family: '1300.00' }),
+    requires_primary_care_provider: true,
+  });
+  const dental = await plan({ group: apiGroup.id, plan_name: 'Dental Plus', line_of_coverage: 'dental', premium_type: 'composite', composite_rates: compositeRates({ member: '40.00', member_family: '120.00' }) });
+  const dentalRejected = await plan({ group: rejectingGroup.id, plan_name: 'Dental Basic', line_of_coverage: 'dental', premium_type: 'composite', composite_rates: compositeRates({ member: '30.00' }) });
+  const vision = await plan({ group: ediGroup.id, plan_name: 'Vision Care', line_of_coverage: 'vision' }, false);
+  const life = await plan({ group: manualGroup.id, plan_name: 'Basic Life', line_of_coverage: 'life', guaranteed_issue_volume: '50000.00' }, false);
+
+  const member = await createMember(admin, { employer: employer.id, dob: '1985-05-05', hire_date: '2025-01-01' });
+  const spouse = await createDependent(admin, { member: member.id, member_relationship: 'spouse', first_name: 'Jo', dob: '1986-02-02' });
+  const child = await createDependent(admin, { member: member.id, member_relationship: 'child', first_name: 'Kim', dob: '2015-06-01' });
+  const secondChild = await createDependent(admin, { member: member.id, member_relationship: 'child', first_name: 'Lee', dob: '2018-09-09' });
+  const grownChild = await createDependent(admin, { member: member.id, member_relationship: 'child', first_name: 'Max', dob: '1998-01-01' });
+  return { admin, employer, carrier, groups: { manualGroup, apiGroup, ediGroup, rejectingGroup }, plans: { medical, medicalSilver, dental, dentalRejected, vision, life }, member, family: { spouse, child, secondChild, grownChild } };
+}
+
+export type EnrollmentWorld = Awaited<ReturnType<typeof createEnrollmentWorld>>;
+
+/** Creates an enrollment through the API and checks it was created. */
+export async function createEnrollment(world: EnrollmentWorld, body: Record<string, unknown>) {
+  const response = await world.admin.post('/enrollments', { member: world.member.id, category: 'open_enrollment', reason: 'open_enrollment', effective_start: '2026-04-01', ...body });
+  if (response.status !== 201) throw new Error(`POST /enrollments answered ${response.status}: ${response.text}`);
+  return response.body;
+}
+
+/** Creates, submits and approves an enrollment; returns the approved record. */
+export async function approvedEnrollment(world: EnrollmentWorld, body: Record<string, unknown>) {
+  const enrollment = await createEnrollment(world, body);
+  const submitted = await world.admin.post(`/enrollments/${enrollment.id}/save_and_submit`);
+  if (submitted.status !== 200) throw new Error(`save_and_submit answered ${submitted.status}: ${submitted.text}`);
+  const approved = await world.admin.post(`/enrollments/${enrollment.id}/approve`);
+  if (approved.status !== 200) throw new Error(`approve answered ${approved.status}: ${approved.text}`);
+  return approved.body;
+}
