@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestContext } from '../helpers/test-app.ts';
+import { ApiClient, createTestApp, type TestContext } from '../helpers/test-app.ts';
 import { approvedEnrollment, createEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 
 // Clock: 2026-03-02. Plan year 2026. The member was hired 2025-01-01.
@@ -265,6 +265,8 @@ describe('approval: coverage and benefit changes', () => {
     ]);
     expect(initial.map((c: { connection_method: string }) => c.connection_method)).toEqual(['manual', 'edi', 'manual']);
     expect(initial[0]).toMatchObject({ needs_manual_completion: true, previous_enrollment_plan: null, next_enrollment_plan: first.enrolled_plans[0].id });
+    // edi: waiting for the carrier file, not completed.
+    expect(initial[1]).toMatchObject({ needs_manual_completion: false, delivery_state: 'awaiting_file', completed_at: null });
 
     t.clock.advance(1000);
     const second = await approvedEnrollment(w, {
@@ -321,6 +323,55 @@ describe('approval: coverage and benefit changes', () => {
     expect(failed.body.status).toBe('failed');
     const [change] = (await w.admin.get(`/enrollments/${rejectedEnrollment.body.id}/benefit_changes`)).body;
     expect(change.memo).toContain('Member not found in carrier roster');
+  });
+});
+
+describe('who may see and act on enrollments', () => {
+  let w: EnrollmentWorld;
+  beforeAll(async () => {
+    w = await createEnrollmentWorld(t);
+  });
+
+  it("when an employer key works on enrollments, then only its employer's members and enrollments exist for it", async () => {
+    const mine = await createEnrollment(w, { enrolled_plans: [{ plan: w.plans.medical.id }] });
+    const other = await createEnrollmentWorld(t);
+    const theirs = await createEnrollment(other, {});
+    // The employer key belongs to the world's own provider.
+    const keyResponse = await w.admin.post('/api_keys', { role: 'employer', employer: w.employer.id });
+    const employerKey = new ApiClient(t.baseUrl, keyResponse.body.key);
+    expect((await employerKey.get(`/enrollments/${mine.id}`)).status).toBe(200);
+    expect((await employerKey.get(`/enrollments/${theirs.id}`)).status).toBe(404);
+    expect((await employerKey.post(`/enrollments/${theirs.id}/approve`)).status).toBe(404);
+    expect((await employerKey.get(`/enrollments/${theirs.id}/benefit_changes`)).status).toBe(404);
+    const list = await employerKey.get('/enrollments?page_size=100');
+    expect(list.body.results.every((e: { employer: string }) => e.employer === w.employer.id)).toBe(true);
+    const created = await employerKey.post('/enrollments', { member: w.member.id, category: 'open_enrollment', effective_start: '2026-04-01' });
+    expect(created.status).toBe(201);
+    const refused = await employerKey.post('/enrollments', { member: other.member.id, category: 'open_enrollment' });
+    expect(refused.status).toBe(400);
+    expect(fieldPaths(refused)).toEqual(['member']);
+  });
+
+  it('when a read-only key acts on enrollments, then every write is 403 and reads work', async () => {
+    const enrollment = await createEnrollment(w, {});
+    const keyResponse = await w.admin.post('/api_keys', { role: 'read_only' });
+    const readOnly = new ApiClient(t.baseUrl, keyResponse.body.key);
+    expect((await readOnly.get(`/enrollments/${enrollment.id}`)).status).toBe(200);
+    expect((await readOnly.get(`/enrollments/${enrollment.id}/benefit_changes`)).status).toBe(200);
+    expect((await readOnly.post('/enrollments', { member: w.member.id, category: 'qle' })).status).toBe(403);
+    expect((await readOnly.patch(`/enrollments/${enrollment.id}`, {})).status).toBe(403);
+    for (const action of ['save_and_submit', 'reopen', 'cancel', 'approve']) {
+      expect((await readOnly.post(`/enrollments/${enrollment.id}/${action}`)).status, action).toBe(403);
+    }
+  });
+
+  it('when an enrollment does not exist, then every route answers 404', async () => {
+    expect((await w.admin.get('/enrollments/enr_missing')).status).toBe(404);
+    expect((await w.admin.patch('/enrollments/enr_missing', {})).status).toBe(404);
+    expect((await w.admin.get('/enrollments/enr_missing/benefit_changes')).status).toBe(404);
+    for (const action of ['save_and_submit', 'reopen', 'cancel', 'approve']) {
+      expect((await w.admin.post(`/enrollments/enr_missing/${action}`)).status, action).toBe(404);
+    }
   });
 });
 
