@@ -64,7 +64,7 @@ export async function transitionEnrollment(
   id: string,
   from: readonly EnrollmentStatus[],
   to: EnrollmentStatus,
-  set: { submitted_at?: string; approved_at?: string } = {},
+  set: { submitted_at?: string | null; approved_at?: string } = {},
 ): Promise<boolean> {
   const result = await trx.updateTable('enrollments').set({ status: to, ...set }).where('id', '=', id).where('status', 'in', from).executeTakeFirst();
   return result.numUpdatedRows > 0n;

@@ -312,19 +312,17 @@ export class EnrollmentService {
     return this.#db.transaction().execute(async (trx) => {
       const enrollment = await repository.lockEnrollmentById(trx, scope, id);
       if (!enrollment) throw new NotFound('enrollment');
-      await this.#transition(trx, enrollment, action);
-      const to = ENROLLMENT_TRANSITIONS[action].to;
-      return toEnrollmentResponse({ ...enrollment, status: to, ...(action === 'reopen' ? { submitted_at: null } : {}) }, await repository.findElections(trx, [id]));
+      // A reopened enrollment is no longer submitted.
+      const set = action === 'reopen' ? { submitted_at: null } : {};
+      await this.#transition(trx, enrollment, action, set);
+      return toEnrollmentResponse({ ...enrollment, ...set, status: ENROLLMENT_TRANSITIONS[action].to }, await repository.findElections(trx, [id]));
     });
   }
 
   /** Checks the action against the status machine, then applies it as a conditional update. */
-  async #transition(trx: Executor, enrollment: EnrollmentRow, action: EnrollmentAction, set: { submitted_at?: string; approved_at?: string } = {}): Promise<void> {
+  async #transition(trx: Executor, enrollment: EnrollmentRow, action: EnrollmentAction, set: { submitted_at?: string | null; approved_at?: string } = {}): Promise<void> {
     const to = assertTransition(action, enrollment.status);
-    const won = await repository.transitionEnrollment(trx, enrollment.id, ENROLLMENT_TRANSITIONS[action].from, to, {
-      ...set,
-      ...(action === 'reopen' ? { submitted_at: null as unknown as string } : {}),
-    });
+    const won = await repository.transitionEnrollment(trx, enrollment.id, ENROLLMENT_TRANSITIONS[action].from, to, set);
     if (!won) throw new InvalidState(`The enrollment changed status while this request ran; it is no longer ${enrollment.status}.`);
   }
 
