@@ -289,6 +289,24 @@ describe('approval: coverage and benefit changes', () => {
     expect(changes[0].previous_enrollment_plan).toBe(first.enrolled_plans[0].id);
     const firstAfter = (await w.admin.get(`/enrollments/${first.id}`)).body;
     expect(firstAfter.enrolled_plans.map((p: { effective_end: string }) => p.effective_end)).toEqual(['2026-05-31', '2026-05-31', '2026-05-31']);
+
+    // The member's coverage on any date: before the change, after it, and before any coverage.
+    const coverageOn = async (date: string) =>
+      (await w.admin.get(`/members/${w.member.id}/coverage?date=${date}`)).body.coverage.map((c: { line_of_coverage: string; plan: string }) => [c.line_of_coverage, c.plan]);
+    expect(await coverageOn('2026-05-31')).toEqual([
+      ['life', w.plans.life.id],
+      ['medical', w.plans.medical.id],
+      ['vision', w.plans.vision.id],
+    ]);
+    expect(await coverageOn('2026-06-01')).toEqual([
+      ['life', w.plans.life.id],
+      ['medical', w.plans.medicalSilver.id],
+    ]);
+    expect(await coverageOn('2026-03-31')).toEqual([]);
+    const life = (await w.admin.get(`/members/${w.member.id}/coverage?date=2026-07-01`)).body.coverage[0];
+    expect(life).toMatchObject({ volume: '30000.00', dependents: [w.family.spouse.id], enrollment: second.id });
+    expect((await w.admin.get(`/members/${w.member.id}/coverage?date=2026-02-30`)).status).toBe(400);
+    expect((await w.admin.get('/members/mem_missing/coverage')).status).toBe(404);
   });
 
   it('when approved coverage needs no change, then the change is completed at once and the enrollment is synced', async () => {

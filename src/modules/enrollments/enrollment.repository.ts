@@ -199,6 +199,23 @@ export async function findCoverageInForce(
   return [...latest.values()];
 }
 
+/** Every line of the member's approved or synced coverage in force on `date`. */
+export async function findAllCoverageInForce(db: Executor, memberId: string, date: string) {
+  return db
+    .selectFrom('enrolled_plans')
+    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
+    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
+    .selectAll('enrolled_plans')
+    .select(['plans.line_of_coverage', 'enrollments.status as enrollment_status'])
+    .where('enrolled_plans.member_id', '=', memberId)
+    .where('enrollments.status', 'in', ['approved', 'synced', 'failed'])
+    .where('enrolled_plans.effective_start', '<=', date)
+    .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>=', date)]))
+    .orderBy('plans.line_of_coverage')
+    .orderBy('enrolled_plans.effective_start', 'desc')
+    .execute();
+}
+
 export async function endCoverage(trx: Executor, enrolledPlanId: string, lastDay: string): Promise<void> {
   await trx.updateTable('enrolled_plans').set({ effective_end: lastDay }).where('id', '=', enrolledPlanId).execute();
 }

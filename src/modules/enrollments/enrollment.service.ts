@@ -12,7 +12,7 @@ import type { Scope } from '../../shared/tenancy.ts';
 import type { LineChange } from '../benefit-changes/benefit-change-diff.ts';
 import { diffCoverage, type CoverageItem } from '../benefit-changes/benefit-change-diff.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
-import { lockMemberById } from '../members/member.repository.ts';
+import { findMemberById, lockMemberById } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import type { Notifier } from '../notifications/notification.service.ts';
 import { selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
@@ -25,7 +25,7 @@ import { contributionSplit, premiumCents } from '../plans/pricing.ts';
 import { decideVolume, submissionErrors } from './enrollment-rules.ts';
 import { assertTransition, ENROLLMENT_TRANSITIONS, type EnrollmentAction } from './enrollment-status.ts';
 import * as repository from './enrollment.repository.ts';
-import type { CreateEnrollmentBody, EnrolledPlanInput, EnrollmentResponse, PrimaryCareProvider, PrimaryCareProviderInput, UpdateEnrollmentBody } from './enrollment.schemas.ts';
+import type { CreateEnrollmentBody, EnrolledPlanInput, EnrollmentResponse, MemberCoverage, PrimaryCareProvider, PrimaryCareProviderInput, UpdateEnrollmentBody } from './enrollment.schemas.ts';
 import type { EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
 
 /** What approval needs from the benefit-change module, inside the approval's own transaction. */
@@ -306,6 +306,41 @@ export class EnrollmentService {
     });
     this.#jobs?.wake();
     return response;
+  }
+
+  /**
+   * The member's coverage on a date (today by default): one entry per line, from approved coverage — the
+   * history approvals keep by ending replaced coverage the day before its successor starts.
+   */
+  async coverageOn(scope: Scope, memberId: string, date: string | undefined): Promise<MemberCoverage> {
+    const member = await findMemberById(this.#db, scope, memberId);
+    if (!member) throw new NotFound('member');
+    const on = date ?? toDateString(this.#clock.now());
+    const rows = await repository.findAllCoverageInForce(this.#db, member.id, on);
+    // Rows come latest-starting first within each line: keep the first of each.
+    const seen = new Set<string>();
+    const lines = rows.filter((row) => !seen.has(row.line_of_coverage) && Boolean(seen.add(row.line_of_coverage)));
+    const dependents =
+      lines.length === 0
+        ? []
+        : await this.#db.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id']).where('enrolled_plan_id', 'in', lines.map((row) => row.id)).orderBy('position').execute();
+    return {
+      member: member.id,
+      date: on,
+      coverage: lines.map((row) => ({
+        line_of_coverage: row.line_of_coverage,
+        plan: row.plan_id,
+        enrolled_plan: row.id,
+        enrollment: row.enrollment_id,
+        effective_start: row.effective_start,
+        effective_end: row.effective_end,
+        dependents: dependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id),
+        volume: money(row.volume_cents),
+        premium: money(row.premium_cents),
+        employer_contribution: money(row.employer_contribution_cents),
+        member_contribution: money(row.member_contribution_cents),
+      })),
+    };
   }
 
   async #simpleTransition(scope: Scope, id: string, action: EnrollmentAction): Promise<EnrollmentResponse> {
