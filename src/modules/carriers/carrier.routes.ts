@@ -1,74 +1,32 @@
 import type { FastifyInstance } from 'fastify';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Paginator } from '../../http/pagination.ts';
-import { IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
-import { scopeOf } from '../../shared/tenancy.ts';
-import type { CarrierService } from './carrier.service.ts';
+import { registerResourceRoutes } from '../../http/resource-routes.ts';
 import { CarrierSchema, CreateCarrierBodySchema, ListCarriersQuerySchema, UpdateCarrierBodySchema } from './carrier.schemas.ts';
-
-const tags = ['Carriers'];
+import type { CarrierService } from './carrier.service.ts';
 
 export function registerCarrierRoutes(app: FastifyInstance, deps: { carriers: CarrierService; pages: Paginator }): void {
-  const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const { carriers, pages } = deps;
-
-  api.post(
-    '/carriers',
-    {
-      config: { access: 'provider' },
-      schema: {
-        tags,
-        summary: 'Create a carrier (admin keys only)',
-        body: CreateCarrierBodySchema,
-        response: { 201: CarrierSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
-      },
+  registerResourceRoutes(app, pages, {
+    path: '/carriers',
+    tags: ['Carriers'],
+    record: CarrierSchema,
+    create: {
+      summary: 'Create a carrier (admin keys only)',
+      body: CreateCarrierBodySchema,
+      access: 'provider',
+      run: (scope, body) => carriers.createCarrier(scope, body),
     },
-    async (request, reply) => {
-      return reply.code(201).send(await carriers.createCarrier(scopeOf(request.auth), request.body));
+    list: {
+      summary: 'List carriers, newest first',
+      query: ListCarriersQuerySchema,
+      run: (scope, _filter, page) => carriers.listCarriers(scope, page),
     },
-  );
-
-  api.get(
-    '/carriers',
-    {
-      schema: {
-        tags,
-        summary: 'List carriers, newest first',
-        querystring: ListCarriersQuerySchema,
-        response: { 200: PageSchema(CarrierSchema), ...errorResponses(400, 401, 429) },
-      },
+    get: { summary: 'Retrieve a carrier', run: (scope, id) => carriers.getCarrier(scope, id) },
+    update: {
+      summary: 'Update a carrier (admin keys only)',
+      body: UpdateCarrierBodySchema,
+      access: 'provider',
+      run: (scope, id, body) => carriers.updateCarrier(scope, id, body),
     },
-    async (request) => {
-      const page = await carriers.listCarriers(scopeOf(request.auth), pages.pageRequest(request, request.query));
-      return pages.pageResponse(request, page);
-    },
-  );
-
-  api.get(
-    '/carriers/:public_id',
-    {
-      schema: {
-        tags,
-        summary: 'Retrieve a carrier',
-        params: IdParamsSchema,
-        response: { 200: CarrierSchema, ...errorResponses(401, 404, 429) },
-      },
-    },
-    async (request) => carriers.getCarrier(scopeOf(request.auth), request.params.public_id),
-  );
-
-  api.patch(
-    '/carriers/:public_id',
-    {
-      config: { access: 'provider' },
-      schema: {
-        tags,
-        summary: 'Update a carrier (admin keys only)',
-        params: IdParamsSchema,
-        body: UpdateCarrierBodySchema,
-        response: { 200: CarrierSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
-      },
-    },
-    async (request) => carriers.updateCarrier(scopeOf(request.auth), request.params.public_id, request.body),
-  );
+  });
 }

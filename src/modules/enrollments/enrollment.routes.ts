@@ -3,7 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Paginator } from '../../http/pagination.ts';
 import { IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
 import { scopeOf, type Scope } from '../../shared/tenancy.ts';
-import { CoverageQuerySchema, CreateEnrollmentBodySchema, EnrollmentSchema, MemberCoverageSchema, ListEnrollmentsQuerySchema, UpdateEnrollmentBodySchema } from './enrollment.schemas.ts';
+import {
+  CoverageQuerySchema,
+  CreateEnrollmentBodySchema,
+  EnrollmentSchema,
+  MemberCoverageSchema,
+  ListEnrollmentsQuerySchema,
+  UpdateEnrollmentBodySchema,
+} from './enrollment.schemas.ts';
 import type { EnrollmentService } from './enrollment.service.ts';
 
 const tags = ['Enrollments'];
