@@ -17,7 +17,7 @@ export interface ResourceDefinition<Record extends TSchema, Create extends TSche
   path: string;
   tags: string[];
   record: Record;
-  create?: { summary: string; body: Create; access?: Access; run(scope: Scope, body: Static<Create>): Promise<Static<Record>> };
+  create?: { summary: string; body: Create; access?: Access; bodyLimit?: number; run(scope: Scope, body: Static<Create>): Promise<Static<Record>> };
   list: { summary: string; query: Query; run(scope: Scope, filter: Omit<Static<Query>, 'cursor' | 'page_size'>, page: PageRequest): Promise<Page<Static<Record> & Position>> };
   get: { summary: string; run(scope: Scope, id: string): Promise<Static<Record>> };
   update?: { summary: string; body: Update; access?: Access; run(scope: Scope, id: string, body: Static<Update>): Promise<Static<Record>> };
@@ -41,6 +41,7 @@ export function registerResourceRoutes<Record extends TSchema, Create extends TS
       path,
       {
         config: { access: create.access ?? 'write' },
+        ...(create.bodyLimit ? { bodyLimit: create.bodyLimit } : {}),
         schema: documented({ tags, summary: create.summary, body: create.body, response: { 201: record, ...errorResponses(400, 401, 403, 409, 413, 415, 429) } }),
       },
       async (request, reply) => reply.code(201).send(await create.run(scopeOf(request.auth), request.body as Static<Create>)),

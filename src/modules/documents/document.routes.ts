@@ -1,7 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Paginator } from '../../http/pagination.ts';
-import { IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
+import { registerResourceRoutes } from '../../http/resource-routes.ts';
+import { IdParamsSchema, errorResponses } from '../../http/schemas.ts';
 import { scopeOf } from '../../shared/tenancy.ts';
 import {
   CreateDocumentBodySchema,
@@ -26,57 +27,27 @@ function contentDisposition(name: string): string {
 }
 
 export function registerDocumentRoutes(app: FastifyInstance, deps: { documents: DocumentService; pages: Paginator }): void {
-  const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const { documents, pages } = deps;
-
-  api.post(
-    '/documents',
-    {
+  registerResourceRoutes(app, pages, {
+    path: '/documents',
+    tags,
+    record: DocumentSchema,
+    create: {
+      summary: 'Upload a document (content_base64, at most 10 MiB decoded), optionally about a member or an employer',
+      body: CreateDocumentBodySchema,
       // This route alone takes up to 10 MiB of content (as base64); every other route keeps the 1 MiB limit.
       bodyLimit: DOCUMENT_BODY_LIMIT_BYTES,
-      schema: {
-        tags,
-        summary: 'Upload a document (content_base64, at most 10 MiB decoded), optionally about a member or an employer',
-        body: CreateDocumentBodySchema,
-        response: { 201: DocumentSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
-      },
+      run: (scope, body) => documents.createDocument(scope, body),
     },
-    async (request, reply) => {
-      return reply.code(201).send(await documents.createDocument(scopeOf(request.auth), request.body));
+    list: {
+      summary: 'List documents, newest first (?member=, ?employer= to filter)',
+      query: ListDocumentsQuerySchema,
+      run: (scope, filter, page) => documents.listDocuments(scope, filter, page),
     },
-  );
+    get: { summary: 'Retrieve a document (without its content)', run: (scope, id) => documents.getDocument(scope, id) },
+  });
 
-  api.get(
-    '/documents',
-    {
-      schema: {
-        tags,
-        summary: 'List documents, newest first (?member=, ?employer= to filter)',
-        querystring: ListDocumentsQuerySchema,
-        response: { 200: PageSchema(DocumentSchema), ...errorResponses(400, 401, 429) },
-      },
-    },
-    async (request) => {
-      const { cursor, page_size, ...filter } = request.query;
-      const page = await documents.listDocuments(scopeOf(request.auth), filter, pages.pageRequest(request, { cursor, page_size }));
-      return pages.pageResponse(request, page);
-    },
-  );
-
-  api.get(
-    '/documents/:public_id',
-    {
-      schema: {
-        tags,
-        summary: 'Retrieve a document (without its content)',
-        params: IdParamsSchema,
-        response: { 200: DocumentSchema, ...errorResponses(401, 404, 429) },
-      },
-    },
-    async (request) => documents.getDocument(scopeOf(request.auth), request.params.public_id),
-  );
-
-  api.get(
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/documents/:public_id/content',
     {
       schema: {
