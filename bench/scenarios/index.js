@@ -2,8 +2,11 @@
 //   name         the command-line name (node bench/run.js <name>)
 //   key          its key in the final JSON line
 //   description  one line for the summary
-//   run({ service, settings, kinds, log })  -> a JSON-serializable result; per database kind, a
-//                comparison made by lib/bench.js compare() is summarized automatically.
+//   run({ service, settings, kinds, log })  -> a JSON-serializable result; per database kind, either a
+//                comparison made by lib/bench.js compare() or { data, measurements, figures, targets } (see
+//                lib/report.js) is summarized automatically.
+import * as beneficiariesDepth from './beneficiaries-depth.js';
 import * as carriersGet from './carriers-get.js';
+import * as notificationsFilter from './notifications-filter.js';
 
-export const SCENARIOS = [carriersGet];
+export const SCENARIOS = [carriersGet, beneficiariesDepth, notificationsFilter];
