@@ -7,6 +7,7 @@
 //                lib/report.js) is summarized automatically.
 import * as beneficiariesDepth from './beneficiaries-depth.js';
 import * as carriersGet from './carriers-get.js';
+import * as enrollmentApprovals from './enrollment-approvals.js';
 import * as notificationsFilter from './notifications-filter.js';
 
-export const SCENARIOS = [carriersGet, beneficiariesDepth, notificationsFilter];
+export const SCENARIOS = [carriersGet, beneficiariesDepth, notificationsFilter, enrollmentApprovals];
