@@ -65,11 +65,12 @@ export class BenefitChangeService {
    * delivery job in this same transaction, so a change is never recorded without it, nor sent without being
    * recorded. An enrollment whose every line is `no_change` has nothing to send and is synced at once. The
    * caller wakes the job worker once its transaction has committed (a wake before the commit finds nothing).
+   * Returns the enrollment's status afterwards: `approved`, or `synced` when nothing had to be sent.
    */
   async recordChanges(
     trx: Transaction<Database>,
     input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: readonly LineChange[] },
-  ): Promise<void> {
+  ): Promise<'approved' | 'synced'> {
     const planOf = (change: LineChange): string => {
       const item = change.next ?? change.previous;
       if (item === null) throw new Error(`The ${change.lineOfCoverage} change has neither a previous nor a next enrolled plan.`);
@@ -107,7 +108,12 @@ export class BenefitChangeService {
     for (const row of rows.filter((change) => change.delivery_state === 'queued')) {
       await enqueueJob(trx, this.#clock, { kind: SEND_BENEFIT_CHANGE_JOB, payload: { benefit_change: row.id } });
     }
-    await rollUpEnrollment(trx, this.#clock, input.enrollmentId);
+    // The enrollment was approved in this transaction and these are all its changes (an approved enrollment is
+    // never approved again), so they alone settle it; no need to lock and read them back as rollUpEnrollment does.
+    if (rows.some((row) => row.delivery_state !== 'completed')) return 'approved';
+    const { from, to } = ENROLLMENT_TRANSITIONS.complete;
+    await repository.transitionEnrollment(trx, input.enrollmentId, from, to);
+    return 'synced';
   }
 
   /** Endpoint 1: every benefit change of the enrollment, in line order. */

@@ -73,6 +73,11 @@ export async function transitionEnrollment(
 export async function replaceElections(trx: Executor, enrollmentId: string, elections: Elections): Promise<void> {
   await trx.deleteFrom('enrolled_plans').where('enrollment_id', '=', enrollmentId).execute();
   await trx.deleteFrom('coverage_waivers').where('enrollment_id', '=', enrollmentId).execute();
+  await insertElections(trx, elections);
+}
+
+/** The elections of a new enrollment (nothing to replace). */
+export async function insertElections(trx: Executor, elections: Elections): Promise<void> {
   if (elections.plans.length > 0) await trx.insertInto('enrolled_plans').values(elections.plans).execute();
   if (elections.dependents.length > 0) await trx.insertInto('enrolled_dependents').values(elections.dependents).execute();
   if (elections.waivers.length > 0) await trx.insertInto('coverage_waivers').values(elections.waivers).execute();

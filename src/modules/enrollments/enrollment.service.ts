@@ -33,7 +33,7 @@ export interface BenefitChangeRecorder {
   recordChanges(
     trx: Transaction<Database>,
     input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: LineChange[] },
-  ): Promise<void>;
+  ): Promise<'approved' | 'synced'>;
 }
 
 type Elections = repository.Elections;
@@ -165,8 +165,8 @@ export class EnrollmentService {
       }
       const elections = await this.#buildElections(trx, row, member, input.enrolled_plans ?? [], input.coverage_waivers ?? []);
       await repository.insertEnrollment(trx, row);
-      await repository.replaceElections(trx, row.id, elections);
-      if (row.status === 'synced') await this.#endCoverageReplacedBy(trx, row, elections);
+      await repository.insertElections(trx, elections);
+      if (row.status === 'synced') await this.#endCoverageReplacedBy(trx, await this.#coverageBeforeAndAfter(trx, row, elections));
       return toEnrollmentResponse(row, elections);
     });
   }
@@ -273,23 +273,25 @@ export class EnrollmentService {
    */
   async approveEnrollment(scope: Scope, id: string): Promise<EnrollmentResponse> {
     const response = await this.#db.transaction().execute(async (trx) => {
-      const found = await repository.findEnrollmentById(trx, scope, id);
-      if (!found) throw new NotFound('enrollment');
-      const member = await lockMemberById(trx, scope, found.member_id);
-      if (!member) throw new NotFound('enrollment');
-      const enrollment = await repository.lockEnrollmentById(trx, scope, id);
+      const enrollment = await repository.findEnrollmentById(trx, scope, id);
       if (!enrollment) throw new NotFound('enrollment');
+      // The member first, as every path that changes a member's enrollments locks them (so approvals of two
+      // enrollments of one member run one after the other). The enrollment row itself needs no lock: the
+      // conditional status update below refuses it if another request moved it since it was read, and a
+      // pending enrollment's fields do not change (EOI decisions lock the row, so the update waits for them).
+      const member = await lockMemberById(trx, scope, enrollment.member_id);
+      if (!member) throw new NotFound('enrollment');
       const approvedAt = this.#clock.now().toISOString();
       await this.#transition(trx, enrollment, 'approve', { approved_at: approvedAt });
       const elections = await repository.findElections(trx, [id]);
-      const changes = await this.#coverageChanges(trx, enrollment, elections);
-      await this.#endCoverageReplacedBy(trx, enrollment, elections);
-      await this.#benefitChanges.recordChanges(trx, {
+      const coverage = await this.#coverageBeforeAndAfter(trx, enrollment, elections);
+      await this.#endCoverageReplacedBy(trx, coverage);
+      const status = await this.#benefitChanges.recordChanges(trx, {
         providerId: enrollment.provider_id,
         employerId: enrollment.employer_id,
         enrollmentId: enrollment.id,
         memberId: enrollment.member_id,
-        changes,
+        changes: diffCoverage(coverage.previous, coverage.next, coverage.waivedLines),
       });
       await this.#notifier.record(trx, {
         providerId: enrollment.provider_id,
@@ -300,9 +302,7 @@ export class EnrollmentService {
         owner: 'member',
         payload: { enrollment: enrollment.id, member: enrollment.member_id, employer: enrollment.employer_id },
       });
-      // Re-read: recording the changes may already have completed it (nothing to send).
-      const approved = await repository.findEnrollmentById(trx, scope, id);
-      return toEnrollmentResponse(approved!, elections);
+      return toEnrollmentResponse({ ...enrollment, status, approved_at: approvedAt }, elections);
     });
     this.#jobs?.wake();
     return response;
@@ -620,11 +620,6 @@ export class EnrollmentService {
   }
 
   /** The member's coverage before and after, line by line (API.md section 7). */
-  async #coverageChanges(trx: Executor, enrollment: EnrollmentRow, elections: Elections): Promise<LineChange[]> {
-    const { next, waivedLines, previous } = await this.#coverageBeforeAndAfter(trx, enrollment, elections);
-    return diffCoverage(previous, next, waivedLines);
-  }
-
   async #coverageBeforeAndAfter(trx: Executor, enrollment: EnrollmentRow, elections: Elections) {
     const plans = new Map((await repository.findPlans(trx, enrollment.provider_id, elections.plans.map((p) => p.plan_id))).map((p) => [p.id, p]));
     const toItem = (row: EnrolledPlanRow, line: LineOfCoverage, dependentIds: string[]): CoverageItem => ({
@@ -656,8 +651,7 @@ export class EnrollmentService {
   }
 
   /** The coverage this enrollment replaces ends the day before the new coverage starts. */
-  async #endCoverageReplacedBy(trx: Executor, enrollment: EnrollmentRow, elections: Elections): Promise<void> {
-    const { previous, start } = await this.#coverageBeforeAndAfter(trx, enrollment, elections);
+  async #endCoverageReplacedBy(trx: Executor, { previous, start }: { previous: readonly CoverageItem[]; start: string }): Promise<void> {
     const lastDay = addDays(start, -1);
     for (const item of previous) {
       if (item.effectiveEnd === null || compareDates(item.effectiveEnd, lastDay) > 0) await repository.endCoverage(trx, item.enrolledPlanId, lastDay);
