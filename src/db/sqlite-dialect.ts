@@ -1,4 +1,5 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
 import {
   CompiledQuery,
   SqliteAdapter,
@@ -22,6 +23,11 @@ import {
  * transaction waits its turn. That makes transactions serializable inside one process; across processes
  * (the CLI next to a running server) SQLite's own locking applies, with `BEGIN IMMEDIATE` taking the write
  * lock up front and `busy_timeout` waiting for it instead of failing at once.
+ *
+ * Checkpoints (copying the write-ahead log back into the database file, with an fsync) would otherwise run
+ * inside whichever COMMIT crosses SQLite's threshold, on the event loop: for a file database a worker thread
+ * with its own connection runs them instead, every `checkpointIntervalMs`. Should that thread ever die, the
+ * connection goes back to SQLite's own automatic checkpoints.
  */
 export interface NodeSqliteDialectConfig {
   /** A file path, or ':memory:'. */
@@ -30,7 +36,27 @@ export interface NodeSqliteDialectConfig {
   busyTimeoutMs?: number;
   /** Prepared statements kept per connection, keyed by SQL text. */
   statementCacheSize?: number;
+  /** How often the background thread checkpoints the write-ahead log; 0 leaves it to each COMMIT. Default 200. */
+  checkpointIntervalMs?: number;
 }
+
+/** SQLite's default automatic checkpoint threshold, in pages: what the connection falls back to. */
+const AUTOCHECKPOINT_PAGES = 1000;
+
+// Runs in the checkpoint thread (CommonJS, from source: the same code under tsx, vitest and the built dist/).
+const CHECKPOINTER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { DatabaseSync } = require('node:sqlite');
+const database = new DatabaseSync(workerData.path);
+database.exec('PRAGMA busy_timeout = ' + workerData.busyTimeoutMs);
+const checkpoint = database.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+const timer = setInterval(() => checkpoint.get(), workerData.intervalMs);
+parentPort.on('message', () => {
+  clearInterval(timer);
+  database.close();
+  parentPort.close();
+});
+`;
 
 export class NodeSqliteDialect implements Dialect {
   readonly #config: NodeSqliteDialectConfig;
@@ -56,6 +82,7 @@ class NodeSqliteDriver implements Driver {
   readonly #mutex = new ConnectionMutex();
   #database?: DatabaseSync;
   #connection?: NodeSqliteConnection;
+  #checkpointer?: Worker;
 
   constructor(config: NodeSqliteDialectConfig) {
     this.#config = config;
@@ -69,6 +96,34 @@ class NodeSqliteDriver implements Driver {
     database.exec('PRAGMA foreign_keys = ON');
     this.#database = database;
     this.#connection = new NodeSqliteConnection(database, this.#config.statementCacheSize ?? 500);
+    const intervalMs = this.#config.checkpointIntervalMs ?? 200;
+    if (this.#config.path !== ':memory:' && intervalMs > 0) this.#startCheckpointer(database, intervalMs);
+  }
+
+  #startCheckpointer(database: DatabaseSync, intervalMs: number): void {
+    database.exec('PRAGMA wal_autocheckpoint = 0');
+    const worker = new Worker(CHECKPOINTER_SOURCE, {
+      eval: true,
+      workerData: { path: this.#config.path, intervalMs, busyTimeoutMs: Math.trunc(this.#config.busyTimeoutMs ?? 5000) },
+    });
+    worker.unref();
+    const fallBack = () => {
+      if (this.#checkpointer !== worker) return; // stopped on purpose
+      this.#checkpointer = undefined;
+      if (this.#database === database) database.exec(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+    };
+    worker.on('error', fallBack);
+    worker.on('exit', fallBack);
+    this.#checkpointer = worker;
+  }
+
+  async #stopCheckpointer(): Promise<void> {
+    const worker = this.#checkpointer;
+    if (!worker) return;
+    this.#checkpointer = undefined;
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    worker.postMessage('stop');
+    await exited;
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -112,6 +167,8 @@ class NodeSqliteDriver implements Driver {
     // Wait for whoever holds the connection, so closing never cuts a transaction in half.
     await this.#mutex.lock();
     try {
+      // The thread's connection closes first, so that closing ours (the last) checkpoints and removes the log.
+      await this.#stopCheckpointer();
       this.#connection?.clear();
       this.#database?.close();
     } finally {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -179,6 +179,42 @@ describe.skipIf(process.env.BENEFITS_TEST_DATABASE === 'postgres')('NodeSqliteDi
       await db.schema.createTable('parents').addColumn('id', 'text', (c) => c.primaryKey()).execute();
       await db.schema.createTable('children').addColumn('parent_id', 'text', (c) => c.references('parents.id')).execute();
       await expect(db.insertInto('children').values({ parent_id: 'missing' }).execute()).rejects.toThrow(/FOREIGN KEY constraint failed/);
+    });
+  });
+
+  describe('checkpoints', () => {
+    /** Writes about 5 MB in 500 small transactions: past SQLite's own 1,000-page checkpoint threshold. */
+    async function writeMegabytes(db: Kysely<any>): Promise<void> {
+      await sql`create table blobs (id integer primary key, body text not null)`.execute(db);
+      for (let i = 0; i < 500; i += 1) await db.insertInto('blobs').values({ id: i, body: 'x'.repeat(10_000) }).execute();
+    }
+
+    it('when a file database is written to, then commits leave checkpoints to the background thread, which copies the log into the file', async () => {
+      const path = tempPath();
+      const db = open(path, { checkpointIntervalMs: 50 });
+      expect((await sql`pragma wal_autocheckpoint`.execute(db)).rows).toEqual([{ wal_autocheckpoint: 0 }]);
+      await writeMegabytes(db);
+      const deadline = Date.now() + 5000;
+      while (statSync(path).size < 4_000_000 && Date.now() < deadline) await delay(20);
+      expect(statSync(path).size).toBeGreaterThan(4_000_000);
+    });
+
+    it('when the background checkpoints are switched off, then SQLite checkpoints inside commits as usual', async () => {
+      const path = tempPath();
+      const db = open(path, { checkpointIntervalMs: 0 });
+      expect((await sql`pragma wal_autocheckpoint`.execute(db)).rows).toEqual([{ wal_autocheckpoint: 1000 }]);
+      await writeMegabytes(db);
+      expect(statSync(path).size).toBeGreaterThan(1_000_000);
+    });
+
+    it('when the database is destroyed, then the log is checkpointed and removed and a reopened file has every row', async () => {
+      const path = tempPath();
+      const db = open(path, { checkpointIntervalMs: 60_000 });
+      await writeMegabytes(db);
+      await db.destroy();
+      expect(existsSync(`${path}-wal`)).toBe(false);
+      const reopened = open(path);
+      expect((await sql`select count(*) as n from blobs`.execute(reopened)).rows).toEqual([{ n: 500 }]);
     });
   });
 
