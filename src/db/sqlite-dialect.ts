@@ -122,6 +122,8 @@ class NodeSqliteDriver implements Driver {
     if (!worker) return;
     this.#checkpointer = undefined;
     const exited = new Promise((resolve) => worker.once('exit', resolve));
+    // Referenced again while it stops: otherwise a process with nothing else to do would end mid-wait.
+    worker.ref();
     worker.postMessage('stop');
     await exited;
   }

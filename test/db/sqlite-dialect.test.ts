@@ -207,6 +207,27 @@ describe.skipIf(process.env.BENEFITS_TEST_DATABASE === 'postgres')('NodeSqliteDi
       expect(statSync(path).size).toBeGreaterThan(1_000_000);
     });
 
+    it('when a process has nothing left to do but destroy the database, then destroy() completes and the process exits cleanly', async () => {
+      const script = `
+        import { Kysely, sql } from 'kysely';
+        import { NodeSqliteDialect } from ${JSON.stringify(DIALECT_URL)};
+        const db = new Kysely({ dialect: new NodeSqliteDialect({ path: process.env.DB_PATH }) });
+        await sql\`create table t (x integer)\`.execute(db);
+        await db.destroy();
+        process.stdout.write('destroyed\\n');
+      `;
+      const child = spawn(process.execPath, ['--no-warnings', '--input-type=module', '--eval', script], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, DB_PATH: tempPath() },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect({ code, output }).toEqual({ code: 0, output: 'destroyed\n' });
+    });
+
     it('when the database is destroyed, then the log is checkpointed and removed and a reopened file has every row', async () => {
       const path = tempPath();
       const db = open(path, { checkpointIntervalMs: 60_000 });
