@@ -48,6 +48,8 @@ import { registerBenefitChangeRoutes } from './modules/benefit-changes/benefit-c
 import { BenefitChangeService } from './modules/benefit-changes/benefit-change.service.ts';
 import { registerEnrollmentRoutes } from './modules/enrollments/enrollment.routes.ts';
 import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
+import { registerOpenEnrollmentWindowRoutes } from './modules/open-enrollment/open-enrollment-window.routes.ts';
+import { OpenEnrollmentWindowService } from './modules/open-enrollment/open-enrollment-window.service.ts';
 import { AppError, ValidationFailed, inputError, type InputError } from './shared/errors.ts';
 import { isCalendarDate } from './shared/dates.ts';
 import { isWellFormedId, newId } from './shared/ids.ts';
@@ -170,7 +172,9 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   registerMemberIdCardRoutes(app, { memberIdCards: new MemberIdCardService(db, clock), pages });
   const benefitChanges = new BenefitChangeService(db, clock);
   registerBenefitChangeRoutes(app, { benefitChanges, pages });
-  registerEnrollmentRoutes(app, { enrollments: new EnrollmentService(db, clock, notifier, benefitChanges, jobs), pages });
+  const enrollments = new EnrollmentService(db, clock, notifier, benefitChanges, jobs);
+  registerEnrollmentRoutes(app, { enrollments, pages });
+  registerOpenEnrollmentWindowRoutes(app, { windows: new OpenEnrollmentWindowService(db, clock, notifier, enrollments), pages });
 
   return app;
 }

@@ -64,7 +64,7 @@ export async function transitionEnrollment(
   id: string,
   from: readonly EnrollmentStatus[],
   to: EnrollmentStatus,
-  set: { submitted_at?: string | null; approved_at?: string } = {},
+  set: { submitted_at?: string | null; approved_at?: string; open_enrollment_window_id?: string | null } = {},
 ): Promise<boolean> {
   const result = await trx.updateTable('enrollments').set({ status: to, ...set }).where('id', '=', id).where('status', 'in', from).executeTakeFirst();
   return result.numUpdatedRows > 0n;
@@ -218,4 +218,33 @@ export async function findAllCoverageInForce(db: Executor, memberId: string, dat
 
 export async function endCoverage(trx: Executor, enrolledPlanId: string, lastDay: string): Promise<void> {
   await trx.updateTable('enrolled_plans').set({ effective_end: lastDay }).where('id', '=', enrolledPlanId).execute();
+}
+
+export interface WindowOfEnrollment {
+  id: string;
+  planIds: string[];
+}
+
+async function withPlanIds(db: Executor, window: { id: string } | undefined): Promise<WindowOfEnrollment | undefined> {
+  if (!window) return undefined;
+  const plans = await db.selectFrom('open_enrollment_window_plans').select('plan_id').where('window_id', '=', window.id).orderBy('position').execute();
+  return { id: window.id, planIds: plans.map((row) => row.plan_id) };
+}
+
+/** The employer's active open enrollment window whose dates contain `date` (active windows never overlap). */
+export async function findOpenWindowOn(db: Executor, providerId: string, employerId: string, date: string): Promise<WindowOfEnrollment | undefined> {
+  const window = await db
+    .selectFrom('open_enrollment_windows')
+    .select('id')
+    .where('provider_id', '=', providerId)
+    .where('employer_id', '=', employerId)
+    .where('status', '=', 'active')
+    .where('start_date', '<=', date)
+    .where('end_date', '>=', date)
+    .executeTakeFirst();
+  return withPlanIds(db, window);
+}
+
+export async function findWindowById(db: Executor, id: string): Promise<WindowOfEnrollment | undefined> {
+  return withPlanIds(db, await db.selectFrom('open_enrollment_windows').select('id').where('id', '=', id).executeTakeFirst());
 }
