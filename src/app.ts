@@ -48,6 +48,7 @@ import { registerBenefitChangeRoutes } from './modules/benefit-changes/benefit-c
 import { BenefitChangeService } from './modules/benefit-changes/benefit-change.service.ts';
 import { registerEnrollmentRoutes } from './modules/enrollments/enrollment.routes.ts';
 import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
+import { DailySweep } from './modules/daily-sweep/sweep.service.ts';
 import { registerOpenEnrollmentWindowRoutes } from './modules/open-enrollment/open-enrollment-window.routes.ts';
 import { OpenEnrollmentWindowService } from './modules/open-enrollment/open-enrollment-window.service.ts';
 import { AppError, ValidationFailed, inputError, type InputError } from './shared/errors.ts';
@@ -177,6 +178,16 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   registerOpenEnrollmentWindowRoutes(app, { windows: new OpenEnrollmentWindowService(db, clock, notifier, enrollments), pages });
 
   return app;
+}
+
+/**
+ * The daily sweep with the services it uses (the server's scheduler, `benefits sweep` and tests build it
+ * here, as the app builds its routes' services).
+ */
+export function buildDailySweep({ db, clock, jobs }: { db: Kysely<Database>; clock: Clock; jobs?: { wake(): void } }): DailySweep {
+  const notifier = new Notifier(clock);
+  const enrollments = new EnrollmentService(db, clock, notifier, new BenefitChangeService(db, clock), jobs);
+  return new DailySweep(db, clock, notifier, new OpenEnrollmentWindowService(db, clock, notifier, enrollments), enrollments);
 }
 
 /**

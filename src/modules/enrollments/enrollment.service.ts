@@ -352,6 +352,42 @@ export class EnrollmentService {
     return toEnrollmentResponse(approved!, elections);
   }
 
+  /**
+   * Ends a terminated member's coverage on `lines` after `coverageEnd` (daily sweep), through the engine: a
+   * `terminated` qle enrollment starting the next day that waives each line is recorded as submitted and
+   * approved, so the coverage ends on `coverageEnd` and each line gets a `removed` benefit change handed to
+   * its carrier like any other. Call it with the member locked; the caller wakes the job worker after commit.
+   */
+  async endCoverageOnTerminationIn(trx: Transaction<Database>, member: MemberRow, coverageEnd: string, lines: readonly LineOfCoverage[]): Promise<EnrollmentResponse> {
+    const now = this.#clock.now().toISOString();
+    const row: EnrollmentRow = {
+      id: newId('enrollment'),
+      provider_id: member.provider_id,
+      employer_id: member.employer_id,
+      member_id: member.id,
+      category: 'qle',
+      status: 'pending',
+      effective_start: addDays(coverageEnd, 1),
+      effective_end: null,
+      reason: 'terminated',
+      change_date: member.termination_date,
+      qualifying_life_event_documents: '[]',
+      metadata: '{}',
+      submitted_at: now,
+      approved_at: null,
+      open_enrollment_window_id: null,
+      created_at: now,
+    };
+    const elections: Elections = {
+      plans: [],
+      dependents: [],
+      waivers: lines.map((line, position) => ({ id: newId('coverage_waiver'), enrollment_id: row.id, position, line_of_coverage: line, reason: 'other', member_id: member.id, dependent_id: null })),
+    };
+    await repository.insertEnrollment(trx, row);
+    await repository.replaceElections(trx, row.id, elections);
+    return this.approveEnrollmentIn(trx, { providerId: member.provider_id, employerId: null }, row.id);
+  }
+
   /** Wakes the job worker (after a caller's transaction that approved enrollments has committed). */
   wakeJobs(): void {
     this.#jobs?.wake();

@@ -14,6 +14,7 @@ import type { Scope } from '../../shared/tenancy.ts';
 import type { ChangeKind } from '../benefit-changes/benefit-change.table.ts';
 import type { CreateEnrollmentBody, EnrollmentResponse, PrimaryCareProvider } from '../enrollments/enrollment.schemas.ts';
 import type { NewNotification, Notifier } from '../notifications/notification.service.ts';
+import { REMINDER_DAYS_BEFORE_END, reminderDaysBefore } from '../daily-sweep/sweep-rules.ts';
 import * as repository from './open-enrollment-window.repository.ts';
 import type { CreateWindowBody, IncompleteMember, UpdateWindowBody, WindowResponse, WindowSummary } from './open-enrollment-window.schemas.ts';
 import type { OpenEnrollmentWindowRow, WindowStatus } from './open-enrollment-window.table.ts';
@@ -26,9 +27,6 @@ export interface EnrollmentEngine {
   approveEnrollmentIn(trx: Transaction<Database>, scope: Scope, id: string): Promise<EnrollmentResponse>;
   wakeJobs(): void;
 }
-
-/** API.md section 5: reminders go 7 days and 1 day before a window's end_date. */
-export const REMINDER_DAYS_BEFORE_END = [7, 1] as const;
 
 /** Rows per page when the CSV report walks the members (keyset pages, so memory stays flat). */
 const CSV_PAGE_SIZE = 1000;
@@ -56,11 +54,6 @@ export function toWindowResponse(row: OpenEnrollmentWindowRow, planIds: string[]
 function datedWindow(row: OpenEnrollmentWindowRow): repository.DatedWindow | undefined {
   if (row.end_date === null || row.renewal_date === null || row.start_date === null) return undefined;
   return { id: row.id, provider_id: row.provider_id, employer_id: row.employer_id, end_date: row.end_date, renewal_date: row.renewal_date };
-}
-
-/** The day on which a reminder `daysBefore` the end_date goes out. */
-export function reminderDay(endDate: string, daysBefore: number): string {
-  return addDays(endDate, -daysBefore);
 }
 
 export class OpenEnrollmentWindowService {
@@ -286,7 +279,8 @@ export class OpenEnrollmentWindowService {
     for (const window of await repository.findActiveWindowsEndingOn(this.#db, endDates)) {
       const dated = datedWindow(window);
       if (!dated) continue;
-      const daysBefore = REMINDER_DAYS_BEFORE_END.find((days) => reminderDay(dated.end_date, days) === day)!;
+      const daysBefore = reminderDaysBefore(dated.end_date, day);
+      if (daysBefore === undefined) continue;
       recorded += await this.#db.transaction().execute(async (trx) => {
         const members = await repository.findIncompleteMemberIds(trx, dated);
         const common = { providerId: window.provider_id, employerId: window.employer_id, type: 'open_enrollment_reminder', relatedObjectType: 'open_enrollment_window', relatedObjectId: window.id, owner: 'member' } as const;
