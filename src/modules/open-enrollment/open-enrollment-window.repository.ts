@@ -236,6 +236,7 @@ export async function findCoverageOn(db: Executor, memberId: string, date: strin
     .select([
       'enrolled_plans.id',
       'enrolled_plans.plan_id',
+      'enrolled_plans.position',
       'enrolled_plans.requested_volume_cents',
       'enrolled_plans.primary_care_provider',
       'enrolled_plans.payroll_provider_external_id',
@@ -251,7 +252,8 @@ export async function findCoverageOn(db: Executor, memberId: string, date: strin
     .orderBy('enrolled_plans.created_at', 'desc')
     .execute();
   const seen = new Set<string>();
-  const lines = plans.filter((row) => !seen.has(row.line_of_coverage) && Boolean(seen.add(row.line_of_coverage)));
+  // The latest-starting plan per line, in the order the member elected them.
+  const lines = plans.filter((row) => !seen.has(row.line_of_coverage) && Boolean(seen.add(row.line_of_coverage))).sort((a, b) => a.position - b.position);
   const dependents =
     lines.length === 0
       ? []
