@@ -28,6 +28,9 @@ export interface EnrollmentEngine {
   wakeJobs(): void;
 }
 
+/** Notifications built and inserted at a time by kickoffs and reminders. */
+const NOTIFICATION_SLICE = 2000;
+
 /** Rows per page when the CSV report walks the members (keyset pages, so memory stays flat). */
 const CSV_PAGE_SIZE = 1000;
 
@@ -174,10 +177,15 @@ export class OpenEnrollmentWindowService {
       const members = await repository.findEligibleMemberIds(trx, dated);
       const common = { providerId: window.provider_id, employerId: window.employer_id, type: 'open_enrollment_kickoff', relatedObjectType: 'open_enrollment_window', relatedObjectId: window.id } as const;
       const payload = { open_enrollment_window: window.id, employer: window.employer_id, end_date: dated.end_date };
-      await this.#notifier.recordMany(trx, [
-        ...members.map((member): NewNotification => ({ ...common, owner: 'member', payload: { ...payload, member }, occurrenceKey: `open_enrollment_kickoff:${window.id}:${member}` })),
-        { ...common, owner: 'employer', payload, occurrenceKey: `open_enrollment_kickoff:${window.id}:employer` },
-      ]);
+      await this.#notifier.record(trx, { ...common, owner: 'employer', payload, occurrenceKey: `open_enrollment_kickoff:${window.id}:employer` });
+      for (let start = 0; start < members.length; start += NOTIFICATION_SLICE) {
+        await this.#notifier.recordMany(
+          trx,
+          members
+            .slice(start, start + NOTIFICATION_SLICE)
+            .map((member): NewNotification => ({ ...common, owner: 'member', payload: { ...payload, member }, occurrenceKey: `open_enrollment_kickoff:${window.id}:${member}` })),
+        );
+      }
       return this.#respond(trx, activated, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
     });
   }
@@ -284,14 +292,19 @@ export class OpenEnrollmentWindowService {
       recorded += await this.#db.transaction().execute(async (trx) => {
         const members = await repository.findIncompleteMemberIds(trx, dated);
         const common = { providerId: window.provider_id, employerId: window.employer_id, type: 'open_enrollment_reminder', relatedObjectType: 'open_enrollment_window', relatedObjectId: window.id, owner: 'member' } as const;
-        return this.#notifier.recordMany(
-          trx,
-          members.map((member) => ({
-            ...common,
-            payload: { open_enrollment_window: window.id, member, employer: window.employer_id, end_date: dated.end_date, days_left: String(daysBefore) },
-            occurrenceKey: `open_enrollment_reminder:${window.id}:${member}:${daysBefore}`,
-          })),
-        );
+        let inserted = 0;
+        // In slices, so that a window of any size never holds all its notifications in memory at once.
+        for (let start = 0; start < members.length; start += NOTIFICATION_SLICE) {
+          inserted += await this.#notifier.recordMany(
+            trx,
+            members.slice(start, start + NOTIFICATION_SLICE).map((member) => ({
+              ...common,
+              payload: { open_enrollment_window: window.id, member, employer: window.employer_id, end_date: dated.end_date, days_left: String(daysBefore) },
+              occurrenceKey: `open_enrollment_reminder:${window.id}:${member}:${daysBefore}`,
+            })),
+          );
+        }
+        return inserted;
       });
     }
     return recorded;
