@@ -179,7 +179,7 @@ describe('idempotence and scheduling', () => {
     expect(await first.tick()).toBeUndefined();
     clock.set('2027-01-05T08:00:00.000Z');
     const ran = await Promise.all([first.tick(), second.tick()]);
-    expect(ran.filter((summary) => summary !== undefined).map((summary) => summary!.day.slice(0, 10))).toEqual(['2027-01-05']);
+    expect(ran.filter((summary) => summary !== undefined).map((summary) => summary.day.slice(0, 10))).toEqual(['2027-01-05']);
     expect(await first.tick()).toBeUndefined();
     expect(await second.tick()).toBeUndefined();
   });

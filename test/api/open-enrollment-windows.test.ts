@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmployer, createMember } from '../helpers/factories.ts';
 import { createDependent } from '../helpers/people-factories.ts';
 import { activeWindow, createEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
-import { createTestApp, type ApiClient, type TestContext } from '../helpers/test-app.ts';
+import { createTestApp, type TestContext } from '../helpers/test-app.ts';
 
 // Clock: 2026-03-02. Each world's employer has an active window 2026-03-01..2026-03-31 renewing 2026-04-01.
 let t: TestContext;
