@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { forEachDatabase, startService } from '../lib/bench.js';
 import { createBenchDatabase } from '../lib/databases.js';
 import { memoryOf, PROJECT_ROOT, round } from '../lib/processes.js';
-import { insertRows, secondsSince, wholeNumberFrom } from '../lib/seed.js';
+import { employerRow, insertRows, memberRow, secondsSince, wholeNumberFrom } from '../lib/seed.js';
 
 export const name = 'open-enrollment-scale';
 export const key = 'open_enrollment_scale';
@@ -133,8 +133,7 @@ async function seed(service, db, providerId, count) {
   const at = (offsetSeconds) => new Date(Date.parse('2025-06-01T00:00:00.000Z') + offsetSeconds * 1000).toISOString();
   const id = (kind) => service.newId(kind);
   const employer = id('employer');
-  const address = JSON.stringify({ line1: '1 Main St', city: 'Springfield', state: 'IL', zip_code: '62701' });
-  await db.insertInto('employers').values({ id: employer, provider_id: providerId, legal_name: 'Scale Employer Inc.', trade_name: null, federal_ein: null, email: null, phone_number: null, address, external_id: null, metadata: '{}', created_at: at(0) }).execute();
+  await db.insertInto('employers').values(employerRow({ id: employer, providerId, legalName: 'Scale Employer Inc.', createdAt: at(0) })).execute();
   const carrier = id('carrier');
   await db.insertInto('carriers').values({ id: carrier, provider_id: providerId, legal_name: 'Scale Health', trade_name: null, logo_url: null, created_at: at(0) }).execute();
   const group = id('group');
@@ -211,30 +210,15 @@ async function seed(service, db, providerId, count) {
     const enrolled = i % 2 === 0;
     const isTerminated = enrolled && terminated < TERMINATED;
     if (isTerminated) terminated += 1;
-    const member = {
+    const member = memberRow({
       id: id('member'),
-      provider_id: providerId,
-      employer_id: employer,
-      first_name: `First${i}`,
-      last_name: i % 7 === 0 ? `O'Last, ${i}` : `Last${i}`,
-      dob: '1980-05-17',
-      ssn_encrypted: null,
-      ssn_last_four: null,
-      email: `member${i}@example.com`,
-      phone_number: null,
-      address,
-      hire_date: '2024-01-15',
-      termination_date: isTerminated ? '2026-12-01' : null,
-      biological_sex: null,
-      employment_status: null,
-      hours_worked: null,
-      pay_frequency: null,
-      payroll_provider_external_id: null,
-      job_title: null,
-      business_unit_id: null,
-      metadata: '{}',
-      created_at: at(10 + i),
-    };
+      providerId,
+      employerId: employer,
+      i,
+      lastName: i % 7 === 0 ? `O'Last, ${i}` : `Last${i}`,
+      terminationDate: isTerminated ? '2026-12-01' : null,
+      createdAt: at(10 + i),
+    });
     members.push(member);
     if (!enrolled) continue;
     const enrollment = {

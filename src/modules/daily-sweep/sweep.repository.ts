@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.ts';
+import { coverageInForceOn } from '../enrollments/enrollment.repository.ts';
 import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
 
 /**
@@ -75,9 +76,7 @@ export function findCoveredDependents(db: Executor, day: string) {
       'enrollments.employer_id',
       'enrollments.provider_id',
     ])
-    .where('enrollments.status', 'in', ['approved', 'synced'])
-    .where('enrolled_plans.effective_start', '<=', day)
-    .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>=', day)]))
+    .where(coverageInForceOn(day))
     .execute();
 }
 

@@ -1,4 +1,6 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -167,6 +169,16 @@ export async function findMemberSubclassIds(db: Executor, memberId: string): Pro
   return rows.map((row) => row.subclass_id);
 }
 
+/** Filter for enrolled plans (joined with their enrollments) of approved or synced coverage in force on `date`. */
+export function coverageInForceOn(date: string) {
+  return (eb: ExpressionBuilder<Database, 'enrolled_plans' | 'enrollments'>) =>
+    eb.and([
+      eb('enrollments.status', 'in', ['approved', 'synced']),
+      eb('enrolled_plans.effective_start', '<=', date),
+      eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>=', date)]),
+    ]);
+}
+
 /**
  * The member's coverage in force on `date` on the given lines: enrolled plans of their approved or synced
  * enrollments (other than `exceptEnrollmentId`), the latest starting one per line.
@@ -186,11 +198,9 @@ export async function findCoverageInForce(
     .selectAll('enrolled_plans')
     .select('plans.line_of_coverage')
     .where('enrolled_plans.member_id', '=', memberId)
-    .where('enrollments.status', 'in', ['approved', 'synced'])
+    .where(coverageInForceOn(date))
     .where('enrollments.id', '!=', exceptEnrollmentId)
     .where('plans.line_of_coverage', 'in', lines)
-    .where('enrolled_plans.effective_start', '<=', date)
-    .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>=', date)]))
     .orderBy('enrolled_plans.effective_start', 'desc')
     .orderBy('enrolled_plans.created_at', 'desc')
     .execute();

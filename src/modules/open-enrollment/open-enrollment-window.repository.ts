@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import { coverageInForceOn } from '../enrollments/enrollment.repository.ts';
 import { paginate, type Page, type PageRequest, type Position } from '../../db/keyset.ts';
 import type { Database } from '../../db/schema.ts';
 import { forUpdate, inScope } from '../../db/scope.ts';
@@ -245,9 +246,7 @@ export async function findCoverageOn(db: Executor, memberId: string, date: strin
       'plans.effective_end as plan_end',
     ])
     .where('enrolled_plans.member_id', '=', memberId)
-    .where('enrollments.status', 'in', ['approved', 'synced'])
-    .where('enrolled_plans.effective_start', '<=', date)
-    .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>=', date)]))
+    .where(coverageInForceOn(date))
     .orderBy('enrolled_plans.effective_start', 'desc')
     .orderBy('enrolled_plans.created_at', 'desc')
     .execute();
