@@ -2,6 +2,7 @@ import { pipeline } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { stringify } from 'csv-stringify';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from 'typebox';
 import type { Paginator } from '../../http/pagination.ts';
 import { registerResourceRoutes } from '../../http/resource-routes.ts';
 import { IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
@@ -81,7 +82,16 @@ export function registerOpenEnrollmentWindowRoutes(app: FastifyInstance, deps: {
         summary: 'Eligible members without a submitted enrollment in the window: a paginated list, or every row as CSV with ?format=csv',
         params: IdParamsSchema,
         querystring: IncompleteMembersQuerySchema,
-        response: { 200: PageSchema(IncompleteMemberSchema), ...errorResponses(400, 401, 404, 429) },
+        response: {
+          200: {
+            description: 'A page of rows; with ?format=csv, every row as CSV (header row first)',
+            content: {
+              'application/json': { schema: PageSchema(IncompleteMemberSchema) },
+              'text/csv': { schema: Type.String({ description: `CSV with the columns ${INCOMPLETE_MEMBERS_CSV_COLUMNS.join(', ')}` }) },
+            },
+          },
+          ...errorResponses(400, 401, 404, 429),
+        },
       },
     },
     async (request, reply) => {
