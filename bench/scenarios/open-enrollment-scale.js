@@ -25,18 +25,20 @@ const SWEEP_DAY = '2026-12-24';
 
 export async function run({ service, settings: _settings, kinds, log, env = process.env }) {
   const members = wholeNumberFrom(env, 'BENCH_OE_MEMBERS', DEFAULT_MEMBERS, 10);
-  const result = { settings: { members, enrolled: Math.floor(members / 2), terminated_with_coverage: TERMINATED, sweep_day: SWEEP_DAY } };
-  const byDatabase = await forEachDatabase(kinds, log, (kind) => runOn(kind, { service, members, log: (line) => log(`[${kind}] ${line}`) }));
+  const enrollmentType = env.BENCH_OE_TYPE?.trim() || 'active';
+  if (!['active', 'passive'].includes(enrollmentType)) throw new Error(`BENCH_OE_TYPE must be active or passive (got "${enrollmentType}")`);
+  const result = { settings: { members, enrolled: Math.floor(members / 2), enrollment_type: enrollmentType, terminated_with_coverage: TERMINATED, sweep_day: SWEEP_DAY } };
+  const byDatabase = await forEachDatabase(kinds, log, (kind) => runOn(kind, { service, members, enrollmentType, log: (line) => log(`[${kind}] ${line}`) }));
   return { ...result, ...byDatabase };
 }
 
-async function runOn(kind, { service, members, log }) {
+async function runOn(kind, { service, members, enrollmentType, log }) {
   const database = await createBenchDatabase(kind, service);
   try {
     const seedStarted = Date.now();
     const db = database.handle.db;
     const created = await new service.ApiKeyService(db, service.systemClock).createKeyForProvider('bench', { role: 'admin', name: 'benchmark' });
-    const seeded = await seed(service, db, created.provider, members);
+    const seeded = await seed(service, db, created.provider, members, enrollmentType);
     if (kind === 'postgres') await sql`analyze`.execute(db);
     const seedSeconds = secondsSince(seedStarted);
     log(`seeded ${members} members, ${seeded.enrolled} enrolled, in ${seedSeconds} s`);
@@ -63,6 +65,7 @@ async function runOn(kind, { service, members, log }) {
         throw new Error(`complete answered ${JSON.stringify({ status: complete.value.status, counts })}`);
       }
       timings.complete = { seconds: complete.seconds, completed_member_count: counts[0], incomplete_member_count: counts[1] };
+      if (enrollmentType === 'passive') timings.complete.members_carried_over = seeded.carried;
       timings.server_memory = memoryOf(server.pid);
     } finally {
       await server.stop();
@@ -129,7 +132,7 @@ function runSweepChild(databaseUrl, day) {
  * window ending 2026-12-31 in which nobody has enrolled yet, and TERMINATED enrolled members terminated on
  * 2026-12-01 whose coverage still runs.
  */
-async function seed(service, db, providerId, count) {
+async function seed(service, db, providerId, count, enrollmentType) {
   const at = (offsetSeconds) => new Date(Date.parse('2025-06-01T00:00:00.000Z') + offsetSeconds * 1000).toISOString();
   const id = (kind) => service.newId(kind);
   const employer = id('employer');
@@ -175,7 +178,7 @@ async function seed(service, db, providerId, count) {
       created_at: at(0),
     })),
   );
-  const window = (status, start, end, renewal) => ({
+  const window = (status, start, end, renewal, type = 'active') => ({
     id: id('open_enrollment_window'),
     provider_id: providerId,
     employer_id: employer,
@@ -183,7 +186,7 @@ async function seed(service, db, providerId, count) {
     end_date: end,
     renewal_date: renewal,
     status,
-    enrollment_type: 'active',
+    enrollment_type: type,
     completed_member_count: null,
     incomplete_member_count: null,
     completed_at: null,
@@ -192,7 +195,7 @@ async function seed(service, db, providerId, count) {
     metadata: '{}',
     created_at: at(1),
   });
-  const closedWindow = window('closed', '2026-01-05', '2026-01-20', '2026-02-01');
+  const closedWindow = window('closed', '2026-01-05', '2026-01-20', '2026-02-01', enrollmentType);
   const activeWindow = window('active', '2026-10-01', '2026-12-31', '2027-01-01');
   await insertRows(db, 'open_enrollment_windows', [closedWindow, activeWindow]);
   await insertRows(
@@ -201,10 +204,53 @@ async function seed(service, db, providerId, count) {
     [closedWindow, activeWindow].flatMap((w) => plans.map((plan, position) => ({ window_id: w.id, plan_id: plan.id, position }))),
   );
 
+  const enrollmentRow = (member, category, status, windowId, createdAt) => ({
+    id: id('enrollment'),
+    provider_id: providerId,
+    employer_id: employer,
+    member_id: member.id,
+    category,
+    status,
+    effective_start: '2026-02-01',
+    effective_end: null,
+    reason: 'open_enrollment',
+    change_date: null,
+    qualifying_life_event_documents: '[]',
+    metadata: '{}',
+    submitted_at: createdAt,
+    approved_at: createdAt,
+    open_enrollment_window_id: windowId,
+    created_at: createdAt,
+  });
+  const enrolledPlanRow = (enrollment, member, planId) => ({
+    id: id('enrolled_plan'),
+    provider_id: providerId,
+    enrollment_id: enrollment.id,
+    member_id: member.id,
+    plan_id: planId,
+    position: 0,
+    effective_start: '2026-02-01',
+    effective_end: '2027-12-31',
+    premium_cents: null,
+    employer_contribution_cents: null,
+    member_contribution_cents: null,
+    payroll_provider_external_id: null,
+    volume_cents: null,
+    requested_volume_cents: null,
+    volume_approved_at: null,
+    eoi_dismissed_at: null,
+    eoi_status: 'not_required',
+    primary_care_provider: null,
+    member_id_card_id: null,
+    created_at: enrollment.created_at,
+  });
+
   const members = [];
   const enrollments = [];
   const enrolledPlans = [];
   const changes = [];
+  const carried = [];
+  const carriedPlans = [];
   let terminated = 0;
   for (let i = 0; i < count; i++) {
     const enrolled = i % 2 === 0;
@@ -220,48 +266,18 @@ async function seed(service, db, providerId, count) {
       createdAt: at(10 + i),
     });
     members.push(member);
-    if (!enrolled) continue;
-    const enrollment = {
-      id: id('enrollment'),
-      provider_id: providerId,
-      employer_id: employer,
-      member_id: member.id,
-      category: 'open_enrollment',
-      status: 'approved',
-      effective_start: '2026-02-01',
-      effective_end: null,
-      reason: 'open_enrollment',
-      change_date: null,
-      qualifying_life_event_documents: '[]',
-      metadata: '{}',
-      submitted_at: at(count + 10 + i),
-      approved_at: at(count + 10 + i),
-      open_enrollment_window_id: closedWindow.id,
-      created_at: at(count + 10 + i),
-    };
+    if (!enrolled) {
+      // With BENCH_OE_TYPE=passive, the members who do nothing hold dental coverage that complete carries on.
+      if (enrollmentType === 'passive') {
+        const held = { ...enrollmentRow(member, 'carrier_sync', 'synced', null, at(i)), reason: 'carrier_sync', effective_start: '2026-01-01', submitted_at: null };
+        carried.push(held);
+        carriedPlans.push({ ...enrolledPlanRow(held, member, plans[1].id), effective_start: '2026-01-01' });
+      }
+      continue;
+    }
+    const enrollment = enrollmentRow(member, 'open_enrollment', 'approved', closedWindow.id, at(count + 10 + i));
     enrollments.push(enrollment);
-    const enrolledPlan = {
-      id: id('enrolled_plan'),
-      provider_id: providerId,
-      enrollment_id: enrollment.id,
-      member_id: member.id,
-      plan_id: plans[0].id,
-      position: 0,
-      effective_start: '2026-02-01',
-      effective_end: '2027-12-31',
-      premium_cents: null,
-      employer_contribution_cents: null,
-      member_contribution_cents: null,
-      payroll_provider_external_id: null,
-      volume_cents: null,
-      requested_volume_cents: null,
-      volume_approved_at: null,
-      eoi_dismissed_at: null,
-      eoi_status: 'not_required',
-      primary_care_provider: null,
-      member_id_card_id: null,
-      created_at: enrollment.created_at,
-    };
+    const enrolledPlan = enrolledPlanRow(enrollment, member, plans[0].id);
     enrolledPlans.push(enrolledPlan);
     changes.push({
       id: id('benefit_change'),
@@ -286,8 +302,8 @@ async function seed(service, db, providerId, count) {
     });
   }
   await insertRows(db, 'members', members, { rowsPerInsert: 400 });
-  await insertRows(db, 'enrollments', enrollments, { rowsPerInsert: 500 });
-  await insertRows(db, 'enrolled_plans', enrolledPlans, { rowsPerInsert: 400 });
+  await insertRows(db, 'enrollments', [...enrollments, ...carried], { rowsPerInsert: 500 });
+  await insertRows(db, 'enrolled_plans', [...enrolledPlans, ...carriedPlans], { rowsPerInsert: 400 });
   await insertRows(db, 'benefit_changes', changes, { rowsPerInsert: 400 });
-  return { closedWindow: closedWindow.id, activeWindow: activeWindow.id, enrolled: enrollments.length };
+  return { closedWindow: closedWindow.id, activeWindow: activeWindow.id, enrolled: enrollments.length, carried: carried.length };
 }
