@@ -1,15 +1,13 @@
 import { dirname, join } from 'node:path';
-import { buildApp, buildDailySweep, type App } from './app.ts';
+import { buildApp, buildDailySweep, buildJobHandlers, type App } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
 import { loadOrCreateKeyFile } from './shared/crypto.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
-import { jobHandlers } from './jobs/handlers.ts';
 import { JobWorker } from './jobs/job-worker.ts';
 import { SweepScheduler } from './modules/daily-sweep/sweep-scheduler.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
-import { carrierJobHandlers } from './modules/carrier-connections/carrier-sync.job.ts';
 import { SandboxCarrierAdapter } from './modules/carrier-connections/sandbox-adapter.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 
@@ -47,7 +45,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     let wakeWorker = (): void => undefined;
     const jobs = { wake: () => wakeWorker() };
     const app = await buildApp({ config, db: database.db, clock, encryptionKey: resolveEncryptionKey(config, database), jobs });
-    const worker = new JobWorker({ db: database.db, clock, handlers: jobHandlers([carrierJobHandlers({ db: database.db, clock, adapter: new SandboxCarrierAdapter() })]), log: app.log });
+    const worker = new JobWorker({ db: database.db, clock, handlers: buildJobHandlers({ db: database.db, clock, jobs, adapter: new SandboxCarrierAdapter() }), log: app.log });
     wakeWorker = () => worker.wake();
     const housekeeping = setInterval(() => {
       purgeExpiredIdempotencyKeys(database.db, clock).catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));

@@ -1,4 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildJobHandlers } from '../../src/app.ts';
+import { JobWorker } from '../../src/jobs/job-worker.ts';
+import { BenefitChangeService } from '../../src/modules/benefit-changes/benefit-change.service.ts';
+import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/sandbox-adapter.ts';
+import { EnrollmentService } from '../../src/modules/enrollments/enrollment.service.ts';
+import { Notifier } from '../../src/modules/notifications/notification.service.ts';
+import { OpenEnrollmentWindowService } from '../../src/modules/open-enrollment/open-enrollment-window.service.ts';
 import { createEmployer, createMember } from '../helpers/factories.ts';
 import { createDependent } from '../helpers/people-factories.ts';
 import { activeWindow, createEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
@@ -240,6 +247,15 @@ describe('counts and the incomplete members report', () => {
 });
 
 describe('complete: passive and active windows', () => {
+  const runJobs = async () => {
+    const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }), log: silent, batchSize: 50 });
+    while ((await worker.runDueJobs()) > 0);
+  };
+  const buildOpenEnrollmentWindows = () => {
+    const notifier = new Notifier(t.clock);
+    return new OpenEnrollmentWindowService(t.database.db, t.clock, notifier, new EnrollmentService(t.database.db, t.clock, notifier, new BenefitChangeService(t.database.db, t.clock)));
+  };
   async function coveredMember(w: EnrollmentWorld, name: string) {
     const member = await createMember(w.admin, { employer: w.employer.id, first_name: name, dob: '1980-01-01', hire_date: '2020-01-01' });
     const child = await createDependent(w.admin, { member: member.id, member_relationship: 'child', dob: '2012-01-01' });
@@ -273,6 +289,10 @@ describe('complete: passive and active windows', () => {
       const completed = await ok(w.admin.post(`/open_enrollment_windows/${window.id}/complete`));
       // w.member has no coverage, uncovered neither: both did nothing, like idle.
       expect(completed).toMatchObject({ status: 'completed', completed_member_count: 1, incomplete_member_count: 3 });
+      // The carry-over is a durable job enqueued with the completion; the worker runs it.
+      expect((await enrollmentsOf(w, idle.member.id)).map((e) => e.category)).toEqual(['carrier_sync']);
+      await runJobs();
+      await runJobs();
 
       const [passive, ...rest] = await enrollmentsOf(w, idle.member.id);
       expect(rest.map((e) => e.category)).toEqual(['carrier_sync']);
@@ -297,6 +317,9 @@ describe('complete: passive and active windows', () => {
         { member: active.member.id, line_of_coverage: 'medical', status: 'change', changes: expect.arrayContaining(['plan_change']), previous_plan: w.plans.medical.id, next_plan: w.plans.medicalSilver.id },
       ]);
       expect((await ok(w.admin.get(`/open_enrollment_windows/${window.id}`))).summaries).toEqual([]);
+      // Run again (a retried job): nothing new.
+      expect(await buildOpenEnrollmentWindows().rollOverPassively(window.id)).toBe(0);
+      expect(await enrollmentsOf(w, idle.member.id)).toHaveLength(2);
     } finally {
       t.clock.set('2026-03-02T15:00:00.000Z');
     }

@@ -280,7 +280,11 @@ export async function findEligibleMemberIds(db: Executor, window: DatedWindow): 
   return rows.map((row) => row.id);
 }
 
-export async function findIncompleteMemberIds(db: Executor, window: DatedWindow): Promise<string[]> {
-  const rows = await incompleteMembers(db, window).orderBy('members.id').execute();
+/** Incomplete members' ids in id order; `after` and `limit` walk them in batches. */
+export async function findIncompleteMemberIds(db: Executor, window: DatedWindow, options: { after?: string; limit?: number } = {}): Promise<string[]> {
+  let query = incompleteMembers(db, window).orderBy('members.id');
+  if (options.after !== undefined) query = query.where('members.id', '>', options.after);
+  if (options.limit !== undefined) query = query.limit(options.limit);
+  const rows = await query.execute();
   return rows.map((row) => row.id);
 }

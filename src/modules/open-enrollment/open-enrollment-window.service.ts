@@ -4,6 +4,7 @@ import type { Executor, Transaction } from '../../db/database.ts';
 import type { Page, PageRequest } from '../../db/keyset.ts';
 import { assertReferencesVisible, lockEmployerRow } from '../../db/references.ts';
 import type { Database } from '../../db/schema.ts';
+import { enqueueJob } from '../../jobs/job-queue.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { addDays, compareDates, toDateString } from '../../shared/dates.ts';
 import { AppError, InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
@@ -15,6 +16,7 @@ import type { ChangeKind } from '../benefit-changes/benefit-change.table.ts';
 import type { CreateEnrollmentBody, EnrollmentResponse, PrimaryCareProvider } from '../enrollments/enrollment.schemas.ts';
 import type { NewNotification, Notifier } from '../notifications/notification.service.ts';
 import { REMINDER_DAYS_BEFORE_END, reminderDaysBefore } from '../daily-sweep/sweep-rules.ts';
+import { claimOccurrence } from '../daily-sweep/sweep.repository.ts';
 import * as repository from './open-enrollment-window.repository.ts';
 import type { CreateWindowBody, IncompleteMember, UpdateWindowBody, WindowResponse, WindowSummary } from './open-enrollment-window.schemas.ts';
 import type { OpenEnrollmentWindowRow, WindowStatus } from './open-enrollment-window.table.ts';
@@ -27,6 +29,12 @@ export interface EnrollmentEngine {
   approveEnrollmentIn(trx: Transaction<Database>, scope: Scope, id: string): Promise<EnrollmentResponse>;
   wakeJobs(): void;
 }
+
+/** The job that carries a completed passive window's idle members over; payload `{ open_enrollment_window }`. */
+export const PASSIVE_ROLLOVER_JOB = 'open_enrollment.passive_rollover';
+
+/** Members carried over per transaction by the passive carry-over (about 0.4 s of work on SQLite). */
+const ROLLOVER_BATCH = 200;
 
 /** Notifications built and inserted at a time by kickoffs and reminders. */
 const NOTIFICATION_SLICE = 2000;
@@ -200,27 +208,49 @@ export class OpenEnrollmentWindowService {
 
   /**
    * Endpoint 5: closed → completed. The member counts are frozen as they stand (members carried over
-   * passively did nothing and count as incomplete). A passive window then gives every incomplete member an
-   * enrollment carrying their current elections into the new period, submitted and approved through the
-   * enrollment engine, all in this one transaction.
+   * passively did nothing and count as incomplete). For a passive window the same transaction enqueues the
+   * durable job that carries the elections of every member who did nothing into the new period (see
+   * rollOverPassively): one enrollment per member through the engine takes about 2 ms, far too long for one
+   * request and one lock at 25,000 members.
    */
   async completeWindow(scope: Scope, id: string): Promise<WindowResponse> {
     const response = await this.#db.transaction().execute(async (trx) => {
       const window = await this.#lockForAction(trx, scope, id, 'complete');
-      const dated = datedWindow(window)!;
-      const counts = await repository.countMembers(trx, dated);
-      const incomplete = window.enrollment_type === 'passive' ? await repository.findIncompleteMemberIds(trx, dated) : [];
+      const counts = await repository.countMembers(trx, datedWindow(window)!);
       const completed = await this.#transition(trx, window, 'complete', {
         completed_at: this.#clock.now().toISOString(),
         completed_member_count: counts.completed,
         incomplete_member_count: counts.eligible - counts.completed,
       });
-      const planIds = (await repository.findWindowPlanIds(trx, [id])).get(id)!;
-      if (window.enrollment_type === 'passive') await this.#rollOver(trx, dated, planIds, incomplete);
-      return this.#respond(trx, completed, planIds);
+      if (window.enrollment_type === 'passive') await enqueueJob(trx, this.#clock, { kind: PASSIVE_ROLLOVER_JOB, payload: { open_enrollment_window: id } });
+      return this.#respond(trx, completed, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
     });
     this.#enrollments.wakeJobs();
     return response;
+  }
+
+  /**
+   * The passive carry-over of a completed passive window (the job completeWindow enqueues): walks the members
+   * still incomplete in batches, one transaction per batch, and carries each over (see #rollOver). Safe to
+   * run again or after a crash: a member carried over is no longer incomplete, and each member's carry-over
+   * is keyed (`passive_open_enrollment:<window>:<member>`) in the transaction that makes it. Returns how many
+   * members got an enrollment.
+   */
+  async rollOverPassively(windowId: string, batchSize = ROLLOVER_BATCH): Promise<number> {
+    const window = await this.#db.selectFrom('open_enrollment_windows').selectAll().where('id', '=', windowId).executeTakeFirst();
+    if (window?.status !== 'completed' || window.enrollment_type !== 'passive') return 0;
+    const dated = datedWindow(window)!;
+    const planIds = (await repository.findWindowPlanIds(this.#db, [windowId])).get(windowId)!;
+    let carried = 0;
+    let after: string | undefined;
+    for (;;) {
+      const batch = await repository.findIncompleteMemberIds(this.#db, dated, { ...(after === undefined ? {} : { after }), limit: batchSize });
+      if (batch.length === 0) break;
+      carried += await this.#db.transaction().execute(async (trx) => this.#rollOver(trx, dated, planIds, batch));
+      this.#enrollments.wakeJobs();
+      after = batch.at(-1);
+    }
+    return carried;
   }
 
   /** Endpoint 4: the window with one summary per member and line of coverage its enrollments changed. */
@@ -346,12 +376,14 @@ export class OpenEnrollmentWindowService {
    * the submission rules (e.g. a dependent who aged out) is left as is, inside a savepoint, and stays in the
    * incomplete members report.
    */
-  async #rollOver(trx: Transaction<Database>, window: repository.DatedWindow, planIds: readonly string[], memberIds: readonly string[]): Promise<void> {
+  async #rollOver(trx: Transaction<Database>, window: repository.DatedWindow, planIds: readonly string[], memberIds: readonly string[]): Promise<number> {
     const scope: Scope = { providerId: window.provider_id, employerId: null };
     const offered = new Set(planIds);
     const lastDay = addDays(window.renewal_date, -1);
     const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
+    let carriedOver = 0;
     for (const member of memberIds) {
+      if (!(await claimOccurrence(trx, `passive_open_enrollment:${window.id}:${member}`, this.#clock.now().toISOString()))) continue;
       const coverage = await repository.findCoverageOn(trx, member, lastDay);
       const carried = coverage.filter(
         (line) => offered.has(line.plan_id) && compareDates(line.plan_start, window.renewal_date) <= 0 && compareDates(line.plan_end, window.renewal_date) >= 0,
@@ -381,12 +413,14 @@ export class OpenEnrollmentWindowService {
         await this.#enrollments.submitEnrollmentIn(trx, scope, created.id);
         await this.#enrollments.approveEnrollmentIn(trx, scope, created.id);
         await sql`release savepoint passive_rollover`.execute(trx);
+        carriedOver += 1;
       } catch (error) {
         if (!(error instanceof AppError) || error.statusCode >= 500) throw error;
         await sql`rollback to savepoint passive_rollover`.execute(trx);
         await sql`release savepoint passive_rollover`.execute(trx);
       }
     }
+    return carriedOver;
   }
 
   async #lockForAction(trx: Transaction<Database>, scope: Scope, id: string, action: WindowAction): Promise<OpenEnrollmentWindowRow> {
