@@ -1,4 +1,4 @@
-import { InvalidState } from '../../shared/errors.ts';
+import { statusMachine } from '../../shared/state-machine.ts';
 import type { WindowStatus } from './open-enrollment-window.table.ts';
 
 /**
@@ -23,17 +23,18 @@ export type WindowAction = keyof typeof WINDOW_TRANSITIONS;
 /** Statuses in which dates and plans may still change. */
 export const EDITABLE_WINDOW_STATUSES: readonly WindowStatus[] = ['setup_required', 'build_in_progress'];
 
+const machine = statusMachine<WindowStatus, WindowAction>(
+  WINDOW_TRANSITIONS,
+  (action, from, allowed) => `A window that is ${from} cannot be ${PAST_TENSE[action]}; only a ${allowed} window can.`,
+);
+
 export function canTransitionWindow(action: WindowAction, from: WindowStatus): boolean {
-  return (WINDOW_TRANSITIONS[action].from as readonly WindowStatus[]).includes(from);
+  return machine.can(action, from);
 }
 
 /** The status `action` leads to from `from`; a 409 invalid_state when the action is not allowed there. */
 export function assertWindowTransition(action: WindowAction, from: WindowStatus): WindowStatus {
-  if (!canTransitionWindow(action, from)) {
-    const allowed = WINDOW_TRANSITIONS[action].from.join(' or ');
-    throw new InvalidState(`A window that is ${from} cannot be ${PAST_TENSE[action]}; only a ${allowed} window can.`);
-  }
-  return WINDOW_TRANSITIONS[action].to;
+  return machine.assert(action, from);
 }
 
 const PAST_TENSE: Record<WindowAction, string> = {
