@@ -48,6 +48,14 @@ import { registerBenefitChangeRoutes } from './modules/benefit-changes/benefit-c
 import { BenefitChangeService } from './modules/benefit-changes/benefit-change.service.ts';
 import { registerEnrollmentRoutes } from './modules/enrollments/enrollment.routes.ts';
 import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
+import { DailySweep } from './modules/daily-sweep/sweep.service.ts';
+import { jobHandlers } from './jobs/handlers.ts';
+import type { JobHandler } from './jobs/job-worker.ts';
+import type { CarrierAdapter } from './modules/carrier-connections/carrier-adapter.ts';
+import { carrierJobHandlers } from './modules/carrier-connections/carrier-sync.job.ts';
+import { openEnrollmentJobHandlers } from './modules/open-enrollment/passive-rollover.job.ts';
+import { registerOpenEnrollmentWindowRoutes } from './modules/open-enrollment/open-enrollment-window.routes.ts';
+import { OpenEnrollmentWindowService } from './modules/open-enrollment/open-enrollment-window.service.ts';
 import { AppError, ValidationFailed, inputError, type InputError } from './shared/errors.ts';
 import { isCalendarDate } from './shared/dates.ts';
 import { isWellFormedId, newId } from './shared/ids.ts';
@@ -170,9 +178,37 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   registerMemberIdCardRoutes(app, { memberIdCards: new MemberIdCardService(db, clock), pages });
   const benefitChanges = new BenefitChangeService(db, clock);
   registerBenefitChangeRoutes(app, { benefitChanges, pages });
-  registerEnrollmentRoutes(app, { enrollments: new EnrollmentService(db, clock, notifier, benefitChanges, jobs), pages });
+  const enrollments = new EnrollmentService(db, clock, notifier, benefitChanges, jobs);
+  registerEnrollmentRoutes(app, { enrollments, pages });
+  registerOpenEnrollmentWindowRoutes(app, { windows: new OpenEnrollmentWindowService(db, clock, notifier, enrollments), pages });
 
   return app;
+}
+
+/**
+ * The daily sweep with the services it uses (the server's scheduler, `benefits sweep` and tests build it
+ * here, as the app builds its routes' services).
+ */
+export function buildDailySweep(deps: BackgroundDependencies): DailySweep {
+  const { notifier, enrollments, windows } = buildOpenEnrollment(deps);
+  return new DailySweep(deps.db, deps.clock, notifier, windows, enrollments);
+}
+
+/** Every durable job's handler, for the server's worker (and tests that run jobs). */
+export function buildJobHandlers(deps: BackgroundDependencies & { adapter: CarrierAdapter }): Record<string, JobHandler> {
+  return jobHandlers([carrierJobHandlers({ db: deps.db, clock: deps.clock, adapter: deps.adapter }), openEnrollmentJobHandlers(buildOpenEnrollment(deps).windows)]);
+}
+
+interface BackgroundDependencies {
+  db: Kysely<Database>;
+  clock: Clock;
+  jobs?: { wake(): void };
+}
+
+function buildOpenEnrollment({ db, clock, jobs }: BackgroundDependencies) {
+  const notifier = new Notifier(clock);
+  const enrollments = new EnrollmentService(db, clock, notifier, new BenefitChangeService(db, clock), jobs);
+  return { notifier, enrollments, windows: new OpenEnrollmentWindowService(db, clock, notifier, enrollments) };
 }
 
 /**

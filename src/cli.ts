@@ -5,6 +5,9 @@ import { migrateToLatest } from './db/migrate.ts';
 import { API_KEY_ROLES, type ApiKeyRole } from './modules/api-keys/api-key.table.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
 import { closeOnSignals, startServer } from './server.ts';
+import { buildDailySweep } from './app.ts';
+import { localDateAndTime } from './modules/daily-sweep/sweep-rules.ts';
+import { isCalendarDate } from './shared/dates.ts';
 import { AppError } from './shared/errors.ts';
 import { systemClock } from './shared/clock.ts';
 
@@ -19,6 +22,7 @@ Commands:
   api-keys create       create an API key (and its provider, when new)
   api-keys list         list API keys of every provider
   api-keys revoke ID    revoke an API key
+  sweep [--date DAY]    apply the daily date rules for one day (default: today in SWEEP_TIME_ZONE) and exit
 
 Run "benefits <command> --help" for a command's options.
 
@@ -34,6 +38,15 @@ prints the key once. Stops gracefully on SIGTERM or SIGINT.
   migrate: `Usage: benefits migrate
 
 Applies every pending migration to DATABASE_URL and prints the names applied.
+`,
+  sweep: `Usage: benefits sweep [--date YYYY-MM-DD]
+
+Applies every date-driven rule for one day against DATABASE_URL, then exits: newly_eligible when a waiting
+period ends, dependent_age_out 30 days before a covered child ages out, open_enrollment_reminder 7 days and
+1 day before a window's end_date, closing windows past their end_date, and ending the coverage of members
+past their termination_date. The day defaults to today in SWEEP_TIME_ZONE. Running it again for a day (or
+beside the server's own daily run, at SWEEP_TIME) creates nothing new. Carrier hand-offs it records are sent
+by a running server's worker.
 `,
   'api-keys': `Usage: benefits api-keys <create|list|revoke> [options]
 
@@ -65,6 +78,9 @@ export async function main(argv: string[], out: Output = console.log, err: Outpu
         return await migrate(out);
       case 'api-keys':
         return await apiKeys(rest, out, err);
+      case 'sweep':
+        if (wantsHelp(rest)) return printHelp(out, 'sweep');
+        return await sweep(rest, out, err);
       default:
         err(`Unknown command "${command}".\n\n${HELP.main}`);
         return 1;
@@ -104,6 +120,25 @@ async function migrate(out: Output): Promise<number> {
   try {
     const applied = await migrateToLatest(database.db);
     out(applied.length > 0 ? `Applied: ${applied.join(', ')}` : 'The database is up to date.');
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+async function sweep(args: string[], out: Output, err: Output): Promise<number> {
+  const { values } = parseArgs({ args, options: { date: { type: 'string' } }, strict: true });
+  const config = loadConfig();
+  const day = values.date ?? localDateAndTime(systemClock.now(), config.sweep.timeZone).date;
+  if (!isCalendarDate(day)) {
+    err(`benefits: --date must be a calendar date YYYY-MM-DD (got "${day}")`);
+    return 1;
+  }
+  const database = openDatabase(config.databaseUrl);
+  try {
+    await migrateToLatest(database.db);
+    const summary = await buildDailySweep({ db: database.db, clock: systemClock }).run(day);
+    out(`Sweep of ${day}: ${Object.entries(summary).filter(([key]) => key !== 'day').map(([key, count]) => `${key} ${String(count)}`).join(', ')}.`);
     return 0;
   } finally {
     await database.close();

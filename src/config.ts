@@ -14,6 +14,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** BENEFITS_ENCRYPTION_KEY, already checked to be a 32-byte key; see resolveEncryptionKey in server.ts. */
   readonly encryptionKey: Buffer | undefined;
+  /** When the daily sweep runs: 'HH:MM' in `timeZone` (an IANA zone). */
+  readonly sweep: { readonly time: string; readonly timeZone: string };
 }
 
 export class ConfigError extends Error {
@@ -33,6 +35,8 @@ export const CONFIG_VARIABLES: readonly (readonly [name: string, meaning: string
   ['RATE_LIMIT_MAX', 'requests per API key per window (0 turns the limit off)', '6000'],
   ['RATE_LIMIT_WINDOW_MS', 'length of the rate-limit window in ms', '60000'],
   ['SHUTDOWN_TIMEOUT_MS', 'how long SIGTERM waits for in-flight requests', '10000'],
+  ['SWEEP_TIME', 'time of day the daily sweep runs, HH:MM (24-hour) in SWEEP_TIME_ZONE', '02:00'],
+  ['SWEEP_TIME_ZONE', 'IANA time zone of SWEEP_TIME and of the day the sweep applies, e.g. America/New_York', 'UTC'],
   ['BENEFITS_ENCRYPTION_KEY', '32-byte key for personal data at rest: 64 hex characters or base64', 'SQLite: encryption.key beside the database; PostgreSQL: required'],
 ];
 
@@ -61,7 +65,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     shutdownTimeoutMs: integerVariable(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     encryptionKey: encryptionKeyVariable(env),
+    sweep: Object.freeze(sweepVariables(env)),
   });
+}
+
+function sweepVariables(env: NodeJS.ProcessEnv): { time: string; timeZone: string } {
+  const time = env.SWEEP_TIME?.trim() || '02:00';
+  if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(time)) throw new ConfigError(`SWEEP_TIME must be a time of day HH:MM from 00:00 to 23:59 (got "${time}")`);
+  const timeZone = env.SWEEP_TIME_ZONE?.trim() || 'UTC';
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+  } catch {
+    throw new ConfigError(`SWEEP_TIME_ZONE must be an IANA time zone such as UTC or America/Chicago (got "${timeZone}")`);
+  }
+  return { time, timeZone };
 }
 
 function encryptionKeyVariable(env: NodeJS.ProcessEnv): Buffer | undefined {

@@ -1,14 +1,13 @@
 import { dirname, join } from 'node:path';
-import { buildApp, type App } from './app.ts';
+import { buildApp, buildDailySweep, buildJobHandlers, type App } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
 import { loadOrCreateKeyFile } from './shared/crypto.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
-import { jobHandlers } from './jobs/handlers.ts';
 import { JobWorker } from './jobs/job-worker.ts';
+import { SweepScheduler } from './modules/daily-sweep/sweep-scheduler.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
-import { carrierJobHandlers } from './modules/carrier-connections/carrier-sync.job.ts';
 import { SandboxCarrierAdapter } from './modules/carrier-connections/sandbox-adapter.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 
@@ -17,6 +16,8 @@ export interface RunningServer {
   database: DatabaseHandle;
   /** Runs the durable jobs (carrier hand-offs, ...) in this process. */
   worker: JobWorker;
+  /** Runs the daily sweep at SWEEP_TIME (one process of many wins each day). */
+  sweeps: SweepScheduler;
   url: string;
   /** Stops accepting, finishes in-flight requests and running jobs, closes the database. */
   close(): Promise<void>;
@@ -44,25 +45,29 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     let wakeWorker = (): void => undefined;
     const jobs = { wake: () => wakeWorker() };
     const app = await buildApp({ config, db: database.db, clock, encryptionKey: resolveEncryptionKey(config, database), jobs });
-    const worker = new JobWorker({ db: database.db, clock, handlers: jobHandlers([carrierJobHandlers({ db: database.db, clock, adapter: new SandboxCarrierAdapter() })]), log: app.log });
+    const worker = new JobWorker({ db: database.db, clock, handlers: buildJobHandlers({ db: database.db, clock, jobs, adapter: new SandboxCarrierAdapter() }), log: app.log });
     wakeWorker = () => worker.wake();
     const housekeeping = setInterval(() => {
       purgeExpiredIdempotencyKeys(database.db, clock).catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
     }, 60 * 60 * 1000);
     housekeeping.unref();
+    const sweeps = new SweepScheduler({ db: database.db, clock, sweep: buildDailySweep({ db: database.db, clock, jobs }), time: config.sweep.time, timeZone: config.sweep.timeZone, log: app.log });
     const url = await app.listen({ port: config.port, host: config.host });
     worker.start();
+    sweeps.start();
     app.log.info({ database: database.description }, 'benefits service ready');
     let closing: Promise<void> | undefined;
     return {
       app,
       database,
       worker,
+      sweeps,
       url,
       close: () => {
         closing ??= (async () => {
           clearInterval(housekeeping);
           await app.close();
+          await sweeps.stop();
           await worker.stop();
           await database.close();
         })();

@@ -25,6 +25,11 @@ export function summarize(scenario, result) {
       lines.push(`  ${kind}`, ...comparisonLines(block));
     } else if (block.measurements) {
       lines.push(`  ${kind}`, ...measurementLines(block));
+    } else if (block.timings) {
+      lines.push(`  ${kind}`, ...(block.data ? [`    ${pairs(block.data)}`] : []));
+      for (const [label, timing] of Object.entries(block.timings)) lines.push(`    ${label.padEnd(24)}${pairs(timing)}`);
+      if (block.targets) lines.push(`   ${targetsText(block.targets)}`);
+      continue;
     } else {
       continue;
     }

@@ -41,3 +41,38 @@ export function wholeNumberFrom(env, name, fallback, minimum = 1) {
 export function secondsSince(started) {
   return Math.round((Date.now() - started) / 100) / 10;
 }
+
+const ADDRESS = JSON.stringify({ line1: '1 Main St', city: 'Springfield', state: 'IL', zip_code: '62701' });
+
+/** An employers row with every column filled. */
+export function employerRow({ id, providerId, legalName, createdAt }) {
+  return { id, provider_id: providerId, legal_name: legalName, trade_name: null, federal_ein: null, email: null, phone_number: null, address: ADDRESS, external_id: null, metadata: '{}', created_at: createdAt };
+}
+
+/** A members row with every column filled: member number `i` of the employer, hired 2024-01-15. */
+export function memberRow({ id, providerId, employerId, i, createdAt, address = ADDRESS, lastName = `Last${i}`, terminationDate = null }) {
+  return {
+    id,
+    provider_id: providerId,
+    employer_id: employerId,
+    first_name: `First${i}`,
+    last_name: lastName,
+    dob: '1980-05-17',
+    ssn_encrypted: null,
+    ssn_last_four: null,
+    email: `member${i}@example.com`,
+    phone_number: null,
+    address,
+    hire_date: '2024-01-15',
+    termination_date: terminationDate,
+    biological_sex: null,
+    employment_status: null,
+    hours_worked: null,
+    pay_frequency: null,
+    payroll_provider_external_id: null,
+    job_title: null,
+    business_unit_id: null,
+    metadata: '{}',
+    created_at: createdAt,
+  };
+}

@@ -16,7 +16,7 @@ import { benchVariants, getJson, forEachDatabase, startService } from '../lib/be
 import { createBenchDatabase } from '../lib/databases.js';
 import { explainQuery } from '../lib/plans.js';
 import { round } from '../lib/processes.js';
-import { insertRows, secondsSince, wholeNumberFrom } from '../lib/seed.js';
+import { employerRow, insertRows, memberRow, secondsSince, wholeNumberFrom } from '../lib/seed.js';
 import { importDist } from '../lib/service.js';
 
 export const name = 'beneficiaries-depth';
@@ -145,49 +145,20 @@ async function runOn(kind, { service, settings, depth, perList, log }) {
 async function seed(service, db, providerId, perList) {
   const createdAt = (i) => new Date(FIRST_CREATED_AT + i * 1000).toISOString();
   const employer = service.newId('employer');
-  await db
-    .insertInto('employers')
-    .values({
-      id: employer,
-      provider_id: providerId,
-      legal_name: 'Bench Employer Inc.',
-      trade_name: null,
-      federal_ein: null,
-      email: null,
-      phone_number: null,
-      address: JSON.stringify({ line1: '1 Main St', city: 'Springfield', state: 'IL', zip_code: '62701' }),
-      external_id: null,
-      metadata: '{}',
-      created_at: createdAt(-10_000),
-    })
-    .execute();
+  await db.insertInto('employers').values(employerRow({ id: employer, providerId, legalName: 'Bench Employer Inc.', createdAt: createdAt(-10_000) })).execute();
 
   const members = [];
   for (let i = 0; i <= OTHER_MEMBERS; i++) {
-    members.push({
-      id: service.newId('member'),
-      provider_id: providerId,
-      employer_id: employer,
-      first_name: `First${i}`,
-      last_name: `Last${i}`,
-      dob: '1980-05-17',
-      ssn_encrypted: null,
-      ssn_last_four: null,
-      email: `member${i}@example.com`,
-      phone_number: null,
-      address: JSON.stringify({ line1: `${i + 1} Elm St`, line2: null, city: 'Springfield', state: 'IL', zip_code: '62701' }),
-      hire_date: '2024-01-15',
-      termination_date: null,
-      biological_sex: null,
-      employment_status: null,
-      hours_worked: null,
-      pay_frequency: null,
-      payroll_provider_external_id: null,
-      job_title: null,
-      business_unit_id: null,
-      metadata: '{}',
-      created_at: createdAt(-OTHER_MEMBERS - 1 + i),
-    });
+    members.push(
+      memberRow({
+        id: service.newId('member'),
+        providerId,
+        employerId: employer,
+        i,
+        address: JSON.stringify({ line1: `${i + 1} Elm St`, line2: null, city: 'Springfield', state: 'IL', zip_code: '62701' }),
+        createdAt: createdAt(-OTHER_MEMBERS - 1 + i),
+      }),
+    );
   }
   await insertRows(db, 'members', members, { rowsPerInsert: 500 });
   const heavyMember = members[0].id;

@@ -9,5 +9,6 @@ import * as beneficiariesDepth from './beneficiaries-depth.js';
 import * as carriersGet from './carriers-get.js';
 import * as enrollmentApprovals from './enrollment-approvals.js';
 import * as notificationsFilter from './notifications-filter.js';
+import * as openEnrollmentScale from './open-enrollment-scale.js';
 
-export const SCENARIOS = [carriersGet, beneficiariesDepth, notificationsFilter, enrollmentApprovals];
+export const SCENARIOS = [carriersGet, beneficiariesDepth, notificationsFilter, enrollmentApprovals, openEnrollmentScale];

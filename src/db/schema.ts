@@ -21,6 +21,8 @@ import type { PayRateTable } from '../modules/pay-rates/pay-rate.table.ts';
 import type { PlanConfigurationTable } from '../modules/plan-configurations/plan-configuration.table.ts';
 import type { PlanTable } from '../modules/plans/plan.table.ts';
 import type { SubclassTable } from '../modules/subclasses/subclass.table.ts';
+import type { OpenEnrollmentWindowPlanTable, OpenEnrollmentWindowTable } from '../modules/open-enrollment/open-enrollment-window.table.ts';
+import type { SweepOccurrenceTable, SweepRunTable } from '../modules/daily-sweep/sweep.table.ts';
 
 /** Every table, as Kysely sees it. Each module owns the row type of its tables. */
 export interface Database {
@@ -49,4 +51,8 @@ export interface Database {
   notifications: NotificationTable;
   benefit_changes: BenefitChangeTable;
   jobs: JobTable;
+  open_enrollment_windows: OpenEnrollmentWindowTable;
+  open_enrollment_window_plans: OpenEnrollmentWindowPlanTable;
+  sweep_runs: SweepRunTable;
+  sweep_occurrences: SweepOccurrenceTable;
 }

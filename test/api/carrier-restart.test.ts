@@ -38,7 +38,10 @@ describe(`carrier hand-off across a restart (${testDatabaseKind()})`, () => {
     const plan = await post(client, '/plans', { group: group.id, plan_name: 'Dental', line_of_coverage: 'dental', effective_start: '2026-01-01', effective_end: '2030-12-31' });
     await post(client, '/plan_configurations', { plan: plan.id });
     const member = await post(client, '/members', { employer: employer.id, first_name: 'Ren', last_name: 'Start', dob: '1980-01-01', address: address(), hire_date: '2020-01-01' });
-    const effectiveStart = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const effectiveStart = day(1);
+    const window = await post(client, '/open_enrollment_windows', { employer: employer.id, start_date: day(-1), end_date: day(10), renewal_date: day(30), plans: [plan.id] });
+    await post(client, `/open_enrollment_windows/${window.id}/activate`);
     const enrollment = await post(client, '/enrollments', { member: member.id, category: 'open_enrollment', effective_start: effectiveStart, enrolled_plans: [{ plan: plan.id }] });
     await post(client, `/enrollments/${enrollment.id}/save_and_submit`);
     await post(client, `/enrollments/${enrollment.id}/approve`);

@@ -105,6 +105,24 @@ describe('benefits serve', () => {
   });
 });
 
+describe('benefits sweep', () => {
+  it('when run for a day, then it applies the rules and says what it did; a bad date or setting is refused by name', async () => {
+    const result = await runCli(['sweep', '--date', '2026-03-24'], { DATABASE_URL: database.url });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Sweep of 2026-03-24: newly_eligible 0, dependent_age_out 0, open_enrollment_reminder 0, windows_closed 0, coverage_ended 0.');
+    const badDate = await runCli(['sweep', '--date', '2026-02-30'], { DATABASE_URL: database.url });
+    expect(badDate.code).toBe(1);
+    expect(badDate.stderr).toContain('--date');
+    const badZone = await runCli(['sweep'], { DATABASE_URL: database.url, SWEEP_TIME_ZONE: 'Mars/Olympus' });
+    expect(badZone.code).toBe(1);
+    expect(badZone.stderr).toContain('SWEEP_TIME_ZONE');
+    const badTime = await runCli(['serve'], { DATABASE_URL: database.url, SWEEP_TIME: '25:00' });
+    expect(badTime.code).toBe(1);
+    expect(badTime.stderr).toContain('SWEEP_TIME');
+    expect((await runCli(['--help'], { DATABASE_URL: database.url })).stdout).toMatch(/sweep \[--date DAY\][\s\S]*SWEEP_TIME_ZONE/);
+  });
+});
+
 describe('benefits api-keys and migrate', () => {
   it('when keys are created, listed and revoked from the CLI, then the server honours it at once', async () => {
     expect((await runCli(['migrate'], { DATABASE_URL: database.url })).stdout).toMatch(/Applied: /);
@@ -138,7 +156,7 @@ describe('benefits api-keys and migrate', () => {
     expect(badRole.code).toBe(1);
   });
 
-  it.each([[['--help']], [['serve', '--help']], [['migrate', '--help']], [['api-keys', '--help']], [['api-keys', 'create', '--help']]])(
+  it.each([[['--help']], [['serve', '--help']], [['migrate', '--help']], [['api-keys', '--help']], [['api-keys', 'create', '--help']], [['sweep', '--help']]])(
     'when %j is asked, then usage is printed',
     async (args) => {
       const result = await runCli(args, { DATABASE_URL: database.url });

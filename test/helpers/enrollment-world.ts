@@ -43,12 +43,23 @@ export async function createEnrollmentWorld(t: TestContext, options: { waitingPe
   const vision = await plan({ group: ediGroup.id, plan_name: 'Vision Care', line_of_coverage: 'vision' }, false);
   const life = await plan({ group: manualGroup.id, plan_name: 'Basic Life', line_of_coverage: 'life', guaranteed_issue_volume: '50000.00' }, false);
 
+  // open_enrollment enrollments are submitted in an active window of their employer: one runs through March.
+  const window = await activeWindow(admin, { employer: employer.id, plans: [medical, medicalSilver, dental, dentalRejected, vision, life].map((p) => p.id) });
   const member = await createMember(admin, { employer: employer.id, dob: '1985-05-05', hire_date: '2025-01-01' });
   const spouse = await createDependent(admin, { member: member.id, member_relationship: 'spouse', first_name: 'Jo', dob: '1986-02-02' });
   const child = await createDependent(admin, { member: member.id, member_relationship: 'child', first_name: 'Kim', dob: '2015-06-01' });
   const secondChild = await createDependent(admin, { member: member.id, member_relationship: 'child', first_name: 'Lee', dob: '2018-09-09' });
   const grownChild = await createDependent(admin, { member: member.id, member_relationship: 'child', first_name: 'Max', dob: '1998-01-01' });
-  return { admin, employer, carrier, groups: { manualGroup, apiGroup, ediGroup, rejectingGroup }, plans: { medical, medicalSilver, dental, dentalRejected, vision, life }, member, family: { spouse, child, secondChild, grownChild } };
+  return { admin, employer, carrier, window, groups: { manualGroup, apiGroup, ediGroup, rejectingGroup }, plans: { medical, medicalSilver, dental, dentalRejected, vision, life }, member, family: { spouse, child, secondChild, grownChild } };
+}
+
+/** An open enrollment window through the API (2026-03-01 to 2026-03-31, renewing 2026-04-01), activated. */
+export async function activeWindow(admin: ApiClient, body: Record<string, unknown>) {
+  const created = await admin.post('/open_enrollment_windows', { start_date: '2026-03-01', end_date: '2026-03-31', renewal_date: '2026-04-01', ...body });
+  if (created.status !== 201) throw new Error(`POST /open_enrollment_windows answered ${created.status}: ${created.text}`);
+  const activated = await admin.post(`/open_enrollment_windows/${created.body.id}/activate`);
+  if (activated.status !== 200) throw new Error(`activate answered ${activated.status}: ${activated.text}`);
+  return activated.body;
 }
 
 export type EnrollmentWorld = Awaited<ReturnType<typeof createEnrollmentWorld>>;

@@ -1,4 +1,4 @@
-import { InvalidState } from '../../shared/errors.ts';
+import { statusMachine } from '../../shared/state-machine.ts';
 import type { EnrollmentStatus } from './enrollment.table.ts';
 
 /**
@@ -20,17 +20,18 @@ export const ENROLLMENT_TRANSITIONS = {
 
 export type EnrollmentAction = keyof typeof ENROLLMENT_TRANSITIONS;
 
+const machine = statusMachine<EnrollmentStatus, EnrollmentAction>(
+  ENROLLMENT_TRANSITIONS,
+  (action, from, allowed) => `An enrollment that is ${from} cannot be ${PAST_TENSE[action]}; only a ${allowed} enrollment can.`,
+);
+
 export function canTransition(action: EnrollmentAction, from: EnrollmentStatus): boolean {
-  return (ENROLLMENT_TRANSITIONS[action].from as readonly EnrollmentStatus[]).includes(from);
+  return machine.can(action, from);
 }
 
 /** The status `action` leads to from `from`; a 409 invalid_state when the action is not allowed there. */
 export function assertTransition(action: EnrollmentAction, from: EnrollmentStatus): EnrollmentStatus {
-  if (!canTransition(action, from)) {
-    const allowed = ENROLLMENT_TRANSITIONS[action].from.join(' or ');
-    throw new InvalidState(`An enrollment that is ${from} cannot be ${PAST_TENSE[action]}; only a ${allowed} enrollment can.`);
-  }
-  return ENROLLMENT_TRANSITIONS[action].to;
+  return machine.assert(action, from);
 }
 
 const PAST_TENSE: Record<EnrollmentAction, string> = {

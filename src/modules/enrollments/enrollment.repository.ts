@@ -1,4 +1,6 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -64,7 +66,7 @@ export async function transitionEnrollment(
   id: string,
   from: readonly EnrollmentStatus[],
   to: EnrollmentStatus,
-  set: { submitted_at?: string | null; approved_at?: string } = {},
+  set: { submitted_at?: string | null; approved_at?: string; open_enrollment_window_id?: string | null } = {},
 ): Promise<boolean> {
   const result = await trx.updateTable('enrollments').set({ status: to, ...set }).where('id', '=', id).where('status', 'in', from).executeTakeFirst();
   return result.numUpdatedRows > 0n;
@@ -172,6 +174,16 @@ export async function findMemberSubclassIds(db: Executor, memberId: string): Pro
   return rows.map((row) => row.subclass_id);
 }
 
+/** Filter for enrolled plans (joined with their enrollments) of approved or synced coverage in force on `date`. */
+export function coverageInForceOn(date: string) {
+  return (eb: ExpressionBuilder<Database, 'enrolled_plans' | 'enrollments'>) =>
+    eb.and([
+      eb('enrollments.status', 'in', ['approved', 'synced']),
+      eb('enrolled_plans.effective_start', '<=', date),
+      eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>=', date)]),
+    ]);
+}
+
 /**
  * The member's coverage in force on `date` on the given lines: enrolled plans of their approved or synced
  * enrollments (other than `exceptEnrollmentId`), the latest starting one per line.
@@ -191,11 +203,9 @@ export async function findCoverageInForce(
     .selectAll('enrolled_plans')
     .select('plans.line_of_coverage')
     .where('enrolled_plans.member_id', '=', memberId)
-    .where('enrollments.status', 'in', ['approved', 'synced'])
+    .where(coverageInForceOn(date))
     .where('enrollments.id', '!=', exceptEnrollmentId)
     .where('plans.line_of_coverage', 'in', lines)
-    .where('enrolled_plans.effective_start', '<=', date)
-    .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>=', date)]))
     .orderBy('enrolled_plans.effective_start', 'desc')
     .orderBy('enrolled_plans.created_at', 'desc')
     .execute();
@@ -223,4 +233,33 @@ export async function findAllCoverageInForce(db: Executor, memberId: string, dat
 
 export async function endCoverage(trx: Executor, enrolledPlanId: string, lastDay: string): Promise<void> {
   await trx.updateTable('enrolled_plans').set({ effective_end: lastDay }).where('id', '=', enrolledPlanId).execute();
+}
+
+export interface WindowOfEnrollment {
+  id: string;
+  planIds: string[];
+}
+
+async function withPlanIds(db: Executor, window: { id: string } | undefined): Promise<WindowOfEnrollment | undefined> {
+  if (!window) return undefined;
+  const plans = await db.selectFrom('open_enrollment_window_plans').select('plan_id').where('window_id', '=', window.id).orderBy('position').execute();
+  return { id: window.id, planIds: plans.map((row) => row.plan_id) };
+}
+
+/** The employer's active open enrollment window whose dates contain `date` (active windows never overlap). */
+export async function findOpenWindowOn(db: Executor, providerId: string, employerId: string, date: string): Promise<WindowOfEnrollment | undefined> {
+  const window = await db
+    .selectFrom('open_enrollment_windows')
+    .select('id')
+    .where('provider_id', '=', providerId)
+    .where('employer_id', '=', employerId)
+    .where('status', '=', 'active')
+    .where('start_date', '<=', date)
+    .where('end_date', '>=', date)
+    .executeTakeFirst();
+  return withPlanIds(db, window);
+}
+
+export async function findWindowById(db: Executor, id: string): Promise<WindowOfEnrollment | undefined> {
+  return withPlanIds(db, await db.selectFrom('open_enrollment_windows').select('id').where('id', '=', id).executeTakeFirst());
 }

@@ -165,6 +165,7 @@ export const EnrollmentSchema = Type.Object({
   metadata: MetadataResponseSchema,
   submitted_at: Nullable(TimestampSchema),
   approved_at: Nullable(TimestampSchema),
+  open_enrollment_window: Nullable(IdSchema),
   created_at: TimestampSchema,
 });
 export type EnrollmentResponse = Static<typeof EnrollmentSchema>;

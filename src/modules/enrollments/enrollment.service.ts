@@ -88,6 +88,7 @@ export function toEnrollmentResponse(row: EnrollmentRow, elections: Elections): 
     metadata: parseMetadata(row.metadata),
     submitted_at: row.submitted_at,
     approved_at: row.approved_at,
+    open_enrollment_window: row.open_enrollment_window_id,
     created_at: row.created_at,
   };
 }
@@ -137,38 +138,50 @@ export class EnrollmentService {
   }
 
   async createEnrollment(scope: Scope, input: CreateEnrollmentBody): Promise<EnrollmentResponse> {
-    return this.#db.transaction().execute(async (trx) => {
-      const member = await lockMemberById(trx, scope, input.member);
-      if (!member) throw new ValidationFailed([inputError(['member'], 'No such member.')]);
-      const now = this.#clock.now().toISOString();
-      const row: EnrollmentRow = {
-        id: newId('enrollment'),
-        provider_id: member.provider_id,
-        employer_id: member.employer_id,
-        member_id: member.id,
-        category: input.category,
-        // carrier_sync records coverage the carrier already holds: the starting point for later changes.
-        status: input.category === 'carrier_sync' ? 'synced' : 'not_started',
-        effective_start: input.effective_start ?? null,
-        effective_end: input.effective_end ?? null,
-        reason: input.reason ?? (input.category === 'carrier_sync' ? 'carrier_sync' : null),
-        change_date: input.change_date ?? null,
-        qualifying_life_event_documents: JSON.stringify(input.qualifying_life_event_documents ?? []),
-        metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
-        submitted_at: null,
-        approved_at: input.category === 'carrier_sync' ? now : null,
-        created_at: now,
-      };
-      await this.#assertDocumentsVisible(trx, member, input.qualifying_life_event_documents ?? []);
-      if (row.category === 'carrier_sync' && row.effective_start === null) {
-        throw new ValidationFailed([inputError(['effective_start'], 'A carrier_sync enrollment records coverage from a date: give effective_start.')]);
-      }
-      const elections = await this.#buildElections(trx, row, member, input.enrolled_plans ?? [], input.coverage_waivers ?? []);
-      await repository.insertEnrollment(trx, row);
-      await repository.insertElections(trx, elections);
-      if (row.status === 'synced') await this.#endCoverageReplacedBy(trx, await this.#coverageBeforeAndAfter(trx, row, elections));
-      return toEnrollmentResponse(row, elections);
-    });
+    return this.#db.transaction().execute(async (trx) => this.createEnrollmentIn(trx, scope, input));
+  }
+
+  /**
+   * Creates an enrollment inside the caller's transaction (also used by passive open enrollment). An
+   * open_enrollment enrollment is linked to the employer's window open today, if any, until submission
+   * links it to the window of the submission day; `windowId` links it to a given window instead.
+   */
+  async createEnrollmentIn(trx: Transaction<Database>, scope: Scope, input: CreateEnrollmentBody, options: { windowId?: string } = {}): Promise<EnrollmentResponse> {
+    const member = await lockMemberById(trx, scope, input.member);
+    if (!member) throw new ValidationFailed([inputError(['member'], 'No such member.')]);
+    const now = this.#clock.now().toISOString();
+    const openWindow =
+      options.windowId === undefined && input.category === 'open_enrollment'
+        ? await repository.findOpenWindowOn(trx, member.provider_id, member.employer_id, toDateString(this.#clock.now()))
+        : undefined;
+    const row: EnrollmentRow = {
+      id: newId('enrollment'),
+      provider_id: member.provider_id,
+      employer_id: member.employer_id,
+      member_id: member.id,
+      category: input.category,
+      // carrier_sync records coverage the carrier already holds: the starting point for later changes.
+      status: input.category === 'carrier_sync' ? 'synced' : 'not_started',
+      effective_start: input.effective_start ?? null,
+      effective_end: input.effective_end ?? null,
+      reason: input.reason ?? (input.category === 'carrier_sync' ? 'carrier_sync' : null),
+      change_date: input.change_date ?? null,
+      qualifying_life_event_documents: JSON.stringify(input.qualifying_life_event_documents ?? []),
+      metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
+      submitted_at: null,
+      approved_at: input.category === 'carrier_sync' ? now : null,
+      open_enrollment_window_id: options.windowId ?? openWindow?.id ?? null,
+      created_at: now,
+    };
+    await this.#assertDocumentsVisible(trx, member, input.qualifying_life_event_documents ?? []);
+    if (row.category === 'carrier_sync' && row.effective_start === null) {
+      throw new ValidationFailed([inputError(['effective_start'], 'A carrier_sync enrollment records coverage from a date: give effective_start.')]);
+    }
+    const elections = await this.#buildElections(trx, row, member, input.enrolled_plans ?? [], input.coverage_waivers ?? []);
+    await repository.insertEnrollment(trx, row);
+    await repository.insertElections(trx, elections);
+    if (row.status === 'synced') await this.#endCoverageReplacedBy(trx, await this.#coverageBeforeAndAfter(trx, row, elections));
+    return toEnrollmentResponse(row, elections);
   }
 
   async getEnrollment(scope: Scope, id: string): Promise<EnrollmentResponse> {
@@ -233,28 +246,56 @@ export class EnrollmentService {
 
   /** save_and_submit: every rule of API.md section 6, then pending; enrollment_submitted to the employer. */
   async submitEnrollment(scope: Scope, id: string): Promise<EnrollmentResponse> {
-    return this.#db.transaction().execute(async (trx) => {
-      const enrollment = await repository.lockEnrollmentById(trx, scope, id);
-      if (!enrollment) throw new NotFound('enrollment');
-      assertTransition('save_and_submit', enrollment.status);
-      const member = await lockMemberById(trx, scope, enrollment.member_id);
-      if (!member) throw new NotFound('enrollment');
-      const elections = await repository.findElections(trx, [id]);
-      const errors = await this.#submissionErrors(trx, enrollment, member, elections);
-      if (errors.length > 0) throw new ValidationFailed(errors, 'The enrollment cannot be submitted');
-      const submitted = { ...enrollment, status: 'pending' as const, submitted_at: this.#clock.now().toISOString() };
-      await this.#transition(trx, enrollment, 'save_and_submit', { submitted_at: submitted.submitted_at });
-      await this.#notifier.record(trx, {
-        providerId: enrollment.provider_id,
-        employerId: enrollment.employer_id,
-        type: 'enrollment_submitted',
-        relatedObjectType: 'enrollment',
-        relatedObjectId: enrollment.id,
-        owner: 'employer',
-        payload: { enrollment: enrollment.id, member: enrollment.member_id, employer: enrollment.employer_id },
-      });
-      return toEnrollmentResponse(submitted, elections);
+    return this.#db.transaction().execute(async (trx) => this.submitEnrollmentIn(trx, scope, id));
+  }
+
+  /** save_and_submit inside the caller's transaction (also used by passive open enrollment). */
+  async submitEnrollmentIn(trx: Transaction<Database>, scope: Scope, id: string): Promise<EnrollmentResponse> {
+    const enrollment = await repository.lockEnrollmentById(trx, scope, id);
+    if (!enrollment) throw new NotFound('enrollment');
+    assertTransition('save_and_submit', enrollment.status);
+    const member = await lockMemberById(trx, scope, enrollment.member_id);
+    if (!member) throw new NotFound('enrollment');
+    const elections = await repository.findElections(trx, [id]);
+    const { errors: windowErrors, windowId } = await this.#windowOfSubmission(trx, enrollment, elections);
+    const errors = [...windowErrors, ...(await this.#submissionErrors(trx, enrollment, member, elections))];
+    if (errors.length > 0) throw new ValidationFailed(errors, 'The enrollment cannot be submitted');
+    const submitted = { ...enrollment, status: 'pending' as const, submitted_at: this.#clock.now().toISOString(), open_enrollment_window_id: windowId };
+    await this.#transition(trx, enrollment, 'save_and_submit', { submitted_at: submitted.submitted_at, open_enrollment_window_id: windowId });
+    await this.#notifier.record(trx, {
+      providerId: enrollment.provider_id,
+      employerId: enrollment.employer_id,
+      type: 'enrollment_submitted',
+      relatedObjectType: 'enrollment',
+      relatedObjectId: enrollment.id,
+      owner: 'employer',
+      payload: { enrollment: enrollment.id, member: enrollment.member_id, employer: enrollment.employer_id },
     });
+    return toEnrollmentResponse(submitted, elections);
+  }
+
+  /**
+   * An open_enrollment enrollment belongs to the employer's active window whose dates contain the day of
+   * submission (a passive one, to the window completing it), and may elect only that window's plans.
+   */
+  async #windowOfSubmission(trx: Executor, enrollment: EnrollmentRow, elections: Elections): Promise<{ errors: InputError[]; windowId: string | null }> {
+    if (enrollment.category !== 'open_enrollment') return { errors: [], windowId: enrollment.open_enrollment_window_id };
+    const today = toDateString(this.#clock.now());
+    const window =
+      enrollment.reason === 'passive_open_enrollment' && enrollment.open_enrollment_window_id !== null
+        ? await repository.findWindowById(trx, enrollment.open_enrollment_window_id)
+        : await repository.findOpenWindowOn(trx, enrollment.provider_id, enrollment.employer_id, today);
+    if (!window) {
+      return {
+        errors: [inputError(['category'], `No open enrollment window of the employer is active on ${today}: outside a window, changes are qle enrollments.`)],
+        windowId: null,
+      };
+    }
+    const offered = new Set(window.planIds);
+    const errors = elections.plans.flatMap((plan) =>
+      offered.has(plan.plan_id) ? [] : [inputError(['enrolled_plans', plan.position, 'plan'], `The plan is not offered in open enrollment window ${window.id}.`)],
+    );
+    return { errors, windowId: window.id };
   }
 
   async reopenEnrollment(scope: Scope, id: string): Promise<EnrollmentResponse> {
@@ -272,40 +313,84 @@ export class EnrollmentService {
    * enrollments of one member) never both apply.
    */
   async approveEnrollment(scope: Scope, id: string): Promise<EnrollmentResponse> {
-    const response = await this.#db.transaction().execute(async (trx) => {
-      const enrollment = await repository.findEnrollmentById(trx, scope, id);
-      if (!enrollment) throw new NotFound('enrollment');
-      // The member first, as every path that changes a member's enrollments locks them (so approvals of two
-      // enrollments of one member run one after the other). The enrollment row itself needs no lock: the
-      // conditional status update below refuses it if another request moved it since it was read, and a
-      // pending enrollment's fields do not change (EOI decisions lock the row, so the update waits for them).
-      const member = await lockMemberById(trx, scope, enrollment.member_id);
-      if (!member) throw new NotFound('enrollment');
-      const approvedAt = this.#clock.now().toISOString();
-      await this.#transition(trx, enrollment, 'approve', { approved_at: approvedAt });
-      const elections = await repository.findElections(trx, [id]);
-      const coverage = await this.#coverageBeforeAndAfter(trx, enrollment, elections);
-      await this.#endCoverageReplacedBy(trx, coverage);
-      const status = await this.#benefitChanges.recordChanges(trx, {
-        providerId: enrollment.provider_id,
-        employerId: enrollment.employer_id,
-        enrollmentId: enrollment.id,
-        memberId: enrollment.member_id,
-        changes: diffCoverage(coverage.previous, coverage.next, coverage.waivedLines),
-      });
-      await this.#notifier.record(trx, {
-        providerId: enrollment.provider_id,
-        employerId: enrollment.employer_id,
-        type: 'enrollment_approved',
-        relatedObjectType: 'enrollment',
-        relatedObjectId: enrollment.id,
-        owner: 'member',
-        payload: { enrollment: enrollment.id, member: enrollment.member_id, employer: enrollment.employer_id },
-      });
-      return toEnrollmentResponse({ ...enrollment, status, approved_at: approvedAt }, elections);
-    });
+    const response = await this.#db.transaction().execute(async (trx) => this.approveEnrollmentIn(trx, scope, id));
     this.#jobs?.wake();
     return response;
+  }
+
+  /** Approval inside the caller's transaction; the caller wakes the job worker once it has committed. */
+  async approveEnrollmentIn(trx: Transaction<Database>, scope: Scope, id: string): Promise<EnrollmentResponse> {
+    const enrollment = await repository.findEnrollmentById(trx, scope, id);
+    if (!enrollment) throw new NotFound('enrollment');
+    // The member first, as every path that changes a member's enrollments locks them (so approvals of two
+    // enrollments of one member run one after the other). The enrollment row itself needs no lock: the
+    // conditional status update below refuses it if another request moved it since it was read, and a
+    // pending enrollment's fields do not change (EOI decisions lock the row, so the update waits for them).
+    const member = await lockMemberById(trx, scope, enrollment.member_id);
+    if (!member) throw new NotFound('enrollment');
+    const approvedAt = this.#clock.now().toISOString();
+    await this.#transition(trx, enrollment, 'approve', { approved_at: approvedAt });
+    const elections = await repository.findElections(trx, [id]);
+    const coverage = await this.#coverageBeforeAndAfter(trx, enrollment, elections);
+    await this.#endCoverageReplacedBy(trx, coverage);
+    const status = await this.#benefitChanges.recordChanges(trx, {
+      providerId: enrollment.provider_id,
+      employerId: enrollment.employer_id,
+      enrollmentId: enrollment.id,
+      memberId: enrollment.member_id,
+      changes: diffCoverage(coverage.previous, coverage.next, coverage.waivedLines),
+    });
+    await this.#notifier.record(trx, {
+      providerId: enrollment.provider_id,
+      employerId: enrollment.employer_id,
+      type: 'enrollment_approved',
+      relatedObjectType: 'enrollment',
+      relatedObjectId: enrollment.id,
+      owner: 'member',
+      payload: { enrollment: enrollment.id, member: enrollment.member_id, employer: enrollment.employer_id },
+    });
+    return toEnrollmentResponse({ ...enrollment, status, approved_at: approvedAt }, elections);
+  }
+
+  /**
+   * Ends a terminated member's coverage on `lines` after `coverageEnd` (daily sweep), through the engine: a
+   * `terminated` qle enrollment starting the next day that waives each line is recorded as submitted and
+   * approved, so the coverage ends on `coverageEnd` and each line gets a `removed` benefit change handed to
+   * its carrier like any other. Call it with the member locked; the caller wakes the job worker after commit.
+   */
+  async endCoverageOnTerminationIn(trx: Transaction<Database>, member: MemberRow, coverageEnd: string, lines: readonly LineOfCoverage[]): Promise<EnrollmentResponse> {
+    const now = this.#clock.now().toISOString();
+    const row: EnrollmentRow = {
+      id: newId('enrollment'),
+      provider_id: member.provider_id,
+      employer_id: member.employer_id,
+      member_id: member.id,
+      category: 'qle',
+      status: 'pending',
+      effective_start: addDays(coverageEnd, 1),
+      effective_end: null,
+      reason: 'terminated',
+      change_date: member.termination_date,
+      qualifying_life_event_documents: '[]',
+      metadata: '{}',
+      submitted_at: now,
+      approved_at: null,
+      open_enrollment_window_id: null,
+      created_at: now,
+    };
+    const elections: Elections = {
+      plans: [],
+      dependents: [],
+      waivers: lines.map((line, position) => ({ id: newId('coverage_waiver'), enrollment_id: row.id, position, line_of_coverage: line, reason: 'other', member_id: member.id, dependent_id: null })),
+    };
+    await repository.insertEnrollment(trx, row);
+    await repository.insertElections(trx, elections);
+    return this.approveEnrollmentIn(trx, { providerId: member.provider_id, employerId: null }, row.id);
+  }
+
+  /** Wakes the job worker (after a caller's transaction that approved enrollments has committed). */
+  wakeJobs(): void {
+    this.#jobs?.wake();
   }
 
   /**
@@ -355,7 +440,12 @@ export class EnrollmentService {
   }
 
   /** Checks the action against the status machine, then applies it as a conditional update. */
-  async #transition(trx: Executor, enrollment: EnrollmentRow, action: EnrollmentAction, set: { submitted_at?: string | null; approved_at?: string } = {}): Promise<void> {
+  async #transition(
+    trx: Executor,
+    enrollment: EnrollmentRow,
+    action: EnrollmentAction,
+    set: { submitted_at?: string | null; approved_at?: string; open_enrollment_window_id?: string | null } = {},
+  ): Promise<void> {
     const to = assertTransition(action, enrollment.status);
     const won = await repository.transitionEnrollment(trx, enrollment.id, ENROLLMENT_TRANSITIONS[action].from, to, set);
     if (!won) throw new InvalidState(`The enrollment changed status while this request ran; it is no longer ${enrollment.status}.`);

@@ -33,6 +33,8 @@ export interface EnrollmentTable {
   metadata: string;
   submitted_at: string | null;
   approved_at: string | null;
+  /** The open enrollment window the enrollment was submitted in (open_enrollment enrollments only). */
+  open_enrollment_window_id: string | null;
   created_at: string;
 }
 

@@ -53,7 +53,16 @@ export class Notifier {
 
   /** Returns false when the occurrence was already recorded. */
   async record(trx: Executor, notification: NewNotification): Promise<boolean> {
-    return repository.insertNotification(trx, {
+    return repository.insertNotification(trx, this.#toRow(notification));
+  }
+
+  /** Records many at once (in batches); occurrences already recorded are skipped. Returns how many were new. */
+  async recordMany(trx: Executor, notifications: readonly NewNotification[]): Promise<number> {
+    return repository.insertNotifications(trx, notifications.map((notification) => this.#toRow(notification)));
+  }
+
+  #toRow(notification: NewNotification): NotificationRow {
+    return {
       id: newId('notification'),
       provider_id: notification.providerId,
       employer_id: notification.employerId,
@@ -64,7 +73,7 @@ export class Notifier {
       owner: notification.owner,
       occurrence_key: notification.occurrenceKey ?? null,
       created_at: this.#clock.now().toISOString(),
-    });
+    };
   }
 }
 

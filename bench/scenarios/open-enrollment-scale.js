@@ -1,0 +1,319 @@
+// open-enrollment-scale: one employer of 50,000 members, half of them enrolled in a closed open enrollment
+// window. Times, on the real server, the full CSV incomplete members report (25,000 rows), the change report
+// (25,000 summaries) and completing the window, then one daily sweep in a process of its own that reminds the
+// 49,900 eligible members of a second, active window and ends the coverage of 100 terminated members through the
+// enrollment engine. Targets on SQLite: each <= 2 s, peak RSS <= 300 MB (the server's, and the sweep's).
+
+import { performance } from 'node:perf_hooks';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { forEachDatabase, startService } from '../lib/bench.js';
+import { createBenchDatabase } from '../lib/databases.js';
+import { memoryOf, PROJECT_ROOT, round } from '../lib/processes.js';
+import { employerRow, insertRows, memberRow, secondsSince, wholeNumberFrom } from '../lib/seed.js';
+
+export const name = 'open-enrollment-scale';
+export const key = 'open_enrollment_scale';
+export const description = 'open enrollment at 50,000 members: complete, change_report, CSV incomplete_members_report, one sweep';
+
+const DEFAULT_MEMBERS = 50_000;
+const TERMINATED = 100;
+const MAX_SECONDS = 2;
+const MAX_RSS_MB = 300;
+const SWEEP_DAY = '2026-12-24';
+
+export async function run({ service, settings: _settings, kinds, log, env = process.env }) {
+  const members = wholeNumberFrom(env, 'BENCH_OE_MEMBERS', DEFAULT_MEMBERS, 10);
+  const enrollmentType = env.BENCH_OE_TYPE?.trim() || 'active';
+  if (!['active', 'passive'].includes(enrollmentType)) throw new Error(`BENCH_OE_TYPE must be active or passive (got "${enrollmentType}")`);
+  const result = { settings: { members, enrolled: Math.floor(members / 2), enrollment_type: enrollmentType, terminated_with_coverage: TERMINATED, sweep_day: SWEEP_DAY } };
+  const byDatabase = await forEachDatabase(kinds, log, (kind) => runOn(kind, { service, members, enrollmentType, log: (line) => log(`[${kind}] ${line}`) }));
+  return { ...result, ...byDatabase };
+}
+
+async function runOn(kind, { service, members, enrollmentType, log }) {
+  const database = await createBenchDatabase(kind, service);
+  try {
+    const seedStarted = Date.now();
+    const db = database.handle.db;
+    const created = await new service.ApiKeyService(db, service.systemClock).createKeyForProvider('bench', { role: 'admin', name: 'benchmark' });
+    const seeded = await seed(service, db, created.provider, members, enrollmentType);
+    if (kind === 'postgres') await sql`analyze`.execute(db);
+    const seedSeconds = secondsSince(seedStarted);
+    log(`seeded ${members} members, ${seeded.enrolled} enrolled, in ${seedSeconds} s`);
+    await database.closeHandle();
+
+    // The server's own daily run must not start during the measurement.
+    const server = await startService({ databaseUrl: database.url, env: { SWEEP_TIME: '23:59', SWEEP_TIME_ZONE: 'Pacific/Kiritimati' } });
+    const headers = { authorization: `Bearer ${created.key}` };
+    const windowPath = `${server.url}/open_enrollment_windows/${seeded.closedWindow}`;
+    const timings = {};
+    try {
+      const csv = await timed(() => fetchText(`${windowPath}/incomplete_members_report?format=csv`, { headers }));
+      const csvRows = csv.value.trimEnd().split('\n').length - 1;
+      if (csvRows !== members - seeded.enrolled) throw new Error(`the CSV report has ${csvRows} rows, expected ${members - seeded.enrolled}`);
+      timings.incomplete_members_csv = { seconds: csv.seconds, rows: csvRows, bytes: Buffer.byteLength(csv.value) };
+
+      const report = await timed(async () => JSON.parse(await fetchText(`${windowPath}/change_report`, { headers })));
+      if (report.value.summaries.length !== seeded.enrolled) throw new Error(`the change report has ${report.value.summaries.length} summaries, expected ${seeded.enrolled}`);
+      timings.change_report = { seconds: report.seconds, summaries: report.value.summaries.length };
+
+      const complete = await timed(async () => JSON.parse(await fetchText(`${windowPath}/complete`, { method: 'POST', headers })));
+      const counts = [complete.value.completed_member_count, complete.value.incomplete_member_count];
+      if (complete.value.status !== 'completed' || counts[0] !== seeded.enrolled || counts[1] !== members - seeded.enrolled) {
+        throw new Error(`complete answered ${JSON.stringify({ status: complete.value.status, counts })}`);
+      }
+      timings.complete = { seconds: complete.seconds, completed_member_count: counts[0], incomplete_member_count: counts[1] };
+      if (enrollmentType === 'passive') {
+        // The carry-over runs as a background job of the server: done when no member is incomplete any more.
+        const started = performance.now();
+        for (;;) {
+          const page = JSON.parse(await fetchText(`${windowPath}/incomplete_members_report?page_size=1`, { headers }));
+          if (page.results.length === 0) break;
+          if (performance.now() - started > 600_000) throw new Error('the passive carry-over did not finish within 10 minutes');
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        timings.passive_carry_over = { seconds: round((performance.now() - started) / 1000, 3), members: seeded.carried };
+      }
+      timings.server_memory = memoryOf(server.pid);
+    } finally {
+      await server.stop();
+    }
+
+    const sweep = await runSweepChild(database.url, SWEEP_DAY);
+    // Members terminated before the active window's renewal date are not eligible for it: they get no reminder.
+    if (sweep.summary.open_enrollment_reminder !== members - TERMINATED || sweep.summary.coverage_ended !== TERMINATED) {
+      throw new Error(`the sweep did ${JSON.stringify(sweep.summary)}`);
+    }
+    timings.sweep = { seconds: round(sweep.ms / 1000, 3), max_rss_mb: sweep.max_rss_mb, ...sweep.summary };
+    for (const [label, timing] of Object.entries(timings)) log(`${label}: ${JSON.stringify(timing)}`);
+
+    const block = { data: { seed_s: seedSeconds }, timings };
+    if (kind === 'sqlite') {
+      block.targets = {
+        'complete<=2s': timings.complete.seconds <= MAX_SECONDS,
+        'change_report<=2s': timings.change_report.seconds <= MAX_SECONDS,
+        'incomplete_members_csv<=2s': timings.incomplete_members_csv.seconds <= MAX_SECONDS,
+        'sweep<=2s': timings.sweep.seconds <= MAX_SECONDS,
+        'server_peak_rss<=300MB': timings.server_memory.peak_rss_mb <= MAX_RSS_MB,
+        'sweep_peak_rss<=300MB': timings.sweep.max_rss_mb <= MAX_RSS_MB,
+      };
+    }
+    return block;
+  } finally {
+    await database.destroy();
+  }
+}
+
+async function timed(work) {
+  const started = performance.now();
+  const value = await work();
+  return { value, seconds: round((performance.now() - started) / 1000, 3) };
+}
+
+async function fetchText(url, init) {
+  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(120_000) });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${init.method ?? 'GET'} ${new URL(url).pathname} answered ${response.status}: ${text.slice(0, 500)}`);
+  return text;
+}
+
+function runSweepChild(databaseUrl, day) {
+  return new Promise((resolve, reject) => {
+    // BENCH_PROFILE=DIR profiles the sweep too, into DIR/sweep/ (see bench/profile-summary.js).
+    const profile = process.env.BENCH_PROFILE?.trim() ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.BENCH_PROFILE.trim(), 'sweep')}`] : [];
+    const child = spawn(process.execPath, [...profile, join(PROJECT_ROOT, 'bench', 'sweep-child.js'), day], { cwd: PROJECT_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`the sweep process exited ${code}: ${stderr.slice(-2000)}`));
+      else resolve(JSON.parse(stdout.trim().split('\n').at(-1)));
+    });
+  });
+}
+
+/**
+ * One employer, `count` members (hired 2024), medical and dental plans running 2026-2027, a closed window
+ * (January 2026) in which every other member has an approved enrollment with one benefit change, an active
+ * window ending 2026-12-31 in which nobody has enrolled yet, and TERMINATED enrolled members terminated on
+ * 2026-12-01 whose coverage still runs.
+ */
+async function seed(service, db, providerId, count, enrollmentType) {
+  const at = (offsetSeconds) => new Date(Date.parse('2025-06-01T00:00:00.000Z') + offsetSeconds * 1000).toISOString();
+  const id = (kind) => service.newId(kind);
+  const employer = id('employer');
+  await db.insertInto('employers').values(employerRow({ id: employer, providerId, legalName: 'Scale Employer Inc.', createdAt: at(0) })).execute();
+  const carrier = id('carrier');
+  await db.insertInto('carriers').values({ id: carrier, provider_id: providerId, legal_name: 'Scale Health', trade_name: null, logo_url: null, created_at: at(0) }).execute();
+  const group = id('group');
+  await db.insertInto('carrier_groups').values({ id: group, provider_id: providerId, employer_id: employer, carrier_id: carrier, group_number: 'S-1', connection_method: 'manual', metadata: '{}', created_at: at(0) }).execute();
+  const plans = ['medical', 'dental'].map((line) => ({
+    id: id('plan'),
+    provider_id: providerId,
+    employer_id: employer,
+    group_id: group,
+    plan_name: `Scale ${line}`,
+    plan_type: null,
+    line_of_coverage: line,
+    effective_start: '2026-01-01',
+    effective_end: '2027-12-31',
+    premium_type: null,
+    composite_rates: null,
+    age_rates: null,
+    guaranteed_issue_volume_cents: null,
+    requires_primary_care_provider: false,
+    metadata: '{}',
+    created_at: at(0),
+  }));
+  await insertRows(db, 'plans', plans);
+  await insertRows(
+    db,
+    'plan_configurations',
+    plans.map((plan) => ({
+      id: id('plan_configuration'),
+      provider_id: providerId,
+      employer_id: employer,
+      plan_id: plan.id,
+      waiting_period_days: 0,
+      termination_policy: 'termination_date',
+      dependent_age_limit: 26,
+      dependent_age_out_rule: 'date_of_birth',
+      required_subclass_id: null,
+      contribution_strategy: null,
+      metadata: '{}',
+      created_at: at(0),
+    })),
+  );
+  const window = (status, start, end, renewal, type = 'active') => ({
+    id: id('open_enrollment_window'),
+    provider_id: providerId,
+    employer_id: employer,
+    start_date: start,
+    end_date: end,
+    renewal_date: renewal,
+    status,
+    enrollment_type: type,
+    completed_member_count: null,
+    incomplete_member_count: null,
+    completed_at: null,
+    activated_at: at(1),
+    closed_at: status === 'closed' ? at(2) : null,
+    metadata: '{}',
+    created_at: at(1),
+  });
+  const closedWindow = window('closed', '2026-01-05', '2026-01-20', '2026-02-01', enrollmentType);
+  const activeWindow = window('active', '2026-10-01', '2026-12-31', '2027-01-01');
+  await insertRows(db, 'open_enrollment_windows', [closedWindow, activeWindow]);
+  await insertRows(
+    db,
+    'open_enrollment_window_plans',
+    [closedWindow, activeWindow].flatMap((w) => plans.map((plan, position) => ({ window_id: w.id, plan_id: plan.id, position }))),
+  );
+
+  const enrollmentRow = (member, category, status, windowId, createdAt) => ({
+    id: id('enrollment'),
+    provider_id: providerId,
+    employer_id: employer,
+    member_id: member.id,
+    category,
+    status,
+    effective_start: '2026-02-01',
+    effective_end: null,
+    reason: 'open_enrollment',
+    change_date: null,
+    qualifying_life_event_documents: '[]',
+    metadata: '{}',
+    submitted_at: createdAt,
+    approved_at: createdAt,
+    open_enrollment_window_id: windowId,
+    created_at: createdAt,
+  });
+  const enrolledPlanRow = (enrollment, member, planId) => ({
+    id: id('enrolled_plan'),
+    provider_id: providerId,
+    enrollment_id: enrollment.id,
+    member_id: member.id,
+    plan_id: planId,
+    position: 0,
+    effective_start: '2026-02-01',
+    effective_end: '2027-12-31',
+    premium_cents: null,
+    employer_contribution_cents: null,
+    member_contribution_cents: null,
+    payroll_provider_external_id: null,
+    volume_cents: null,
+    requested_volume_cents: null,
+    volume_approved_at: null,
+    eoi_dismissed_at: null,
+    eoi_status: 'not_required',
+    primary_care_provider: null,
+    member_id_card_id: null,
+    created_at: enrollment.created_at,
+  });
+
+  const members = [];
+  const enrollments = [];
+  const enrolledPlans = [];
+  const changes = [];
+  const carried = [];
+  const carriedPlans = [];
+  let terminated = 0;
+  for (let i = 0; i < count; i++) {
+    const enrolled = i % 2 === 0;
+    const isTerminated = enrolled && terminated < TERMINATED;
+    if (isTerminated) terminated += 1;
+    const member = memberRow({
+      id: id('member'),
+      providerId,
+      employerId: employer,
+      i,
+      lastName: i % 7 === 0 ? `O'Last, ${i}` : `Last${i}`,
+      terminationDate: isTerminated ? '2026-12-01' : null,
+      createdAt: at(10 + i),
+    });
+    members.push(member);
+    if (!enrolled) {
+      // With BENCH_OE_TYPE=passive, the members who do nothing hold dental coverage that complete carries on.
+      if (enrollmentType === 'passive') {
+        const held = { ...enrollmentRow(member, 'carrier_sync', 'synced', null, at(i)), reason: 'carrier_sync', effective_start: '2026-01-01', submitted_at: null };
+        carried.push(held);
+        carriedPlans.push({ ...enrolledPlanRow(held, member, plans[1].id), effective_start: '2026-01-01' });
+      }
+      continue;
+    }
+    const enrollment = enrollmentRow(member, 'open_enrollment', 'approved', closedWindow.id, at(count + 10 + i));
+    enrollments.push(enrollment);
+    const enrolledPlan = enrolledPlanRow(enrollment, member, plans[0].id);
+    enrolledPlans.push(enrolledPlan);
+    changes.push({
+      id: id('benefit_change'),
+      provider_id: providerId,
+      employer_id: employer,
+      enrollment_id: enrollment.id,
+      member_id: member.id,
+      line_of_coverage: 'medical',
+      status: 'new',
+      changes: '[]',
+      previous_enrollment_plan_id: null,
+      next_enrollment_plan_id: enrolledPlan.id,
+      group_id: group,
+      connection_method: 'manual',
+      delivery_state: 'manual',
+      memo: null,
+      assignee: null,
+      completed_at: null,
+      needs_manual_completion: true,
+      position: 0,
+      created_at: enrollment.created_at,
+    });
+  }
+  await insertRows(db, 'members', members, { rowsPerInsert: 400 });
+  await insertRows(db, 'enrollments', [...enrollments, ...carried], { rowsPerInsert: 500 });
+  await insertRows(db, 'enrolled_plans', [...enrolledPlans, ...carriedPlans], { rowsPerInsert: 400 });
+  await insertRows(db, 'benefit_changes', changes, { rowsPerInsert: 400 });
+  return { closedWindow: closedWindow.id, activeWindow: activeWindow.id, enrolled: enrollments.length, carried: carried.length };
+}

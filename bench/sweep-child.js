@@ -1,0 +1,20 @@
+// Runs one daily sweep against DATABASE_URL for the day given as the first argument, in a process of its own,
+// and prints {"ms", "max_rss_mb", "summary"} as one JSON line: what open-enrollment-scale reports as "sweep".
+import { performance } from 'node:perf_hooks';
+import { importDist } from './lib/service.js';
+
+const day = process.argv[2];
+const [{ buildDailySweep }, { openDatabase }, { systemClock }] = await Promise.all([
+  importDist('app.js'),
+  importDist('db/database.js'),
+  importDist('shared/clock.js'),
+]);
+const database = openDatabase(process.env.DATABASE_URL);
+try {
+  const started = performance.now();
+  const summary = await buildDailySweep({ db: database.db, clock: systemClock }).run(day);
+  const ms = performance.now() - started;
+  process.stdout.write(`${JSON.stringify({ ms: Math.round(ms), max_rss_mb: Math.round(process.resourceUsage().maxRSS / 102.4) / 10, summary })}\n`);
+} finally {
+  await database.close();
+}

@@ -1,0 +1,50 @@
+/**
+ * The date rules of the daily sweep (API.md section 5), as pure functions of calendar dates ('YYYY-MM-DD').
+ */
+import { addDays } from '../../shared/dates.ts';
+import { ageOutDate, type AgeOutRule } from '../plan-configurations/eligibility.ts';
+
+/** API.md section 5: a member is told 30 days before a covered dependent ages out. */
+export const AGE_OUT_NOTICE_DAYS = 30;
+
+/**
+ * The first day a child is no longer covered (the day after `ageOutDate`, the last covered day under the
+ * plan configuration's rule): what "ages out" means here.
+ */
+export function firstDayAgedOut(dob: string, ageLimit: number, rule: AgeOutRule): string {
+  return addDays(ageOutDate(dob, ageLimit, rule), 1);
+}
+
+/** The day the dependent_age_out notice goes out: 30 days before the first day without coverage. */
+export function ageOutNoticeDate(dob: string, ageLimit: number, rule: AgeOutRule): string {
+  return addDays(firstDayAgedOut(dob, ageLimit, rule), -AGE_OUT_NOTICE_DAYS);
+}
+
+/** The hire date whose waiting period of `waitingPeriodDays` ends on `day` (see waitingPeriodEnd). */
+export function hireDateEligibleOn(day: string, waitingPeriodDays: number): string {
+  return addDays(day, -waitingPeriodDays);
+}
+
+/** API.md section 5: reminders go 7 days and 1 day before a window's end_date. */
+export const REMINDER_DAYS_BEFORE_END = [7, 1] as const;
+
+/** How many days before its end_date a window reminds on `day` (7 or 1), or undefined when it does not. */
+export function reminderDaysBefore(endDate: string, day: string): (typeof REMINDER_DAYS_BEFORE_END)[number] | undefined {
+  return REMINDER_DAYS_BEFORE_END.find((days) => addDays(endDate, -days) === day);
+}
+
+/** The calendar date and the time of day ('HH:MM') of an instant in an IANA time zone. */
+export function localDateAndTime(instant: Date, timeZone: string): { date: string; time: string } {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+      .formatToParts(instant)
+      .map((part) => [part.type, part.value]),
+  );
+  return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` };
+}
+
+/** The day whose sweep is due at `instant`: today (in the zone) once its time of day is reached, else none. */
+export function sweepDayDue(instant: Date, sweepTime: string, timeZone: string): string | undefined {
+  const local = localDateAndTime(instant, timeZone);
+  return local.time >= sweepTime ? local.date : undefined;
+}

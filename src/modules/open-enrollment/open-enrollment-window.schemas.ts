@@ -1,0 +1,84 @@
+import { Type, type Static } from 'typebox';
+import { DateSchema, IdSchema, MetadataResponseSchema, MetadataSchema, Nullable, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
+import { CHANGE_KINDS, BENEFIT_CHANGE_STATUSES } from '../benefit-changes/benefit-change.table.ts';
+import { ENROLLMENT_STATUSES } from '../enrollments/enrollment.table.ts';
+import { LINES_OF_COVERAGE } from '../plans/plan.table.ts';
+import { ENROLLMENT_TYPES, WINDOW_STATUSES } from './open-enrollment-window.table.ts';
+
+const PlansInput = Type.Array(IdSchema, { maxItems: 100, uniqueItems: true, description: 'Plan identifiers offered in the window' });
+
+export const CreateWindowBodySchema = Type.Object(
+  {
+    employer: IdSchema,
+    start_date: Type.Optional(Nullable(DateSchema)),
+    end_date: Type.Optional(Nullable(DateSchema)),
+    renewal_date: Type.Optional(Nullable(DateSchema)),
+    plans: Type.Optional(PlansInput),
+    enrollment_type: Type.Optional(StringEnum(ENROLLMENT_TYPES, { default: 'active' })),
+    metadata: Type.Optional(MetadataSchema),
+  },
+  { additionalProperties: false },
+);
+export type CreateWindowBody = Static<typeof CreateWindowBodySchema>;
+
+export const UpdateWindowBodySchema = Type.Object(
+  {
+    start_date: Type.Optional(Nullable(DateSchema)),
+    end_date: Type.Optional(Nullable(DateSchema)),
+    renewal_date: Type.Optional(Nullable(DateSchema)),
+    plans: Type.Optional(PlansInput),
+    enrollment_type: Type.Optional(StringEnum(ENROLLMENT_TYPES)),
+    metadata: Type.Optional(MetadataSchema),
+  },
+  { additionalProperties: false },
+);
+export type UpdateWindowBody = Static<typeof UpdateWindowBodySchema>;
+
+/** API.md section 9: one item per member and line of coverage that changed. */
+export const WindowSummarySchema = Type.Object({
+  member: IdSchema,
+  line_of_coverage: StringEnum(LINES_OF_COVERAGE),
+  status: StringEnum(BENEFIT_CHANGE_STATUSES),
+  changes: Type.Array(StringEnum(CHANGE_KINDS)),
+  previous_plan: Nullable(IdSchema),
+  next_plan: Nullable(IdSchema),
+});
+export type WindowSummary = Static<typeof WindowSummarySchema>;
+
+export const OpenEnrollmentWindowSchema = Type.Object({
+  id: IdSchema,
+  employer: IdSchema,
+  start_date: Nullable(DateSchema),
+  end_date: Nullable(DateSchema),
+  renewal_date: Nullable(DateSchema),
+  status: StringEnum(WINDOW_STATUSES),
+  completed_at: Nullable(TimestampSchema),
+  completed_member_count: Type.Integer(),
+  incomplete_member_count: Type.Integer(),
+  summaries: Type.Array(WindowSummarySchema),
+  plans: Type.Array(IdSchema),
+  enrollment_type: StringEnum(ENROLLMENT_TYPES),
+  metadata: MetadataResponseSchema,
+  created_at: TimestampSchema,
+});
+export type WindowResponse = Static<typeof OpenEnrollmentWindowSchema>;
+
+export const ListWindowsQuerySchema = Type.Object(
+  { ...PageQuerySchema, employer: Type.Optional(IdSchema), status: Type.Optional(StringEnum(WINDOW_STATUSES)) },
+  { additionalProperties: false },
+);
+
+export const IncompleteMembersQuerySchema = Type.Object(
+  { ...PageQuerySchema, format: Type.Optional(StringEnum(['json', 'csv'] as const, { description: 'csv: every row as CSV with a header row (cursor and page_size do not apply)' })) },
+  { additionalProperties: false },
+);
+
+export const IncompleteMemberSchema = Type.Object({
+  member: IdSchema,
+  first_name: Type.String(),
+  last_name: Type.String(),
+  email: Nullable(Type.String()),
+  enrollment: Nullable(IdSchema),
+  enrollment_status: Nullable(StringEnum(ENROLLMENT_STATUSES)),
+});
+export type IncompleteMember = Static<typeof IncompleteMemberSchema>;

@@ -1,0 +1,336 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildJobHandlers } from '../../src/app.ts';
+import { JobWorker } from '../../src/jobs/job-worker.ts';
+import { BenefitChangeService } from '../../src/modules/benefit-changes/benefit-change.service.ts';
+import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/sandbox-adapter.ts';
+import { EnrollmentService } from '../../src/modules/enrollments/enrollment.service.ts';
+import { Notifier } from '../../src/modules/notifications/notification.service.ts';
+import { OpenEnrollmentWindowService } from '../../src/modules/open-enrollment/open-enrollment-window.service.ts';
+import { createEmployer, createMember } from '../helpers/factories.ts';
+import { createDependent } from '../helpers/people-factories.ts';
+import { activeWindow, createEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
+import { createTestApp, type TestContext } from '../helpers/test-app.ts';
+
+// Clock: 2026-03-02. Each world's employer has an active window 2026-03-01..2026-03-31 renewing 2026-04-01.
+let t: TestContext;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const fieldPaths = (response: { body: { input_errors?: { field_path: string[] }[] } }) => (response.body.input_errors ?? []).map((error) => error.field_path.join('.'));
+
+async function ok(response: Promise<{ status: number; body: any; text: string }>, status = 200) {
+  const answered = await response;
+  if (answered.status !== status) throw new Error(`expected ${status}, got ${answered.status}: ${answered.text}`);
+  return answered.body;
+}
+
+async function submit(w: EnrollmentWorld, member: string, body: Record<string, unknown> = {}) {
+  const enrollment = await createEnrollment(w, { member, enrolled_plans: [{ plan: w.plans.medical.id }], ...body });
+  return ok(w.admin.post(`/enrollments/${enrollment.id}/save_and_submit`));
+}
+
+describe('window lifecycle', () => {
+  let w: EnrollmentWorld;
+  beforeAll(async () => {
+    w = await createEnrollmentWorld(t);
+  });
+
+  it('when created without dates, then it is setup_required; plans and all dates make it build_in_progress, and taking plans away sends it back', async () => {
+    const created = await ok(w.admin.post('/open_enrollment_windows', { employer: w.employer.id, metadata: { cycle: '2027' } }), 201);
+    expect(created).toEqual({
+      id: expect.stringMatching(/^oew_/),
+      employer: w.employer.id,
+      start_date: null,
+      end_date: null,
+      renewal_date: null,
+      status: 'setup_required',
+      completed_at: null,
+      completed_member_count: 0,
+      incomplete_member_count: 0,
+      summaries: [],
+      plans: [],
+      enrollment_type: 'active',
+      metadata: { cycle: '2027' },
+      created_at: t.clock.now().toISOString(),
+    });
+    const dated = await ok(w.admin.patch(`/open_enrollment_windows/${created.id}`, { start_date: '2026-05-01', end_date: '2026-05-15', renewal_date: '2026-06-01' }));
+    expect(dated.status).toBe('setup_required');
+    const built = await ok(w.admin.patch(`/open_enrollment_windows/${created.id}`, { plans: [w.plans.medical.id, w.plans.dental.id] }));
+    expect(built).toMatchObject({ status: 'build_in_progress', plans: [w.plans.medical.id, w.plans.dental.id], completed_member_count: 0, incomplete_member_count: 1 });
+    const emptied = await ok(w.admin.patch(`/open_enrollment_windows/${created.id}`, { plans: [] }));
+    expect(emptied.status).toBe('setup_required');
+    expect((await w.admin.get(`/open_enrollment_windows/${created.id}`)).body).toEqual(emptied);
+  });
+
+  it('when driven through its states, then each action is allowed only from its state (409 invalid_state otherwise)', async () => {
+    const window = await ok(
+      w.admin.post('/open_enrollment_windows', { employer: w.employer.id, start_date: '2026-06-01', end_date: '2026-06-15', renewal_date: '2026-07-01', plans: [w.plans.medical.id] }),
+      201,
+    );
+    expect(window.status).toBe('build_in_progress');
+    const path = `/open_enrollment_windows/${window.id}`;
+    for (const action of ['close', 'complete']) expect((await w.admin.post(`${path}/${action}`)).body.type).toBe('invalid_state');
+
+    expect((await ok(w.admin.post(`${path}/activate`))).status).toBe('active');
+    expect((await w.admin.post(`${path}/activate`)).status).toBe(409);
+    expect((await w.admin.post(`${path}/complete`)).status).toBe(409);
+    const locked = await w.admin.patch(path, { end_date: '2026-06-20' });
+    expect(locked.status).toBe(409);
+    expect(locked.body.type).toBe('invalid_state');
+    expect((await w.admin.patch(path, { plans: [w.plans.dental.id] })).status).toBe(409);
+    expect((await ok(w.admin.patch(path, { metadata: { note: 'x' }, enrollment_type: 'passive' }))).enrollment_type).toBe('passive');
+
+    const closed = await ok(w.admin.post(`${path}/close`));
+    expect(closed.status).toBe('closed');
+    expect((await w.admin.post(`${path}/close`)).status).toBe(409);
+    expect((await w.admin.post(`${path}/activate`)).status).toBe(409);
+    const completed = await ok(w.admin.post(`${path}/complete`));
+    expect(completed).toMatchObject({ status: 'completed', completed_at: t.clock.now().toISOString() });
+    for (const action of ['activate', 'close', 'complete']) expect((await w.admin.post(`${path}/${action}`)).status).toBe(409);
+    expect((await w.admin.patch(path, { enrollment_type: 'active' })).status).toBe(409);
+    expect((await ok(w.admin.patch(path, { metadata: { note: '' } }))).metadata).toEqual({});
+  });
+
+  it('when dates are out of order or plans are not the employer\'s or not offered on the renewal date, then a 400 names each field', async () => {
+    const other = await createEnrollmentWorld(t);
+    const refused = await w.admin.post('/open_enrollment_windows', {
+      employer: w.employer.id,
+      start_date: '2026-05-10',
+      end_date: '2026-05-01',
+      renewal_date: '2026-04-01',
+      plans: [other.plans.medical.id],
+    });
+    expect(refused.status).toBe(400);
+    expect(fieldPaths(refused)).toEqual(['end_date', 'renewal_date', 'plans.0']);
+    const notOffered = await w.admin.post('/open_enrollment_windows', { employer: w.employer.id, start_date: '2026-11-01', end_date: '2026-11-30', renewal_date: '2027-01-01', plans: [w.plans.medical.id] });
+    expect(notOffered.status).toBe(400);
+    expect(fieldPaths(notOffered)).toEqual(['plans.0']);
+    const unknownEmployer = await w.admin.post('/open_enrollment_windows', { employer: other.employer.id });
+    expect(fieldPaths(unknownEmployer)).toEqual(['employer']);
+  });
+
+  it('when a window would overlap an active one of the same employer, then activation is refused; a window already over cannot be activated', async () => {
+    const overlapping = await ok(
+      w.admin.post('/open_enrollment_windows', { employer: w.employer.id, start_date: '2026-03-20', end_date: '2026-04-10', renewal_date: '2026-05-01', plans: [w.plans.medical.id] }),
+      201,
+    );
+    const refused = await w.admin.post(`/open_enrollment_windows/${overlapping.id}/activate`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toContain(w.window.id);
+    const over = await ok(
+      w.admin.post('/open_enrollment_windows', { employer: w.employer.id, start_date: '2026-02-01', end_date: '2026-02-10', renewal_date: '2026-03-01', plans: [w.plans.medical.id] }),
+      201,
+    );
+    const late = await w.admin.post(`/open_enrollment_windows/${over.id}/activate`);
+    expect(late.status).toBe(400);
+    expect(fieldPaths(late)).toEqual(['end_date']);
+  });
+
+  it('when listed, then ?employer= and ?status= filter and employer keys see their employer only; other tenants get 404', async () => {
+    const other = await createEnrollmentWorld(t);
+    const active = await w.admin.get(`/open_enrollment_windows?status=active&employer=${w.employer.id}`);
+    expect(active.body.results.map((window: { id: string }) => window.id)).toContain(w.window.id);
+    expect(active.body.results.every((window: { status: string; employer: string }) => window.status === 'active' && window.employer === w.employer.id)).toBe(true);
+    expect((await w.admin.get('/open_enrollment_windows?status=nope')).status).toBe(400);
+    expect((await other.admin.get(`/open_enrollment_windows/${w.window.id}`)).status).toBe(404);
+    expect((await other.admin.post(`/open_enrollment_windows/${w.window.id}/close`)).status).toBe(404);
+    expect((await other.admin.get(`/open_enrollment_windows/${w.window.id}/incomplete_members_report`)).status).toBe(404);
+    expect((await other.admin.get(`/open_enrollment_windows/${w.window.id}/change_report`)).status).toBe(404);
+
+    const employer = await createEmployer(t.admin, { legal_name: 'Keyed Employer' });
+    const keyed = await t.client('employer', { employer: employer.id });
+    const ownWindow = await ok(keyed.post('/open_enrollment_windows', { employer: employer.id }), 201);
+    const otherEmployer = await createEmployer(t.admin, { legal_name: 'Unkeyed Employer' });
+    const foreign = await ok(t.admin.post('/open_enrollment_windows', { employer: otherEmployer.id }), 201);
+    expect((await keyed.get('/open_enrollment_windows')).body.results.map((window: { id: string }) => window.id)).toEqual([ownWindow.id]);
+    expect((await keyed.get(`/open_enrollment_windows/${foreign.id}`)).status).toBe(404);
+    expect((await keyed.post('/open_enrollment_windows', { employer: otherEmployer.id })).status).toBe(400);
+    const readOnly = await t.client('read_only');
+    expect((await readOnly.post(`/open_enrollment_windows/${foreign.id}/activate`)).status).toBe(403);
+    expect((await readOnly.get(`/open_enrollment_windows/${foreign.id}`)).status).toBe(200);
+  });
+});
+
+describe('kickoff and window membership of enrollments', () => {
+  it('when a window is activated, then each eligible member and the employer get one open_enrollment_kickoff', async () => {
+    const w = await createEnrollmentWorld(t);
+    const second = await createMember(w.admin, { employer: w.employer.id, first_name: 'Second' });
+    await createMember(w.admin, { employer: w.employer.id, first_name: 'Hired Late', hire_date: '2026-05-01' });
+    const window = await activeWindow(w.admin, { employer: w.employer.id, start_date: '2026-04-01', end_date: '2026-04-15', renewal_date: '2026-05-01', plans: [w.plans.medical.id] });
+    const kickoffs = await w.admin.get(`/notifications?notification_type=open_enrollment_kickoff&related_object_id=${window.id}`);
+    expect(kickoffs.body.results).toHaveLength(3);
+    const byOwner = Map.groupBy(kickoffs.body.results as { owner: string; payload: Record<string, string> }[], (n) => n.owner);
+    expect(byOwner.get('employer')).toHaveLength(1);
+    expect(byOwner.get('member')!.map((n) => n.payload.member).sort()).toEqual([w.member.id, second.id].sort());
+  });
+
+  it('when an open_enrollment enrollment is submitted, then it joins the window open that day and may elect only its plans; with no window open it is refused', async () => {
+    const w = await createEnrollmentWorld(t);
+    const submitted = await submit(w, w.member.id);
+    expect(submitted.open_enrollment_window).toBe(w.window.id);
+
+    await ok(w.admin.post(`/open_enrollment_windows/${w.window.id}/close`));
+    const outside = await createEnrollment(w, { enrolled_plans: [{ plan: w.plans.medical.id }] });
+    expect(outside.open_enrollment_window).toBeNull();
+    const refused = await w.admin.post(`/enrollments/${outside.id}/save_and_submit`);
+    expect(refused.status).toBe(400);
+    expect(fieldPaths(refused)).toEqual(['category']);
+
+    const medicalOnly = await activeWindow(w.admin, { employer: w.employer.id, start_date: '2026-03-02', end_date: '2026-03-20', plans: [w.plans.medical.id] });
+    const dental = await createEnrollment(w, { enrolled_plans: [{ plan: w.plans.dental.id }] });
+    expect(dental.open_enrollment_window).toBe(medicalOnly.id);
+    const notOffered = await w.admin.post(`/enrollments/${dental.id}/save_and_submit`);
+    expect(notOffered.status).toBe(400);
+    expect(fieldPaths(notOffered)).toEqual(['enrolled_plans.0.plan']);
+  });
+});
+
+describe('counts and the incomplete members report', () => {
+  let w: EnrollmentWorld;
+  let acted: { id: string };
+  let idle: { id: string };
+  let started: { id: string };
+  beforeAll(async () => {
+    w = await createEnrollmentWorld(t);
+    t.clock.advance(1000);
+    acted = await createMember(w.admin, { employer: w.employer.id, first_name: 'Acted', email: 'acted@example.com' });
+    t.clock.advance(1000);
+    idle = await createMember(w.admin, { employer: w.employer.id, first_name: 'Idle', last_name: 'O"Brien, Jr.', email: 'idle@example.com' });
+    t.clock.advance(1000);
+    started = await createMember(w.admin, { employer: w.employer.id, first_name: 'Started' });
+    // Not eligible: terminated before the renewal date, or hired after the window ends.
+    await createMember(w.admin, { employer: w.employer.id, first_name: 'Leaving', termination_date: '2026-03-15' });
+    await createMember(w.admin, { employer: w.employer.id, first_name: 'Later', hire_date: '2026-04-15' });
+    await submit(w, acted.id);
+    await createEnrollment(w, { member: started.id, enrolled_plans: [{ plan: w.plans.medical.id }] });
+  });
+
+  it('when members act, then completed and incomplete counts are live while the window is active', async () => {
+    const window = await ok(w.admin.get(`/open_enrollment_windows/${w.window.id}`));
+    expect(window).toMatchObject({ completed_member_count: 1, incomplete_member_count: 3 });
+    await submit(w, w.member.id);
+    expect(await ok(w.admin.get(`/open_enrollment_windows/${w.window.id}`))).toMatchObject({ completed_member_count: 2, incomplete_member_count: 2 });
+  });
+
+  it('when the report is read as JSON, then it pages over eligible members without a submitted enrollment, newest first', async () => {
+    const first = await ok(w.admin.get(`/open_enrollment_windows/${w.window.id}/incomplete_members_report?page_size=1`));
+    expect(first.results).toHaveLength(1);
+    expect(first.results[0]).toEqual({ member: started.id, first_name: 'Started', last_name: 'Rivera', email: null, enrollment: expect.stringMatching(/^enr_/), enrollment_status: 'not_started' });
+    expect(first.previous).toBeNull();
+    const second = await ok(w.admin.get(first.next));
+    expect(second.results).toEqual([{ member: idle.id, first_name: 'Idle', last_name: 'O"Brien, Jr.', email: 'idle@example.com', enrollment: null, enrollment_status: null }]);
+    expect(second.next).toBeNull();
+    expect((await w.admin.get(`/open_enrollment_windows/${w.window.id}/incomplete_members_report?format=xml`)).status).toBe(400);
+  });
+
+  it('when the report is read as CSV, then every row comes with a header row, quoted as CSV requires', async () => {
+    const csv = await w.admin.get(`/open_enrollment_windows/${w.window.id}/incomplete_members_report?format=csv`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(csv.headers.get('content-disposition')).toContain('attachment');
+    const lines = csv.text.trimEnd().split('\n');
+    expect(lines[0]).toBe('member,first_name,last_name,email,enrollment,enrollment_status');
+    expect(lines.slice(1)).toEqual([expect.stringMatching(new RegExp(`^${started.id},Started,Rivera,,enr_\\w+,not_started$`)), `${idle.id},Idle,"O""Brien, Jr.",idle@example.com,,`]);
+  });
+
+  it('when the window is completed, then the counts are frozen', async () => {
+    await ok(w.admin.post(`/open_enrollment_windows/${w.window.id}/close`));
+    const completed = await ok(w.admin.post(`/open_enrollment_windows/${w.window.id}/complete`));
+    expect(completed).toMatchObject({ status: 'completed', completed_member_count: 2, incomplete_member_count: 2 });
+    await createMember(w.admin, { employer: w.employer.id, first_name: 'After' });
+    expect(await ok(w.admin.get(`/open_enrollment_windows/${w.window.id}`))).toMatchObject({ completed_member_count: 2, incomplete_member_count: 2 });
+  });
+});
+
+describe('complete: passive and active windows', () => {
+  const runJobs = async () => {
+    const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }), log: silent, batchSize: 50 });
+    while ((await worker.runDueJobs()) > 0);
+  };
+  const buildOpenEnrollmentWindows = () => {
+    const notifier = new Notifier(t.clock);
+    return new OpenEnrollmentWindowService(t.database.db, t.clock, notifier, new EnrollmentService(t.database.db, t.clock, notifier, new BenefitChangeService(t.database.db, t.clock)));
+  };
+  async function coveredMember(w: EnrollmentWorld, name: string) {
+    const member = await createMember(w.admin, { employer: w.employer.id, first_name: name, dob: '1980-01-01', hire_date: '2020-01-01' });
+    const child = await createDependent(w.admin, { member: member.id, member_relationship: 'child', dob: '2012-01-01' });
+    await ok(
+      w.admin.post('/enrollments', {
+        member: member.id,
+        category: 'carrier_sync',
+        effective_start: '2026-01-01',
+        enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: child.id }] }, { plan: w.plans.dental.id }, { plan: w.plans.vision.id }],
+      }),
+      201,
+    );
+    return { member, child };
+  }
+  const enrollmentsOf = async (w: EnrollmentWorld, member: string) => (await ok(w.admin.get(`/enrollments?member=${member}`))).results as any[];
+
+  it('when a passive window completes, then members who did nothing get their current elections carried into the new period, approved by the engine; members who acted keep theirs', async () => {
+    const w = await createEnrollmentWorld(t);
+    // Vision is not offered in the new window: it is not carried.
+    const window = await activeWindow(w.admin, { employer: w.employer.id, start_date: '2026-04-01', end_date: '2026-04-15', renewal_date: '2026-05-01', plans: [w.plans.medical.id, w.plans.medicalSilver.id, w.plans.dental.id], enrollment_type: 'passive' });
+    await ok(w.admin.post(`/open_enrollment_windows/${w.window.id}/close`));
+    const idle = await coveredMember(w, 'Idle');
+    const active = await coveredMember(w, 'Active');
+    const uncovered = await createMember(w.admin, { employer: w.employer.id, first_name: 'Uncovered' });
+    t.clock.set('2026-04-02T15:00:00.000Z');
+    try {
+      const own = await createEnrollment(w, { member: active.member.id, effective_start: '2026-05-01', enrolled_plans: [{ plan: w.plans.medicalSilver.id, primary_care_provider: { full_name: 'Dr. Who' } }] });
+      await ok(w.admin.post(`/enrollments/${own.id}/save_and_submit`));
+      await ok(w.admin.post(`/enrollments/${own.id}/approve`));
+      await ok(w.admin.post(`/open_enrollment_windows/${window.id}/close`));
+      const completed = await ok(w.admin.post(`/open_enrollment_windows/${window.id}/complete`));
+      // w.member has no coverage, uncovered neither: both did nothing, like idle.
+      expect(completed).toMatchObject({ status: 'completed', completed_member_count: 1, incomplete_member_count: 3 });
+      // The carry-over is a durable job enqueued with the completion; the worker runs it.
+      expect((await enrollmentsOf(w, idle.member.id)).map((e) => e.category)).toEqual(['carrier_sync']);
+      await runJobs();
+      await runJobs();
+
+      const [passive, ...rest] = await enrollmentsOf(w, idle.member.id);
+      expect(rest.map((e) => e.category)).toEqual(['carrier_sync']);
+      expect(passive).toMatchObject({ category: 'open_enrollment', reason: 'passive_open_enrollment', status: 'synced', effective_start: '2026-05-01', open_enrollment_window: window.id });
+      expect(passive.enrolled_plans.map((plan: { plan: string }) => plan.plan)).toEqual([w.plans.medical.id, w.plans.dental.id]);
+      expect(passive.enrolled_plans[0].enrolled_dependents.map((d: { dependent: string }) => d.dependent)).toEqual([idle.child.id]);
+      const changes = await ok(w.admin.get(`/enrollments/${passive.id}/benefit_changes`));
+      // The same plans and dependents carried on: nothing to send, so the enrollment is synced at once.
+      expect(changes.map((change: { line_of_coverage: string; status: string }) => [change.line_of_coverage, change.status])).toEqual([['medical', 'no_change'], ['dental', 'no_change']]);
+      const coverage = await ok(w.admin.get(`/members/${idle.member.id}/coverage?date=2026-05-01`));
+      expect(coverage.coverage.map((line: { enrollment: string; line_of_coverage: string }) => [line.line_of_coverage, line.enrollment === passive.id])).toEqual(
+        expect.arrayContaining([['medical', true], ['dental', true]]),
+      );
+
+      expect((await enrollmentsOf(w, active.member.id)).filter((e) => e.reason === 'passive_open_enrollment')).toEqual([]);
+      expect(await enrollmentsOf(w, uncovered.id)).toEqual([]);
+
+      const report = await ok(w.admin.get(`/open_enrollment_windows/${window.id}/change_report`));
+      expect(report).toMatchObject({ id: window.id, status: 'completed', completed_member_count: 1 });
+      const byMember = Map.groupBy(report.summaries as { member: string }[], (summary) => summary.member);
+      expect(byMember.get(active.member.id)).toEqual([
+        { member: active.member.id, line_of_coverage: 'medical', status: 'change', changes: expect.arrayContaining(['plan_change']), previous_plan: w.plans.medical.id, next_plan: w.plans.medicalSilver.id },
+      ]);
+      expect((await ok(w.admin.get(`/open_enrollment_windows/${window.id}`))).summaries).toEqual([]);
+      // Run again (a retried job): nothing new.
+      expect(await buildOpenEnrollmentWindows().rollOverPassively(window.id)).toBe(0);
+      expect(await enrollmentsOf(w, idle.member.id)).toHaveLength(2);
+    } finally {
+      t.clock.set('2026-03-02T15:00:00.000Z');
+    }
+  });
+
+  it('when an active window completes, then members who did nothing get nothing new', async () => {
+    const w = await createEnrollmentWorld(t);
+    const idle = await coveredMember(w, 'Idle');
+    await ok(w.admin.post(`/open_enrollment_windows/${w.window.id}/close`));
+    const completed = await ok(w.admin.post(`/open_enrollment_windows/${w.window.id}/complete`));
+    expect(completed).toMatchObject({ enrollment_type: 'active', completed_member_count: 0, incomplete_member_count: 2 });
+    expect((await enrollmentsOf(w, idle.member.id)).map((e) => e.category)).toEqual(['carrier_sync']);
+  });
+});
