@@ -9,7 +9,8 @@
 // same concurrency: the throughput and server CPU of each step on its own, e.g. the approve phase's).
 //
 // Seeded: the employer, a carrier, a manual and an api group, priced plans (medical and dental on the manual
-// group, vision on the api one) with plan configurations and contribution strategies, through the API; the
+// group, vision on the api one) with plan configurations and contribution strategies, and an active open
+// enrollment window offering them (today to 14 days on; coverage from 30 days on), through the API; the
 // members (one spouse each) straight into the database. Every member elects medical (every other one with
 // the spouse: two coverage tiers) and dental; every BENCH_ENROLLMENT_API_EVERY-th also elects vision, whose
 // benefit change goes to the carrier through a job run by the worker inside the server process (sandbox
@@ -39,8 +40,13 @@ const JOB_DRAIN_TIMEOUT_MS = 120_000;
 const STEPS = ['create', 'submit', 'approve'];
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
 const FIRST_CREATED_AT = Date.parse('2025-06-01T00:00:00.000Z');
-const PLAN_YEAR = { effective_start: '2026-01-01', effective_end: '2026-12-31' };
-const EFFECTIVE_START = '2026-04-01';
+// Open enrollment as it runs in the autumn: a window open from today (the server's clock is the real one) for two
+// weeks, electing coverage for a plan year that starts 30 days from today.
+const DAY_MS = 24 * 60 * 60 * 1000;
+const dateAfter = (days) => new Date(Date.now() + days * DAY_MS).toISOString().slice(0, 10);
+const EFFECTIVE_START = dateAfter(30);
+const PLAN_YEAR = { effective_start: EFFECTIVE_START, effective_end: dateAfter(30 + 364) };
+const WINDOW = { start_date: dateAfter(0), end_date: dateAfter(14), renewal_date: EFFECTIVE_START };
 
 const SQLITE_TARGETS = {
   'approvals_per_s>=500': (f) => f.approvals_per_s >= 500,
@@ -180,6 +186,8 @@ async function setUpEmployer(url, headers, legalName) {
     dental: await plan(manual, { plan_name: 'Dental Plus', line_of_coverage: 'dental', composite_rates: compositeRates({ member: '40.00', member_family: '120.00' }) }),
     vision: await plan(api, { plan_name: 'Vision Care', line_of_coverage: 'vision', composite_rates: compositeRates({ member: '12.00', member_spouse: '22.00' }) }),
   };
+  const window = await post('/open_enrollment_windows', { employer: employer.id, ...WINDOW, plans: Object.values(plans) });
+  await post(`/open_enrollment_windows/${window.id}/activate`, undefined, 200);
   return { employer: employer.id, plans };
 }
 
@@ -676,8 +684,8 @@ class Client {
 async function postJson(url, path, body, headers, expectedStatus) {
   const response = await fetch(`${url}${path}`, {
     method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   const text = await response.text();
