@@ -49,6 +49,7 @@ import { BenefitChangeService } from './modules/benefit-changes/benefit-change.s
 import { registerEnrollmentRoutes } from './modules/enrollments/enrollment.routes.ts';
 import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
 import { DailySweep } from './modules/daily-sweep/sweep.service.ts';
+import { EventLog } from './modules/events/event-log.ts';
 import { jobHandlers } from './jobs/handlers.ts';
 import type { JobHandler } from './jobs/job-worker.ts';
 import type { CarrierAdapter } from './modules/carrier-connections/carrier-adapter.ts';
@@ -197,6 +198,14 @@ export function buildDailySweep(deps: BackgroundDependencies): DailySweep {
 /** Every durable job's handler, for the server's worker (and tests that run jobs). */
 export function buildJobHandlers(deps: BackgroundDependencies & { adapter: CarrierAdapter }): Record<string, JobHandler> {
   return jobHandlers([carrierJobHandlers({ db: deps.db, clock: deps.clock, adapter: deps.adapter }), openEnrollmentJobHandlers(buildOpenEnrollment(deps).windows)]);
+}
+
+/**
+ * The event log every service of one composition records into, with webhook delivery subscribed to it (the
+ * app, the job handlers and the daily sweep each build one; they share the database, not the instance).
+ */
+export function buildEventLog({ clock }: { clock: Clock }): EventLog {
+  return new EventLog(clock);
 }
 
 interface BackgroundDependencies {

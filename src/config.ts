@@ -16,6 +16,12 @@ export interface Config {
   readonly encryptionKey: Buffer | undefined;
   /** When the daily sweep runs: 'HH:MM' in `timeZone` (an IANA zone). */
   readonly sweep: { readonly time: string; readonly timeZone: string };
+  /** Days events are kept for GET /events (and webhook retries) before the hourly prune deletes them. */
+  readonly eventsRetentionDays: number;
+  /** Development only: webhook endpoints may use http:// on loopback addresses (127.0.0.0/8, ::1, localhost). */
+  readonly webhooksAllowLoopback: boolean;
+  /** How long a job claim holds before another worker (or this one, restarted) takes the job over. */
+  readonly jobLockTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -37,6 +43,9 @@ export const CONFIG_VARIABLES: readonly (readonly [name: string, meaning: string
   ['SHUTDOWN_TIMEOUT_MS', 'how long SIGTERM waits for in-flight requests', '10000'],
   ['SWEEP_TIME', 'time of day the daily sweep runs, HH:MM (24-hour) in SWEEP_TIME_ZONE', '02:00'],
   ['SWEEP_TIME_ZONE', 'IANA time zone of SWEEP_TIME and of the day the sweep applies, e.g. America/New_York', 'UTC'],
+  ['EVENTS_RETENTION_DAYS', 'days events are kept for GET /events (at least 30)', '30'],
+  ['WEBHOOKS_ALLOW_LOOPBACK', 'development only: true lets webhook endpoints use http:// on loopback addresses', 'false'],
+  ['JOB_LOCK_TIMEOUT_MS', 'how long a background job stays claimed by a worker that stopped answering before another takes it over', '30000'],
   ['BENEFITS_ENCRYPTION_KEY', '32-byte key for personal data at rest: 64 hex characters or base64', 'SQLite: encryption.key beside the database; PostgreSQL: required'],
 ];
 
@@ -66,6 +75,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: integerVariable(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     encryptionKey: encryptionKeyVariable(env),
     sweep: Object.freeze(sweepVariables(env)),
+    eventsRetentionDays: integerVariable(env, 'EVENTS_RETENTION_DAYS', 30, 30, 3650),
+    webhooksAllowLoopback: booleanVariable(env, 'WEBHOOKS_ALLOW_LOOPBACK', false),
+    jobLockTimeoutMs: integerVariable(env, 'JOB_LOCK_TIMEOUT_MS', 30_000, 1000, 3_600_000),
   });
 }
 
@@ -89,6 +101,14 @@ function encryptionKeyVariable(env: NodeJS.ProcessEnv): Buffer | undefined {
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
+}
+
+function booleanVariable(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false (got "${env[name]?.trim() ?? ''}")`);
 }
 
 function integerVariable(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

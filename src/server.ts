@@ -45,7 +45,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     let wakeWorker = (): void => undefined;
     const jobs = { wake: () => wakeWorker() };
     const app = await buildApp({ config, db: database.db, clock, encryptionKey: resolveEncryptionKey(config, database), jobs });
-    const worker = new JobWorker({ db: database.db, clock, handlers: buildJobHandlers({ db: database.db, clock, jobs, adapter: new SandboxCarrierAdapter() }), log: app.log });
+    const worker = new JobWorker({ db: database.db, clock, handlers: buildJobHandlers({ db: database.db, clock, jobs, adapter: new SandboxCarrierAdapter() }), log: app.log, lockMs: config.jobLockTimeoutMs });
     wakeWorker = () => worker.wake();
     const housekeeping = setInterval(() => {
       purgeExpiredIdempotencyKeys(database.db, clock).catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));

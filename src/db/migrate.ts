@@ -4,6 +4,7 @@ import * as foundation from './migrations/2026-11-22T0001-foundation.ts';
 import * as peoplePlansNotifications from './migrations/2026-11-22T0002-people-plans-notifications.ts';
 import * as enrollmentEngine from './migrations/2026-11-22T0003-enrollment-engine.ts';
 import * as openEnrollment from './migrations/2026-11-22T0004-open-enrollment.ts';
+import * as eventsWebhooks from './migrations/2026-11-22T0005-events-webhooks.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0002-people-plans-notifications': peoplePlansNotifications,
   '2026-11-22T0003-enrollment-engine': enrollmentEngine,
   '2026-11-22T0004-open-enrollment': openEnrollment,
+  '2026-11-22T0005-events-webhooks': eventsWebhooks,
 };
 
 export class MigrationError extends Error {

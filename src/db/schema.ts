@@ -23,6 +23,8 @@ import type { PlanTable } from '../modules/plans/plan.table.ts';
 import type { SubclassTable } from '../modules/subclasses/subclass.table.ts';
 import type { OpenEnrollmentWindowPlanTable, OpenEnrollmentWindowTable } from '../modules/open-enrollment/open-enrollment-window.table.ts';
 import type { SweepOccurrenceTable, SweepRunTable } from '../modules/daily-sweep/sweep.table.ts';
+import type { EventTable } from '../modules/events/event.table.ts';
+import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../modules/webhooks/webhook.table.ts';
 
 /** Every table, as Kysely sees it. Each module owns the row type of its tables. */
 export interface Database {
@@ -55,4 +57,8 @@ export interface Database {
   open_enrollment_window_plans: OpenEnrollmentWindowPlanTable;
   sweep_runs: SweepRunTable;
   sweep_occurrences: SweepOccurrenceTable;
+  events: EventTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_attempts: WebhookAttemptTable;
 }

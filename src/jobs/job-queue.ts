@@ -55,6 +55,20 @@ export class PermanentJobError extends Error {
 }
 
 /**
+ * Thrown by a handler that keeps its own schedule (webhook deliveries retry over days, and wait for earlier
+ * deliveries about the same object): the job runs again at `runAt`, as long as it has attempts left, and the
+ * worker logs nothing (the handler recorded what happened).
+ */
+export class RetryJobLater extends Error {
+  override name = 'RetryJobLater';
+  readonly runAt: Date;
+  constructor(runAt: Date, reason: string) {
+    super(reason);
+    this.runAt = runAt;
+  }
+}
+
+/**
  * How long to wait after failed attempt `attempt` (1-based): 5 s doubling per attempt, capped at an hour, of
  * which a random half to all is taken, so that jobs that failed together (a carrier outage) do not all retry
  * in the same instant.

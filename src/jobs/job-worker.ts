@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Clock } from '../shared/clock.ts';
 import { randomBase62 } from '../shared/ids.ts';
-import { PermanentJobError, jobErrorMessage, retryDelayMs } from './job-queue.ts';
+import { PermanentJobError, RetryJobLater, jobErrorMessage, retryDelayMs } from './job-queue.ts';
 import { claimDueJobs, renewJobLocks, updateClaimedJob, type ClaimedJob, type JobClaim } from './job.repository.ts';
 import type { JobRow } from './job.table.ts';
 
@@ -201,6 +201,9 @@ export class JobWorker {
     const now = this.#clock.now();
     const error = jobErrorMessage(failure);
     const about = { jobId: row.id, kind: row.kind, attempt: row.attempts, error };
+    if (failure instanceof RetryJobLater && row.attempts < row.max_attempts) {
+      return updateClaimedJob(this.#db, claim, { state: 'queued', run_at: failure.runAt.toISOString(), locked_by: null, locked_until: null, last_error: error });
+    }
     if (!(failure instanceof PermanentJobError) && row.attempts < row.max_attempts) {
       const runAt = new Date(now.getTime() + retryDelayMs(row.attempts)).toISOString();
       const recorded = await updateClaimedJob(this.#db, claim, { state: 'queued', run_at: runAt, locked_by: null, locked_until: null, last_error: error });

@@ -25,6 +25,7 @@ export const ID_PREFIXES = {
   notification: 'ntf',
   event: 'evt',
   webhook_endpoint: 'whe',
+  webhook_delivery: 'whd',
   api_key: 'key',
   provider: 'prov',
   request: 'req',
