@@ -24,6 +24,15 @@ import {
  * (the CLI next to a running server) SQLite's own locking applies, with `BEGIN IMMEDIATE` taking the write
  * lock up front and `busy_timeout` waiting for it instead of failing at once.
  *
+ * Group commit: a write transaction's cost is mostly its COMMIT, which appends every page it changed to the
+ * write-ahead log. Transactions that follow each other closely share pages (the last page of each table and of
+ * each time-ordered index), so while others wait for the connection a finished transaction is RELEASEd as a
+ * savepoint of one outer transaction and the next one goes on inside it; the outer COMMIT comes when nobody
+ * waits (or the group is full or old), and only then do their callers hear they committed. A failed
+ * transaction rolls back to its own savepoint and leaves the others alone; a failed COMMIT fails every
+ * transaction of the group, none of which anyone was told had committed. Statements outside a transaction
+ * first commit the open group, so nothing uncommitted is ever read outside it.
+ *
  * Checkpoints (copying the write-ahead log back into the database file, with an fsync) would otherwise run
  * inside whichever COMMIT crosses SQLite's threshold, on the event loop: for a file database a worker thread
  * with its own connection runs them instead, every `checkpointIntervalMs`. Should that thread ever die, the
@@ -38,6 +47,10 @@ export interface NodeSqliteDialectConfig {
   statementCacheSize?: number;
   /** How often the background thread checkpoints the write-ahead log; 0 leaves it to each COMMIT. Default 200. */
   checkpointIntervalMs?: number;
+  /** Most transactions committed together (group commit); 1 commits each on its own. Default 32. */
+  maxGroupSize?: number;
+  /** A group older than this many milliseconds commits at its next transaction's end. Default 10. */
+  maxGroupDelayMs?: number;
 }
 
 /** SQLite's default automatic checkpoint threshold, in pages: what the connection falls back to. */
@@ -70,12 +83,30 @@ export class NodeSqliteDialect implements Dialect {
     return new SqliteQueryCompiler();
   }
   createAdapter(): DialectAdapter {
-    return new SqliteAdapter();
+    return new NodeSqliteAdapter();
   }
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new SqliteIntrospector(db);
   }
 }
+
+/**
+ * SQLite as Kysely knows it, except that this driver serializes users of its one connection itself (Kysely's
+ * own lock would hold the connection until a grouped transaction's COMMIT, defeating group commit).
+ */
+class NodeSqliteAdapter extends SqliteAdapter {
+  override get supportsMultipleConnections(): boolean {
+    return true;
+  }
+}
+
+/** Transactions RELEASEd into the open outer transaction, waiting for its COMMIT. */
+interface CommitGroup {
+  startedAt: number;
+  members: { resolve(): void; reject(error: unknown): void }[];
+}
+
+const MEMBER_SAVEPOINT = 'group_member';
 
 class NodeSqliteDriver implements Driver {
   readonly #config: NodeSqliteDialectConfig;
@@ -83,9 +114,16 @@ class NodeSqliteDriver implements Driver {
   #database?: DatabaseSync;
   #connection?: NodeSqliteConnection;
   #checkpointer?: Worker;
+  #group?: CommitGroup;
+  /** Holders that handed the connection on at their commit and have yet to call releaseConnection. */
+  #handedOn = 0;
+  readonly #maxGroupSize: number;
+  readonly #maxGroupDelayMs: number;
 
   constructor(config: NodeSqliteDialectConfig) {
     this.#config = config;
+    this.#maxGroupSize = Math.max(1, Math.trunc(config.maxGroupSize ?? 32));
+    this.#maxGroupDelayMs = config.maxGroupDelayMs ?? 10;
   }
 
   async init(): Promise<void> {
@@ -95,7 +133,7 @@ class NodeSqliteDriver implements Driver {
     database.exec('PRAGMA synchronous = NORMAL');
     database.exec('PRAGMA foreign_keys = ON');
     this.#database = database;
-    this.#connection = new NodeSqliteConnection(database, this.#config.statementCacheSize ?? 500);
+    this.#connection = new NodeSqliteConnection(database, this.#config.statementCacheSize ?? 500, () => this.#commitGroup());
     const intervalMs = this.#config.checkpointIntervalMs ?? 200;
     if (this.#config.path !== ':memory:' && intervalMs > 0) this.#startCheckpointer(database, intervalMs);
   }
@@ -137,16 +175,65 @@ class NodeSqliteDriver implements Driver {
     return this.#connection;
   }
 
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('BEGIN IMMEDIATE'));
+  async beginTransaction(): Promise<void> {
+    const connection = this.#connection!;
+    if (!this.#group) {
+      connection.exec('BEGIN IMMEDIATE');
+      this.#group = { startedAt: performance.now(), members: [] };
+    }
+    connection.exec(`SAVEPOINT ${MEMBER_SAVEPOINT}`);
+    connection.inTransaction = true;
   }
 
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('COMMIT'));
+  async commitTransaction(): Promise<void> {
+    const connection = this.#connection!;
+    const group = this.#group!;
+    try {
+      connection.exec(`RELEASE ${MEMBER_SAVEPOINT}`);
+    } catch (error) {
+      this.#rollBackMember(connection);
+      throw error;
+    }
+    connection.inTransaction = false;
+    const committed = new Promise<void>((resolve, reject) => group.members.push({ resolve, reject }));
+    if (this.#mutex.hasWaiters && group.members.length < this.#maxGroupSize && performance.now() - group.startedAt < this.#maxGroupDelayMs) {
+      // The next holder goes on inside this group; whoever ends it commits for all.
+      this.#handedOn += 1;
+      this.#mutex.unlock();
+    } else {
+      this.#commitGroup();
+    }
+    await committed;
   }
 
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('ROLLBACK'));
+  async rollbackTransaction(): Promise<void> {
+    this.#rollBackMember(this.#connection!);
+  }
+
+  #rollBackMember(connection: NodeSqliteConnection): void {
+    connection.inTransaction = false;
+    connection.exec(`ROLLBACK TO ${MEMBER_SAVEPOINT}`);
+    connection.exec(`RELEASE ${MEMBER_SAVEPOINT}`);
+  }
+
+  /** COMMITs the open group, if any, and tells its members; never throws (a failure goes to the members). */
+  #commitGroup(): void {
+    const group = this.#group;
+    if (!group) return;
+    this.#group = undefined;
+    const connection = this.#connection!;
+    try {
+      connection.exec('COMMIT');
+    } catch (error) {
+      try {
+        connection.exec('ROLLBACK');
+      } catch {
+        // SQLite may already have rolled back (e.g. after an I/O error); nothing is left open either way.
+      }
+      for (const member of group.members) member.reject(error);
+      return;
+    }
+    for (const member of group.members) member.resolve();
   }
 
   async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
@@ -162,7 +249,11 @@ class NodeSqliteDriver implements Driver {
   }
 
   async releaseConnection(): Promise<void> {
-    this.#mutex.unlock();
+    // A holder that handed the connection on releases late, while another may hold it: that hold continues,
+    // and the group is committed now so that the members it waits for (and the handed-on holder) finish.
+    if (this.#group && (this.#handedOn > 0 || !this.#mutex.hasWaiters)) this.#commitGroup();
+    if (this.#handedOn > 0) this.#handedOn -= 1;
+    else this.#mutex.unlock();
   }
 
   async destroy(): Promise<void> {
@@ -170,6 +261,7 @@ class NodeSqliteDriver implements Driver {
     await this.#mutex.lock();
     try {
       // The thread's connection closes first, so that closing ours (the last) checkpoints and removes the log.
+      this.#commitGroup();
       await this.#stopCheckpointer();
       this.#connection?.clear();
       this.#database?.close();
@@ -189,16 +281,27 @@ interface PreparedStatement {
 }
 
 class NodeSqliteConnection implements DatabaseConnection {
+  /** Between a transaction's BEGIN and its end: its statements run inside the open commit group. */
+  inTransaction = false;
   readonly #database: DatabaseSync;
   readonly #statements = new Map<string, PreparedStatement>();
   readonly #cacheSize: number;
+  readonly #commitGroup: () => void;
 
-  constructor(database: DatabaseSync, cacheSize: number) {
+  constructor(database: DatabaseSync, cacheSize: number, commitGroup: () => void) {
     this.#database = database;
     this.#cacheSize = cacheSize;
+    this.#commitGroup = commitGroup;
+  }
+
+  exec(sql: string): void {
+    this.#database.exec(sql);
   }
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    // Outside a transaction a statement must not see (or add to) a group nobody has committed yet. Reading
+    // data_version reads no data (the API key cache asks it on every request).
+    if (!this.inTransaction && compiledQuery.sql !== 'PRAGMA data_version') this.#commitGroup();
     const { statement, returnsRows } = this.#prepare(compiledQuery.sql);
     const parameters = compiledQuery.parameters.map(toSqliteValue);
     if (returnsRows) {
@@ -251,6 +354,10 @@ function quoteIdentifier(name: string): string {
 class ConnectionMutex {
   #locked = false;
   readonly #waiters: (() => void)[] = [];
+
+  get hasWaiters(): boolean {
+    return this.#waiters.length > 0;
+  }
 
   async lock(): Promise<void> {
     if (!this.#locked) {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
+import { DatabaseSync } from 'node:sqlite';
 import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isUniqueViolation } from '../../src/db/database.ts';
@@ -209,7 +210,8 @@ describe.skipIf(process.env.BENEFITS_TEST_DATABASE === 'postgres')('NodeSqliteDi
 
     it('when a process has nothing left to do but destroy the database, then destroy() completes and the process exits cleanly', async () => {
       const script = `
-        import { Kysely, sql } from 'kysely';
+        import { DatabaseSync } from 'node:sqlite';
+import { Kysely, sql } from 'kysely';
         import { NodeSqliteDialect } from ${JSON.stringify(DIALECT_URL)};
         const db = new Kysely({ dialect: new NodeSqliteDialect({ path: process.env.DB_PATH }) });
         await sql\`create table t (x integer)\`.execute(db);
@@ -566,7 +568,7 @@ describe.skipIf(process.env.BENEFITS_TEST_DATABASE === 'postgres')('NodeSqliteDi
       await expect(db.transaction().execute(async () => undefined)).rejects.toThrow(/destroyed/);
     });
 
-    it('when a query was waiting behind a transaction as destroy() was called, then it fails cleanly once the transaction ends', async () => {
+    it('when a query was waiting behind a transaction as destroy() was called, then it runs first (in order of arrival) and the database closes after it', async () => {
       const { db } = await openWithItems();
       const trx = await db.startTransaction().execute();
       await trx.insertInto('items').values({ name: 'committed' }).execute();
@@ -580,12 +582,120 @@ describe.skipIf(process.env.BENEFITS_TEST_DATABASE === 'postgres')('NodeSqliteDi
       await trx.commit().execute();
 
       await destroyed;
-      expect(await waiting).toEqual({ error: expect.objectContaining({ message: expect.stringMatching(/closed/) }) });
+      expect(await waiting).toEqual({ names: ['committed'] });
+      await expect(itemNames(db)).rejects.toThrow(/destroyed/);
     });
 
     it('when destroy() is called on a database never used, then it resolves', async () => {
       const db = open(tempPath());
       await expect(db.destroy()).resolves.toBeUndefined();
+    });
+  });
+
+  describe('group commit', () => {
+    /** Whether a second connection (another process, in effect) sees the item: only after a real COMMIT. */
+    function committedElsewhere(path: string, name: string): boolean {
+      const other = new DatabaseSync(path);
+      try {
+        return other.prepare('select 1 from items where name = ?').get(name) !== undefined;
+      } finally {
+        other.close();
+      }
+    }
+
+    it('when 30 transactions finish while others wait, then each is committed (visible to another connection) by the time it resolves', async () => {
+      const { db, path } = await openWithItems();
+      const seenAtResolve: boolean[] = [];
+      await Promise.all(
+        Array.from({ length: 30 }, async (_, index) => {
+          await db.transaction().execute(async (trx) => {
+            await trx.insertInto('items').values({ name: `item-${index}` }).execute();
+            await delay(0);
+          });
+          seenAtResolve.push(committedElsewhere(path, `item-${index}`));
+        }),
+      );
+      expect(seenAtResolve).toEqual(Array.from({ length: 30 }, () => true));
+    });
+
+    it('when one transaction of a group fails, then only its own writes are undone and the others commit', async () => {
+      const { db, path } = await openWithItems();
+      const blocker = await db.startTransaction().execute();
+      const outcomes = Promise.allSettled(
+        ['first', 'failing', 'third'].map((name) =>
+          db.transaction().execute(async (trx) => {
+            await trx.insertInto('items').values({ name }).execute();
+            if (name === 'failing') throw new Error('changed my mind');
+          }),
+        ),
+      );
+      await delay(10);
+      await blocker.commit().execute();
+      const results = await outcomes;
+      expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await itemNames(db)).toEqual(['first', 'third']);
+      expect(committedElsewhere(path, 'third')).toBe(true);
+      expect(committedElsewhere(path, 'failing')).toBe(false);
+    });
+
+    it('when a plain query comes after a transaction that handed the connection on, then it sees that transaction committed', async () => {
+      const { db, path } = await openWithItems();
+      const blocker = await db.startTransaction().execute();
+      const written = db.transaction().execute(async (trx) => {
+        await trx.insertInto('items').values({ name: 'grouped' }).execute();
+      });
+      const read = db
+        .selectFrom('items')
+        .select('name')
+        .execute()
+        .then((rows) => ({ names: rows.map((row) => row.name as string), elsewhere: committedElsewhere(path, 'grouped') }));
+      await delay(10);
+      await blocker.commit().execute();
+      await written;
+      expect(await read).toEqual({ names: ['grouped'], elsewhere: true });
+    });
+
+    it('when the COMMIT of a group fails, then every transaction of the group fails and none of their writes remain', async () => {
+      const { db } = await openWithItems();
+      await db.schema.createTable('children').addColumn('item_id', 'integer', (c) => c.notNull().references('items.id')).execute();
+      const blocker = await db.startTransaction().execute();
+      const innocent = db.transaction().execute(async (trx) => {
+        await trx.insertInto('items').values({ name: 'innocent' }).execute();
+      });
+      // A deferred foreign key is checked only at the outer COMMIT: the one failure a RELEASE cannot catch.
+      const deferred = db.transaction().execute(async (trx) => {
+        await sql`PRAGMA defer_foreign_keys = ON`.execute(trx);
+        await trx.insertInto('children').values({ item_id: 999 }).execute();
+      });
+      const last = db.transaction().execute(async (trx) => {
+        await trx.insertInto('items').values({ name: 'last' }).execute();
+      });
+      await delay(10);
+      await blocker.commit().execute();
+      const results = await Promise.allSettled([innocent, deferred, last]);
+      expect(results.filter((result) => result.status === 'rejected').length).toBeGreaterThanOrEqual(2);
+      expect(results[1]?.status).toBe('rejected');
+      const remaining = await itemNames(db);
+      results.forEach((result, index) => {
+        const name = ['innocent', undefined, 'last'][index];
+        if (name) expect(remaining.includes(name)).toBe(result.status === 'fulfilled');
+      });
+      expect(await db.selectFrom('children').selectAll().execute()).toEqual([]);
+    });
+
+    it('when group commit is off (maxGroupSize 1), then 20 concurrent increments are still all kept', async () => {
+      const { db } = await openWithItems({ maxGroupSize: 1 });
+      await createCounter(db);
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          db.transaction().execute(async (trx) => {
+            const value = await counterValue(trx);
+            await delay(0);
+            await trx.updateTable('counter').set({ value: value + 1 }).where('id', '=', 1).execute();
+          }),
+        ),
+      );
+      expect(await counterValue(db)).toBe(20);
     });
   });
 
