@@ -27,8 +27,8 @@ import {
  * Group commit: a write transaction's cost is mostly its COMMIT, which appends every page it changed to the
  * write-ahead log. Transactions that follow each other closely share pages (the last page of each table and of
  * each time-ordered index), so while others wait for the connection a finished transaction is RELEASEd as a
- * savepoint of one outer transaction and the next one goes on inside it; the outer COMMIT comes when nobody
- * waits (or the group is full or old), and only then do their callers hear they committed. A failed
+ * savepoint of one outer transaction and the next one goes on inside it; the outer COMMIT comes at the end of
+ * the event loop's turn (or when the group is full or old), and only then do their callers hear they committed. A failed
  * transaction rolls back to its own savepoint and leaves the others alone; a failed COMMIT fails every
  * transaction of the group, none of which anyone was told had committed. Statements outside a transaction
  * first commit the open group, so nothing uncommitted is ever read outside it.
@@ -115,8 +115,7 @@ class NodeSqliteDriver implements Driver {
   #connection?: NodeSqliteConnection;
   #checkpointer?: Worker;
   #group?: CommitGroup;
-  /** Holders that handed the connection on at their commit and have yet to call releaseConnection. */
-  #handedOn = 0;
+  #flushScheduled = false;
   readonly #maxGroupSize: number;
   readonly #maxGroupDelayMs: number;
 
@@ -133,7 +132,7 @@ class NodeSqliteDriver implements Driver {
     database.exec('PRAGMA synchronous = NORMAL');
     database.exec('PRAGMA foreign_keys = ON');
     this.#database = database;
-    this.#connection = new NodeSqliteConnection(database, this.#config.statementCacheSize ?? 500, () => this.#commitGroup());
+    this.#connection = new NodeSqliteConnection(database, this.#config.statementCacheSize ?? 500);
     const intervalMs = this.#config.checkpointIntervalMs ?? 200;
     if (this.#config.path !== ':memory:' && intervalMs > 0) this.#startCheckpointer(database, intervalMs);
   }
@@ -172,56 +171,74 @@ class NodeSqliteDriver implements Driver {
       this.#mutex.unlock();
       throw new Error('the SQLite database is closed');
     }
-    return this.#connection;
+    return new ConnectionHold(this.#connection, () => this.#commitGroup());
   }
 
-  async beginTransaction(): Promise<void> {
+  async beginTransaction(hold: ConnectionHold): Promise<void> {
     const connection = this.#connection!;
     if (!this.#group) {
       connection.exec('BEGIN IMMEDIATE');
       this.#group = { startedAt: performance.now(), members: [] };
     }
     connection.exec(`SAVEPOINT ${MEMBER_SAVEPOINT}`);
-    connection.inTransaction = true;
+    hold.inTransaction = true;
   }
 
-  async commitTransaction(): Promise<void> {
+  async commitTransaction(hold: ConnectionHold): Promise<void> {
     const connection = this.#connection!;
     const group = this.#group!;
     try {
       connection.exec(`RELEASE ${MEMBER_SAVEPOINT}`);
     } catch (error) {
-      this.#rollBackMember(connection);
+      this.#rollBackMember(hold);
       throw error;
     }
-    connection.inTransaction = false;
+    hold.inTransaction = false;
     const committed = new Promise<void>((resolve, reject) => group.members.push({ resolve, reject }));
-    if (this.#mutex.hasWaiters && group.members.length < this.#maxGroupSize && performance.now() - group.startedAt < this.#maxGroupDelayMs) {
-      // The next holder goes on inside this group; whoever ends it commits for all.
-      this.#handedOn += 1;
+    if (group.members.length < this.#maxGroupSize && performance.now() - group.startedAt < this.#maxGroupDelayMs) {
+      // The connection goes on to the next holder, inside this group; the group commits when a statement
+      // outside a transaction needs the connection, when it is full or old, or once the requests of this turn
+      // of the event loop have had their chance to join.
+      hold.released = true;
       this.#mutex.unlock();
+      this.#scheduleFlush();
     } else {
       this.#commitGroup();
     }
     await committed;
   }
 
-  async rollbackTransaction(): Promise<void> {
-    this.#rollBackMember(this.#connection!);
+  #scheduleFlush(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => {
+      this.#flushScheduled = false;
+      void this.#mutex.lock().then(() => {
+        try {
+          this.#commitGroup();
+        } finally {
+          this.#mutex.unlock();
+        }
+      });
+    });
   }
 
-  #rollBackMember(connection: NodeSqliteConnection): void {
-    connection.inTransaction = false;
-    connection.exec(`ROLLBACK TO ${MEMBER_SAVEPOINT}`);
-    connection.exec(`RELEASE ${MEMBER_SAVEPOINT}`);
+  async rollbackTransaction(hold: ConnectionHold): Promise<void> {
+    this.#rollBackMember(hold);
+  }
+
+  #rollBackMember(hold: ConnectionHold): void {
+    hold.inTransaction = false;
+    this.#connection!.exec(`ROLLBACK TO ${MEMBER_SAVEPOINT}`);
+    this.#connection!.exec(`RELEASE ${MEMBER_SAVEPOINT}`);
   }
 
   /** COMMITs the open group, if any, and tells its members; never throws (a failure goes to the members). */
   #commitGroup(): void {
     const group = this.#group;
-    if (!group) return;
+    const connection = this.#connection;
+    if (!group || !connection) return;
     this.#group = undefined;
-    const connection = this.#connection!;
     try {
       connection.exec('COMMIT');
     } catch (error) {
@@ -248,12 +265,13 @@ class NodeSqliteDriver implements Driver {
     await connection.executeQuery(CompiledQuery.raw(`RELEASE ${quoteIdentifier(name)}`));
   }
 
-  async releaseConnection(): Promise<void> {
-    // A holder that handed the connection on releases late, while another may hold it: that hold continues,
-    // and the group is committed now so that the members it waits for (and the handed-on holder) finish.
-    if (this.#group && (this.#handedOn > 0 || !this.#mutex.hasWaiters)) this.#commitGroup();
-    if (this.#handedOn > 0) this.#handedOn -= 1;
-    else this.#mutex.unlock();
+  async releaseConnection(hold: ConnectionHold): Promise<void> {
+    // A transaction that handed the connection on at its commit let go of it then.
+    if (hold.released) return;
+    hold.released = true;
+    // An open group (e.g. begun by a transaction that then rolled back) must not hold the write lock for long.
+    if (this.#group) this.#scheduleFlush();
+    this.#mutex.unlock();
   }
 
   async destroy(): Promise<void> {
@@ -280,28 +298,50 @@ interface PreparedStatement {
   returnsRows: boolean;
 }
 
-class NodeSqliteConnection implements DatabaseConnection {
+/**
+ * One user's turn with the connection, from acquireConnection to releaseConnection (or to a grouped
+ * transaction's commit, which hands the connection on early).
+ */
+class ConnectionHold implements DatabaseConnection {
+  released = false;
   /** Between a transaction's BEGIN and its end: its statements run inside the open commit group. */
   inTransaction = false;
-  readonly #database: DatabaseSync;
-  readonly #statements = new Map<string, PreparedStatement>();
-  readonly #cacheSize: number;
+  readonly #connection: NodeSqliteConnection;
   readonly #commitGroup: () => void;
 
-  constructor(database: DatabaseSync, cacheSize: number, commitGroup: () => void) {
-    this.#database = database;
-    this.#cacheSize = cacheSize;
+  constructor(connection: NodeSqliteConnection, commitGroup: () => void) {
+    this.#connection = connection;
     this.#commitGroup = commitGroup;
-  }
-
-  exec(sql: string): void {
-    this.#database.exec(sql);
   }
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     // Outside a transaction a statement must not see (or add to) a group nobody has committed yet. Reading
     // data_version reads no data (the API key cache asks it on every request).
     if (!this.inTransaction && compiledQuery.sql !== 'PRAGMA data_version') this.#commitGroup();
+    return this.#connection.executeQuery(compiledQuery);
+  }
+
+  // eslint-disable-next-line require-yield -- the interface demands a generator; streaming is not offered.
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming queries are not supported by the node:sqlite dialect');
+  }
+}
+
+class NodeSqliteConnection {
+  readonly #database: DatabaseSync;
+  readonly #statements = new Map<string, PreparedStatement>();
+  readonly #cacheSize: number;
+
+  constructor(database: DatabaseSync, cacheSize: number) {
+    this.#database = database;
+    this.#cacheSize = cacheSize;
+  }
+
+  exec(sql: string): void {
+    this.#database.exec(sql);
+  }
+
+  executeQuery<R>(compiledQuery: CompiledQuery): QueryResult<R> {
     const { statement, returnsRows } = this.#prepare(compiledQuery.sql);
     const parameters = compiledQuery.parameters.map(toSqliteValue);
     if (returnsRows) {
@@ -313,11 +353,6 @@ class NodeSqliteConnection implements DatabaseConnection {
       numAffectedRows: BigInt(changes),
       insertId: BigInt(lastInsertRowid),
     };
-  }
-
-  // eslint-disable-next-line require-yield -- the interface demands a generator; streaming is not offered.
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
-    throw new Error('streaming queries are not supported by the node:sqlite dialect');
   }
 
   clear(): void {
