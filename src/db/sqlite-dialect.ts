@@ -26,12 +26,12 @@ import {
  *
  * Group commit: a write transaction's cost is mostly its COMMIT, which appends every page it changed to the
  * write-ahead log. Transactions that follow each other closely share pages (the last page of each table and of
- * each time-ordered index), so while others wait for the connection a finished transaction is RELEASEd as a
- * savepoint of one outer transaction and the next one goes on inside it; the outer COMMIT comes at the end of
- * the event loop's turn (or when the group is full or old), and only then do their callers hear they committed. A failed
- * transaction rolls back to its own savepoint and leaves the others alone; a failed COMMIT fails every
- * transaction of the group, none of which anyone was told had committed. Statements outside a transaction
- * first commit the open group, so nothing uncommitted is ever read outside it.
+ * each time-ordered index), so a finished transaction is RELEASEd as a savepoint of one outer transaction and
+ * hands the connection on; transactions starting in the same turn of the event loop go on inside it, and the
+ * outer COMMIT comes at the end of the turn (or when the group is full or old), and only then do their callers
+ * hear they committed. A failed transaction rolls back to its own savepoint and leaves the others alone; a
+ * failed COMMIT fails every transaction of the group, none of which anyone was told had committed. Statements
+ * outside a transaction first commit the open group, so nothing uncommitted is ever read outside it.
  *
  * Checkpoints (copying the write-ahead log back into the database file, with an fsync) would otherwise run
  * inside whichever COMMIT crosses SQLite's threshold, on the event loop: for a file database a worker thread
