@@ -50,6 +50,11 @@ import { registerEnrollmentRoutes } from './modules/enrollments/enrollment.route
 import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
 import { DailySweep } from './modules/daily-sweep/sweep.service.ts';
 import { EventLog } from './modules/events/event-log.ts';
+import { webhookFanOut } from './modules/webhooks/webhook-fan-out.ts';
+import { webhookJobHandlers } from './modules/webhooks/webhook-delivery.job.ts';
+import { registerWebhookEndpointRoutes } from './modules/webhooks/webhook-endpoint.routes.ts';
+import { WebhookEndpointService } from './modules/webhooks/webhook-endpoint.service.ts';
+import type { WebhookSender } from './modules/webhooks/webhook-sender.ts';
 import { jobHandlers } from './jobs/handlers.ts';
 import type { JobHandler } from './jobs/job-worker.ts';
 import type { CarrierAdapter } from './modules/carrier-connections/carrier-adapter.ts';
@@ -148,6 +153,7 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
     });
   }
   registerIdempotency(app, db, clock);
+  wakeJobsAfterWrites(app, jobs);
 
   app.get('/healthz', { config: { public: true, rateLimit: false }, schema: { hide: true } }, async (_request, reply) => {
     try {
@@ -182,6 +188,11 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   const enrollments = new EnrollmentService(db, clock, notifier, benefitChanges, jobs);
   registerEnrollmentRoutes(app, { enrollments, pages });
   registerOpenEnrollmentWindowRoutes(app, { windows: new OpenEnrollmentWindowService(db, clock, notifier, enrollments), pages });
+  const events = buildEventLog({ clock });
+  registerWebhookEndpointRoutes(app, {
+    webhooks: new WebhookEndpointService(db, clock, encrypter, events, jobs, { allowLoopback: config.webhooksAllowLoopback }),
+    pages,
+  });
 
   return app;
 }
@@ -195,9 +206,23 @@ export function buildDailySweep(deps: BackgroundDependencies): DailySweep {
   return new DailySweep(deps.db, deps.clock, notifier, windows, enrollments);
 }
 
-/** Every durable job's handler, for the server's worker (and tests that run jobs). */
-export function buildJobHandlers(deps: BackgroundDependencies & { adapter: CarrierAdapter }): Record<string, JobHandler> {
-  return jobHandlers([carrierJobHandlers({ db: deps.db, clock: deps.clock, adapter: deps.adapter }), openEnrollmentJobHandlers(buildOpenEnrollment(deps).windows)]);
+/** What webhook delivery jobs need: the key the signing secrets are encrypted with, and the HTTP sender. */
+export interface WebhookJobSettings {
+  encryptionKey: Buffer;
+  sender: WebhookSender;
+}
+
+/**
+ * Every durable job's handler, for the server's worker (and tests that run jobs). Webhook deliveries are
+ * handled when `webhooks` is given (the server always gives it).
+ */
+export function buildJobHandlers(deps: BackgroundDependencies & { adapter: CarrierAdapter; webhooks?: WebhookJobSettings }): Record<string, JobHandler> {
+  const { db, clock, jobs, webhooks } = deps;
+  return jobHandlers([
+    carrierJobHandlers({ db, clock, adapter: deps.adapter }),
+    openEnrollmentJobHandlers(buildOpenEnrollment(deps).windows),
+    webhooks ? webhookJobHandlers({ db, clock, jobs, encrypter: new Encrypter(webhooks.encryptionKey), sender: webhooks.sender, events: buildEventLog({ clock }) }) : {},
+  ]);
 }
 
 /**
@@ -205,7 +230,20 @@ export function buildJobHandlers(deps: BackgroundDependencies & { adapter: Carri
  * app, the job handlers and the daily sweep each build one; they share the database, not the instance).
  */
 export function buildEventLog({ clock }: { clock: Clock }): EventLog {
-  return new EventLog(clock);
+  const events = new EventLog(clock);
+  events.subscribe(webhookFanOut(clock));
+  return events;
+}
+
+/**
+ * Wakes the job worker once a write request has answered (its transaction committed), so that what it
+ * enqueued (webhook deliveries above all) goes out at once instead of at the next poll.
+ */
+function wakeJobsAfterWrites(app: FastifyInstance, jobs: { wake(): void } | undefined): void {
+  if (!jobs) return;
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400) jobs.wake();
+  });
 }
 
 interface BackgroundDependencies {

@@ -9,7 +9,12 @@ import { JobWorker } from './jobs/job-worker.ts';
 import { SweepScheduler } from './modules/daily-sweep/sweep-scheduler.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
 import { SandboxCarrierAdapter } from './modules/carrier-connections/sandbox-adapter.ts';
+import { WebhookSender } from './modules/webhooks/webhook-sender.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
+
+/** Jobs the server's worker claims per claim transaction, and runs at once. */
+const WORKER_BATCH_SIZE = 20;
+const WORKER_CONCURRENCY = 64;
 
 export interface RunningServer {
   app: App;
@@ -44,8 +49,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // come to need what the app builds.
     let wakeWorker = (): void => undefined;
     const jobs = { wake: () => wakeWorker() };
-    const app = await buildApp({ config, db: database.db, clock, encryptionKey: resolveEncryptionKey(config, database), jobs });
-    const worker = new JobWorker({ db: database.db, clock, handlers: buildJobHandlers({ db: database.db, clock, jobs, adapter: new SandboxCarrierAdapter() }), log: app.log, lockMs: config.jobLockTimeoutMs });
+    const encryptionKey = resolveEncryptionKey(config, database);
+    const app = await buildApp({ config, db: database.db, clock, encryptionKey, jobs });
+    const sender = new WebhookSender({ allowLoopback: config.webhooksAllowLoopback });
+    const handlers = buildJobHandlers({ db: database.db, clock, jobs, adapter: new SandboxCarrierAdapter(), webhooks: { encryptionKey, sender } });
+    // Webhook deliveries spend most of their time waiting on receivers: many run at once, claimed in batches.
+    const worker = new JobWorker({ db: database.db, clock, handlers, log: app.log, lockMs: config.jobLockTimeoutMs, batchSize: WORKER_BATCH_SIZE, concurrency: WORKER_CONCURRENCY });
     wakeWorker = () => worker.wake();
     const housekeeping = setInterval(() => {
       purgeExpiredIdempotencyKeys(database.db, clock).catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
@@ -69,6 +78,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           await app.close();
           await sweeps.stop();
           await worker.stop();
+          await sender.close();
           await database.close();
         })();
         return closing;

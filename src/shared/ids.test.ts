@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ID_PATTERN, ID_PREFIXES, isWellFormedId, newId, randomBase62, type IdKind } from './ids.ts';
+import { ID_PATTERN, ID_PREFIXES, isWellFormedId, newId, newOrderedId, randomBase62, type IdKind } from './ids.ts';
 
 const KINDS = Object.entries(ID_PREFIXES) as [IdKind, string][];
 
@@ -66,5 +66,15 @@ describe('isWellFormedId', () => {
     ['../etc', 'a path'],
   ])('when given %j (%s), then it is not well formed', (value) => {
     expect(isWellFormedId(value)).toBe(false);
+  });
+});
+
+describe('newOrderedId', () => {
+  it('when many are made in a row, then each sorts after the one before (as text) and all are different', () => {
+    const ids = Array.from({ length: 10_000 }, () => newOrderedId('webhook_delivery'));
+    for (const id of ids) expect(id).toMatch(/^whd_[0-9a-f]{14}[0-9A-Za-z]{6}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(isWellFormedId(ids[0]!)).toBe(true);
   });
 });
