@@ -159,17 +159,19 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   });
 
   const pages = new Paginator(await loadSecret(db, 'cursor_secret'), config.publicBaseUrl);
+  // Every change below records its events here, in its own transaction.
+  const events = buildEventLog({ clock });
   registerApiKeyRoutes(app, { apiKeys, pages });
-  registerEmployerRoutes(app, { employers: new EmployerService(db, clock), pages });
-  registerCarrierRoutes(app, { carriers: new CarrierService(db, clock), pages });
-  registerGroupRoutes(app, { groups: new GroupService(db, clock), pages });
-  registerBusinessUnitRoutes(app, { businessUnits: new BusinessUnitService(db, clock), pages });
-  registerSubclassRoutes(app, { subclasses: new SubclassService(db, clock), pages });
+  registerEmployerRoutes(app, { employers: new EmployerService(db, clock, events), pages });
+  registerCarrierRoutes(app, { carriers: new CarrierService(db, clock, events), pages });
+  registerGroupRoutes(app, { groups: new GroupService(db, clock, events), pages });
+  registerBusinessUnitRoutes(app, { businessUnits: new BusinessUnitService(db, clock, events), pages });
+  registerSubclassRoutes(app, { subclasses: new SubclassService(db, clock, events), pages });
 
-  const notifier = new Notifier(clock);
+  const notifier = new Notifier(clock, events);
   const encrypter = new Encrypter(encryptionKey);
   registerNotificationRoutes(app, { notifications: new NotificationService(db), pages });
-  registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier), pages });
+  registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier, events), pages });
   registerPlanRoutes(app, { plans: new PlanService(db, clock), pages });
   registerPlanConfigurationRoutes(app, { planConfigurations: new PlanConfigurationService(db, clock), pages });
   registerDependentRoutes(app, { dependents: new DependentService(db, clock), pages });
@@ -191,13 +193,14 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
  * here, as the app builds its routes' services).
  */
 export function buildDailySweep(deps: BackgroundDependencies): DailySweep {
-  const { notifier, enrollments, windows } = buildOpenEnrollment(deps);
+  const { notifier, enrollments, windows } = buildOpenEnrollment({ ...deps, events: buildEventLog(deps) });
   return new DailySweep(deps.db, deps.clock, notifier, windows, enrollments);
 }
 
 /** Every durable job's handler, for the server's worker (and tests that run jobs). */
 export function buildJobHandlers(deps: BackgroundDependencies & { adapter: CarrierAdapter }): Record<string, JobHandler> {
-  return jobHandlers([carrierJobHandlers({ db: deps.db, clock: deps.clock, adapter: deps.adapter }), openEnrollmentJobHandlers(buildOpenEnrollment(deps).windows)]);
+  const events = buildEventLog(deps);
+  return jobHandlers([carrierJobHandlers({ db: deps.db, clock: deps.clock, adapter: deps.adapter }), openEnrollmentJobHandlers(buildOpenEnrollment({ ...deps, events }).windows)]);
 }
 
 /**
@@ -214,8 +217,8 @@ interface BackgroundDependencies {
   jobs?: { wake(): void };
 }
 
-function buildOpenEnrollment({ db, clock, jobs }: BackgroundDependencies) {
-  const notifier = new Notifier(clock);
+function buildOpenEnrollment({ db, clock, jobs, events }: BackgroundDependencies & { events: EventLog }) {
+  const notifier = new Notifier(clock, events);
   const enrollments = new EnrollmentService(db, clock, notifier, new BenefitChangeService(db, clock), jobs);
   return { notifier, enrollments, windows: new OpenEnrollmentWindowService(db, clock, notifier, enrollments) };
 }
