@@ -172,18 +172,18 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   const encrypter = new Encrypter(encryptionKey);
   registerNotificationRoutes(app, { notifications: new NotificationService(db), pages });
   registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier, events), pages });
-  registerPlanRoutes(app, { plans: new PlanService(db, clock), pages });
-  registerPlanConfigurationRoutes(app, { planConfigurations: new PlanConfigurationService(db, clock), pages });
-  registerDependentRoutes(app, { dependents: new DependentService(db, clock), pages });
-  registerBeneficiaryRoutes(app, { beneficiaries: new BeneficiaryService(db, clock), pages });
-  registerPayRateRoutes(app, { payRates: new PayRateService(db, clock), pages });
-  registerDocumentRoutes(app, { documents: new DocumentService(db, clock), pages });
-  registerMemberIdCardRoutes(app, { memberIdCards: new MemberIdCardService(db, clock), pages });
-  const benefitChanges = new BenefitChangeService(db, clock);
+  registerPlanRoutes(app, { plans: new PlanService(db, clock, events), pages });
+  registerPlanConfigurationRoutes(app, { planConfigurations: new PlanConfigurationService(db, clock, events), pages });
+  registerDependentRoutes(app, { dependents: new DependentService(db, clock, events), pages });
+  registerBeneficiaryRoutes(app, { beneficiaries: new BeneficiaryService(db, clock, events), pages });
+  registerPayRateRoutes(app, { payRates: new PayRateService(db, clock, events), pages });
+  registerDocumentRoutes(app, { documents: new DocumentService(db, clock, events), pages });
+  registerMemberIdCardRoutes(app, { memberIdCards: new MemberIdCardService(db, clock, events), pages });
+  const benefitChanges = new BenefitChangeService(db, clock, events);
   registerBenefitChangeRoutes(app, { benefitChanges, pages });
-  const enrollments = new EnrollmentService(db, clock, notifier, benefitChanges, jobs);
+  const enrollments = new EnrollmentService(db, clock, notifier, events, benefitChanges, jobs);
   registerEnrollmentRoutes(app, { enrollments, pages });
-  registerOpenEnrollmentWindowRoutes(app, { windows: new OpenEnrollmentWindowService(db, clock, notifier, enrollments), pages });
+  registerOpenEnrollmentWindowRoutes(app, { windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments), pages });
 
   return app;
 }
@@ -200,7 +200,7 @@ export function buildDailySweep(deps: BackgroundDependencies): DailySweep {
 /** Every durable job's handler, for the server's worker (and tests that run jobs). */
 export function buildJobHandlers(deps: BackgroundDependencies & { adapter: CarrierAdapter }): Record<string, JobHandler> {
   const events = buildEventLog(deps);
-  return jobHandlers([carrierJobHandlers({ db: deps.db, clock: deps.clock, adapter: deps.adapter }), openEnrollmentJobHandlers(buildOpenEnrollment({ ...deps, events }).windows)]);
+  return jobHandlers([carrierJobHandlers({ db: deps.db, clock: deps.clock, events, adapter: deps.adapter }), openEnrollmentJobHandlers(buildOpenEnrollment({ ...deps, events }).windows)]);
 }
 
 /**
@@ -219,8 +219,8 @@ interface BackgroundDependencies {
 
 function buildOpenEnrollment({ db, clock, jobs, events }: BackgroundDependencies & { events: EventLog }) {
   const notifier = new Notifier(clock, events);
-  const enrollments = new EnrollmentService(db, clock, notifier, new BenefitChangeService(db, clock), jobs);
-  return { notifier, enrollments, windows: new OpenEnrollmentWindowService(db, clock, notifier, enrollments) };
+  const enrollments = new EnrollmentService(db, clock, notifier, events, new BenefitChangeService(db, clock, events), jobs);
+  return { notifier, enrollments, windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments) };
 }
 
 /**
