@@ -165,30 +165,31 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   });
 
   const pages = new Paginator(await loadSecret(db, 'cursor_secret'), config.publicBaseUrl);
+  // Every change below records its events here, in its own transaction.
+  const events = buildEventLog({ clock });
   registerApiKeyRoutes(app, { apiKeys, pages });
-  registerEmployerRoutes(app, { employers: new EmployerService(db, clock), pages });
-  registerCarrierRoutes(app, { carriers: new CarrierService(db, clock), pages });
-  registerGroupRoutes(app, { groups: new GroupService(db, clock), pages });
-  registerBusinessUnitRoutes(app, { businessUnits: new BusinessUnitService(db, clock), pages });
-  registerSubclassRoutes(app, { subclasses: new SubclassService(db, clock), pages });
+  registerEmployerRoutes(app, { employers: new EmployerService(db, clock, events), pages });
+  registerCarrierRoutes(app, { carriers: new CarrierService(db, clock, events), pages });
+  registerGroupRoutes(app, { groups: new GroupService(db, clock, events), pages });
+  registerBusinessUnitRoutes(app, { businessUnits: new BusinessUnitService(db, clock, events), pages });
+  registerSubclassRoutes(app, { subclasses: new SubclassService(db, clock, events), pages });
 
-  const notifier = new Notifier(clock);
+  const notifier = new Notifier(clock, events);
   const encrypter = new Encrypter(encryptionKey);
   registerNotificationRoutes(app, { notifications: new NotificationService(db), pages });
-  registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier), pages });
-  registerPlanRoutes(app, { plans: new PlanService(db, clock), pages });
-  registerPlanConfigurationRoutes(app, { planConfigurations: new PlanConfigurationService(db, clock), pages });
-  registerDependentRoutes(app, { dependents: new DependentService(db, clock), pages });
-  registerBeneficiaryRoutes(app, { beneficiaries: new BeneficiaryService(db, clock), pages });
-  registerPayRateRoutes(app, { payRates: new PayRateService(db, clock), pages });
-  registerDocumentRoutes(app, { documents: new DocumentService(db, clock), pages });
-  registerMemberIdCardRoutes(app, { memberIdCards: new MemberIdCardService(db, clock), pages });
-  const benefitChanges = new BenefitChangeService(db, clock);
+  registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier, events), pages });
+  registerPlanRoutes(app, { plans: new PlanService(db, clock, events), pages });
+  registerPlanConfigurationRoutes(app, { planConfigurations: new PlanConfigurationService(db, clock, events), pages });
+  registerDependentRoutes(app, { dependents: new DependentService(db, clock, events), pages });
+  registerBeneficiaryRoutes(app, { beneficiaries: new BeneficiaryService(db, clock, events), pages });
+  registerPayRateRoutes(app, { payRates: new PayRateService(db, clock, events), pages });
+  registerDocumentRoutes(app, { documents: new DocumentService(db, clock, events), pages });
+  registerMemberIdCardRoutes(app, { memberIdCards: new MemberIdCardService(db, clock, events), pages });
+  const benefitChanges = new BenefitChangeService(db, clock, events);
   registerBenefitChangeRoutes(app, { benefitChanges, pages });
-  const enrollments = new EnrollmentService(db, clock, notifier, benefitChanges, jobs);
+  const enrollments = new EnrollmentService(db, clock, notifier, events, benefitChanges, jobs);
   registerEnrollmentRoutes(app, { enrollments, pages });
-  registerOpenEnrollmentWindowRoutes(app, { windows: new OpenEnrollmentWindowService(db, clock, notifier, enrollments), pages });
-  const events = buildEventLog({ clock });
+  registerOpenEnrollmentWindowRoutes(app, { windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments), pages });
   registerWebhookEndpointRoutes(app, {
     webhooks: new WebhookEndpointService(db, clock, encrypter, events, jobs, { allowLoopback: config.webhooksAllowLoopback }),
     pages,
@@ -202,7 +203,7 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
  * here, as the app builds its routes' services).
  */
 export function buildDailySweep(deps: BackgroundDependencies): DailySweep {
-  const { notifier, enrollments, windows } = buildOpenEnrollment(deps);
+  const { notifier, enrollments, windows } = buildOpenEnrollment({ ...deps, events: buildEventLog(deps) });
   return new DailySweep(deps.db, deps.clock, notifier, windows, enrollments);
 }
 
@@ -218,10 +219,11 @@ export interface WebhookJobSettings {
  */
 export function buildJobHandlers(deps: BackgroundDependencies & { adapter: CarrierAdapter; webhooks?: WebhookJobSettings }): Record<string, JobHandler> {
   const { db, clock, jobs, webhooks } = deps;
+  const events = buildEventLog(deps);
   return jobHandlers([
-    carrierJobHandlers({ db, clock, adapter: deps.adapter }),
-    openEnrollmentJobHandlers(buildOpenEnrollment(deps).windows),
-    webhooks ? webhookJobHandlers({ db, clock, jobs, encrypter: new Encrypter(webhooks.encryptionKey), sender: webhooks.sender, events: buildEventLog({ clock }) }) : {},
+    carrierJobHandlers({ db, clock, events, adapter: deps.adapter }),
+    openEnrollmentJobHandlers(buildOpenEnrollment({ ...deps, events }).windows),
+    webhooks ? webhookJobHandlers({ db, clock, jobs, events, encrypter: new Encrypter(webhooks.encryptionKey), sender: webhooks.sender }) : {},
   ]);
 }
 
@@ -252,10 +254,10 @@ interface BackgroundDependencies {
   jobs?: { wake(): void };
 }
 
-function buildOpenEnrollment({ db, clock, jobs }: BackgroundDependencies) {
-  const notifier = new Notifier(clock);
-  const enrollments = new EnrollmentService(db, clock, notifier, new BenefitChangeService(db, clock), jobs);
-  return { notifier, enrollments, windows: new OpenEnrollmentWindowService(db, clock, notifier, enrollments) };
+function buildOpenEnrollment({ db, clock, jobs, events }: BackgroundDependencies & { events: EventLog }) {
+  const notifier = new Notifier(clock, events);
+  const enrollments = new EnrollmentService(db, clock, notifier, events, new BenefitChangeService(db, clock, events), jobs);
+  return { notifier, enrollments, windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments) };
 }
 
 /**

@@ -76,31 +76,21 @@ export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}_${randomIdBase62(20)}`;
 }
 
-export function isWellFormedId(value: string): boolean {
-  return value.length > 0 && value.length <= 64 && idRegExp.test(value);
-}
-
-let lastOrderedMs = 0;
-let orderedCounter = 0;
+// Ordered ids: a per-process counter that starts at the current millisecond times 36^2 and only ever grows,
+// written as 11 base36 characters (digits and lowercase sort alike in every collation), then 9 random base62
+// characters. Among records of one instant, the ids of one process sort in the order they were made.
+const ORDER_STEPS_PER_MS = 36 ** 2;
+let lastOrder = 0;
 
 /**
- * A new record id that sorts after every id this process made before it (as text, in any collation): prefix,
- * underscore, the time in milliseconds (11 lowercase hex digits), a counter within the millisecond (3), then
- * 6 random base62 characters. For records whose order must hold even when their timestamps are equal (webhook
- * deliveries of one object, made in one transaction).
+ * A record id that sorts after every id this process made before (same shape as newId): for records listed
+ * by (created_at, id) whose order within one instant matters, such as events of one transaction.
  */
 export function newOrderedId(kind: IdKind): string {
-  const now = Math.max(Date.now(), lastOrderedMs);
-  if (now === lastOrderedMs) {
-    orderedCounter += 1;
-  } else {
-    lastOrderedMs = now;
-    orderedCounter = 0;
-  }
-  if (orderedCounter > 0xfff) {
-    // More than 4,096 in one millisecond: borrow the next millisecond.
-    lastOrderedMs += 1;
-    orderedCounter = 0;
-  }
-  return `${ID_PREFIXES[kind]}_${lastOrderedMs.toString(16).padStart(11, '0')}${orderedCounter.toString(16).padStart(3, '0')}${randomIdBase62(6)}`;
+  lastOrder = Math.max(Date.now() * ORDER_STEPS_PER_MS, lastOrder + 1);
+  return `${ID_PREFIXES[kind]}_${lastOrder.toString(36).padStart(11, '0')}${randomIdBase62(9)}`;
+}
+
+export function isWellFormedId(value: string): boolean {
+  return value.length > 0 && value.length <= 64 && idRegExp.test(value);
 }
