@@ -42,7 +42,7 @@ interface EventSources {
   benefit_change: Pick<BenefitChangeRow, 'employer_id' | 'enrollment_id' | 'member_id' | 'line_of_coverage' | 'status' | 'delivery_state'>;
   open_enrollment_window: Pick<OpenEnrollmentWindowRow, 'employer_id' | 'status' | 'enrollment_type'>;
   notification: Pick<NotificationRow, 'employer_id' | 'notification_type' | 'related_object_type' | 'related_object_id' | 'owner'>;
-  webhook_endpoint: { disabled: boolean | number };
+  webhook_endpoint: { disabled: boolean | number; disabled_reason: string | null };
 }
 
 /** A record an event can be made from: its id, provider and the columns of its type. */
@@ -92,7 +92,7 @@ export const EVENT_DATA: { [T in EventObjectType]: (row: EventSource<T>) => Desc
     employer: row.employer_id,
     data: { notification_type: row.notification_type, related_object_type: row.related_object_type, related_object_id: row.related_object_id, owner: row.owner },
   }),
-  webhook_endpoint: (row) => ({ employer: null, data: { disabled: Boolean(row.disabled) } }),
+  webhook_endpoint: (row) => ({ employer: null, data: { disabled: Boolean(row.disabled), disabled_reason: row.disabled_reason } }),
 };
 
 /** The event of `action` on a record, e.g. `eventOf('member', 'created', row)`, with its data from EVENT_DATA. */

@@ -25,7 +25,8 @@ export const EVENT_ACTIONS = {
   benefit_change: ['created', 'updated', 'sent', 'completed', 'rejected', 'reopened'],
   open_enrollment_window: ['created', 'updated', 'activated', 'closed', 'completed'],
   notification: ['created'],
-  webhook_endpoint: ['created', 'updated', 'deleted'],
+  // `disabled`: the service disabled it after 3 days of failed deliveries (a client's PATCH is `updated`).
+  webhook_endpoint: ['created', 'updated', 'deleted', 'disabled'],
 } as const satisfies Record<EventObjectType, readonly string[]>;
 
 export type EventAction<T extends EventObjectType> = (typeof EVENT_ACTIONS)[T][number];

@@ -8,7 +8,9 @@ import type { Encrypter } from '../../shared/crypto.ts';
 import { InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
 import { newId, randomBase62 } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
+import { eventOf } from '../events/event-data.ts';
 import type { EventLog, NewEvent } from '../events/event-log.ts';
+import { EVENT_ACTIONS, EVENT_TYPES, isEventObjectType, type EventAction } from '../events/event-types.ts';
 import { EVENT_OBJECT_TYPES } from '../events/event.table.ts';
 import { webhookUrlProblem } from './webhook-address.ts';
 import type {
@@ -67,19 +69,15 @@ export function toWebhookDeliveryResponse(row: WebhookDeliveryRow, attempts: rea
   };
 }
 
-/** The event an endpoint's own change records: ids and statuses only (never the URL or the secret). */
-export function webhookEndpointEvent(row: WebhookEndpointRow, action: 'created' | 'updated' | 'deleted' | 'disabled'): NewEvent {
-  return {
-    providerId: row.provider_id,
-    employerId: null,
-    objectType: 'webhook_endpoint',
-    action,
-    objectId: row.id,
-    data: { disabled: Boolean(row.disabled), disabled_reason: row.disabled_reason },
-  };
+/** The event an endpoint's own change records: its status only (never the URL or the secret). */
+export function webhookEndpointEvent(row: WebhookEndpointRow, action: EventAction<'webhook_endpoint'>): NewEvent {
+  return eventOf('webhook_endpoint', action, row);
 }
 
-/** Why `enabled_events` is refused, per item: unknown object types, and `*` with anything else. */
+/**
+ * Why `enabled_events` is refused, per item: `*` with anything else, an unknown object type in `<type>.*`, an
+ * event type not in the catalog (event-types.ts).
+ */
 function enabledEventsErrors(enabledEvents: readonly string[]): InputError[] {
   const errors: InputError[] = [];
   if (enabledEvents.includes('*') && enabledEvents.length > 1) {
@@ -87,9 +85,11 @@ function enabledEventsErrors(enabledEvents: readonly string[]): InputError[] {
   }
   enabledEvents.forEach((filter, index) => {
     if (filter === '*') return;
-    const objectType = filter.slice(0, filter.indexOf('.'));
-    if (!(EVENT_OBJECT_TYPES as readonly string[]).includes(objectType)) {
+    const [objectType = '', action] = filter.split('.', 2);
+    if (!isEventObjectType(objectType)) {
       errors.push(inputError(['enabled_events', index], `Unknown object type "${objectType}". Known: ${EVENT_OBJECT_TYPES.join(', ')}.`));
+    } else if (action !== '*' && !EVENT_TYPES.includes(filter)) {
+      errors.push(inputError(['enabled_events', index], `Unknown event type "${filter}". ${objectType} events: ${EVENT_ACTIONS[objectType].map((known) => `${objectType}.${known}`).join(', ')}.`));
     }
   });
   return errors;
