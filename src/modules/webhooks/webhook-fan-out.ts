@@ -56,7 +56,8 @@ export function webhookFanOut(clock: Clock): EventSubscriber {
       for (const event of ofProvider) {
         let payload: string | undefined;
         for (const endpoint of filters) {
-          if (!acceptsEvent(endpoint.enabledEvents, event)) continue;
+          // An endpoint is not told about itself (its creation, or the change that enabled it again).
+          if (event.object_id === endpoint.id || !acceptsEvent(endpoint.enabledEvents, event)) continue;
           payload ??= eventPayload(event);
           deliveries.push({
             // Ordered ids keep deliveries about one object in the order of their events, even within a millisecond.
