@@ -58,6 +58,8 @@ export class JobWorker {
   /** The background pass (from a poll or a wake), if one is going; another is asked for with #passRequested. */
   #backgroundPass: Promise<void> | undefined;
   #passRequested = false;
+  /** Resolved when a pass is asked for while the background drain waits on its running jobs. */
+  #passRequestedSignal = Promise.withResolvers<void>();
   /** Every pass in progress, background or called directly, for stop() to wait on. */
   readonly #passes = new Set<Promise<unknown>>();
   /** Jobs the background drain started and that have not finished yet. */
@@ -120,6 +122,7 @@ export class JobWorker {
     if (this.#stopped) return;
     if (this.#backgroundPass) {
       this.#passRequested = true;
+      this.#passRequestedSignal.resolve();
       return;
     }
     this.#backgroundPass = this.#drain().finally(() => {
@@ -153,7 +156,13 @@ export class JobWorker {
           more = true;
           continue;
         }
-        await Promise.race(this.#inFlight);
+        // A job finishing makes room; while there is room, a wake or a poll (new work) ends the wait too.
+        const waits: Promise<void>[] = [...this.#inFlight];
+        if (room > 0) {
+          this.#passRequestedSignal = Promise.withResolvers<void>();
+          waits.push(this.#passRequestedSignal.promise);
+        }
+        await Promise.race(waits);
       }
     } catch (error) {
       this.#log.error({ workerId: this.workerId, error: jobErrorMessage(error) }, 'claiming jobs failed; trying again at the next poll');

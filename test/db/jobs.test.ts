@@ -470,6 +470,21 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
       await expect.poll(async () => (await database.db.selectFrom('jobs').select('state').where('state', '!=', 'done').execute()).length).toBe(0);
     });
 
+    it('when a job is woken while another runs long, then it runs at once, without waiting for the long one', async () => {
+      const slow = blocking();
+      const calls: Call[] = [];
+      const worker = makeWorker({ [KIND]: recording(calls, (call) => (call.payload.slow ? slow.handler({}, { jobId: call.jobId, attempt: call.attempt }) : Promise.resolve())) }, { pollIntervalMs: 60 * MINUTE });
+      await enqueue({ payload: { slow: true } });
+      worker.start();
+      await slow.started;
+
+      const id = await enqueue();
+      worker.wake();
+
+      await expect.poll(async () => (await jobRow(id)).state).toBe('done');
+      slow.release();
+    });
+
     it('when jobs finish and enqueue others without a wake, then the worker claims once more and runs those too', async () => {
       const calls: Call[] = [];
       const worker = makeWorker(
