@@ -58,8 +58,8 @@ export class JobWorker {
   /** The background pass (from a poll or a wake), if one is going; another is asked for with #passRequested. */
   #backgroundPass: Promise<void> | undefined;
   #passRequested = false;
-  /** Resolved when a pass is asked for while the background drain waits on its running jobs. */
-  #passRequestedSignal = Promise.withResolvers<void>();
+  /** Resolved (and replaced) when a job of the background drain finishes or a pass is asked for. */
+  #changed = Promise.withResolvers<void>();
   /** Every pass in progress, background or called directly, for stop() to wait on. */
   readonly #passes = new Set<Promise<unknown>>();
   /** Jobs the background drain started and that have not finished yet. */
@@ -122,7 +122,7 @@ export class JobWorker {
     if (this.#stopped) return;
     if (this.#backgroundPass) {
       this.#passRequested = true;
-      this.#passRequestedSignal.resolve();
+      this.#signalChange();
       return;
     }
     this.#backgroundPass = this.#drain().finally(() => {
@@ -145,7 +145,10 @@ export class JobWorker {
       let finishedAtClaim = this.#finished;
       while (!this.#stopped) {
         const room = Math.min(this.#batchSize, this.#concurrency - this.#inFlight.size);
-        if (room > 0 && (more || this.#passRequested)) {
+        // Working off a backlog, claims wait for room for half a batch (a claim per job finished would cost a
+        // transaction each); new work asked for by a wake is claimed as soon as there is any room.
+        const enough = this.#inFlight.size === 0 || room >= Math.ceil(Math.min(this.#batchSize, this.#concurrency) / 2);
+        if (room > 0 && ((more && enough) || this.#passRequested)) {
           this.#passRequested = false;
           finishedAtClaim = this.#finished;
           more = (await this.#claimAndStart(room)) >= room;
@@ -156,17 +159,18 @@ export class JobWorker {
           more = true;
           continue;
         }
-        // A job finishing makes room; while there is room, a wake or a poll (new work) ends the wait too.
-        const waits: Promise<void>[] = [...this.#inFlight];
-        if (room > 0) {
-          this.#passRequestedSignal = Promise.withResolvers<void>();
-          waits.push(this.#passRequestedSignal.promise);
-        }
-        await Promise.race(waits);
+        // Until a job finishes (room) or a wake or poll asks for a pass (new work).
+        await this.#changed.promise;
       }
     } catch (error) {
       this.#log.error({ workerId: this.workerId, error: jobErrorMessage(error) }, 'claiming jobs failed; trying again at the next poll');
     }
+  }
+
+  #signalChange(): void {
+    const changed = this.#changed;
+    this.#changed = Promise.withResolvers<void>();
+    changed.resolve();
   }
 
   /** Claims up to `limit` due jobs and starts them without waiting; how many rows the claim took. */
@@ -176,6 +180,7 @@ export class JobWorker {
       const running: Promise<void> = this.#run(job).finally(() => {
         this.#inFlight.delete(running);
         this.#finished += 1;
+        this.#signalChange();
       });
       this.#inFlight.add(running);
     }
