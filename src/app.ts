@@ -50,6 +50,8 @@ import { registerEnrollmentRoutes } from './modules/enrollments/enrollment.route
 import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
 import { DailySweep } from './modules/daily-sweep/sweep.service.ts';
 import { EventLog } from './modules/events/event-log.ts';
+import { registerEventRoutes } from './modules/events/event.routes.ts';
+import { EventService } from './modules/events/event.service.ts';
 import { jobHandlers } from './jobs/handlers.ts';
 import type { JobHandler } from './jobs/job-worker.ts';
 import type { CarrierAdapter } from './modules/carrier-connections/carrier-adapter.ts';
@@ -171,6 +173,7 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   const notifier = new Notifier(clock, events);
   const encrypter = new Encrypter(encryptionKey);
   registerNotificationRoutes(app, { notifications: new NotificationService(db), pages });
+  registerEventRoutes(app, { events: new EventService(db), pages });
   registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier, events), pages });
   registerPlanRoutes(app, { plans: new PlanService(db, clock, events), pages });
   registerPlanConfigurationRoutes(app, { planConfigurations: new PlanConfigurationService(db, clock, events), pages });
