@@ -42,14 +42,21 @@ export function listEvents(db: Executor, scope: Scope, filter: EventFilter, page
   return paginate(query, page);
 }
 
+export async function findProviderIds(db: Executor): Promise<string[]> {
+  return (await db.selectFrom('providers').select('id').orderBy('id').execute()).map((row) => row.id);
+}
+
 /**
- * Deletes up to `limit` events created before `cutoff` (oldest first, through the created_at index); returns
- * how many went. One short statement per call, so that retention never holds the write lock for long.
+ * Deletes up to `limit` of the provider's events created before `cutoff`, oldest first (a range of the
+ * provider's page index, on both databases); returns how many went. One short statement per call, so that
+ * retention never holds the write lock for long.
  */
-export async function deleteEventsCreatedBefore(db: Executor, cutoff: string, limit: number): Promise<number> {
+export async function deleteEventsCreatedBefore(db: Executor, providerId: string, cutoff: string, limit: number): Promise<number> {
   const result = await db
     .deleteFrom('events')
-    .where('id', 'in', (eb) => eb.selectFrom('events').select('id').where('created_at', '<', cutoff).orderBy('created_at').limit(limit))
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('events').select('id').where('provider_id', '=', providerId).where('created_at', '<', cutoff).orderBy('created_at').limit(limit),
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

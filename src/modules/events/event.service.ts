@@ -101,9 +101,12 @@ function canonicalTimestamp(value: string): string {
 export async function purgeExpiredEvents(db: Kysely<Database>, clock: Clock, retentionDays: number, batchSize = RETENTION_BATCH): Promise<number> {
   const cutoff = new Date(clock.now().getTime() - retentionDays * DAY_MS).toISOString();
   let purged = 0;
-  for (;;) {
-    const deleted = await repository.deleteEventsCreatedBefore(db, cutoff, batchSize);
-    purged += deleted;
-    if (deleted < batchSize) return purged;
+  for (const providerId of await repository.findProviderIds(db)) {
+    for (;;) {
+      const deleted = await repository.deleteEventsCreatedBefore(db, providerId, cutoff, batchSize);
+      purged += deleted;
+      if (deleted < batchSize) break;
+    }
   }
+  return purged;
 }
