@@ -307,6 +307,30 @@ describe('notifications', () => {
   });
 });
 
+describe('background jobs', () => {
+  it('when a passive window completes, then the carry-over job records each carried enrollment\'s events, and the replaced coverage\'s update', async () => {
+    const w = await createEnrollmentWorld(t);
+    const window = await activeWindow(w.admin, { employer: w.employer.id, start_date: '2026-04-01', end_date: '2026-04-15', renewal_date: '2026-05-01', plans: [w.plans.medical.id], enrollment_type: 'passive' });
+    await ok(w.admin.post(`/open_enrollment_windows/${w.window.id}/close`));
+    const covered = await ok(w.admin.post('/enrollments', { member: w.member.id, category: 'carrier_sync', effective_start: '2026-01-01', enrolled_plans: [{ plan: w.plans.medical.id }] }), 201);
+    const start = t.clock.now();
+    t.clock.set('2026-04-16T15:00:00.000Z');
+    try {
+      await ok(w.admin.post(`/open_enrollment_windows/${window.id}/close`));
+      await ok(w.admin.post(`/open_enrollment_windows/${window.id}/complete`));
+      const worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }), log: silent, batchSize: 50 });
+      while ((await worker.runDueJobs()) > 0);
+      const carried = (await ok(w.admin.get(`/enrollments?member=${w.member.id}`))).results.find((e: { reason: string }) => e.reason === 'passive_open_enrollment');
+      // The same plan carried on is a no_change: synced at once.
+      expect(await typesOf(w.admin, carried.id)).toEqual(['enrollment.created', 'enrollment.submitted', 'enrollment.approved', 'enrollment.synced']);
+      expect((await listAll(w.admin, `object_id=${carried.id}`))[0]!.data).toMatchObject({ open_enrollment_window: window.id, status: 'synced' });
+      expect((await typesOf(w.admin, covered.id)).at(-1)).toBe('enrollment.updated');
+    } finally {
+      t.clock.set(start);
+    }
+  });
+});
+
 describe('member delete cascade', () => {
   it('when a member is deleted, then every record removed with them has its deleted event, the unlinked document an updated one, the member last', async () => {
     const w = await createEnrollmentWorld(t);
