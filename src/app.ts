@@ -55,6 +55,8 @@ import { webhookJobHandlers } from './modules/webhooks/webhook-delivery.job.ts';
 import { registerWebhookEndpointRoutes } from './modules/webhooks/webhook-endpoint.routes.ts';
 import { WebhookEndpointService } from './modules/webhooks/webhook-endpoint.service.ts';
 import type { WebhookSender } from './modules/webhooks/webhook-sender.ts';
+import { registerEventRoutes } from './modules/events/event.routes.ts';
+import { EventService } from './modules/events/event.service.ts';
 import { jobHandlers } from './jobs/handlers.ts';
 import type { JobHandler } from './jobs/job-worker.ts';
 import type { CarrierAdapter } from './modules/carrier-connections/carrier-adapter.ts';
@@ -177,6 +179,7 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   const notifier = new Notifier(clock, events);
   const encrypter = new Encrypter(encryptionKey);
   registerNotificationRoutes(app, { notifications: new NotificationService(db), pages });
+  registerEventRoutes(app, { events: new EventService(db), pages });
   registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier, events), pages });
   registerPlanRoutes(app, { plans: new PlanService(db, clock, events), pages });
   registerPlanConfigurationRoutes(app, { planConfigurations: new PlanConfigurationService(db, clock, events), pages });

@@ -5,6 +5,7 @@ import { loadOrCreateKeyFile } from './shared/crypto.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
+import { purgeExpiredEvents } from './modules/events/event.service.ts';
 import { JobWorker } from './jobs/job-worker.ts';
 import { SweepScheduler } from './modules/daily-sweep/sweep-scheduler.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
@@ -56,10 +57,23 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // Webhook deliveries spend most of their time waiting on receivers: many run at once, claimed in batches.
     const worker = new JobWorker({ db: database.db, clock, handlers, log: app.log, lockMs: config.jobLockTimeoutMs, batchSize: WORKER_BATCH_SIZE, concurrency: WORKER_CONCURRENCY });
     wakeWorker = () => worker.wake();
+    // Event retention runs in the background; close waits for a run under way before closing the database.
+    let purgingEvents: Promise<void> = Promise.resolve();
+    const purgeEvents = () => {
+      purgingEvents = purgingEvents.then(() =>
+        purgeExpiredEvents(database.db, clock, config.eventsRetentionDays).then(
+          () => undefined,
+          (error: unknown) => app.log.warn({ err: error }, 'event retention purge failed'),
+        ),
+      );
+    };
     const housekeeping = setInterval(() => {
       purgeExpiredIdempotencyKeys(database.db, clock).catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
+      purgeEvents();
     }, 60 * 60 * 1000);
     housekeeping.unref();
+    // Once at start too, in the background: a server restarted often would otherwise never purge.
+    purgeEvents();
     const sweeps = new SweepScheduler({ db: database.db, clock, sweep: buildDailySweep({ db: database.db, clock, jobs }), time: config.sweep.time, timeZone: config.sweep.timeZone, log: app.log });
     const url = await app.listen({ port: config.port, host: config.host });
     worker.start();
@@ -79,6 +93,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           await sweeps.stop();
           await worker.stop();
           await sender.close();
+          await purgingEvents;
           await database.close();
         })();
         return closing;
