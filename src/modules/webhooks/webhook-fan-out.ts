@@ -4,6 +4,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { newOrderedId } from '../../shared/ids.ts';
 import type { EventSubscriber } from '../events/event-log.ts';
 import type { EventRow } from '../events/event.table.ts';
+import { toEventResponse } from '../events/event.service.ts';
 import { findEnabledEndpoints, insertDeliveries } from './webhook.repository.ts';
 import type { WebhookDeliveryTable } from './webhook.table.ts';
 
@@ -20,20 +21,9 @@ export function deliveryJobId(deliveryId: string): string {
   return `job_${deliveryId}`;
 }
 
-/**
- * The body every endpoint receives for an event: the event as GET /events shows it, as exact JSON text. `data`
- * is already JSON (ids and statuses only) and goes in as it is.
- */
+/** The body every endpoint receives for an event: the event exactly as GET /events shows it, as JSON text. */
 export function eventPayload(event: EventRow): string {
-  const head = JSON.stringify({
-    id: event.id,
-    object: 'event',
-    event_type: event.event_type,
-    object_type: event.object_type,
-    object_id: event.object_id,
-    employer: event.employer_id,
-  });
-  return `${head.slice(0, -1)},"data":${event.data},"created_at":${JSON.stringify(event.created_at)}}`;
+  return JSON.stringify(toEventResponse(event));
 }
 
 /** Whether an endpoint's `enabled_events` (`*`, `<object_type>.*` or exact types) take this event. */
