@@ -81,6 +81,9 @@ describe('delivery', () => {
     expect(verifyWebhookSignature({ payload: request!.body, headers: request!.headers, secret: 'whsec_not_the_secret', now: nowSeconds() })).toBe(false);
     expect(verifyWebhookSignature({ payload: request!.body.replace(carrier.id, 'carr_forged'), headers: request!.headers, secret: endpoint.secret, now: nowSeconds() })).toBe(false);
 
+    // The body is the event as GET /events shows it.
+    expect(body).toEqual((await admin.get(`/events/${event.id}`)).body);
+
     expect(delivery).toMatchObject({
       event: event.id,
       event_type: 'carrier.created',
@@ -346,9 +349,11 @@ describe('disabled endpoints', () => {
 
       const disabled = (await admin.get(`/webhook_endpoints/${endpoint.id}`)).body;
       expect(disabled).toMatchObject({ disabled: true, disabled_reason: 'failing', disabled_at: t.clock.now().toISOString(), failing_since: failingSince });
-      expect(watcher.events()).toEqual([
+      const listed = await admin.get(`/events?type=webhook_endpoint.disabled&object_id=${endpoint.id}`);
+      expect(listed.body.results).toEqual([
         expect.objectContaining({ event_type: 'webhook_endpoint.disabled', object_type: 'webhook_endpoint', object_id: endpoint.id, data: { disabled: true, disabled_reason: 'failing' } }),
       ]);
+      expect(watcher.events()).toEqual(listed.body.results);
       // Nothing more is attempted: what was pending fails unsent, and new events make no deliveries.
       const attemptsBefore = receiver.requests.length;
       t.clock.advance(DAY);
@@ -444,6 +449,38 @@ describe('GET /webhook_endpoints/{id}/deliveries and retry', () => {
     await t.runJobs();
     expect(receiver.requests).toHaveLength(1);
     expect(await t.database.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpoint.id).execute()).toEqual([]);
+  });
+});
+
+describe('replay through GET /events', () => {
+  it('when the receiver was down, then GET /events lists every event it missed, exactly as the deliveries carry them', async () => {
+    const endpoint = await createEndpoint(admin, { url: receiver.url(), enabled_events: ['carrier.*', 'employer.*'] });
+    receiver.answer(answerWith(503));
+    const startedAt = t.clock.now().toISOString();
+    t.clock.advance(SECOND);
+    const carrier = await createCarrier(admin);
+    await admin.patch(`/carriers/${carrier.id}`, { trade_name: 'Renamed' });
+    const employer = await createEmployer(admin);
+    await t.runJobs();
+    const missed = (await deliveriesOf(admin, endpoint.id)).filter((delivery) => delivery.status === 'pending');
+    expect(missed).toHaveLength(3);
+
+    // The receiver catches up from the event log instead of waiting for the retries.
+    const page = await admin.get(`/events?type=carrier.*,employer.*&created_after=${startedAt}`);
+    expect(page.status).toBe(200);
+    expect(page.body.results.map((event: { id: string }) => event.id).sort()).toEqual(missed.map((delivery) => delivery.event).sort());
+    expect(page.body.results.map((event: { object_id: string }) => event.object_id)).toEqual([employer.id, carrier.id, carrier.id]);
+    // Two were attempted (the carrier's update waits behind its creation): what they carried is what the log lists.
+    expect(receiver.requests).toHaveLength(2);
+    const listed = new Map(page.body.results.map((event: { id: string }) => [event.id, event]));
+    for (const request of receiver.requests) expect(JSON.parse(request.body)).toEqual(listed.get(String(request.headers['webhook-id'])));
+
+    // And the retries, once it is back, bring the same events again (at least once): the receiver dedupes by id.
+    receiver.answer(answerWith(200));
+    t.clock.advance(11 * SECOND);
+    await t.runJobs();
+    expect(new Set(receiver.requests.slice(2).map((request) => request.headers['webhook-id']))).toEqual(new Set(missed.map((delivery) => delivery.event)));
+    for (const request of receiver.requests) expect(JSON.parse(request.body)).toEqual(listed.get(String(request.headers['webhook-id'])));
   });
 });
 
