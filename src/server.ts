@@ -11,6 +11,7 @@ import { SweepScheduler } from './modules/daily-sweep/sweep-scheduler.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
 import { SandboxCarrierAdapter } from './modules/carrier-connections/sandbox-adapter.ts';
 import { WebhookSender } from './modules/webhooks/webhook-sender.ts';
+import { purgeSettledWebhookDeliveries } from './modules/webhooks/webhook-endpoint.service.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 
 /** Jobs the server's worker claims per claim transaction, and runs at once. */
@@ -61,10 +62,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     let purgingEvents: Promise<void> = Promise.resolve();
     const purgeEvents = () => {
       purgingEvents = purgingEvents.then(() =>
-        purgeExpiredEvents(database.db, clock, config.eventsRetentionDays).then(
-          () => undefined,
-          (error: unknown) => app.log.warn({ err: error }, 'event retention purge failed'),
-        ),
+        purgeExpiredEvents(database.db, clock, config.eventsRetentionDays)
+          // Settled webhook deliveries are kept as long as the events they carried.
+          .then(() => purgeSettledWebhookDeliveries(database.db, clock, config.eventsRetentionDays))
+          .then(
+            () => undefined,
+            (error: unknown) => app.log.warn({ err: error }, 'event retention purge failed'),
+          ),
       );
     };
     const housekeeping = setInterval(() => {

@@ -179,3 +179,10 @@ export async function requeueJob(db: Executor, id: string, runAt: Date): Promise
   if (result.numUpdatedRows > 0n) return true;
   return bringJobForward(db, id, runAt);
 }
+
+/** Deletes those of these jobs that are finished (done or failed); how many went. */
+export async function deleteFinishedJobs(db: Executor, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const result = await db.deleteFrom('jobs').where('id', 'in', ids).where('state', 'in', ['done', 'failed']).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/index.ts';
+import { purgeSettledWebhookDeliveries } from '../../src/modules/webhooks/webhook-endpoint.service.ts';
 import { WEBHOOK_MAX_ATTEMPTS } from '../../src/modules/webhooks/webhook-schedule.ts';
 import { WebhookSender } from '../../src/modules/webhooks/webhook-sender.ts';
 import { address, createCarrier, createEmployer, createMember } from '../helpers/factories.ts';
@@ -481,6 +482,29 @@ describe('replay through GET /events', () => {
     await t.runJobs();
     expect(new Set(receiver.requests.slice(2).map((request) => request.headers['webhook-id']))).toEqual(new Set(missed.map((delivery) => delivery.event)));
     for (const request of receiver.requests) expect(JSON.parse(request.body)).toEqual(listed.get(String(request.headers['webhook-id'])));
+  });
+});
+
+describe('retention', () => {
+  it('when settled deliveries are older than the events retention, then they go with their attempts and jobs; pending ones stay', async () => {
+    const endpoint = await createEndpoint(admin, { url: receiver.url() });
+    await createCarrier(admin);
+    await t.runJobs();
+    receiver.answer(answerWith(500));
+    t.clock.advance(SECOND);
+    await createEmployer(admin);
+    await t.runJobs();
+    const [pending, settled] = await deliveriesOf(admin, endpoint.id);
+    expect([pending!.status, settled!.status]).toEqual(['pending', 'succeeded']);
+
+    expect(await purgeSettledWebhookDeliveries(t.database.db, t.clock, 30)).toBe(0);
+    t.clock.advance(31 * DAY);
+    expect(await purgeSettledWebhookDeliveries(t.database.db, t.clock, 30)).toBeGreaterThanOrEqual(1);
+
+    expect((await deliveriesOf(admin, endpoint.id)).map((delivery) => delivery.id)).toEqual([pending!.id]);
+    expect(await t.database.db.selectFrom('webhook_attempts').select('attempt').where('delivery_id', '=', settled!.id).execute()).toEqual([]);
+    expect(await t.database.db.selectFrom('jobs').select('id').where('id', '=', `job_${settled!.id}`).execute()).toEqual([]);
+    expect(await t.database.db.selectFrom('jobs').select('id').where('id', '=', `job_${pending!.id}`).execute()).toHaveLength(1);
   });
 });
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import { enqueueJob } from '../../jobs/job-queue.ts';
-import { requeueJob } from '../../jobs/job.repository.ts';
+import { deleteFinishedJobs, requeueJob } from '../../jobs/job.repository.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
 import { InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
@@ -273,4 +273,29 @@ function groupAttempts(rows: readonly WebhookAttemptRow[]): Map<string, WebhookA
     else groups.set(row.delivery_id, [row]);
   }
   return groups;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Deliveries deleted per transaction by retention. */
+const RETENTION_BATCH = 1000;
+
+/**
+ * Deletes settled deliveries (with their attempts and jobs) older than the events' retention: a delivery is
+ * kept as long as the event it carried. Pending ones stay until they settle. How many went.
+ */
+export async function purgeSettledWebhookDeliveries(db: Kysely<Database>, clock: Clock, retentionDays: number, batchSize = RETENTION_BATCH): Promise<number> {
+  const cutoff = new Date(clock.now().getTime() - retentionDays * DAY_MS).toISOString();
+  let purged = 0;
+  for (const { id } of await repository.findEndpointIds(db)) {
+    for (;;) {
+      const deleted = await db.transaction().execute(async (trx) => {
+        const ids = await repository.deleteSettledDeliveriesBefore(trx, id, cutoff, batchSize);
+        await deleteFinishedJobs(trx, ids.map(deliveryJobId));
+        return ids.length;
+      });
+      purged += deleted;
+      if (deleted < batchSize) break;
+    }
+  }
+  return purged;
 }

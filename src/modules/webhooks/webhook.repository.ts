@@ -168,3 +168,23 @@ export async function reopenDelivery(trx: Executor, id: string, now: string): Pr
   await trx.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: now, completed_at: null }).where('id', '=', id).execute();
 }
 
+
+export function findEndpointIds(db: Executor): Promise<{ id: string }[]> {
+  return db.selectFrom('webhook_endpoints').select('id').execute();
+}
+
+/** Deletes up to `limit` settled (succeeded or failed) deliveries of an endpoint made before `cutoff`, with their attempts (cascade); their ids. */
+export async function deleteSettledDeliveriesBefore(trx: Executor, endpointId: string, cutoff: string, limit: number): Promise<string[]> {
+  const rows = await trx
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('endpoint_id', '=', endpointId)
+    .where('created_at', '<', cutoff)
+    .where('status', '!=', 'pending')
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+  const ids = rows.map((row) => row.id);
+  if (ids.length > 0) await trx.deleteFrom('webhook_deliveries').where('id', 'in', ids).execute();
+  return ids;
+}
