@@ -155,7 +155,9 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
     });
   }
   registerIdempotency(app, db, clock);
-  wakeJobsAfterWrites(app, jobs);
+  // Counts the transactions whose events made webhook deliveries: a write request that made some wakes the worker.
+  const deliveries = { enqueued: 0 };
+  wakeJobsAfterWrites(app, jobs, deliveries);
 
   app.get('/healthz', { config: { public: true, rateLimit: false }, schema: { hide: true } }, async (_request, reply) => {
     try {
@@ -168,7 +170,7 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
 
   const pages = new Paginator(await loadSecret(db, 'cursor_secret'), config.publicBaseUrl);
   // Every change below records its events here, in its own transaction.
-  const events = buildEventLog({ clock });
+  const events = buildEventLog({ clock, onDeliveriesEnqueued: () => void (deliveries.enqueued += 1) });
   registerApiKeyRoutes(app, { apiKeys, pages });
   registerEmployerRoutes(app, { employers: new EmployerService(db, clock, events), pages });
   registerCarrierRoutes(app, { carriers: new CarrierService(db, clock, events), pages });
@@ -234,20 +236,28 @@ export function buildJobHandlers(deps: BackgroundDependencies & { adapter: Carri
  * The event log every service of one composition records into, with webhook delivery subscribed to it (the
  * app, the job handlers and the daily sweep each build one; they share the database, not the instance).
  */
-export function buildEventLog({ clock }: { clock: Clock }): EventLog {
+export function buildEventLog({ clock, onDeliveriesEnqueued }: { clock: Clock; onDeliveriesEnqueued?: () => void }): EventLog {
   const events = new EventLog(clock);
-  events.subscribe(webhookFanOut(clock));
+  events.subscribe(webhookFanOut(clock, onDeliveriesEnqueued));
   return events;
 }
 
 /**
- * Wakes the job worker once a write request has answered (its transaction committed), so that what it
- * enqueued (webhook deliveries above all) goes out at once instead of at the next poll.
+ * Wakes the job worker once a write request that made webhook deliveries has answered (its transaction
+ * committed), so that they go out at once instead of at the next poll. Only such requests wake it: a claim per
+ * write would cost the busiest write paths a transaction each for nothing.
  */
-function wakeJobsAfterWrites(app: FastifyInstance, jobs: { wake(): void } | undefined): void {
+function wakeJobsAfterWrites(app: FastifyInstance, jobs: { wake(): void } | undefined, deliveries: { enqueued: number }): void {
   if (!jobs) return;
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400) jobs.wake();
+  // Compared with the count when the request began: deliveries made by this request, or by one that answered
+  // meanwhile, wake the worker after this answer (so one committed after another's wake is not left waiting).
+  const atStart = new WeakMap<object, number>();
+  app.addHook('onRequest', async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') atStart.set(request, deliveries.enqueued);
+  });
+  app.addHook('onResponse', async (request) => {
+    const before = atStart.get(request);
+    if (before !== undefined && deliveries.enqueued > before) jobs.wake();
   });
 }
 

@@ -35,8 +35,9 @@ export function acceptsEvent(enabledEvents: readonly string[], event: Pick<Event
  * The event log's subscriber for webhooks: inside the transaction of the change, one delivery per event and
  * enabled endpoint that takes it, each with its durable job, so a delivery exists exactly when its event does
  * (STYLE habit 6). Costs one indexed query per batch of events when the provider has no endpoints.
+ * `onEnqueued` hears of each batch that made deliveries (the app wakes the job worker after such requests).
  */
-export function webhookFanOut(clock: Clock): EventSubscriber {
+export function webhookFanOut(clock: Clock, onEnqueued?: () => void): EventSubscriber {
   return async (trx, events) => {
     const deliveries: Insertable<WebhookDeliveryTable>[] = [];
     for (const [providerId, ofProvider] of groupByProvider(events)) {
@@ -77,6 +78,7 @@ export function webhookFanOut(clock: Clock): EventSubscriber {
       maxAttempts: DELIVERY_JOB_MAX_ATTEMPTS,
     }));
     await enqueueJobs(trx, clock, jobs);
+    onEnqueued?.();
   };
 }
 
