@@ -3,9 +3,12 @@ import { verifyWebhookSignature } from '../../src/index.ts';
 import { purgeSettledWebhookDeliveries } from '../../src/modules/webhooks/webhook-endpoint.service.ts';
 import { WEBHOOK_MAX_ATTEMPTS } from '../../src/modules/webhooks/webhook-schedule.ts';
 import { WebhookSender } from '../../src/modules/webhooks/webhook-sender.ts';
+import { buildJobHandlers } from '../../src/app.ts';
+import { JobWorker } from '../../src/jobs/job-worker.ts';
+import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/sandbox-adapter.ts';
 import { address, createCarrier, createEmployer, createMember } from '../helpers/factories.ts';
 import { newProviderAdmin } from '../helpers/more-factories.ts';
-import type { ApiClient } from '../helpers/test-app.ts';
+import { TEST_ENCRYPTION_KEY, type ApiClient } from '../helpers/test-app.ts';
 import {
   answerWith,
   createEndpoint,
@@ -241,6 +244,29 @@ describe('retries', () => {
     t.clock.advance(7 * DAY);
     await t.runJobs();
     expect(receiver.requests).toHaveLength(WEBHOOK_MAX_ATTEMPTS);
+  });
+});
+
+describe('several workers', () => {
+  it('when two workers (as two server processes would) run the deliveries side by side, then each event is sent once', async () => {
+    await createEndpoint(admin, { url: receiver.url(), enabled_events: ['carrier.created'] });
+    for (let index = 0; index < 30; index++) await createCarrier(admin, { legal_name: `Parallel ${index}` });
+    const sender = new WebhookSender({ allowLoopback: true, timeoutMs: TIMEOUT_MS });
+    const handlers = buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter(), webhooks: { encryptionKey: TEST_ENCRYPTION_KEY, sender } });
+    const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const other = new JobWorker({ db: t.database.db, clock: t.clock, handlers, log: silent, batchSize: 5 });
+    try {
+      const drain = async (worker: { runDueJobs(): Promise<number> }) => {
+        while ((await worker.runDueJobs()) > 0);
+      };
+      await Promise.all([drain(other), t.runJobs(), drain(other)]);
+    } finally {
+      await other.stop();
+      await sender.close();
+    }
+    const ids = receiver.requests.map((request) => request.headers['webhook-id']);
+    expect(ids).toHaveLength(30);
+    expect(new Set(ids).size).toBe(30);
   });
 });
 
