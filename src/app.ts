@@ -50,6 +50,13 @@ import { registerEnrollmentRoutes } from './modules/enrollments/enrollment.route
 import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
 import { DailySweep } from './modules/daily-sweep/sweep.service.ts';
 import { EventLog } from './modules/events/event-log.ts';
+import { webhookFanOut } from './modules/webhooks/webhook-fan-out.ts';
+import { webhookJobHandlers } from './modules/webhooks/webhook-delivery.job.ts';
+import { registerWebhookEndpointRoutes } from './modules/webhooks/webhook-endpoint.routes.ts';
+import { WebhookEndpointService } from './modules/webhooks/webhook-endpoint.service.ts';
+import type { WebhookSender } from './modules/webhooks/webhook-sender.ts';
+import { registerEventRoutes } from './modules/events/event.routes.ts';
+import { EventService } from './modules/events/event.service.ts';
 import { jobHandlers } from './jobs/handlers.ts';
 import type { JobHandler } from './jobs/job-worker.ts';
 import type { CarrierAdapter } from './modules/carrier-connections/carrier-adapter.ts';
@@ -148,6 +155,9 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
     });
   }
   registerIdempotency(app, db, clock);
+  // Counts the transactions whose events made webhook deliveries: a write request that made some wakes the worker.
+  const deliveries = { enqueued: 0 };
+  wakeJobsAfterWrites(app, jobs, deliveries);
 
   app.get('/healthz', { config: { public: true, rateLimit: false }, schema: { hide: true } }, async (_request, reply) => {
     try {
@@ -159,29 +169,36 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   });
 
   const pages = new Paginator(await loadSecret(db, 'cursor_secret'), config.publicBaseUrl);
+  // Every change below records its events here, in its own transaction.
+  const events = buildEventLog({ clock, onDeliveriesEnqueued: () => void (deliveries.enqueued += 1) });
   registerApiKeyRoutes(app, { apiKeys, pages });
-  registerEmployerRoutes(app, { employers: new EmployerService(db, clock), pages });
-  registerCarrierRoutes(app, { carriers: new CarrierService(db, clock), pages });
-  registerGroupRoutes(app, { groups: new GroupService(db, clock), pages });
-  registerBusinessUnitRoutes(app, { businessUnits: new BusinessUnitService(db, clock), pages });
-  registerSubclassRoutes(app, { subclasses: new SubclassService(db, clock), pages });
+  registerEmployerRoutes(app, { employers: new EmployerService(db, clock, events), pages });
+  registerCarrierRoutes(app, { carriers: new CarrierService(db, clock, events), pages });
+  registerGroupRoutes(app, { groups: new GroupService(db, clock, events), pages });
+  registerBusinessUnitRoutes(app, { businessUnits: new BusinessUnitService(db, clock, events), pages });
+  registerSubclassRoutes(app, { subclasses: new SubclassService(db, clock, events), pages });
 
-  const notifier = new Notifier(clock);
+  const notifier = new Notifier(clock, events);
   const encrypter = new Encrypter(encryptionKey);
   registerNotificationRoutes(app, { notifications: new NotificationService(db), pages });
-  registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier), pages });
-  registerPlanRoutes(app, { plans: new PlanService(db, clock), pages });
-  registerPlanConfigurationRoutes(app, { planConfigurations: new PlanConfigurationService(db, clock), pages });
-  registerDependentRoutes(app, { dependents: new DependentService(db, clock), pages });
-  registerBeneficiaryRoutes(app, { beneficiaries: new BeneficiaryService(db, clock), pages });
-  registerPayRateRoutes(app, { payRates: new PayRateService(db, clock), pages });
-  registerDocumentRoutes(app, { documents: new DocumentService(db, clock), pages });
-  registerMemberIdCardRoutes(app, { memberIdCards: new MemberIdCardService(db, clock), pages });
-  const benefitChanges = new BenefitChangeService(db, clock);
+  registerEventRoutes(app, { events: new EventService(db), pages });
+  registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier, events), pages });
+  registerPlanRoutes(app, { plans: new PlanService(db, clock, events), pages });
+  registerPlanConfigurationRoutes(app, { planConfigurations: new PlanConfigurationService(db, clock, events), pages });
+  registerDependentRoutes(app, { dependents: new DependentService(db, clock, events), pages });
+  registerBeneficiaryRoutes(app, { beneficiaries: new BeneficiaryService(db, clock, events), pages });
+  registerPayRateRoutes(app, { payRates: new PayRateService(db, clock, events), pages });
+  registerDocumentRoutes(app, { documents: new DocumentService(db, clock, events), pages });
+  registerMemberIdCardRoutes(app, { memberIdCards: new MemberIdCardService(db, clock, events), pages });
+  const benefitChanges = new BenefitChangeService(db, clock, events);
   registerBenefitChangeRoutes(app, { benefitChanges, pages });
-  const enrollments = new EnrollmentService(db, clock, notifier, benefitChanges, jobs);
+  const enrollments = new EnrollmentService(db, clock, notifier, events, benefitChanges, jobs);
   registerEnrollmentRoutes(app, { enrollments, pages });
-  registerOpenEnrollmentWindowRoutes(app, { windows: new OpenEnrollmentWindowService(db, clock, notifier, enrollments), pages });
+  registerOpenEnrollmentWindowRoutes(app, { windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments), pages });
+  registerWebhookEndpointRoutes(app, {
+    webhooks: new WebhookEndpointService(db, clock, encrypter, events, jobs, { allowLoopback: config.webhooksAllowLoopback }),
+    pages,
+  });
 
   return app;
 }
@@ -191,21 +208,57 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
  * here, as the app builds its routes' services).
  */
 export function buildDailySweep(deps: BackgroundDependencies): DailySweep {
-  const { notifier, enrollments, windows } = buildOpenEnrollment(deps);
+  const { notifier, enrollments, windows } = buildOpenEnrollment({ ...deps, events: buildEventLog(deps) });
   return new DailySweep(deps.db, deps.clock, notifier, windows, enrollments);
 }
 
-/** Every durable job's handler, for the server's worker (and tests that run jobs). */
-export function buildJobHandlers(deps: BackgroundDependencies & { adapter: CarrierAdapter }): Record<string, JobHandler> {
-  return jobHandlers([carrierJobHandlers({ db: deps.db, clock: deps.clock, adapter: deps.adapter }), openEnrollmentJobHandlers(buildOpenEnrollment(deps).windows)]);
+/** What webhook delivery jobs need: the key the signing secrets are encrypted with, and the HTTP sender. */
+export interface WebhookJobSettings {
+  encryptionKey: Buffer;
+  sender: WebhookSender;
+}
+
+/**
+ * Every durable job's handler, for the server's worker (and tests that run jobs). Webhook deliveries are
+ * handled when `webhooks` is given (the server always gives it).
+ */
+export function buildJobHandlers(deps: BackgroundDependencies & { adapter: CarrierAdapter; webhooks?: WebhookJobSettings }): Record<string, JobHandler> {
+  const { db, clock, jobs, webhooks } = deps;
+  const events = buildEventLog(deps);
+  return jobHandlers([
+    carrierJobHandlers({ db, clock, events, adapter: deps.adapter }),
+    openEnrollmentJobHandlers(buildOpenEnrollment({ ...deps, events }).windows),
+    webhooks ? webhookJobHandlers({ db, clock, jobs, events, encrypter: new Encrypter(webhooks.encryptionKey), sender: webhooks.sender }) : {},
+  ]);
 }
 
 /**
  * The event log every service of one composition records into, with webhook delivery subscribed to it (the
  * app, the job handlers and the daily sweep each build one; they share the database, not the instance).
  */
-export function buildEventLog({ clock }: { clock: Clock }): EventLog {
-  return new EventLog(clock);
+export function buildEventLog({ clock, onDeliveriesEnqueued }: { clock: Clock; onDeliveriesEnqueued?: () => void }): EventLog {
+  const events = new EventLog(clock);
+  events.subscribe(webhookFanOut(clock, onDeliveriesEnqueued));
+  return events;
+}
+
+/**
+ * Wakes the job worker once a write request that made webhook deliveries has answered (its transaction
+ * committed), so that they go out at once instead of at the next poll. Only such requests wake it: a claim per
+ * write would cost the busiest write paths a transaction each for nothing.
+ */
+function wakeJobsAfterWrites(app: FastifyInstance, jobs: { wake(): void } | undefined, deliveries: { enqueued: number }): void {
+  if (!jobs) return;
+  // Compared with the count when the request began: deliveries made by this request, or by one that answered
+  // meanwhile, wake the worker after this answer (so one committed after another's wake is not left waiting).
+  const atStart = new WeakMap<object, number>();
+  app.addHook('onRequest', async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') atStart.set(request, deliveries.enqueued);
+  });
+  app.addHook('onResponse', async (request) => {
+    const before = atStart.get(request);
+    if (before !== undefined && deliveries.enqueued > before) jobs.wake();
+  });
 }
 
 interface BackgroundDependencies {
@@ -214,10 +267,10 @@ interface BackgroundDependencies {
   jobs?: { wake(): void };
 }
 
-function buildOpenEnrollment({ db, clock, jobs }: BackgroundDependencies) {
-  const notifier = new Notifier(clock);
-  const enrollments = new EnrollmentService(db, clock, notifier, new BenefitChangeService(db, clock), jobs);
-  return { notifier, enrollments, windows: new OpenEnrollmentWindowService(db, clock, notifier, enrollments) };
+function buildOpenEnrollment({ db, clock, jobs, events }: BackgroundDependencies & { events: EventLog }) {
+  const notifier = new Notifier(clock, events);
+  const enrollments = new EnrollmentService(db, clock, notifier, events, new BenefitChangeService(db, clock, events), jobs);
+  return { notifier, enrollments, windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments) };
 }
 
 /**

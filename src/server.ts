@@ -5,11 +5,18 @@ import { loadOrCreateKeyFile } from './shared/crypto.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
+import { purgeExpiredEvents } from './modules/events/event.service.ts';
 import { JobWorker } from './jobs/job-worker.ts';
 import { SweepScheduler } from './modules/daily-sweep/sweep-scheduler.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
 import { SandboxCarrierAdapter } from './modules/carrier-connections/sandbox-adapter.ts';
+import { WebhookSender } from './modules/webhooks/webhook-sender.ts';
+import { purgeSettledWebhookDeliveries } from './modules/webhooks/webhook-endpoint.service.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
+
+/** Jobs the server's worker claims per claim transaction, and runs at once. */
+const WORKER_BATCH_SIZE = 20;
+const WORKER_CONCURRENCY = 64;
 
 export interface RunningServer {
   app: App;
@@ -44,13 +51,33 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // come to need what the app builds.
     let wakeWorker = (): void => undefined;
     const jobs = { wake: () => wakeWorker() };
-    const app = await buildApp({ config, db: database.db, clock, encryptionKey: resolveEncryptionKey(config, database), jobs });
-    const worker = new JobWorker({ db: database.db, clock, handlers: buildJobHandlers({ db: database.db, clock, jobs, adapter: new SandboxCarrierAdapter() }), log: app.log, lockMs: config.jobLockTimeoutMs });
+    const encryptionKey = resolveEncryptionKey(config, database);
+    const app = await buildApp({ config, db: database.db, clock, encryptionKey, jobs });
+    const sender = new WebhookSender({ allowLoopback: config.webhooksAllowLoopback });
+    const handlers = buildJobHandlers({ db: database.db, clock, jobs, adapter: new SandboxCarrierAdapter(), webhooks: { encryptionKey, sender } });
+    // Webhook deliveries spend most of their time waiting on receivers: many run at once, claimed in batches.
+    const worker = new JobWorker({ db: database.db, clock, handlers, log: app.log, lockMs: config.jobLockTimeoutMs, batchSize: WORKER_BATCH_SIZE, concurrency: WORKER_CONCURRENCY });
     wakeWorker = () => worker.wake();
+    // Event retention runs in the background; close waits for a run under way before closing the database.
+    let purgingEvents: Promise<void> = Promise.resolve();
+    const purgeEvents = () => {
+      purgingEvents = purgingEvents.then(() =>
+        purgeExpiredEvents(database.db, clock, config.eventsRetentionDays)
+          // Settled webhook deliveries are kept as long as the events they carried.
+          .then(() => purgeSettledWebhookDeliveries(database.db, clock, config.eventsRetentionDays))
+          .then(
+            () => undefined,
+            (error: unknown) => app.log.warn({ err: error }, 'event retention purge failed'),
+          ),
+      );
+    };
     const housekeeping = setInterval(() => {
       purgeExpiredIdempotencyKeys(database.db, clock).catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
+      purgeEvents();
     }, 60 * 60 * 1000);
     housekeeping.unref();
+    // Once at start too, in the background: a server restarted often would otherwise never purge.
+    purgeEvents();
     const sweeps = new SweepScheduler({ db: database.db, clock, sweep: buildDailySweep({ db: database.db, clock, jobs }), time: config.sweep.time, timeZone: config.sweep.timeZone, log: app.log });
     const url = await app.listen({ port: config.port, host: config.host });
     worker.start();
@@ -69,6 +96,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           await app.close();
           await sweeps.stop();
           await worker.stop();
+          await sender.close();
+          await purgingEvents;
           await database.close();
         })();
         return closing;

@@ -10,5 +10,6 @@ import * as carriersGet from './carriers-get.js';
 import * as enrollmentApprovals from './enrollment-approvals.js';
 import * as notificationsFilter from './notifications-filter.js';
 import * as openEnrollmentScale from './open-enrollment-scale.js';
+import * as webhooksDelivery from './webhooks-delivery.js';
 
-export const SCENARIOS = [carriersGet, beneficiariesDepth, notificationsFilter, enrollmentApprovals, openEnrollmentScale];
+export const SCENARIOS = [carriersGet, beneficiariesDepth, notificationsFilter, enrollmentApprovals, openEnrollmentScale, webhooksDelivery];

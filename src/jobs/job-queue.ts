@@ -1,7 +1,7 @@
 import type { Executor } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
 import { newId } from '../shared/ids.ts';
-import { insertJob } from './job.repository.ts';
+import { insertJobs } from './job.repository.ts';
 
 export const DEFAULT_MAX_ATTEMPTS = 12;
 const FIRST_RETRY_DELAY_MS = 5_000;
@@ -10,6 +10,11 @@ const MAX_RETRY_DELAY_MS = 60 * 60 * 1000;
 export const MAX_ERROR_LENGTH = 1000;
 
 export interface NewJob {
+  /**
+   * The job's id; a fresh one when absent. A module that must find its job again (to bring it forward, or to
+   * queue it once more) derives it from its own record's id.
+   */
+  id?: string;
   /** Which handler runs it, e.g. 'carrier.send_benefit_change'. */
   kind: string;
   /** Ids the handler needs, never personal data: it is stored as JSON until the job is done. */
@@ -25,28 +30,41 @@ export interface NewJob {
  * so that both are kept or neither is; then wake the worker once it has committed.
  */
 export async function enqueueJob(trx: Executor, clock: Clock, job: NewJob): Promise<string> {
-  const maxAttempts = job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
-    throw new RangeError(`maxAttempts must be a positive integer, not ${maxAttempts}`);
-  }
-  if (job.kind.length === 0) throw new RangeError('a job needs a kind');
-  const now = clock.now();
-  const id = newId('job');
-  await insertJob(trx, {
-    id,
-    kind: job.kind,
-    payload: JSON.stringify(job.payload),
-    state: 'queued',
-    attempts: 0,
-    max_attempts: maxAttempts,
-    run_at: (job.runAt ?? now).toISOString(),
-    locked_by: null,
-    locked_until: null,
-    last_error: null,
-    created_at: now.toISOString(),
-    finished_at: null,
+  const [id] = await enqueueJobs(trx, clock, [job]);
+  return id!;
+}
+
+/** Rows per INSERT when many jobs are enqueued at once (well under both databases' parameter limits). */
+const INSERT_BATCH = 500;
+
+/** Like enqueueJob, for many jobs at once (a multi-row INSERT per 500 jobs); their ids, in order. */
+export async function enqueueJobs(trx: Executor, clock: Clock, jobs: readonly NewJob[]): Promise<string[]> {
+  const now = clock.now().toISOString();
+  const rows = jobs.map((job) => {
+    const maxAttempts = job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+      throw new RangeError(`maxAttempts must be a positive integer, not ${maxAttempts}`);
+    }
+    if (job.kind.length === 0) throw new RangeError('a job needs a kind');
+    return {
+      id: job.id ?? newId('job'),
+      kind: job.kind,
+      payload: JSON.stringify(job.payload),
+      state: 'queued' as const,
+      attempts: 0,
+      max_attempts: maxAttempts,
+      run_at: job.runAt?.toISOString() ?? now,
+      locked_by: null,
+      locked_until: null,
+      last_error: null,
+      created_at: now,
+      finished_at: null,
+    };
   });
-  return id;
+  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+    await insertJobs(trx, rows.slice(start, start + INSERT_BATCH));
+  }
+  return rows.map((row) => row.id);
 }
 
 /** Thrown by a handler when trying again cannot help (the carrier rejected the data): the job fails at once. */
@@ -57,7 +75,8 @@ export class PermanentJobError extends Error {
 /**
  * Thrown by a handler that keeps its own schedule (webhook deliveries retry over days, and wait for earlier
  * deliveries about the same object): the job runs again at `runAt`, as long as it has attempts left, and the
- * worker logs nothing (the handler recorded what happened).
+ * worker logs nothing (the handler recorded what happened). If the job was brought forward while it ran
+ * (`bringJobForward`), the earlier time wins.
  */
 export class RetryJobLater extends Error {
   override name = 'RetryJobLater';

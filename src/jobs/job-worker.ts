@@ -4,7 +4,7 @@ import type { Database } from '../db/schema.ts';
 import type { Clock } from '../shared/clock.ts';
 import { randomBase62 } from '../shared/ids.ts';
 import { PermanentJobError, RetryJobLater, jobErrorMessage, retryDelayMs } from './job-queue.ts';
-import { claimDueJobs, renewJobLocks, updateClaimedJob, type ClaimedJob, type JobClaim } from './job.repository.ts';
+import { claimDueJobs, renewJobLocks, requeueClaimedJob, updateClaimedJob, type ClaimedJob, type JobClaim } from './job.repository.ts';
 import type { JobRow } from './job.table.ts';
 
 /**
@@ -23,8 +23,13 @@ export interface JobWorkerOptions {
   /** Recorded in `locked_by`; unique per worker (host, process and a random part) when absent. */
   workerId?: string;
   pollIntervalMs?: number;
-  /** Jobs claimed, and run side by side, per pass. */
+  /** Jobs claimed per pass (one claim transaction); runDueJobs runs one such batch side by side. */
   batchSize?: number;
+  /**
+   * Jobs the background worker (start/wake) runs at once, claiming more as soon as there is room, so that a
+   * slow job (a webhook receiver taking its 10 s) holds up only its own slot. batchSize by default.
+   */
+  concurrency?: number;
   /** How long a claim holds before another worker may take the job over; renewed while the job runs. */
   lockMs?: number;
 }
@@ -44,6 +49,7 @@ export class JobWorker {
   readonly #log: JobWorkerOptions['log'];
   readonly #pollIntervalMs: number;
   readonly #batchSize: number;
+  readonly #concurrency: number;
   readonly #lockMs: number;
 
   #stopped = false;
@@ -52,8 +58,14 @@ export class JobWorker {
   /** The background pass (from a poll or a wake), if one is going; another is asked for with #passRequested. */
   #backgroundPass: Promise<void> | undefined;
   #passRequested = false;
+  /** Resolved (and replaced) when a job of the background drain finishes or a pass is asked for. */
+  #changed = Promise.withResolvers<void>();
   /** Every pass in progress, background or called directly, for stop() to wait on. */
   readonly #passes = new Set<Promise<unknown>>();
+  /** Jobs the background drain started and that have not finished yet. */
+  readonly #inFlight = new Set<Promise<void>>();
+  /** Jobs finished by the background drain so far: finished jobs may have enqueued more (a claim is due). */
+  #finished = 0;
   #jobsRunning = 0;
   #renewTimer: NodeJS.Timeout | undefined;
   #renewal: Promise<void> | undefined;
@@ -66,6 +78,7 @@ export class JobWorker {
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBase62(8)}`;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.#batchSize = options.batchSize ?? 10;
+    this.#concurrency = Math.max(1, options.concurrency ?? this.#batchSize);
     this.#lockMs = options.lockMs ?? 5 * 60 * 1000;
   }
 
@@ -97,8 +110,8 @@ export class JobWorker {
     this.#stopped = true;
     clearInterval(this.#pollTimer);
     this.#pollTimer = undefined;
-    while (this.#passes.size > 0 || this.#backgroundPass) {
-      await Promise.allSettled([...this.#passes, this.#backgroundPass]);
+    while (this.#passes.size > 0 || this.#backgroundPass || this.#inFlight.size > 0) {
+      await Promise.allSettled([...this.#passes, this.#backgroundPass, ...this.#inFlight]);
     }
     clearInterval(this.#renewTimer);
     this.#renewTimer = undefined;
@@ -109,6 +122,7 @@ export class JobWorker {
     if (this.#stopped) return;
     if (this.#backgroundPass) {
       this.#passRequested = true;
+      this.#signalChange();
       return;
     }
     this.#backgroundPass = this.#drain().finally(() => {
@@ -120,13 +134,57 @@ export class JobWorker {
     });
   }
 
-  /** Passes until one finds fewer jobs than a full batch: a backlog is worked off without waiting for polls. */
+  /**
+   * Keeps up to `concurrency` jobs running: claims as many as there is room for (at most a batch at a time)
+   * while claims come back full, or when woken; when everything it started has finished, claims once more
+   * (those jobs may have enqueued others), and returns when that finds nothing.
+   */
   async #drain(): Promise<void> {
     try {
-      while (!this.#stopped && (await this.#pass()).claimed >= this.#batchSize);
+      let more = true;
+      let finishedAtClaim = this.#finished;
+      while (!this.#stopped) {
+        const room = Math.min(this.#batchSize, this.#concurrency - this.#inFlight.size);
+        // Working off a backlog, claims wait for room for half a batch (a claim per job finished would cost a
+        // transaction each); new work asked for by a wake is claimed as soon as there is any room.
+        const enough = this.#inFlight.size === 0 || room >= Math.ceil(Math.min(this.#batchSize, this.#concurrency) / 2);
+        if (room > 0 && ((more && enough) || this.#passRequested)) {
+          this.#passRequested = false;
+          finishedAtClaim = this.#finished;
+          more = (await this.#claimAndStart(room)) >= room;
+          continue;
+        }
+        if (this.#inFlight.size === 0) {
+          if (this.#finished === finishedAtClaim) return;
+          more = true;
+          continue;
+        }
+        // Until a job finishes (room) or a wake or poll asks for a pass (new work).
+        await this.#changed.promise;
+      }
     } catch (error) {
       this.#log.error({ workerId: this.workerId, error: jobErrorMessage(error) }, 'claiming jobs failed; trying again at the next poll');
     }
+  }
+
+  #signalChange(): void {
+    const changed = this.#changed;
+    this.#changed = Promise.withResolvers<void>();
+    changed.resolve();
+  }
+
+  /** Claims up to `limit` due jobs and starts them without waiting; how many rows the claim took. */
+  async #claimAndStart(limit: number): Promise<number> {
+    const { claimed, abandoned } = await this.#claim(limit);
+    for (const job of claimed) {
+      const running: Promise<void> = this.#run(job).finally(() => {
+        this.#inFlight.delete(running);
+        this.#finished += 1;
+        this.#signalChange();
+      });
+      this.#inFlight.add(running);
+    }
+    return claimed.length + abandoned.length;
   }
 
   async #pass(): Promise<{ claimed: number; ran: number }> {
@@ -141,19 +199,24 @@ export class JobWorker {
   }
 
   async #claimAndRun(): Promise<{ claimed: number; ran: number }> {
+    const { claimed, abandoned } = await this.#claim(this.#batchSize);
+    await Promise.all(claimed.map((job) => this.#run(job)));
+    return { claimed: claimed.length + abandoned.length, ran: claimed.length };
+  }
+
+  async #claim(limit: number): Promise<{ claimed: ClaimedJob[]; abandoned: JobRow[] }> {
     const now = this.#clock.now();
-    const { claimed, abandoned } = await claimDueJobs(this.#db, {
+    const result = await claimDueJobs(this.#db, {
       now,
       workerId: this.workerId,
       lockedUntil: new Date(now.getTime() + this.#lockMs),
-      limit: this.#batchSize,
+      limit,
       abandonedError: ABANDONED_ERROR,
     });
-    for (const row of abandoned) {
+    for (const row of result.abandoned) {
       this.#log.error({ jobId: row.id, kind: row.kind, attempt: row.attempts, error: ABANDONED_ERROR }, 'job failed');
     }
-    await Promise.all(claimed.map((job) => this.#run(job)));
-    return { claimed: claimed.length + abandoned.length, ran: claimed.length };
+    return result;
   }
 
   /** Runs one claimed job and records its outcome; never throws (a failure to record is logged). */
@@ -202,7 +265,7 @@ export class JobWorker {
     const error = jobErrorMessage(failure);
     const about = { jobId: row.id, kind: row.kind, attempt: row.attempts, error };
     if (failure instanceof RetryJobLater && row.attempts < row.max_attempts) {
-      return updateClaimedJob(this.#db, claim, { state: 'queued', run_at: failure.runAt.toISOString(), locked_by: null, locked_until: null, last_error: error });
+      return requeueClaimedJob(this.#db, claim, { claimedRunAt: row.run_at, runAt: failure.runAt.toISOString(), lastError: error });
     }
     if (!(failure instanceof PermanentJobError) && row.attempts < row.max_attempts) {
       const runAt = new Date(now.getTime() + retryDelayMs(row.attempts)).toISOString();

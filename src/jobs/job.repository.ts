@@ -1,10 +1,10 @@
-import { PostgresAdapter, type Insertable, type Kysely, type Updateable } from 'kysely';
+import { PostgresAdapter, sql, type Insertable, type Kysely, type Updateable } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import type { JobRow, JobTable } from './job.table.ts';
 
-export async function insertJob(trx: Executor, row: Insertable<JobTable>): Promise<void> {
-  await trx.insertInto('jobs').values(row).execute();
+export async function insertJobs(trx: Executor, rows: Insertable<JobTable>[]): Promise<void> {
+  if (rows.length > 0) await trx.insertInto('jobs').values(rows).execute();
 }
 
 /** Who holds a claimed job, and for which attempt: the key of every update a worker makes to it afterwards. */
@@ -38,20 +38,27 @@ export async function claimDueJobs(
 ): Promise<ClaimResult> {
   const now = options.now.toISOString();
   return db.transaction().execute(async (trx) => {
-    let due = trx
+    const postgres = trx.getExecutor().adapter instanceof PostgresAdapter;
+    // Two queries, each walking the (state, run_at) index in order: one OR-ed query made SQLite read and sort
+    // every due job to pick a batch, which cost a backlog of 10,000 webhook deliveries dearly.
+    let expired = trx
       .selectFrom('jobs')
       .select(['id', 'state', 'attempts', 'max_attempts'])
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
-          eb.and([eb('state', '=', 'running'), eb('locked_until', '<', now)]),
-        ]),
-      )
-      .orderBy('run_at')
-      .orderBy('id')
+      .where('state', '=', 'running')
+      .where('locked_until', '<', now)
+      .orderBy('locked_until')
       .limit(options.limit);
-    if (trx.getExecutor().adapter instanceof PostgresAdapter) due = due.forUpdate().skipLocked();
-    const candidates = await due.execute();
+    if (postgres) expired = expired.forUpdate().skipLocked();
+    const takeovers = await expired.execute();
+    let queued = trx
+      .selectFrom('jobs')
+      .select(['id', 'state', 'attempts', 'max_attempts'])
+      .where('state', '=', 'queued')
+      .where('run_at', '<=', now)
+      .orderBy('run_at')
+      .limit(options.limit - takeovers.length);
+    if (postgres) queued = queued.forUpdate().skipLocked();
+    const candidates = takeovers.length < options.limit ? [...takeovers, ...(await queued.execute())] : takeovers;
     if (candidates.length === 0) return { claimed: [], abandoned: [] };
 
     const exhausted = candidates.filter((job) => job.state === 'running' && job.attempts >= job.max_attempts);
@@ -111,4 +118,71 @@ export async function renewJobLocks(db: Kysely<Database>, workerId: string, lock
     .where('locked_by', '=', workerId)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/**
+ * Puts a claimed job back in the queue for `runAt` (a handler's RetryJobLater). If someone brought the job
+ * forward while it ran (its run_at moved since the claim), the earlier of the two times wins.
+ */
+export async function requeueClaimedJob(
+  db: Kysely<Database>,
+  claim: JobClaim,
+  options: { claimedRunAt: string; runAt: string; lastError: string },
+): Promise<boolean> {
+  const { claimedRunAt, runAt } = options;
+  const result = await db
+    .updateTable('jobs')
+    .set({
+      state: 'queued',
+      locked_by: null,
+      locked_until: null,
+      last_error: options.lastError,
+      run_at: sql<string>`case when run_at <> ${claimedRunAt} and run_at < ${runAt} then run_at else ${runAt} end`,
+    })
+    .where('id', '=', claim.id)
+    .where('state', '=', 'running')
+    .where('locked_by', '=', claim.workerId)
+    .where('attempts', '=', claim.attempt)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Makes a job run no later than `runAt`: a queued job due later is moved up; a running one keeps the time, so
+ * that a RetryJobLater it ends with does not put it off past `runAt` (see requeueClaimedJob). False when the
+ * job is finished or does not exist.
+ */
+export async function bringJobForward(db: Executor, id: string, runAt: Date): Promise<boolean> {
+  const at = runAt.toISOString();
+  const result = await db
+    .updateTable('jobs')
+    .set({ run_at: at })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb.and([eb('state', '=', 'queued'), eb('run_at', '>', at)]), eb('state', '=', 'running')]))
+    .executeTakeFirst();
+  if (result.numUpdatedRows > 0n) return true;
+  const job = await db.selectFrom('jobs').select('state').where('id', '=', id).executeTakeFirst();
+  return job?.state === 'queued' || job?.state === 'running';
+}
+
+/**
+ * Queues a finished (done or failed) job again to run at `runAt`, with its attempts counted from zero; an
+ * unfinished one is brought forward instead. False when there is no such job.
+ */
+export async function requeueJob(db: Executor, id: string, runAt: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ state: 'queued', attempts: 0, run_at: runAt.toISOString(), locked_by: null, locked_until: null, last_error: null, finished_at: null })
+    .where('id', '=', id)
+    .where('state', 'in', ['done', 'failed'])
+    .executeTakeFirst();
+  if (result.numUpdatedRows > 0n) return true;
+  return bringJobForward(db, id, runAt);
+}
+
+/** Deletes those of these jobs that are finished (done or failed); how many went. */
+export async function deleteFinishedJobs(db: Executor, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const result = await db.deleteFrom('jobs').where('id', 'in', ids).where('state', 'in', ['done', 'failed']).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -76,6 +76,21 @@ export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}_${randomIdBase62(20)}`;
 }
 
+// Ordered ids: a per-process counter that starts at the current millisecond times 36^2 and only ever grows,
+// written as 11 base36 characters (digits and lowercase sort alike in every collation), then 9 random base62
+// characters. Among records of one instant, the ids of one process sort in the order they were made.
+const ORDER_STEPS_PER_MS = 36 ** 2;
+let lastOrder = 0;
+
+/**
+ * A record id that sorts after every id this process made before (same shape as newId): for records listed
+ * by (created_at, id) whose order within one instant matters, such as events of one transaction.
+ */
+export function newOrderedId(kind: IdKind): string {
+  lastOrder = Math.max(Date.now() * ORDER_STEPS_PER_MS, lastOrder + 1);
+  return `${ID_PREFIXES[kind]}_${lastOrder.toString(36).padStart(11, '0')}${randomIdBase62(9)}`;
+}
+
 export function isWellFormedId(value: string): boolean {
   return value.length > 0 && value.length <= 64 && idRegExp.test(value);
 }

@@ -1,3 +1,4 @@
+import { buildEventLog } from '../../src/app.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobHandlers } from '../../src/jobs/handlers.ts';
 import { PermanentJobError } from '../../src/jobs/job-queue.ts';
@@ -24,7 +25,7 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
 
 beforeAll(async () => {
   t = await createTestApp();
-  const deps = { db: t.database.db, clock: t.clock, adapter };
+  const deps = { db: t.database.db, clock: t.clock, events: buildEventLog({ clock: t.clock }), adapter };
   worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers: jobHandlers([carrierJobHandlers(deps)]), log: silent, batchSize: 50 });
 });
 afterAll(async () => {
@@ -186,7 +187,7 @@ async function approvedEnrollment(lines: LineSpec[], options: { employer?: strin
   const changes = diffCoverage(previous, next, waived);
   expect(changes.map((change) => change.status)).toEqual([...lines.filter((spec) => spec.kind !== 'removed'), ...lines.filter((spec) => spec.kind === 'removed')].map((spec) => spec.kind));
 
-  const service = new BenefitChangeService(t.database.db, t.clock);
+  const service = new BenefitChangeService(t.database.db, t.clock, buildEventLog({ clock: t.clock }));
   const recordedAt = t.clock.now().toISOString();
   await t.database.db.transaction().execute((trx) =>
     service.recordChanges(trx, { providerId: t.providerId, employerId, enrollmentId, memberId: member.id, changes }),
@@ -308,7 +309,7 @@ describe('GET /enrollments/{id}/benefit_changes (endpoint 1)', () => {
     const enrollmentId = await insertEnrollmentRow({ member: member.id, employer: member.employer, status: 'approved' });
     const changes = diffCoverage([], [], ['dental']);
     await t.database.db.transaction().execute((trx) =>
-      new BenefitChangeService(t.database.db, t.clock).recordChanges(trx, { providerId: t.providerId, employerId: member.employer, enrollmentId, memberId: member.id, changes }),
+      new BenefitChangeService(t.database.db, t.clock, buildEventLog({ clock: t.clock })).recordChanges(trx, { providerId: t.providerId, employerId: member.employer, enrollmentId, memberId: member.id, changes }),
     );
     expect(await changesOf(enrollmentId)).toEqual([]);
     expect(await enrollmentStatus(enrollmentId)).toBe('synced');
@@ -474,13 +475,13 @@ describe('api connections (carrier adapter jobs)', () => {
     const [change] = await changesOf(approved.enrollmentId);
     expect(change.delivery_state).toBe('completed');
     t.clock.advance(60_000);
-    const handler = carrierJobHandlers({ db: t.database.db, clock: t.clock, adapter: { send: () => Promise.reject(new Error('must not be called')) } })[SEND_BENEFIT_CHANGE_JOB]!;
+    const handler = carrierJobHandlers({ db: t.database.db, clock: t.clock, events: buildEventLog({ clock: t.clock }), adapter: { send: () => Promise.reject(new Error('must not be called')) } })[SEND_BENEFIT_CHANGE_JOB]!;
     await handler({ benefit_change: change.id }, { jobId: 'job_again', attempt: 2 });
     expect((await changesOf(approved.enrollmentId))[0]).toEqual(change);
   });
 
   it('when a job names no benefit change or an unknown one, then it fails permanently', async () => {
-    const handler = carrierJobHandlers({ db: t.database.db, clock: t.clock, adapter })[SEND_BENEFIT_CHANGE_JOB]!;
+    const handler = carrierJobHandlers({ db: t.database.db, clock: t.clock, events: buildEventLog({ clock: t.clock }), adapter })[SEND_BENEFIT_CHANGE_JOB]!;
     await expect(handler({}, { jobId: 'job_x', attempt: 1 })).rejects.toBeInstanceOf(PermanentJobError);
     await expect(handler({ benefit_change: 'bc_doesnotexist' }, { jobId: 'job_x', attempt: 1 })).rejects.toBeInstanceOf(PermanentJobError);
   });
@@ -492,6 +493,7 @@ describe('api connections (carrier adapter jobs)', () => {
     const handler = carrierJobHandlers({
       db: t.database.db,
       clock: t.clock,
+      events: buildEventLog({ clock: t.clock }),
       adapter: {
         send: async (sent) => {
           seen.push(sent);
@@ -541,7 +543,7 @@ describe('edi connections', () => {
     const row = await t.database.db.selectFrom('benefit_changes').select('group_id').where('id', '=', change.id).executeTakeFirstOrThrow();
     expect((await listChangesAwaitingFile(t.database.db, t.providerId, row.group_id)).map((awaiting) => awaiting.id)).toEqual([change.id]);
 
-    await t.database.db.transaction().execute((trx) => markDelivered(trx, t.clock, [change.id], 'Delivered in 834 file 42'));
+    await t.database.db.transaction().execute((trx) => markDelivered(trx, t.clock, buildEventLog({ clock: t.clock }), [change.id], 'Delivered in 834 file 42'));
     expect((await changesOf(approved.enrollmentId))[0]).toMatchObject({ delivery_state: 'completed', memo: 'Delivered in 834 file 42', completed_at: t.clock.now().toISOString() });
     expect(await enrollmentStatus(approved.enrollmentId)).toBe('synced');
     expect(await listChangesAwaitingFile(t.database.db, t.providerId, row.group_id)).toEqual([]);

@@ -1,3 +1,4 @@
+import { buildEventLog } from '../../src/app.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, createTestApp, type TestContext } from '../helpers/test-app.ts';
 import { approvedEnrollment, createEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
@@ -403,7 +404,7 @@ async function runJobs() {
   const worker = new JobWorker({
     db: t.database.db,
     clock: t.clock,
-    handlers: jobHandlers([carrierJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() })]),
+    handlers: jobHandlers([carrierJobHandlers({ db: t.database.db, clock: t.clock, events: buildEventLog({ clock: t.clock }), adapter: new SandboxCarrierAdapter() })]),
     log: silent,
   });
   while ((await worker.runDueJobs()) > 0) {

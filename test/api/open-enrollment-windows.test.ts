@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildJobHandlers } from '../../src/app.ts';
+import { buildEventLog, buildJobHandlers } from '../../src/app.ts';
 import { JobWorker } from '../../src/jobs/job-worker.ts';
 import { BenefitChangeService } from '../../src/modules/benefit-changes/benefit-change.service.ts';
 import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/sandbox-adapter.ts';
@@ -253,8 +253,10 @@ describe('complete: passive and active windows', () => {
     while ((await worker.runDueJobs()) > 0);
   };
   const buildOpenEnrollmentWindows = () => {
-    const notifier = new Notifier(t.clock);
-    return new OpenEnrollmentWindowService(t.database.db, t.clock, notifier, new EnrollmentService(t.database.db, t.clock, notifier, new BenefitChangeService(t.database.db, t.clock)));
+    const events = buildEventLog({ clock: t.clock });
+    const notifier = new Notifier(t.clock, events);
+    const enrollments = new EnrollmentService(t.database.db, t.clock, notifier, events, new BenefitChangeService(t.database.db, t.clock, events));
+    return new OpenEnrollmentWindowService(t.database.db, t.clock, notifier, events, enrollments);
   };
   async function coveredMember(w: EnrollmentWorld, name: string) {
     const member = await createMember(w.admin, { employer: w.employer.id, first_name: name, dob: '1980-01-01', hire_date: '2020-01-01' });

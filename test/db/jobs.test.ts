@@ -3,7 +3,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
-import { PermanentJobError, enqueueJob, type NewJob } from '../../src/jobs/job-queue.ts';
+import { PermanentJobError, RetryJobLater, enqueueJob, enqueueJobs, type NewJob } from '../../src/jobs/job-queue.ts';
+import { bringJobForward, requeueJob } from '../../src/jobs/job.repository.ts';
 import { JobWorker, type JobHandler, type JobWorkerOptions } from '../../src/jobs/job-worker.ts';
 import type { JobRow } from '../../src/jobs/job.table.ts';
 import { FixedClock } from '../../src/shared/clock.ts';
@@ -107,6 +108,78 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
       const row = await jobRow(id);
       expect(row).toMatchObject({ kind: KIND, state: 'queued', attempts: 0, max_attempts: 12, run_at: NOW, created_at: NOW, locked_by: null, locked_until: null, last_error: null, finished_at: null });
       expect(JSON.parse(row.payload)).toEqual({ benefitChangeId: 'bc_1', note: SECRET });
+    });
+
+    it('when many jobs are enqueued at once, some with ids of their own, then each is queued under its id', async () => {
+      const ids = await database.db.transaction().execute((trx) =>
+        enqueueJobs(trx, clock, [
+          { id: 'job_whd_given', kind: KIND, payload: { index: 0 }, maxAttempts: 100 },
+          ...Array.from({ length: 600 }, (_, index) => ({ kind: KIND, payload: { index: index + 1 } })),
+        ]),
+      );
+
+      expect(ids).toHaveLength(601);
+      expect(ids[0]).toBe('job_whd_given');
+      expect(await jobRow('job_whd_given')).toMatchObject({ state: 'queued', max_attempts: 100, run_at: NOW });
+      expect(Number((await database.db.selectFrom('jobs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBe(601);
+    });
+  });
+
+  describe('bringing jobs forward and queueing them again', () => {
+    it('when a job due later is brought forward, then it runs now; one due earlier keeps its time', async () => {
+      const later = await enqueue({ runAt: new Date(at(60 * MINUTE)) });
+      const sooner = await enqueue({ runAt: new Date(at(-MINUTE)) });
+
+      expect(await bringJobForward(database.db, later, clock.now())).toBe(true);
+      expect(await bringJobForward(database.db, sooner, clock.now())).toBe(true);
+
+      expect((await jobRow(later)).run_at).toBe(NOW);
+      expect((await jobRow(sooner)).run_at).toBe(at(-MINUTE));
+    });
+
+    it('when a running job is brought forward and then asks to retry later, then the earlier time wins', async () => {
+      const release = Promise.withResolvers<void>();
+      const started = Promise.withResolvers<void>();
+      const worker = makeWorker({
+        [KIND]: async () => {
+          started.resolve();
+          await release.promise;
+          throw new RetryJobLater(new Date(at(60 * MINUTE)), 'waiting for another');
+        },
+      });
+      const id = await enqueue();
+      const pass = worker.runDueJobs();
+      await started.promise;
+
+      clock.advance(1000);
+      expect(await bringJobForward(database.db, id, clock.now())).toBe(true);
+      release.resolve();
+      await pass;
+
+      expect(await jobRow(id)).toMatchObject({ state: 'queued', run_at: at(1000), last_error: 'waiting for another' });
+    });
+
+    it('when a job asks to retry later without being brought forward, then it waits until then', async () => {
+      const worker = makeWorker({ [KIND]: () => Promise.reject(new RetryJobLater(new Date(at(60 * MINUTE)), 'later')) });
+      const id = await enqueue();
+      await worker.runDueJobs();
+      expect(await jobRow(id)).toMatchObject({ state: 'queued', run_at: at(60 * MINUTE), attempts: 1 });
+    });
+
+    it('when a finished job is queued again, then it runs again with its attempts counted afresh; a finished job is not brought forward', async () => {
+      const calls: Call[] = [];
+      const worker = makeWorker({ [KIND]: recording(calls) });
+      const id = await enqueue();
+      await worker.runDueJobs();
+      expect((await jobRow(id)).state).toBe('done');
+      expect(await bringJobForward(database.db, id, clock.now())).toBe(false);
+
+      expect(await requeueJob(database.db, id, clock.now())).toBe(true);
+      expect(await jobRow(id)).toMatchObject({ state: 'queued', attempts: 0, finished_at: null, run_at: NOW });
+      await worker.runDueJobs();
+
+      expect(calls.map((call) => call.attempt)).toEqual([1, 1]);
+      expect(await requeueJob(database.db, 'job_missing', clock.now())).toBe(false);
     });
   });
 
@@ -377,6 +450,56 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
 
       await expect.poll(() => calls.map((call) => call.jobId)).toEqual([id]);
       await expect.poll(async () => (await jobRow(id)).state).toBe('done');
+    });
+
+    it('when one job is slow, then the others of its batch and the ones after them run meanwhile (up to the concurrency)', async () => {
+      const slow = blocking();
+      const calls: Call[] = [];
+      const worker = makeWorker(
+        { [KIND]: recording(calls, (call) => (call.payload.slow ? slow.handler({}, { jobId: call.jobId, attempt: call.attempt }) : Promise.resolve())) },
+        { batchSize: 2, concurrency: 4, pollIntervalMs: 60 * MINUTE },
+      );
+      await enqueue({ payload: { slow: true }, runAt: new Date(at(-100)) });
+      for (let index = 0; index < 9; index++) await enqueue({ runAt: new Date(at(index - 50)) });
+
+      worker.start();
+      await slow.started;
+
+      await expect.poll(() => calls.length).toBe(10);
+      slow.release();
+      await expect.poll(async () => (await database.db.selectFrom('jobs').select('state').where('state', '!=', 'done').execute()).length).toBe(0);
+    });
+
+    it('when a job is woken while another runs long, then it runs at once, without waiting for the long one', async () => {
+      const slow = blocking();
+      const calls: Call[] = [];
+      const worker = makeWorker({ [KIND]: recording(calls, (call) => (call.payload.slow ? slow.handler({}, { jobId: call.jobId, attempt: call.attempt }) : Promise.resolve())) }, { pollIntervalMs: 60 * MINUTE });
+      await enqueue({ payload: { slow: true } });
+      worker.start();
+      await slow.started;
+
+      const id = await enqueue();
+      worker.wake();
+
+      await expect.poll(async () => (await jobRow(id)).state).toBe('done');
+      slow.release();
+    });
+
+    it('when jobs finish and enqueue others without a wake, then the worker claims once more and runs those too', async () => {
+      const calls: Call[] = [];
+      const worker = makeWorker(
+        {
+          [KIND]: recording(calls, async (call) => {
+            if (call.payload.first) await enqueue({ payload: { second: true } });
+          }),
+        },
+        { pollIntervalMs: 60 * MINUTE },
+      );
+      await enqueue({ payload: { first: true } });
+
+      worker.start();
+
+      await expect.poll(() => calls.map((call) => Object.keys(call.payload)[0])).toEqual(['first', 'second']);
     });
 
     it('when stopped while a job runs, then stop waits for it to finish and be recorded, and nothing more is claimed', async () => {

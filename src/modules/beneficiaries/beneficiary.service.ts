@@ -10,6 +10,8 @@ import { newId } from '../../shared/ids.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { lockMemberById } from '../members/member.repository.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog } from '../events/event-log.ts';
 import * as repository from './beneficiary.repository.ts';
 import type { BeneficiaryResponse, CreateBeneficiaryBody, UpdateBeneficiaryBody } from './beneficiary.schemas.ts';
 import type { BeneficiaryRow } from './beneficiary.table.ts';
@@ -35,10 +37,12 @@ function addressJson(address: Address | null | undefined): string | null {
 export class BeneficiaryService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
+  readonly #events: EventLog;
 
-  constructor(db: Kysely<Database>, clock: Clock) {
+  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
     this.#db = db;
     this.#clock = clock;
+    this.#events = events;
   }
 
   async createBeneficiary(scope: Scope, input: CreateBeneficiaryBody): Promise<BeneficiaryResponse> {
@@ -62,6 +66,7 @@ export class BeneficiaryService {
         created_at: this.#clock.now().toISOString(),
       };
       await repository.insertBeneficiary(trx, row);
+      await this.#events.record(trx, eventOf('beneficiary', 'created', row));
       return toBeneficiaryResponse(row);
     });
   }
@@ -87,6 +92,7 @@ export class BeneficiaryService {
         address: input.address !== undefined ? addressJson(input.address) : current.address,
       };
       await repository.updateBeneficiary(trx, updated);
+      await this.#events.record(trx, eventOf('beneficiary', 'updated', updated));
       return toBeneficiaryResponse(updated);
     });
   }
@@ -96,6 +102,7 @@ export class BeneficiaryService {
       const beneficiary = await repository.lockBeneficiaryById(trx, scope, id);
       if (!beneficiary) throw new NotFound('beneficiary');
       await repository.deleteBeneficiary(trx, id);
+      await this.#events.record(trx, eventOf('beneficiary', 'deleted', beneficiary));
       return { id, object: 'beneficiary', deleted: true };
     });
   }

@@ -2,7 +2,7 @@ import type { Executor, Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
-import type { EnrollmentStatus } from '../enrollments/enrollment.table.ts';
+import type { EnrollmentRow, EnrollmentStatus } from '../enrollments/enrollment.table.ts';
 import type { ConnectionMethod } from '../groups/group.table.ts';
 import type { BenefitChangeRow, DeliveryState } from './benefit-change.table.ts';
 
@@ -75,9 +75,16 @@ export async function transitionDelivery(
   return result.numUpdatedRows > 0n;
 }
 
-/** Locks the enrollment row, so that concurrent roll-ups of its changes run one after the other. */
-export function lockEnrollmentStatus(trx: Transaction<Database>, enrollmentId: string): Promise<{ status: EnrollmentStatus } | undefined> {
-  return forUpdate(trx, trx.selectFrom('enrollments').select('status').where('id', '=', enrollmentId)).executeTakeFirst();
+/**
+ * Locks the enrollment row, so that concurrent roll-ups of its changes run one after the other; returns its
+ * status with the ids its event carries.
+ */
+export function lockEnrollmentStatus(
+  trx: Transaction<Database>,
+  enrollmentId: string,
+): Promise<Pick<EnrollmentRow, 'id' | 'provider_id' | 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id'> | undefined> {
+  const columns = ['id', 'provider_id', 'employer_id', 'member_id', 'status', 'category', 'open_enrollment_window_id'] as const;
+  return forUpdate(trx, trx.selectFrom('enrollments').select(columns).where('id', '=', enrollmentId)).executeTakeFirst();
 }
 
 export async function listDeliveryStatesOfEnrollment(db: Executor, enrollmentId: string): Promise<DeliveryState[]> {
@@ -108,21 +115,20 @@ export function listChangesAwaitingFile(db: Executor, providerId: string, groupI
     .execute();
 }
 
-/** Completes the changes among `ids` still awaiting a file; returns the enrollments they belong to. */
+/** Completes the changes among `ids` still awaiting a file; returns those it completed. */
 export async function completeChangesAwaitingFile(
   trx: Transaction<Database>,
   ids: readonly string[],
   completion: { completed_at: string; memo: string },
-): Promise<string[]> {
+): Promise<BenefitChangeRow[]> {
   if (ids.length === 0) return [];
-  const rows = await trx
+  return trx
     .updateTable('benefit_changes')
     .set({ delivery_state: 'completed', ...completion })
     .where('id', 'in', [...ids])
     .where('delivery_state', '=', 'awaiting_file')
-    .returning('enrollment_id')
+    .returningAll()
     .execute();
-  return [...new Set(rows.map((row) => row.enrollment_id))].sort();
 }
 
 export interface ChangeForDelivery {

@@ -6,9 +6,12 @@ import { InvalidState, NotFound, validationFailed } from '../../shared/errors.ts
 import { newId } from '../../shared/ids.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
-import { ENROLLMENT_TRANSITIONS, type EnrollmentAction } from '../enrollments/enrollment-status.ts';
+import { ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS, type EnrollmentAction } from '../enrollments/enrollment-status.ts';
 import type { ConnectionMethod } from '../groups/group.table.ts';
 import type { LineChange } from './benefit-change-diff.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog, NewEvent } from '../events/event-log.ts';
+import type { EventAction } from '../events/event-types.ts';
 import * as repository from './benefit-change.repository.ts';
 import type { BenefitChangeResponse, UpdateBenefitChangeBody } from './benefit-change.schemas.ts';
 import type { BenefitChangeRow, ChangeKind, DeliveryState } from './benefit-change.table.ts';
@@ -52,10 +55,12 @@ function openDeliveryState(connectionMethod: ConnectionMethod): DeliveryState {
 export class BenefitChangeService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
+  readonly #events: EventLog;
 
-  constructor(db: Kysely<Database>, clock: Clock) {
+  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
     this.#db = db;
     this.#clock = clock;
+    this.#events = events;
   }
 
   /**
@@ -65,12 +70,13 @@ export class BenefitChangeService {
    * delivery job in this same transaction, so a change is never recorded without it, nor sent without being
    * recorded. An enrollment whose every line is `no_change` has nothing to send and is synced at once. The
    * caller wakes the job worker once its transaction has committed (a wake before the commit finds nothing).
-   * Returns the enrollment's status afterwards: `approved`, or `synced` when nothing had to be sent.
+   * Returns the enrollment's status afterwards (`approved`, or `synced` when nothing had to be sent) and the
+   * `benefit_change.created` events of the changes, which the approval records with its own in one statement.
    */
   async recordChanges(
     trx: Transaction<Database>,
     input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: readonly LineChange[] },
-  ): Promise<'approved' | 'synced'> {
+  ): Promise<{ status: 'approved' | 'synced'; events: NewEvent[] }> {
     const planOf = (change: LineChange): string => {
       const item = change.next ?? change.previous;
       if (item === null) throw new Error(`The ${change.lineOfCoverage} change has neither a previous nor a next enrolled plan.`);
@@ -108,12 +114,13 @@ export class BenefitChangeService {
     for (const row of rows.filter((change) => change.delivery_state === 'queued')) {
       await enqueueJob(trx, this.#clock, { kind: SEND_BENEFIT_CHANGE_JOB, payload: { benefit_change: row.id } });
     }
+    const events = rows.map((row) => eventOf('benefit_change', 'created', row));
     // The enrollment was approved in this transaction and these are all its changes (an approved enrollment is
     // never approved again), so they alone settle it; no need to lock and read them back as rollUpEnrollment does.
-    if (rows.some((row) => row.delivery_state !== 'completed')) return 'approved';
+    if (rows.some((row) => row.delivery_state !== 'completed')) return { status: 'approved', events };
     const { from, to } = ENROLLMENT_TRANSITIONS.complete;
     await repository.transitionEnrollment(trx, input.enrollmentId, from, to);
-    return 'synced';
+    return { status: 'synced', events };
   }
 
   /** Endpoint 1: every benefit change of the enrollment, in line order. */
@@ -141,7 +148,7 @@ export class BenefitChangeService {
       let updated = applyChanges(current, input, ['memo', 'assignee']);
       if (input.completed_at !== undefined) updated = { ...updated, ...(await this.#completion(trx, current, input.completed_at)) };
       await repository.updateBenefitChange(trx, updated);
-      await rollUpEnrollment(trx, this.#clock, current.enrollment_id);
+      await rollUpEnrollment(trx, this.#events, current.enrollment_id, [eventOf('benefit_change', deliveryEventAction(current, updated), updated)]);
       return toBenefitChangeResponse(updated);
     });
   }
@@ -177,28 +184,58 @@ export class BenefitChangeService {
 }
 
 /**
+ * The event of a change to a benefit change: its hand-off completing, rejected or reopened, else `updated`
+ * (memo, assignee, or a new completion date of a change already completed).
+ */
+export function deliveryEventAction(before: Pick<BenefitChangeRow, 'delivery_state'>, after: Pick<BenefitChangeRow, 'delivery_state'>): EventAction<'benefit_change'> {
+  if (before.delivery_state === after.delivery_state) return 'updated';
+  switch (after.delivery_state) {
+    case 'completed':
+      return 'completed';
+    case 'rejected':
+      return 'rejected';
+    case 'sent':
+      return 'sent';
+    case 'manual':
+    case 'queued':
+    case 'awaiting_file':
+      return before.delivery_state === 'completed' ? 'reopened' : 'updated';
+  }
+}
+
+/**
  * Settles the enrollment once its changes are settled (API.md section 6): `failed` when a carrier rejected
  * one, `synced` when every one is completed (also when it has none: nothing had to be sent). A conditional
  * UPDATE from `approved` only, so a race loses cleanly. The enrollment row is locked before the changes are
- * read, so two changes completing at once cannot both see the other one still open.
+ * read, so two changes completing at once cannot both see the other one still open. Records `withEvents`
+ * (the caller's events of the changes that settled) and the enrollment's own event in one statement.
  */
-export async function rollUpEnrollment(trx: Transaction<Database>, _clock: Clock, enrollmentId: string): Promise<void> {
+export async function rollUpEnrollment(trx: Transaction<Database>, events: EventLog, enrollmentId: string, withEvents: readonly NewEvent[]): Promise<void> {
   const enrollment = await repository.lockEnrollmentStatus(trx, enrollmentId);
-  if (enrollment?.status !== 'approved') return;
-  const states = await repository.listDeliveryStatesOfEnrollment(trx, enrollmentId);
-  let action: EnrollmentAction | undefined;
-  if (states.includes('rejected')) action = 'reject';
-  else if (states.every((state) => state === 'completed')) action = 'complete';
-  if (action === undefined) return;
+  const action = enrollment?.status === 'approved' ? settlingAction(await repository.listDeliveryStatesOfEnrollment(trx, enrollmentId)) : undefined;
+  if (enrollment === undefined || action === undefined) {
+    await events.recordMany(trx, withEvents);
+    return;
+  }
   const { from, to } = ENROLLMENT_TRANSITIONS[action];
   await repository.transitionEnrollment(trx, enrollmentId, from, to);
+  await events.recordMany(trx, [...withEvents, eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS[action], { ...enrollment, status: to })]);
+}
+
+function settlingAction(states: readonly DeliveryState[]): EnrollmentAction | undefined {
+  if (states.includes('rejected')) return 'reject';
+  if (states.every((state) => state === 'completed')) return 'complete';
+  return undefined;
 }
 
 /**
  * The other half of the 834 seam (see repository.listChangesAwaitingFile): once a file carrying `ids` went
  * to the carrier, those still awaiting a file are completed with `memo` and their enrollments rolled up.
  */
-export async function markDelivered(trx: Transaction<Database>, clock: Clock, ids: readonly string[], memo: string): Promise<void> {
-  const enrollmentIds = await repository.completeChangesAwaitingFile(trx, ids, { completed_at: clock.now().toISOString(), memo });
-  for (const enrollmentId of enrollmentIds) await rollUpEnrollment(trx, clock, enrollmentId);
+export async function markDelivered(trx: Transaction<Database>, clock: Clock, events: EventLog, ids: readonly string[], memo: string): Promise<void> {
+  const completed = await repository.completeChangesAwaitingFile(trx, ids, { completed_at: clock.now().toISOString(), memo });
+  const byEnrollment = Map.groupBy(completed, (row) => row.enrollment_id);
+  for (const enrollmentId of [...byEnrollment.keys()].sort()) {
+    await rollUpEnrollment(trx, events, enrollmentId, byEnrollment.get(enrollmentId)!.map((row) => eventOf('benefit_change', 'completed', row)));
+  }
 }

@@ -37,17 +37,18 @@ export async function updateBusinessUnit(db: Executor, row: BusinessUnitRow): Pr
   void created_at;
 }
 
-/** Unsets is_primary on the employer's business units other than `primary`. */
-export async function unsetOtherPrimaryBusinessUnits(
+/** Unsets is_primary on the employer's business units other than `primary`; returns the ones it changed. */
+export function unsetOtherPrimaryBusinessUnits(
   trx: Executor,
   primary: Pick<BusinessUnitRow, 'id' | 'provider_id' | 'employer_id'>,
-): Promise<void> {
-  await trx
+): Promise<BusinessUnitRow[]> {
+  return trx
     .updateTable('business_units')
     .set({ is_primary: false })
     .where('provider_id', '=', primary.provider_id)
     .where('employer_id', '=', primary.employer_id)
     .where('id', '!=', primary.id)
     .where('is_primary', '=', true)
+    .returningAll()
     .execute();
 }

@@ -9,6 +9,8 @@ import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog } from '../events/event-log.ts';
 import * as repository from './business-unit.repository.ts';
 import type { BusinessUnitResponse, CreateBusinessUnitBody, UpdateBusinessUnitBody } from './business-unit.schemas.ts';
 import type { BusinessUnitRow } from './business-unit.table.ts';
@@ -37,10 +39,12 @@ function addressJson(address: Address | null | undefined): string | null {
 export class BusinessUnitService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
+  readonly #events: EventLog;
 
-  constructor(db: Kysely<Database>, clock: Clock) {
+  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
     this.#db = db;
     this.#clock = clock;
+    this.#events = events;
   }
 
   async createBusinessUnit(scope: Scope, input: CreateBusinessUnitBody): Promise<BusinessUnitResponse> {
@@ -60,11 +64,13 @@ export class BusinessUnitService {
         metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
         created_at: this.#clock.now().toISOString(),
       };
+      let unset: BusinessUnitRow[] = [];
       if (row.is_primary) {
         await lockEmployerRow(trx, scope.providerId, row.employer_id);
-        await repository.unsetOtherPrimaryBusinessUnits(trx, row);
+        unset = await repository.unsetOtherPrimaryBusinessUnits(trx, row);
       }
       await repository.insertBusinessUnit(trx, row);
+      await this.#events.recordMany(trx, [eventOf('business_unit', 'created', row), ...unset.map((other) => eventOf('business_unit', 'updated', other))]);
       return toBusinessUnitResponse(row);
     });
   }
@@ -91,8 +97,9 @@ export class BusinessUnitService {
         address: input.address !== undefined ? addressJson(input.address) : current.address,
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
       };
-      if (becomesPrimary) await repository.unsetOtherPrimaryBusinessUnits(trx, updated);
+      const unset = becomesPrimary ? await repository.unsetOtherPrimaryBusinessUnits(trx, updated) : [];
       await repository.updateBusinessUnit(trx, updated);
+      await this.#events.recordMany(trx, [eventOf('business_unit', 'updated', updated), ...unset.map((other) => eventOf('business_unit', 'updated', other))]);
       return toBusinessUnitResponse(updated);
     });
   }

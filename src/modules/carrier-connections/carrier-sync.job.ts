@@ -8,11 +8,14 @@ import { findChangeForDelivery, transitionDelivery, type ChangeForDelivery } fro
 import { MEMO_MAX_LENGTH } from '../benefit-changes/benefit-change.schemas.ts';
 import { SEND_BENEFIT_CHANGE_JOB, rollUpEnrollment } from '../benefit-changes/benefit-change.service.ts';
 import type { ChangeKind } from '../benefit-changes/benefit-change.table.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog } from '../events/event-log.ts';
 import type { CarrierAdapter, CarrierChange } from './carrier-adapter.ts';
 
 export interface CarrierJobDependencies {
   db: Kysely<Database>;
   clock: Clock;
+  events: EventLog;
   adapter: CarrierAdapter;
 }
 
@@ -27,7 +30,7 @@ export function carrierJobHandlers(deps: CarrierJobDependencies): Record<string,
  * is called outside any transaction (no lock is held while a carrier answers); a throw propagates so that the
  * worker retries.
  */
-async function sendBenefitChange({ db, clock, adapter }: CarrierJobDependencies, payload: Record<string, unknown>): Promise<void> {
+async function sendBenefitChange({ db, clock, events, adapter }: CarrierJobDependencies, payload: Record<string, unknown>): Promise<void> {
   const id = payload.benefit_change;
   if (typeof id !== 'string') throw new PermanentJobError('The payload names no benefit_change.');
   const found = await findChangeForDelivery(db, id);
@@ -38,18 +41,18 @@ async function sendBenefitChange({ db, clock, adapter }: CarrierJobDependencies,
     throw new PermanentJobError(`Benefit change ${id} is ${change.delivery_state}, not waiting for the carrier API.`);
   }
 
-  await transitionDelivery(db, id, ['queued'], { delivery_state: 'sent' });
+  await db.transaction().execute(async (trx) => {
+    const sent = { delivery_state: 'sent' } as const;
+    if (await transitionDelivery(trx, id, ['queued'], sent)) await events.record(trx, eventOf('benefit_change', 'sent', { ...change, ...sent }));
+  });
   const outcome = await adapter.send(toCarrierChange(found));
 
   await db.transaction().execute(async (trx) => {
-    const applied = outcome.accepted
-      ? await transitionDelivery(trx, id, ['queued', 'sent'], {
-          delivery_state: 'completed',
-          completed_at: clock.now().toISOString(),
-          memo: `Accepted by carrier: ${outcome.reference}`.slice(0, MEMO_MAX_LENGTH),
-        })
-      : await transitionDelivery(trx, id, ['queued', 'sent'], { delivery_state: 'rejected', memo: outcome.reason.slice(0, MEMO_MAX_LENGTH) });
-    if (applied) await rollUpEnrollment(trx, clock, change.enrollment_id);
+    const settled = outcome.accepted
+      ? { delivery_state: 'completed' as const, completed_at: clock.now().toISOString(), memo: `Accepted by carrier: ${outcome.reference}`.slice(0, MEMO_MAX_LENGTH) }
+      : { delivery_state: 'rejected' as const, memo: outcome.reason.slice(0, MEMO_MAX_LENGTH) };
+    const applied = await transitionDelivery(trx, id, ['queued', 'sent'], settled);
+    if (applied) await rollUpEnrollment(trx, events, change.enrollment_id, [eventOf('benefit_change', settled.delivery_state, { ...change, ...settled })]);
   });
 }
 

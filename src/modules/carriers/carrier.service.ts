@@ -6,6 +6,8 @@ import { NotFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog } from '../events/event-log.ts';
 import * as repository from './carrier.repository.ts';
 import type { CarrierResponse, CreateCarrierBody, UpdateCarrierBody } from './carrier.schemas.ts';
 import type { CarrierRow } from './carrier.table.ts';
@@ -23,10 +25,12 @@ export function toCarrierResponse(row: CarrierRow): CarrierResponse {
 export class CarrierService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
+  readonly #events: EventLog;
 
-  constructor(db: Kysely<Database>, clock: Clock) {
+  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
     this.#db = db;
     this.#clock = clock;
+    this.#events = events;
   }
 
   async createCarrier(scope: Scope, input: CreateCarrierBody): Promise<CarrierResponse> {
@@ -38,7 +42,10 @@ export class CarrierService {
       logo_url: input.logo_url ?? null,
       created_at: this.#clock.now().toISOString(),
     };
-    await repository.insertCarrier(this.#db, row);
+    await this.#db.transaction().execute(async (trx) => {
+      await repository.insertCarrier(trx, row);
+      await this.#events.record(trx, eventOf('carrier', 'created', row));
+    });
     return toCarrierResponse(row);
   }
 
@@ -58,6 +65,7 @@ export class CarrierService {
       if (!current) throw new NotFound('carrier');
       const updated = applyChanges(current, input, ['legal_name', 'trade_name', 'logo_url']);
       await repository.updateCarrier(trx, updated);
+      await this.#events.record(trx, eventOf('carrier', 'updated', updated));
       return toCarrierResponse(updated);
     });
   }

@@ -2,7 +2,7 @@ import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
-import type { EnrollmentStatus } from '../enrollments/enrollment.table.ts';
+import type { EnrollmentRow } from '../enrollments/enrollment.table.ts';
 import type { DependentRow } from './dependent.table.ts';
 
 function dependents(db: Executor, scope: Scope) {
@@ -52,7 +52,10 @@ export async function findEnrolledPlanIds(db: Executor, dependentIds: readonly s
  * status. Taken after the member and the dependent, so that an approval cannot slip in between the check
  * and the delete.
  */
-export async function lockEnrollmentsNamingDependent(trx: Executor, dependentId: string): Promise<{ id: string; status: EnrollmentStatus }[]> {
+export async function lockEnrollmentsNamingDependent(
+  trx: Executor,
+  dependentId: string,
+): Promise<Pick<EnrollmentRow, 'id' | 'provider_id' | 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id'>[]> {
   const covering = await trx
     .selectFrom('enrolled_dependents')
     .innerJoin('enrolled_plans', 'enrolled_plans.id', 'enrolled_dependents.enrolled_plan_id')
@@ -62,7 +65,8 @@ export async function lockEnrollmentsNamingDependent(trx: Executor, dependentId:
   const waiving = await trx.selectFrom('coverage_waivers').select('enrollment_id').where('dependent_id', '=', dependentId).execute();
   const ids = [...new Set([...covering, ...waiving].map((row) => row.enrollment_id))];
   if (ids.length === 0) return [];
-  return forUpdate(trx, trx.selectFrom('enrollments').select(['id', 'status']).where('id', 'in', ids).orderBy('id')).execute();
+  const columns = ['id', 'provider_id', 'employer_id', 'member_id', 'status', 'category', 'open_enrollment_window_id'] as const;
+  return forUpdate(trx, trx.selectFrom('enrollments').select(columns).where('id', 'in', ids).orderBy('id')).execute();
 }
 
 /** Removes the dependent from the given (unsent) enrollments, then the dependent itself. */

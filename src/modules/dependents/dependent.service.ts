@@ -13,6 +13,8 @@ import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { SENT_ENROLLMENT_STATUSES } from '../enrollments/enrollment.table.ts';
 import { lockMemberById } from '../members/member.repository.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog } from '../events/event-log.ts';
 import * as repository from './dependent.repository.ts';
 import type { CreateDependentBody, DependentResponse, UpdateDependentBody } from './dependent.schemas.ts';
 import type { DependentRow } from './dependent.table.ts';
@@ -46,10 +48,12 @@ function addressJson(address: Address | null | undefined): string | null {
 export class DependentService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
+  readonly #events: EventLog;
 
-  constructor(db: Kysely<Database>, clock: Clock) {
+  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
     this.#db = db;
     this.#clock = clock;
+    this.#events = events;
   }
 
   async createDependent(scope: Scope, input: CreateDependentBody): Promise<DependentResponse> {
@@ -77,6 +81,7 @@ export class DependentService {
         created_at: this.#clock.now().toISOString(),
       };
       await repository.insertDependent(trx, row);
+      await this.#events.record(trx, eventOf('dependent', 'created', row));
       return toDependentResponse(row, []);
     });
   }
@@ -113,6 +118,7 @@ export class DependentService {
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
       };
       await repository.updateDependent(trx, updated);
+      await this.#events.record(trx, eventOf('dependent', 'updated', updated));
       return this.#withEnrolledPlans(trx, updated);
     });
   }
@@ -136,6 +142,8 @@ export class DependentService {
         );
       }
       await repository.deleteDependentAndCoverage(trx, id, enrollments.map((enrollment) => enrollment.id));
+      // The unsent enrollments that named the dependent changed too (the dependent left them).
+      await this.#events.recordMany(trx, [...enrollments.map((enrollment) => eventOf('enrollment', 'updated', enrollment)), eventOf('dependent', 'deleted', dependent)]);
       return { id, object: 'dependent', deleted: true };
     });
   }

@@ -6,6 +6,8 @@ import type { Clock } from '../../shared/clock.ts';
 import { AppError, NotFound, ValidationFailed, inputError, validationFailed, type InputError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog } from '../events/event-log.ts';
 import * as repository from './document.repository.ts';
 import { MAX_DOCUMENT_BYTES, type CreateDocumentBody, type DocumentResponse } from './document.schemas.ts';
 import type { DocumentRow } from './document.table.ts';
@@ -53,10 +55,12 @@ function asBuffer(bytes: Uint8Array): Buffer {
 export class DocumentService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
+  readonly #events: EventLog;
 
-  constructor(db: Kysely<Database>, clock: Clock) {
+  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
     this.#db = db;
     this.#clock = clock;
+    this.#events = events;
   }
 
   /**
@@ -89,6 +93,7 @@ export class DocumentService {
         created_at: this.#clock.now().toISOString(),
       };
       await repository.insertDocument(trx, row);
+      await this.#events.record(trx, eventOf('document', 'created', row));
       const { content: _bytes, ...info } = row;
       return toDocumentResponse(info);
     });

@@ -8,6 +8,8 @@ import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog } from '../events/event-log.ts';
 import * as repository from './employer.repository.ts';
 import type { CreateEmployerBody, EmployerResponse, UpdateEmployerBody } from './employer.schemas.ts';
 import type { EmployerRow } from './employer.table.ts';
@@ -30,10 +32,12 @@ export function toEmployerResponse(row: EmployerRow): EmployerResponse {
 export class EmployerService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
+  readonly #events: EventLog;
 
-  constructor(db: Kysely<Database>, clock: Clock) {
+  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
     this.#db = db;
     this.#clock = clock;
+    this.#events = events;
   }
 
   async createEmployer(scope: Scope, input: CreateEmployerBody): Promise<EmployerResponse> {
@@ -50,7 +54,10 @@ export class EmployerService {
       metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
       created_at: this.#clock.now().toISOString(),
     };
-    await repository.insertEmployer(this.#db, row);
+    await this.#db.transaction().execute(async (trx) => {
+      await repository.insertEmployer(trx, row);
+      await this.#events.record(trx, eventOf('employer', 'created', row));
+    });
     return toEmployerResponse(row);
   }
 
@@ -74,6 +81,7 @@ export class EmployerService {
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
       };
       await repository.updateEmployer(trx, updated);
+      await this.#events.record(trx, eventOf('employer', 'updated', updated));
       return toEmployerResponse(updated);
     });
   }

@@ -20,6 +20,16 @@ export const ENROLLMENT_TRANSITIONS = {
 
 export type EnrollmentAction = keyof typeof ENROLLMENT_TRANSITIONS;
 
+/** The event each transition records (`enrollment.<action>`): named after the status it leads to. */
+export const ENROLLMENT_EVENT_ACTIONS = {
+  save_and_submit: 'submitted',
+  reopen: 'reopened',
+  cancel: 'cancelled',
+  approve: 'approved',
+  complete: 'synced',
+  reject: 'failed',
+} as const satisfies Record<EnrollmentAction, string>;
+
 const machine = statusMachine<EnrollmentStatus, EnrollmentAction>(
   ENROLLMENT_TRANSITIONS,
   (action, from, allowed) => `An enrollment that is ${from} cannot be ${PAST_TENSE[action]}; only a ${allowed} enrollment can.`,

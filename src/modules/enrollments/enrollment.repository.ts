@@ -184,6 +184,15 @@ export function coverageInForceOn(date: string) {
     ]);
 }
 
+/** An enrolled plan in force, with its line and what its enrollment's events carry. */
+export type CoverageInForce = EnrolledPlanRow & {
+  line_of_coverage: LineOfCoverage;
+  enrollment_employer_id: string;
+  enrollment_status: EnrollmentStatus;
+  enrollment_category: EnrollmentRow['category'];
+  enrollment_window_id: string | null;
+};
+
 /**
  * The member's coverage in force on `date` on the given lines: enrolled plans of their approved or synced
  * enrollments (other than `exceptEnrollmentId`), the latest starting one per line.
@@ -194,14 +203,20 @@ export async function findCoverageInForce(
   lines: readonly LineOfCoverage[],
   date: string,
   exceptEnrollmentId: string,
-): Promise<(EnrolledPlanRow & { line_of_coverage: LineOfCoverage })[]> {
+): Promise<CoverageInForce[]> {
   if (lines.length === 0) return [];
   const rows = await db
     .selectFrom('enrolled_plans')
     .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
     .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
     .selectAll('enrolled_plans')
-    .select('plans.line_of_coverage')
+    .select([
+      'plans.line_of_coverage',
+      'enrollments.employer_id as enrollment_employer_id',
+      'enrollments.status as enrollment_status',
+      'enrollments.category as enrollment_category',
+      'enrollments.open_enrollment_window_id as enrollment_window_id',
+    ])
     .where('enrolled_plans.member_id', '=', memberId)
     .where(coverageInForceOn(date))
     .where('enrollments.id', '!=', exceptEnrollmentId)

@@ -22,19 +22,27 @@ import { coverageTier } from '../plans/coverage-tier.ts';
 import { toPlanRates } from '../plans/plan.service.ts';
 import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
 import { contributionSplit, premiumCents } from '../plans/pricing.ts';
+import { eventOf, type EventSource } from '../events/event-data.ts';
+import type { EventLog, NewEvent } from '../events/event-log.ts';
 import { decideVolume, submissionErrors } from './enrollment-rules.ts';
-import { assertTransition, ENROLLMENT_TRANSITIONS, type EnrollmentAction } from './enrollment-status.ts';
+import { assertTransition, ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS, type EnrollmentAction } from './enrollment-status.ts';
 import * as repository from './enrollment.repository.ts';
 import type { CreateEnrollmentBody, EnrolledPlanInput, EnrollmentResponse, MemberCoverage, PrimaryCareProvider, PrimaryCareProviderInput, UpdateEnrollmentBody } from './enrollment.schemas.ts';
 import type { EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
 
-/** What approval needs from the benefit-change module, inside the approval's own transaction. */
+/**
+ * What approval needs from the benefit-change module, inside the approval's own transaction: the changes
+ * recorded, the enrollment's status afterwards, and their events (which approval records with its own).
+ */
 export interface BenefitChangeRecorder {
   recordChanges(
     trx: Transaction<Database>,
     input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: LineChange[] },
-  ): Promise<'approved' | 'synced'>;
+  ): Promise<{ status: 'approved' | 'synced'; events: NewEvent[] }>;
 }
+
+/** An enrollment as its events describe it. */
+type EnrollmentEventSource = EventSource<'enrollment'>;
 
 type Elections = repository.Elections;
 
@@ -117,6 +125,19 @@ function primaryCareProviderJson(input: PrimaryCareProviderInput | null | undefi
   });
 }
 
+/** The enrollment an enrolled plan in force belongs to, from the columns findCoverageInForce joins in. */
+function enrollmentOfCoverage(row: repository.CoverageInForce): EnrollmentEventSource {
+  return {
+    id: row.enrollment_id,
+    provider_id: row.provider_id,
+    employer_id: row.enrollment_employer_id,
+    member_id: row.member_id,
+    status: row.enrollment_status,
+    category: row.enrollment_category,
+    open_enrollment_window_id: row.enrollment_window_id,
+  };
+}
+
 /** Age in whole years on `date`; 0 for someone not yet born then (priced as a newborn). */
 function ageOrZero(dob: string, date: string): number {
   return compareDates(dob, date) > 0 ? 0 : ageOn(dob, date);
@@ -126,13 +147,15 @@ export class EnrollmentService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
   readonly #notifier: Notifier;
+  readonly #events: EventLog;
   readonly #benefitChanges: BenefitChangeRecorder;
   readonly #jobs: { wake(): void } | undefined;
 
-  constructor(db: Kysely<Database>, clock: Clock, notifier: Notifier, benefitChanges: BenefitChangeRecorder, jobs?: { wake(): void }) {
+  constructor(db: Kysely<Database>, clock: Clock, notifier: Notifier, events: EventLog, benefitChanges: BenefitChangeRecorder, jobs?: { wake(): void }) {
     this.#db = db;
     this.#clock = clock;
     this.#notifier = notifier;
+    this.#events = events;
     this.#benefitChanges = benefitChanges;
     this.#jobs = jobs;
   }
@@ -180,7 +203,8 @@ export class EnrollmentService {
     const elections = await this.#buildElections(trx, row, member, input.enrolled_plans ?? [], input.coverage_waivers ?? []);
     await repository.insertEnrollment(trx, row);
     await repository.insertElections(trx, elections);
-    if (row.status === 'synced') await this.#endCoverageReplacedBy(trx, await this.#coverageBeforeAndAfter(trx, row, elections));
+    const replaced = row.status === 'synced' ? await this.#endCoverageReplacedBy(trx, await this.#coverageBeforeAndAfter(trx, row, elections)) : [];
+    await this.#events.recordMany(trx, [eventOf('enrollment', 'created', row), ...replaced.map((enrollment) => eventOf('enrollment', 'updated', enrollment))]);
     return toEnrollmentResponse(row, elections);
   }
 
@@ -240,6 +264,7 @@ export class EnrollmentService {
         await repository.replaceElections(trx, id, elections);
       }
       await repository.updateEnrollmentFields(trx, updated);
+      await this.#events.record(trx, eventOf('enrollment', 'updated', updated));
       return toEnrollmentResponse(updated, elections);
     });
   }
@@ -262,6 +287,8 @@ export class EnrollmentService {
     if (errors.length > 0) throw new ValidationFailed(errors, 'The enrollment cannot be submitted');
     const submitted = { ...enrollment, status: 'pending' as const, submitted_at: this.#clock.now().toISOString(), open_enrollment_window_id: windowId };
     await this.#transition(trx, enrollment, 'save_and_submit', { submitted_at: submitted.submitted_at, open_enrollment_window_id: windowId });
+    // The status change's event goes in with the notification's, in one statement.
+    const submittedEvent = eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.save_and_submit, submitted);
     await this.#notifier.record(trx, {
       providerId: enrollment.provider_id,
       employerId: enrollment.employer_id,
@@ -270,7 +297,7 @@ export class EnrollmentService {
       relatedObjectId: enrollment.id,
       owner: 'employer',
       payload: { enrollment: enrollment.id, member: enrollment.member_id, employer: enrollment.employer_id },
-    });
+    }, [submittedEvent]);
     return toEnrollmentResponse(submitted, elections);
   }
 
@@ -318,8 +345,12 @@ export class EnrollmentService {
     return response;
   }
 
-  /** Approval inside the caller's transaction; the caller wakes the job worker once it has committed. */
-  async approveEnrollmentIn(trx: Transaction<Database>, scope: Scope, id: string): Promise<EnrollmentResponse> {
+  /**
+   * Approval inside the caller's transaction; the caller wakes the job worker once it has committed. Every
+   * event of the approval (`withEvents` first: the caller's own) is recorded in one statement, with the
+   * notification.
+   */
+  async approveEnrollmentIn(trx: Transaction<Database>, scope: Scope, id: string, withEvents: readonly NewEvent[] = []): Promise<EnrollmentResponse> {
     const enrollment = await repository.findEnrollmentById(trx, scope, id);
     if (!enrollment) throw new NotFound('enrollment');
     // The member first, as every path that changes a member's enrollments locks them (so approvals of two
@@ -332,24 +363,36 @@ export class EnrollmentService {
     await this.#transition(trx, enrollment, 'approve', { approved_at: approvedAt });
     const elections = await repository.findElections(trx, [id]);
     const coverage = await this.#coverageBeforeAndAfter(trx, enrollment, elections);
-    await this.#endCoverageReplacedBy(trx, coverage);
-    const status = await this.#benefitChanges.recordChanges(trx, {
+    const replaced = await this.#endCoverageReplacedBy(trx, coverage);
+    const { status, events: changeEvents } = await this.#benefitChanges.recordChanges(trx, {
       providerId: enrollment.provider_id,
       employerId: enrollment.employer_id,
       enrollmentId: enrollment.id,
       memberId: enrollment.member_id,
       changes: diffCoverage(coverage.previous, coverage.next, coverage.waivedLines),
     });
-    await this.#notifier.record(trx, {
-      providerId: enrollment.provider_id,
-      employerId: enrollment.employer_id,
-      type: 'enrollment_approved',
-      relatedObjectType: 'enrollment',
-      relatedObjectId: enrollment.id,
-      owner: 'member',
-      payload: { enrollment: enrollment.id, member: enrollment.member_id, employer: enrollment.employer_id },
-    });
-    return toEnrollmentResponse({ ...enrollment, status, approved_at: approvedAt }, elections);
+    const approved = { ...enrollment, status: 'approved' as const, approved_at: approvedAt };
+    const events = [
+      ...withEvents,
+      eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.approve, approved),
+      ...replaced.map((other) => eventOf('enrollment', 'updated', other)),
+      ...changeEvents,
+      ...(status === 'synced' ? [eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.complete, { ...approved, status })] : []),
+    ];
+    await this.#notifier.record(
+      trx,
+      {
+        providerId: enrollment.provider_id,
+        employerId: enrollment.employer_id,
+        type: 'enrollment_approved',
+        relatedObjectType: 'enrollment',
+        relatedObjectId: enrollment.id,
+        owner: 'member',
+        payload: { enrollment: enrollment.id, member: enrollment.member_id, employer: enrollment.employer_id },
+      },
+      events,
+    );
+    return toEnrollmentResponse({ ...approved, status }, elections);
   }
 
   /**
@@ -385,7 +428,8 @@ export class EnrollmentService {
     };
     await repository.insertEnrollment(trx, row);
     await repository.insertElections(trx, elections);
-    return this.approveEnrollmentIn(trx, { providerId: member.provider_id, employerId: null }, row.id);
+    const recorded = [eventOf('enrollment', 'created', row), eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.save_and_submit, row)];
+    return this.approveEnrollmentIn(trx, { providerId: member.provider_id, employerId: null }, row.id, recorded);
   }
 
   /** Wakes the job worker (after a caller's transaction that approved enrollments has committed). */
@@ -435,7 +479,9 @@ export class EnrollmentService {
       // A reopened enrollment is no longer submitted.
       const set = action === 'reopen' ? { submitted_at: null } : {};
       await this.#transition(trx, enrollment, action, set);
-      return toEnrollmentResponse({ ...enrollment, ...set, status: ENROLLMENT_TRANSITIONS[action].to }, await repository.findElections(trx, [id]));
+      const moved = { ...enrollment, ...set, status: ENROLLMENT_TRANSITIONS[action].to };
+      await this.#events.record(trx, eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS[action], moved));
+      return toEnrollmentResponse(moved, await repository.findElections(trx, [id]));
     });
   }
 
@@ -498,6 +544,7 @@ export class EnrollmentService {
     if (errors.length > 0) throw new ValidationFailed(errors);
     const updated = { ...enrollment, metadata: JSON.stringify(mergeMetadata(parseMetadata(enrollment.metadata), input.metadata)) };
     await repository.updateEnrollmentFields(trx, updated);
+    await this.#events.record(trx, eventOf('enrollment', 'updated', updated));
     return toEnrollmentResponse(updated, elections);
   }
 
@@ -737,14 +784,27 @@ export class EnrollmentService {
     const previous = inForce.map((row) =>
       toItem(row, row.line_of_coverage, dependentRows.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
     );
-    return { next, waivedLines, previous, start };
+    const enrollmentsOfPrevious = new Map(inForce.map((row): [string, EnrollmentEventSource] => [row.id, enrollmentOfCoverage(row)]));
+    return { next, waivedLines, previous, start, enrollmentsOfPrevious };
   }
 
-  /** The coverage this enrollment replaces ends the day before the new coverage starts. */
-  async #endCoverageReplacedBy(trx: Executor, { previous, start }: { previous: readonly CoverageItem[]; start: string }): Promise<void> {
+  /**
+   * The coverage this enrollment replaces ends the day before the new coverage starts. Returns the enrollments
+   * whose coverage it ended (each once), as their events describe them.
+   */
+  async #endCoverageReplacedBy(
+    trx: Executor,
+    { previous, start, enrollmentsOfPrevious }: { previous: readonly CoverageItem[]; start: string; enrollmentsOfPrevious: ReadonlyMap<string, EnrollmentEventSource> },
+  ): Promise<EnrollmentEventSource[]> {
     const lastDay = addDays(start, -1);
+    const changed = new Map<string, EnrollmentEventSource>();
     for (const item of previous) {
-      if (item.effectiveEnd === null || compareDates(item.effectiveEnd, lastDay) > 0) await repository.endCoverage(trx, item.enrolledPlanId, lastDay);
+      if (item.effectiveEnd === null || compareDates(item.effectiveEnd, lastDay) > 0) {
+        await repository.endCoverage(trx, item.enrolledPlanId, lastDay);
+        const enrollment = enrollmentsOfPrevious.get(item.enrolledPlanId)!;
+        changed.set(enrollment.id, enrollment);
+      }
     }
+    return [...changed.values()];
   }
 }

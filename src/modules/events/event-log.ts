@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { newId } from '../../shared/ids.ts';
+import { newOrderedId } from '../../shared/ids.ts';
 import type { EventObjectType, EventRow } from './event.table.ts';
 
 /** What a change tells the event log. `data` holds ids and statuses only: never personal data. */
@@ -47,8 +47,9 @@ export class EventLog {
   async recordMany(trx: Executor, events: readonly NewEvent[]): Promise<void> {
     if (events.length === 0) return;
     const createdAt = this.#clock.now().toISOString();
+    // Ordered ids: events of one instant (one transaction) list in the order they were recorded.
     const rows: EventRow[] = events.map((event) => ({
-      id: newId('event'),
+      id: newOrderedId('event'),
       provider_id: event.providerId,
       employer_id: event.employerId,
       event_type: `${event.objectType}.${event.action}`,

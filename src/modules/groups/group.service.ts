@@ -8,6 +8,8 @@ import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog } from '../events/event-log.ts';
 import * as repository from './group.repository.ts';
 import type { CreateGroupBody, GroupResponse, UpdateGroupBody } from './group.schemas.ts';
 import type { GroupRow } from './group.table.ts';
@@ -27,10 +29,12 @@ export function toGroupResponse(row: GroupRow): GroupResponse {
 export class GroupService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
+  readonly #events: EventLog;
 
-  constructor(db: Kysely<Database>, clock: Clock) {
+  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
     this.#db = db;
     this.#clock = clock;
+    this.#events = events;
   }
 
   async createGroup(scope: Scope, input: CreateGroupBody): Promise<GroupResponse> {
@@ -47,6 +51,7 @@ export class GroupService {
         created_at: this.#clock.now().toISOString(),
       };
       await repository.insertGroup(trx, row);
+      await this.#events.record(trx, eventOf('group', 'created', row));
       return toGroupResponse(row);
     });
   }
@@ -72,6 +77,7 @@ export class GroupService {
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
       };
       await repository.updateGroup(trx, updated);
+      await this.#events.record(trx, eventOf('group', 'updated', updated));
       return toGroupResponse(updated);
     });
   }

@@ -86,6 +86,26 @@ export async function findEnrolledDependentIdsOfMember(db: Executor, providerId:
 }
 
 /** Points the coverage items at the card; an item holds one card, so this moves them off any previous one. */
+/** The cards that hold any of these coverage items now (before they are assigned elsewhere). */
+export async function findCardsHolding(
+  db: Executor,
+  items: { enrolledPlans: readonly string[]; enrolledDependents: readonly string[] },
+): Promise<MemberIdCardRow[]> {
+  if (items.enrolledPlans.length === 0 && items.enrolledDependents.length === 0) return [];
+  const none = ['-'];
+  return db
+    .selectFrom('member_id_cards')
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb('id', 'in', eb.selectFrom('enrolled_plans').select('member_id_card_id').where('id', 'in', items.enrolledPlans.length > 0 ? [...items.enrolledPlans] : none)),
+        eb('id', 'in', eb.selectFrom('enrolled_dependents').select('member_id_card_id').where('id', 'in', items.enrolledDependents.length > 0 ? [...items.enrolledDependents] : none)),
+      ]),
+    )
+    .orderBy('id')
+    .execute();
+}
+
 export async function assignCard(
   trx: Executor,
   cardId: string,

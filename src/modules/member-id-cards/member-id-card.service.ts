@@ -7,6 +7,8 @@ import type { Clock } from '../../shared/clock.ts';
 import { NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog } from '../events/event-log.ts';
 import * as repository from './member-id-card.repository.ts';
 import type { CreateMemberIdCardBody, MemberIdCardResponse } from './member-id-card.schemas.ts';
 import type { MemberIdCardRow } from './member-id-card.table.ts';
@@ -28,10 +30,12 @@ export function toMemberIdCardResponse(row: MemberIdCardRow, assignments: reposi
 export class MemberIdCardService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
+  readonly #events: EventLog;
 
-  constructor(db: Kysely<Database>, clock: Clock) {
+  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
     this.#db = db;
     this.#clock = clock;
+    this.#events = events;
   }
 
   async createMemberIdCard(scope: Scope, input: CreateMemberIdCardBody): Promise<MemberIdCardResponse> {
@@ -51,7 +55,10 @@ export class MemberIdCardService {
         created_at: this.#clock.now().toISOString(),
       };
       await repository.insertCard(trx, row);
+      // An item holds one card: cards it is taken from change too.
+      const previousCards = await repository.findCardsHolding(trx, { enrolledPlans, enrolledDependents });
       await repository.assignCard(trx, row.id, { enrolledPlans, enrolledDependents });
+      await this.#events.recordMany(trx, [eventOf('member_id_card', 'created', row), ...previousCards.map((card) => eventOf('member_id_card', 'updated', card))]);
       return this.#withAssignments(trx, row);
     });
   }
@@ -78,6 +85,7 @@ export class MemberIdCardService {
       const card = await repository.lockCardById(trx, scope, id);
       if (!card) throw new NotFound('member ID card');
       await repository.deleteCard(trx, card.id);
+      await this.#events.record(trx, eventOf('member_id_card', 'deleted', card));
       return { id: card.id, object: 'member_id_card', deleted: true };
     });
   }

@@ -125,13 +125,20 @@ export async function hasSentCoverage(db: Executor, memberId: string): Promise<b
  * Removes the member and everything that is theirs alone (API.md section 12): unsent enrollments (their
  * enrolled plans, dependents and waivers go with them), ID cards, pay rates, beneficiaries, dependents and
  * subclass links. Documents stay, unlinked from the member; notifications stay as the record of what was said.
+ * Returns the ids and parents of what it removed or unlinked (RETURNING, no extra reads), for their events.
  */
-export async function deleteMemberAndRecords(trx: Executor, memberId: string): Promise<void> {
-  await trx.deleteFrom('enrollments').where('member_id', '=', memberId).execute();
-  await trx.deleteFrom('member_id_cards').where('member_id', '=', memberId).execute();
-  await trx.deleteFrom('pay_rates').where('member_id', '=', memberId).execute();
-  await trx.deleteFrom('beneficiaries').where('member_id', '=', memberId).execute();
-  await trx.deleteFrom('dependents').where('member_id', '=', memberId).execute();
-  await trx.updateTable('documents').set({ member_id: null }).where('member_id', '=', memberId).execute();
+export async function deleteMemberAndRecords(trx: Executor, memberId: string) {
+  const owned = ['id', 'provider_id', 'employer_id', 'member_id'] as const;
+  const enrollments = await trx
+    .deleteFrom('enrollments')
+    .where('member_id', '=', memberId)
+    .returning([...owned, 'status', 'category', 'open_enrollment_window_id'])
+    .execute();
+  const memberIdCards = await trx.deleteFrom('member_id_cards').where('member_id', '=', memberId).returning([...owned, 'carrier_id', 'document_id']).execute();
+  const payRates = await trx.deleteFrom('pay_rates').where('member_id', '=', memberId).returning(owned).execute();
+  const beneficiaries = await trx.deleteFrom('beneficiaries').where('member_id', '=', memberId).returning(owned).execute();
+  const dependents = await trx.deleteFrom('dependents').where('member_id', '=', memberId).returning(owned).execute();
+  const unlinkedDocuments = await trx.updateTable('documents').set({ member_id: null }).where('member_id', '=', memberId).returning(owned).execute();
   await trx.deleteFrom('members').where('id', '=', memberId).execute();
+  return { enrollments, memberIdCards, payRates, beneficiaries, dependents, unlinkedDocuments };
 }

@@ -14,6 +14,8 @@ import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { Notifier } from '../notifications/notification.service.ts';
 import { selectPlanConfiguration, waitingPeriodEnd } from '../plan-configurations/eligibility.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog } from '../events/event-log.ts';
 import * as repository from './member.repository.ts';
 import type { CreateMemberBody, MemberResponse, UpdateMemberBody } from './member.schemas.ts';
 import type { MemberRow } from './member.table.ts';
@@ -53,12 +55,14 @@ export class MemberService {
   readonly #clock: Clock;
   readonly #encrypter: Encrypter;
   readonly #notifier: Notifier;
+  readonly #events: EventLog;
 
-  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, notifier: Notifier) {
+  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, notifier: Notifier, events: EventLog) {
     this.#db = db;
     this.#clock = clock;
     this.#encrypter = encrypter;
     this.#notifier = notifier;
+    this.#events = events;
   }
 
   async createMember(scope: Scope, input: CreateMemberBody): Promise<MemberResponse> {
@@ -91,6 +95,7 @@ export class MemberService {
       await this.#assertConsistent(trx, row, subclasses);
       await repository.insertMember(trx, row);
       await repository.replaceMemberSubclasses(trx, row.id, subclasses);
+      await this.#events.record(trx, eventOf('member', 'created', row));
       await this.#notifyNewMember(trx, row, subclasses);
       if (row.termination_date !== null) await this.#notifyTerminated(trx, row);
       return toMemberResponse(row, { subclasses, enrollments: [] });
@@ -139,6 +144,7 @@ export class MemberService {
       await this.#assertConsistent(trx, updated, subclasses);
       await repository.updateMember(trx, updated);
       if (input.subclasses !== undefined) await repository.replaceMemberSubclasses(trx, id, subclasses);
+      await this.#events.record(trx, eventOf('member', 'updated', updated));
       if (updated.termination_date !== null && updated.termination_date !== current.termination_date) {
         await this.#notifyTerminated(trx, updated);
       }
@@ -159,7 +165,16 @@ export class MemberService {
           'This member has coverage that was sent to a carrier, so the record cannot be deleted. To record that the employee left, PATCH termination_date instead.',
         );
       }
-      await repository.deleteMemberAndRecords(trx, id);
+      const removed = await repository.deleteMemberAndRecords(trx, id);
+      await this.#events.recordMany(trx, [
+        ...removed.enrollments.map((row) => eventOf('enrollment', 'deleted', row)),
+        ...removed.memberIdCards.map((row) => eventOf('member_id_card', 'deleted', row)),
+        ...removed.payRates.map((row) => eventOf('pay_rate', 'deleted', row)),
+        ...removed.beneficiaries.map((row) => eventOf('beneficiary', 'deleted', row)),
+        ...removed.dependents.map((row) => eventOf('dependent', 'deleted', row)),
+        ...removed.unlinkedDocuments.map((row) => eventOf('document', 'updated', row)),
+        eventOf('member', 'deleted', member),
+      ]);
       return { id, object: 'member', deleted: true };
     });
   }

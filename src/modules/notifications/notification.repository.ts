@@ -23,16 +23,20 @@ export async function insertNotification(db: Executor, row: NotificationRow): Pr
 /** Batch size of bulk inserts: 1,000 rows of 10 columns stay far below both databases' parameter limits. */
 const INSERT_BATCH = 1000;
 
-/** Inserts many notifications, skipping occurrences already recorded. Returns how many were new. */
-export async function insertNotifications(db: Executor, rows: readonly NotificationRow[]): Promise<number> {
-  let inserted = 0;
+/**
+ * Inserts many notifications, skipping occurrences already recorded. Returns the ids of the rows that were new
+ * (RETURNING answers only the rows an INSERT ... ON CONFLICT DO NOTHING inserted, on both databases).
+ */
+export async function insertNotifications(db: Executor, rows: readonly NotificationRow[]): Promise<Set<string>> {
+  const inserted = new Set<string>();
   for (let start = 0; start < rows.length; start += INSERT_BATCH) {
-    const result = await db
+    const returned = await db
       .insertInto('notifications')
       .values(rows.slice(start, start + INSERT_BATCH))
       .onConflict((oc) => oc.column('occurrence_key').doNothing())
-      .executeTakeFirst();
-    inserted += Number(result.numInsertedOrUpdatedRows ?? 0n);
+      .returning('id')
+      .execute();
+    for (const row of returned) inserted.add(row.id);
   }
   return inserted;
 }

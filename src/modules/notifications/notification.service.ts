@@ -6,6 +6,8 @@ import type { Clock } from '../../shared/clock.ts';
 import { AppError, inputError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog, NewEvent } from '../events/event-log.ts';
 import * as repository from './notification.repository.ts';
 import type { NotificationResponse } from './notification.schemas.ts';
 import {
@@ -42,23 +44,42 @@ export function toNotificationResponse(row: NotificationRow): NotificationRespon
 }
 
 /**
- * Records notifications. Other modules call `record` with their own transaction, so a notification exists
- * if and only if the change that caused it committed (STYLE habit 6).
+ * Records notifications, each with its `notification.created` event. Other modules call `record` with their
+ * own transaction, so a notification and its event exist if and only if the change that caused them
+ * committed (STYLE habit 6).
  */
 export class Notifier {
   readonly #clock: Clock;
-  constructor(clock: Clock) {
+  readonly #events: EventLog;
+  constructor(clock: Clock, events: EventLog) {
     this.#clock = clock;
+    this.#events = events;
   }
 
-  /** Returns false when the occurrence was already recorded. */
-  async record(trx: Executor, notification: NewNotification): Promise<boolean> {
-    return repository.insertNotification(trx, this.#toRow(notification));
+  /**
+   * Returns false when the occurrence was already recorded (and then records no notification event).
+   * `withEvents` are the caller's own events of the change, recorded first in the same statement as the
+   * notification's: a change that ends with a notification records all its events at once.
+   */
+  async record(trx: Executor, notification: NewNotification, withEvents: readonly NewEvent[] = []): Promise<boolean> {
+    const row = this.#toRow(notification);
+    const inserted = await repository.insertNotification(trx, row);
+    await this.#events.recordMany(trx, inserted ? [...withEvents, eventOf('notification', 'created', row)] : withEvents);
+    return inserted;
   }
 
-  /** Records many at once (in batches); occurrences already recorded are skipped. Returns how many were new. */
+  /**
+   * Records many at once (in batches); occurrences already recorded are skipped, and only the new ones get an
+   * event. Returns how many were new.
+   */
   async recordMany(trx: Executor, notifications: readonly NewNotification[]): Promise<number> {
-    return repository.insertNotifications(trx, notifications.map((notification) => this.#toRow(notification)));
+    const rows = notifications.map((notification) => this.#toRow(notification));
+    const inserted = await repository.insertNotifications(trx, rows);
+    await this.#events.recordMany(
+      trx,
+      rows.filter((row) => inserted.has(row.id)).map((row) => eventOf('notification', 'created', row)),
+    );
+    return inserted.size;
   }
 
   #toRow(notification: NewNotification): NotificationRow {

@@ -17,10 +17,12 @@ import type { CreateEnrollmentBody, EnrollmentResponse, PrimaryCareProvider } fr
 import type { NewNotification, Notifier } from '../notifications/notification.service.ts';
 import { REMINDER_DAYS_BEFORE_END, reminderDaysBefore } from '../daily-sweep/sweep-rules.ts';
 import { claimOccurrence } from '../daily-sweep/sweep.repository.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog } from '../events/event-log.ts';
 import * as repository from './open-enrollment-window.repository.ts';
 import type { CreateWindowBody, IncompleteMember, UpdateWindowBody, WindowResponse, WindowSummary } from './open-enrollment-window.schemas.ts';
 import type { OpenEnrollmentWindowRow, WindowStatus } from './open-enrollment-window.table.ts';
-import { EDITABLE_WINDOW_STATUSES, WINDOW_TRANSITIONS, assertWindowTransition, type WindowAction } from './window-status.ts';
+import { EDITABLE_WINDOW_STATUSES, WINDOW_EVENT_ACTIONS, WINDOW_TRANSITIONS, assertWindowTransition, type WindowAction } from './window-status.ts';
 
 /** What passive open enrollment needs from the enrollment engine, inside the completing transaction. */
 export interface EnrollmentEngine {
@@ -71,12 +73,14 @@ export class OpenEnrollmentWindowService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
   readonly #notifier: Notifier;
+  readonly #events: EventLog;
   readonly #enrollments: EnrollmentEngine;
 
-  constructor(db: Kysely<Database>, clock: Clock, notifier: Notifier, enrollments: EnrollmentEngine) {
+  constructor(db: Kysely<Database>, clock: Clock, notifier: Notifier, events: EventLog, enrollments: EnrollmentEngine) {
     this.#db = db;
     this.#clock = clock;
     this.#notifier = notifier;
+    this.#events = events;
     this.#enrollments = enrollments;
   }
 
@@ -105,6 +109,7 @@ export class OpenEnrollmentWindowService {
       const row = { ...draft, status: isConfigured(draft, planIds) ? WINDOW_TRANSITIONS.configure.to : draft.status };
       await repository.insertWindow(trx, row);
       await repository.replaceWindowPlans(trx, row.id, planIds);
+      await this.#events.record(trx, eventOf('open_enrollment_window', 'created', row));
       return this.#respond(trx, row, planIds);
     });
   }
@@ -158,6 +163,8 @@ export class OpenEnrollmentWindowService {
           isConfigured(updated, planIds) && current.status === 'setup_required' ? 'configure' : !isConfigured(updated, planIds) && current.status === 'build_in_progress' ? 'unconfigure' : undefined;
         if (action) updated = await this.#transition(trx, updated, action);
       }
+      // configure and unconfigure are part of this change: its one event carries the status it leads to.
+      await this.#events.record(trx, eventOf('open_enrollment_window', 'updated', updated));
       return this.#respond(trx, updated, planIds);
     });
   }
@@ -185,7 +192,8 @@ export class OpenEnrollmentWindowService {
       const members = await repository.findEligibleMemberIds(trx, dated);
       const common = { providerId: window.provider_id, employerId: window.employer_id, type: 'open_enrollment_kickoff', relatedObjectType: 'open_enrollment_window', relatedObjectId: window.id } as const;
       const payload = { open_enrollment_window: window.id, employer: window.employer_id, end_date: dated.end_date };
-      await this.#notifier.record(trx, { ...common, owner: 'employer', payload, occurrenceKey: `open_enrollment_kickoff:${window.id}:employer` });
+      const activatedEvent = eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.activate, activated);
+      await this.#notifier.record(trx, { ...common, owner: 'employer', payload, occurrenceKey: `open_enrollment_kickoff:${window.id}:employer` }, [activatedEvent]);
       for (let start = 0; start < members.length; start += NOTIFICATION_SLICE) {
         await this.#notifier.recordMany(
           trx,
@@ -202,6 +210,7 @@ export class OpenEnrollmentWindowService {
     return this.#db.transaction().execute(async (trx) => {
       const window = await this.#lockForAction(trx, scope, id, 'close');
       const closed = await this.#transition(trx, window, 'close', { closed_at: this.#clock.now().toISOString() });
+      await this.#events.record(trx, eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.close, closed));
       return this.#respond(trx, closed, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
     });
   }
@@ -223,6 +232,7 @@ export class OpenEnrollmentWindowService {
         incomplete_member_count: counts.eligible - counts.completed,
       });
       if (window.enrollment_type === 'passive') await enqueueJob(trx, this.#clock, { kind: PASSIVE_ROLLOVER_JOB, payload: { open_enrollment_window: id } });
+      await this.#events.record(trx, eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.complete, completed));
       return this.#respond(trx, completed, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
     });
     this.#enrollments.wakeJobs();
@@ -302,9 +312,13 @@ export class OpenEnrollmentWindowService {
   async closeWindowsPastEnd(day: string): Promise<number> {
     let closed = 0;
     for (const window of await repository.findWindowsPastEnd(this.#db, day)) {
-      const won = await this.#db.transaction().execute(async (trx) =>
-        repository.transitionWindow(trx, window.id, WINDOW_TRANSITIONS.close.from, WINDOW_TRANSITIONS.close.to, { closed_at: this.#clock.now().toISOString() }),
-      );
+      const won = await this.#db.transaction().execute(async (trx) => {
+        const set = { closed_at: this.#clock.now().toISOString() };
+        const { from, to } = WINDOW_TRANSITIONS.close;
+        if (!(await repository.transitionWindow(trx, window.id, from, to, set))) return false;
+        await this.#events.record(trx, eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.close, { ...window, ...set, status: to }));
+        return true;
+      });
       if (won) closed += 1;
     }
     return closed;

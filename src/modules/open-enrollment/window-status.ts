@@ -20,6 +20,18 @@ export const WINDOW_TRANSITIONS = {
 
 export type WindowAction = keyof typeof WINDOW_TRANSITIONS;
 
+/**
+ * The event each transition records (`open_enrollment_window.<action>`). configure and unconfigure happen
+ * inside the create or PATCH that causes them: that change's own event carries the new status.
+ */
+export const WINDOW_EVENT_ACTIONS = {
+  configure: null,
+  unconfigure: null,
+  activate: 'activated',
+  close: 'closed',
+  complete: 'completed',
+} as const satisfies Record<WindowAction, string | null>;
+
 /** Statuses in which dates and plans may still change. */
 export const EDITABLE_WINDOW_STATUSES: readonly WindowStatus[] = ['setup_required', 'build_in_progress'];
 

@@ -11,6 +11,8 @@ import { fromCents, toCents } from '../../shared/money.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { COVERAGE_TIERS } from '../plans/coverage-tier.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog } from '../events/event-log.ts';
 import * as repository from './plan-configuration.repository.ts';
 import type {
   ContributionRule,
@@ -74,10 +76,12 @@ async function withUniqueConfiguration(requiredSubclassId: string | null, write:
 export class PlanConfigurationService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
+  readonly #events: EventLog;
 
-  constructor(db: Kysely<Database>, clock: Clock) {
+  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
     this.#db = db;
     this.#clock = clock;
+    this.#events = events;
   }
 
   async createPlanConfiguration(scope: Scope, input: CreatePlanConfigurationBody): Promise<PlanConfigurationResponse> {
@@ -104,6 +108,7 @@ export class PlanConfigurationService {
       };
       // The unique index decides, not a prior lookup: two concurrent creates cannot both pass it.
       await withUniqueConfiguration(requiredSubclassId, () => repository.insertPlanConfiguration(trx, row));
+      await this.#events.record(trx, eventOf('plan_configuration', 'created', row));
       return toPlanConfigurationResponse(row);
     });
   }
@@ -132,6 +137,7 @@ export class PlanConfigurationService {
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
       };
       await withUniqueConfiguration(updated.required_subclass_id, () => repository.updatePlanConfiguration(trx, updated));
+      await this.#events.record(trx, eventOf('plan_configuration', 'updated', updated));
       return toPlanConfigurationResponse(updated);
     });
   }
@@ -166,6 +172,7 @@ export class PlanConfigurationService {
         }),
       ) as ContributionStrategy;
       await repository.updatePlanConfiguration(trx, { ...current, contribution_strategy: JSON.stringify(strategy) });
+      await this.#events.record(trx, eventOf('plan_configuration', 'updated', current));
       return strategy;
     });
   }

@@ -12,6 +12,8 @@ import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { COVERAGE_TIERS } from './coverage-tier.ts';
 import type { PlanRates } from './pricing.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog } from '../events/event-log.ts';
 import * as repository from './plan.repository.ts';
 import type { AgeRates, CompositeRates, CreatePlanBody, ListPlansQuery, PlanResponse, UpdatePlanBody } from './plan.schemas.ts';
 import type { PlanRow, PremiumType } from './plan.table.ts';
@@ -119,10 +121,12 @@ function jsonOrNull(value: unknown): string | null {
 export class PlanService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
+  readonly #events: EventLog;
 
-  constructor(db: Kysely<Database>, clock: Clock) {
+  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
     this.#db = db;
     this.#clock = clock;
+    this.#events = events;
   }
 
   async createPlan(scope: Scope, input: CreatePlanBody): Promise<PlanResponse> {
@@ -159,6 +163,7 @@ export class PlanService {
         created_at: this.#clock.now().toISOString(),
       };
       await repository.insertPlan(trx, row);
+      await this.#events.record(trx, eventOf('plan', 'created', row));
       return toPlanResponse(row, group.carrier_id);
     });
   }
@@ -202,6 +207,7 @@ export class PlanService {
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
       };
       await repository.updatePlan(trx, updated);
+      await this.#events.record(trx, eventOf('plan', 'updated', updated));
       const group = await repository.findGroupParties(trx, scope.providerId, updated.group_id);
       if (!group) throw new NotFound('group');
       return toPlanResponse(updated, group.carrier_id);

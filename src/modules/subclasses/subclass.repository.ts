@@ -32,12 +32,12 @@ export async function updateSubclass(db: Executor, row: SubclassRow): Promise<vo
   void created_at;
 }
 
-/** Unsets is_default on the employer's subclasses of the same category other than `chosen`. */
-export async function unsetOtherDefaultSubclasses(
+/** Unsets is_default on the employer's subclasses of the same category other than `chosen`; returns the ones it changed. */
+export function unsetOtherDefaultSubclasses(
   trx: Executor,
   chosen: Pick<SubclassRow, 'id' | 'provider_id' | 'employer_id' | 'category'>,
-): Promise<void> {
-  await trx
+): Promise<SubclassRow[]> {
+  return trx
     .updateTable('subclasses')
     .set({ is_default: false })
     .where('provider_id', '=', chosen.provider_id)
@@ -45,5 +45,6 @@ export async function unsetOtherDefaultSubclasses(
     .where('category', '=', chosen.category)
     .where('id', '!=', chosen.id)
     .where('is_default', '=', true)
+    .returningAll()
     .execute();
 }

@@ -7,6 +7,8 @@ import { NotFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog } from '../events/event-log.ts';
 import * as repository from './subclass.repository.ts';
 import type { CreateSubclassBody, SubclassResponse, UpdateSubclassBody } from './subclass.schemas.ts';
 import type { SubclassRow } from './subclass.table.ts';
@@ -25,10 +27,12 @@ export function toSubclassResponse(row: SubclassRow): SubclassResponse {
 export class SubclassService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
+  readonly #events: EventLog;
 
-  constructor(db: Kysely<Database>, clock: Clock) {
+  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
     this.#db = db;
     this.#clock = clock;
+    this.#events = events;
   }
 
   async createSubclass(scope: Scope, input: CreateSubclassBody): Promise<SubclassResponse> {
@@ -43,11 +47,13 @@ export class SubclassService {
         is_default: input.is_default ?? false,
         created_at: this.#clock.now().toISOString(),
       };
+      let unset: SubclassRow[] = [];
       if (row.is_default) {
         await lockEmployerRow(trx, scope.providerId, row.employer_id);
-        await repository.unsetOtherDefaultSubclasses(trx, row);
+        unset = await repository.unsetOtherDefaultSubclasses(trx, row);
       }
       await repository.insertSubclass(trx, row);
+      await this.#events.recordMany(trx, [eventOf('subclass', 'created', row), ...unset.map((other) => eventOf('subclass', 'updated', other))]);
       return toSubclassResponse(row);
     });
   }
@@ -70,8 +76,9 @@ export class SubclassService {
       const current = await repository.lockSubclassById(trx, scope, id);
       if (!current) throw new NotFound('subclass');
       const updated = applyChanges(current, input, ['category', 'name', 'is_default']);
-      if (mayBecomeDefault && updated.is_default) await repository.unsetOtherDefaultSubclasses(trx, updated);
+      const unset = mayBecomeDefault && updated.is_default ? await repository.unsetOtherDefaultSubclasses(trx, updated) : [];
       await repository.updateSubclass(trx, updated);
+      await this.#events.recordMany(trx, [eventOf('subclass', 'updated', updated), ...unset.map((other) => eventOf('subclass', 'updated', other))]);
       return toSubclassResponse(updated);
     });
   }

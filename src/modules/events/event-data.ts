@@ -1,0 +1,102 @@
+import type { BeneficiaryRow } from '../beneficiaries/beneficiary.table.ts';
+import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.ts';
+import type { BusinessUnitRow } from '../business-units/business-unit.table.ts';
+import type { DependentRow } from '../dependents/dependent.table.ts';
+import type { DocumentRow } from '../documents/document.table.ts';
+import type { EnrollmentRow } from '../enrollments/enrollment.table.ts';
+import type { GroupRow } from '../groups/group.table.ts';
+import type { MemberIdCardRow } from '../member-id-cards/member-id-card.table.ts';
+import type { MemberRow } from '../members/member.table.ts';
+import type { NotificationRow } from '../notifications/notification.table.ts';
+import type { OpenEnrollmentWindowRow } from '../open-enrollment/open-enrollment-window.table.ts';
+import type { PayRateRow } from '../pay-rates/pay-rate.table.ts';
+import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
+import type { PlanRow } from '../plans/plan.table.ts';
+import type { SubclassRow } from '../subclasses/subclass.table.ts';
+import type { NewEvent } from './event-log.ts';
+import type { EventAction } from './event-types.ts';
+import type { EventObjectType } from './event.table.ts';
+
+export type EventData = NonNullable<NewEvent['data']>;
+
+/**
+ * The columns each object type's event is made from. The rule: ids and statuses only (the record's parents
+ * and its state), never names, dates of birth, SSNs, contact details, money or metadata values. Whoever needs
+ * more reads the record itself, through the API and its permissions.
+ */
+interface EventSources {
+  employer: object;
+  carrier: object;
+  group: Pick<GroupRow, 'employer_id' | 'carrier_id' | 'connection_method'>;
+  business_unit: Pick<BusinessUnitRow, 'employer_id' | 'is_primary'>;
+  subclass: Pick<SubclassRow, 'employer_id' | 'category' | 'is_default'>;
+  member: Pick<MemberRow, 'employer_id'>;
+  dependent: Pick<DependentRow, 'employer_id' | 'member_id'>;
+  beneficiary: Pick<BeneficiaryRow, 'employer_id' | 'member_id'>;
+  pay_rate: Pick<PayRateRow, 'employer_id' | 'member_id'>;
+  document: Pick<DocumentRow, 'employer_id' | 'member_id'>;
+  member_id_card: Pick<MemberIdCardRow, 'employer_id' | 'member_id' | 'carrier_id' | 'document_id'>;
+  plan: Pick<PlanRow, 'employer_id' | 'group_id' | 'line_of_coverage'>;
+  plan_configuration: Pick<PlanConfigurationRow, 'employer_id' | 'plan_id' | 'required_subclass_id'>;
+  enrollment: Pick<EnrollmentRow, 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id'>;
+  benefit_change: Pick<BenefitChangeRow, 'employer_id' | 'enrollment_id' | 'member_id' | 'line_of_coverage' | 'status' | 'delivery_state'>;
+  open_enrollment_window: Pick<OpenEnrollmentWindowRow, 'employer_id' | 'status' | 'enrollment_type'>;
+  notification: Pick<NotificationRow, 'employer_id' | 'notification_type' | 'related_object_type' | 'related_object_id' | 'owner'>;
+  webhook_endpoint: { disabled: boolean | number; disabled_reason: string | null };
+}
+
+/** A record an event can be made from: its id, provider and the columns of its type. */
+export type EventSource<T extends EventObjectType> = EventSources[T] & { id: string; provider_id: string };
+
+/** The employer an event belongs to (what employer-scoped keys may see) and its data. */
+interface Described {
+  employer: string | null;
+  data: EventData;
+}
+
+/** The one table of what each object type's events carry (`data`): the whitelist, written out per type. */
+export const EVENT_DATA: { [T in EventObjectType]: (row: EventSource<T>) => Described } = {
+  employer: (row) => ({ employer: row.id, data: {} }),
+  carrier: () => ({ employer: null, data: {} }),
+  group: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id, carrier: row.carrier_id, connection_method: row.connection_method } }),
+  business_unit: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id, is_primary: Boolean(row.is_primary) } }),
+  subclass: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id, category: row.category, is_default: Boolean(row.is_default) } }),
+  member: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id } }),
+  dependent: (row) => ({ employer: row.employer_id, data: { member: row.member_id, employer: row.employer_id } }),
+  beneficiary: (row) => ({ employer: row.employer_id, data: { member: row.member_id, employer: row.employer_id } }),
+  pay_rate: (row) => ({ employer: row.employer_id, data: { member: row.member_id, employer: row.employer_id } }),
+  document: (row) => ({ employer: row.employer_id, data: { member: row.member_id, employer: row.employer_id } }),
+  member_id_card: (row) => ({
+    employer: row.employer_id,
+    data: { member: row.member_id, employer: row.employer_id, carrier: row.carrier_id, document: row.document_id },
+  }),
+  plan: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id, group: row.group_id, line_of_coverage: row.line_of_coverage } }),
+  plan_configuration: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id, plan: row.plan_id, required_subclass: row.required_subclass_id } }),
+  enrollment: (row) => ({
+    employer: row.employer_id,
+    data: { member: row.member_id, employer: row.employer_id, status: row.status, category: row.category, open_enrollment_window: row.open_enrollment_window_id },
+  }),
+  benefit_change: (row) => ({
+    employer: row.employer_id,
+    data: {
+      enrollment: row.enrollment_id,
+      member: row.member_id,
+      employer: row.employer_id,
+      line_of_coverage: row.line_of_coverage,
+      status: row.status,
+      delivery_state: row.delivery_state,
+    },
+  }),
+  open_enrollment_window: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id, status: row.status, enrollment_type: row.enrollment_type } }),
+  notification: (row) => ({
+    employer: row.employer_id,
+    data: { notification_type: row.notification_type, related_object_type: row.related_object_type, related_object_id: row.related_object_id, owner: row.owner },
+  }),
+  webhook_endpoint: (row) => ({ employer: null, data: { disabled: Boolean(row.disabled), disabled_reason: row.disabled_reason } }),
+};
+
+/** The event of `action` on a record, e.g. `eventOf('member', 'created', row)`, with its data from EVENT_DATA. */
+export function eventOf<T extends EventObjectType>(objectType: T, action: EventAction<T>, row: EventSource<T>): NewEvent {
+  const { employer, data } = EVENT_DATA[objectType](row);
+  return { providerId: row.provider_id, employerId: employer, objectType, action, objectId: row.id, data };
+}

@@ -1,0 +1,45 @@
+import { ENROLLMENT_EVENT_ACTIONS } from '../enrollments/enrollment-status.ts';
+import { WINDOW_EVENT_ACTIONS } from '../open-enrollment/window-status.ts';
+import { EVENT_OBJECT_TYPES, type EventObjectType } from './event.table.ts';
+
+/**
+ * Every event a record can have, by object type: `event_type` is `<object_type>.<action>`. Creates, updates and
+ * deletes, plus one action per state change, named after the state it leads to (the enrollment and window
+ * actions come from their status machines; benefit changes move through their carrier hand-off).
+ */
+export const EVENT_ACTIONS = {
+  employer: ['created', 'updated'],
+  carrier: ['created', 'updated'],
+  group: ['created', 'updated'],
+  business_unit: ['created', 'updated'],
+  subclass: ['created', 'updated'],
+  member: ['created', 'updated', 'deleted'],
+  dependent: ['created', 'updated', 'deleted'],
+  beneficiary: ['created', 'updated', 'deleted'],
+  pay_rate: ['created', 'updated', 'deleted'],
+  document: ['created', 'updated'],
+  member_id_card: ['created', 'updated', 'deleted'],
+  plan: ['created', 'updated'],
+  plan_configuration: ['created', 'updated'],
+  enrollment: ['created', 'updated', 'submitted', 'reopened', 'cancelled', 'approved', 'synced', 'failed', 'deleted'],
+  benefit_change: ['created', 'updated', 'sent', 'completed', 'rejected', 'reopened'],
+  open_enrollment_window: ['created', 'updated', 'activated', 'closed', 'completed'],
+  notification: ['created'],
+  // `disabled`: the service disabled it after 3 days of failed deliveries (a client's PATCH is `updated`).
+  webhook_endpoint: ['created', 'updated', 'deleted', 'disabled'],
+} as const satisfies Record<EventObjectType, readonly string[]>;
+
+export type EventAction<T extends EventObjectType> = (typeof EVENT_ACTIONS)[T][number];
+
+// Every transition of the two status machines has its action in the catalog (checked when compiling).
+const enrollmentTransitionActions: readonly EventAction<'enrollment'>[] = Object.values(ENROLLMENT_EVENT_ACTIONS);
+const windowTransitionActions: readonly (EventAction<'open_enrollment_window'> | null)[] = Object.values(WINDOW_EVENT_ACTIONS);
+void enrollmentTransitionActions;
+void windowTransitionActions;
+
+/** Every event type, e.g. `enrollment.approved`, in catalog order. */
+export const EVENT_TYPES: readonly string[] = EVENT_OBJECT_TYPES.flatMap((objectType) => EVENT_ACTIONS[objectType].map((action) => `${objectType}.${action}`));
+
+export function isEventObjectType(value: string): value is EventObjectType {
+  return (EVENT_OBJECT_TYPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,168 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import type { Executor } from '../../db/database.ts';
+import { PermanentJobError, RetryJobLater } from '../../jobs/job-queue.ts';
+import { bringJobForward } from '../../jobs/job.repository.ts';
+import type { JobHandler } from '../../jobs/job-worker.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Encrypter } from '../../shared/crypto.ts';
+import type { EventLog } from '../events/event-log.ts';
+import { DELIVER_WEBHOOK_JOB, deliveryJobId } from './webhook-fan-out.ts';
+import * as repository from './webhook.repository.ts';
+import type { WebhookEndpointRow } from './webhook.table.ts';
+import {
+  WEBHOOK_DISABLE_AFTER_MS,
+  WEBHOOK_ORDER_RECHECK_MAX_MS,
+  WEBHOOK_ORDER_RECHECK_MIN_MS,
+  webhookRetryDelayMs,
+} from './webhook-schedule.ts';
+import type { SendOutcome, WebhookSender } from './webhook-sender.ts';
+import { webhookSignatureHeader } from './webhook-signature.ts';
+import { webhookEndpointEvent } from './webhook-endpoint.service.ts';
+
+export interface WebhookJobDependencies {
+  db: Kysely<Database>;
+  clock: Clock;
+  encrypter: Encrypter;
+  sender: WebhookSender;
+  events: EventLog;
+  /** Woken when a finished delivery lets the next one about the same object go. */
+  jobs?: { wake(): void } | undefined;
+}
+
+/** The job handlers of webhooks, by job kind, for the worker's registry. */
+export function webhookJobHandlers(deps: WebhookJobDependencies): Record<string, JobHandler> {
+  return { [DELIVER_WEBHOOK_JOB]: (payload) => deliverWebhook(deps, payload) };
+}
+
+/** Longest error text kept per attempt. */
+const ATTEMPT_ERROR_LENGTH = 500;
+
+/**
+ * One attempt at a delivery. Jobs run at least once, so a delivery no longer pending is left alone. The POST
+ * happens outside any transaction; its outcome, the endpoint's failure streak and the next attempt are recorded
+ * in one. Retries follow the delivery's own schedule (RetryJobLater), not the worker's.
+ */
+async function deliverWebhook(deps: WebhookJobDependencies, payload: Record<string, unknown>): Promise<void> {
+  const { db, clock } = deps;
+  const id = payload.delivery_id;
+  if (typeof id !== 'string') throw new PermanentJobError('The payload names no delivery_id.');
+  const found = await repository.findDeliveryToSend(db, id);
+  // Deleting an endpoint deletes its deliveries: nothing left to do.
+  if (!found) return;
+  const { delivery, endpoint } = found;
+  if (delivery.status !== 'pending') return;
+
+  if (endpoint.disabled) {
+    const pulled = await db.transaction().execute(async (trx) => {
+      const now = clock.now().toISOString();
+      const attempt = await repository.countDeliveryAttempt(trx, delivery.id, now);
+      if (attempt === undefined) return false;
+      await repository.insertAttempt(trx, { delivery_id: delivery.id, attempt, status_code: null, duration_ms: 0, error: 'Not sent: the endpoint is disabled.', succeeded: false, created_at: now });
+      await repository.settleDelivery(trx, delivery.id, { status: 'failed', next_attempt_at: null, completed_at: now });
+      return releaseNext(trx, clock, delivery);
+    });
+    if (pulled) deps.jobs?.wake();
+    return;
+  }
+
+  // In order per object: an earlier delivery about the same object that is still pending goes first.
+  const earlier = await repository.findEarlierPendingDelivery(db, delivery);
+  if (earlier) {
+    const now = clock.now().getTime();
+    const due = earlier.next_attempt_at ? Date.parse(earlier.next_attempt_at) : now;
+    const wait = Math.min(Math.max(due - now, WEBHOOK_ORDER_RECHECK_MIN_MS), WEBHOOK_ORDER_RECHECK_MAX_MS);
+    throw new RetryJobLater(new Date(now + wait), `Waiting for ${earlier.id}, an earlier delivery about the same object.`);
+  }
+
+  const startedAt = clock.now();
+  const timestamp = Math.floor(startedAt.getTime() / 1000);
+  const outcome = await deps.sender.send(endpoint.url, delivery.payload, {
+    'webhook-id': delivery.event_id,
+    'webhook-delivery': delivery.id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': webhookSignatureHeader({ payload: delivery.payload, timestamp, secrets: signingSecrets(deps.encrypter, endpoint, startedAt) }),
+  });
+
+  const next = await db.transaction().execute((trx) => recordOutcome(trx, deps, delivery, endpoint, startedAt, outcome));
+  if (next.released) deps.jobs?.wake();
+  if (next.retryAt) throw new RetryJobLater(next.retryAt, outcome.error ?? 'failed');
+}
+
+/** The endpoint's secret, and the one it replaced while that is still valid (24 h after a rotation). */
+function signingSecrets(encrypter: Encrypter, endpoint: WebhookEndpointRow, now: Date): string[] {
+  const secrets = [encrypter.decrypt(endpoint.secret_ciphertext)];
+  const expires = endpoint.previous_secret_expires_at;
+  if (endpoint.previous_secret_ciphertext && expires && Date.parse(expires) > now.getTime()) {
+    secrets.push(encrypter.decrypt(endpoint.previous_secret_ciphertext));
+  }
+  return secrets;
+}
+
+async function recordOutcome(
+  trx: Executor,
+  deps: WebhookJobDependencies,
+  delivery: { id: string; endpoint_id: string; object_id: string; created_at: string },
+  endpoint: WebhookEndpointRow,
+  startedAt: Date,
+  outcome: SendOutcome,
+): Promise<{ retryAt?: Date; released: boolean }> {
+  const now = deps.clock.now();
+  const attempt = await repository.countDeliveryAttempt(trx, delivery.id, now.toISOString());
+  // Settled meanwhile (a retry of this very job that another worker took over): its outcome stands.
+  if (attempt === undefined) return { released: false };
+  await repository.insertAttempt(trx, {
+    delivery_id: delivery.id,
+    attempt,
+    status_code: outcome.statusCode,
+    duration_ms: outcome.durationMs,
+    error: outcome.error === null ? null : truncate(outcome.error, ATTEMPT_ERROR_LENGTH),
+    succeeded: outcome.succeeded,
+    created_at: startedAt.toISOString(),
+  });
+
+  if (outcome.succeeded) {
+    await repository.settleDelivery(trx, delivery.id, { status: 'succeeded', next_attempt_at: null, completed_at: now.toISOString() });
+    if (endpoint.failing_since !== null) await repository.clearEndpointFailing(trx, endpoint.id);
+    return { released: await releaseNext(trx, deps.clock, delivery) };
+  }
+
+  await noteFailure(trx, deps, endpoint, now);
+  const delay = webhookRetryDelayMs(attempt);
+  if (delay === undefined) {
+    await repository.settleDelivery(trx, delivery.id, { status: 'failed', next_attempt_at: null, completed_at: now.toISOString() });
+    return { released: await releaseNext(trx, deps.clock, delivery) };
+  }
+  const retryAt = new Date(now.getTime() + delay);
+  await repository.settleDelivery(trx, delivery.id, { status: 'pending', next_attempt_at: retryAt.toISOString(), completed_at: null });
+  return { retryAt, released: false };
+}
+
+/**
+ * A failed attempt: the endpoint's failures begin now unless they already had; once they began 3 days ago or
+ * more (no success since), the endpoint is disabled, and that is an event of its own.
+ */
+async function noteFailure(trx: Executor, deps: WebhookJobDependencies, endpoint: WebhookEndpointRow, now: Date): Promise<void> {
+  if (endpoint.failing_since === null) {
+    await repository.markEndpointFailing(trx, endpoint.id, now.toISOString());
+    return;
+  }
+  const failingBefore = new Date(now.getTime() - WEBHOOK_DISABLE_AFTER_MS).toISOString();
+  if (endpoint.failing_since > failingBefore) return;
+  const disabled = await repository.disableFailingEndpoint(trx, endpoint.id, failingBefore, now.toISOString());
+  if (disabled) await deps.events.record(trx, webhookEndpointEvent(disabled, 'disabled'));
+}
+
+/** Lets the next pending delivery about the same object go now; true when there was one. */
+async function releaseNext(trx: Executor, clock: Clock, delivery: { id: string; endpoint_id: string; object_id: string; created_at: string }): Promise<boolean> {
+  const next = await repository.findNextPendingDelivery(trx, delivery);
+  if (!next) return false;
+  return bringJobForward(trx, deliveryJobId(next.id), clock.now());
+}
+
+function truncate(text: string, length: number): string {
+  if (text.length <= length) return text;
+  let end = length - 1;
+  if (/[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end -= 1; // never cut a surrogate pair in half
+  return `${text.slice(0, end)}…`;
+}

@@ -1,0 +1,301 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
+import { enqueueJob } from '../../jobs/job-queue.ts';
+import { deleteFinishedJobs, requeueJob } from '../../jobs/job.repository.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Encrypter } from '../../shared/crypto.ts';
+import { InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
+import { newId, randomBase62 } from '../../shared/ids.ts';
+import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog, NewEvent } from '../events/event-log.ts';
+import { EVENT_ACTIONS, EVENT_TYPES, isEventObjectType, type EventAction } from '../events/event-types.ts';
+import { EVENT_OBJECT_TYPES } from '../events/event.table.ts';
+import { webhookUrlProblem } from './webhook-address.ts';
+import type {
+  CreateWebhookEndpointBody,
+  ListWebhookDeliveriesQuery,
+  UpdateWebhookEndpointBody,
+  WebhookDeliveryResponse,
+  WebhookEndpointResponse,
+  WebhookEndpointWithSecretResponse,
+} from './webhook-endpoint.schemas.ts';
+import { DELIVER_WEBHOOK_JOB, DELIVERY_JOB_MAX_ATTEMPTS, deliveryJobId } from './webhook-fan-out.ts';
+import * as repository from './webhook.repository.ts';
+import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from './webhook.table.ts';
+
+/** How long a rotated-out secret keeps signing (beside the new one). */
+export const PREVIOUS_SECRET_VALID_MS = 24 * 60 * 60 * 1000;
+const SECRET_PREFIX = 'whsec_';
+const SECRET_LENGTH = 32;
+
+export function toWebhookEndpointResponse(row: WebhookEndpointRow): WebhookEndpointResponse {
+  return {
+    id: row.id,
+    object: 'webhook_endpoint',
+    url: row.url,
+    description: row.description,
+    enabled_events: JSON.parse(row.enabled_events) as string[],
+    disabled: Boolean(row.disabled),
+    disabled_reason: row.disabled_reason,
+    disabled_at: row.disabled_at,
+    failing_since: row.failing_since,
+    metadata: parseMetadata(row.metadata),
+    created_at: row.created_at,
+  };
+}
+
+export function toWebhookDeliveryResponse(row: WebhookDeliveryRow, attempts: readonly WebhookAttemptRow[]): WebhookDeliveryResponse {
+  return {
+    id: row.id,
+    object: 'webhook_delivery',
+    endpoint: row.endpoint_id,
+    event: row.event_id,
+    event_type: row.event_type,
+    status: row.status,
+    attempt_count: row.attempt_count,
+    next_attempt_at: row.next_attempt_at,
+    created_at: row.created_at,
+    completed_at: row.completed_at,
+    attempts: attempts.map((attempt) => ({
+      attempt: attempt.attempt,
+      status_code: attempt.status_code,
+      duration_ms: attempt.duration_ms,
+      error: attempt.error,
+      succeeded: Boolean(attempt.succeeded),
+      created_at: attempt.created_at,
+    })),
+  };
+}
+
+/** The event an endpoint's own change records: its status only (never the URL or the secret). */
+export function webhookEndpointEvent(row: WebhookEndpointRow, action: EventAction<'webhook_endpoint'>): NewEvent {
+  return eventOf('webhook_endpoint', action, row);
+}
+
+/**
+ * Why `enabled_events` is refused, per item: `*` with anything else, an unknown object type in `<type>.*`, an
+ * event type not in the catalog (event-types.ts).
+ */
+function enabledEventsErrors(enabledEvents: readonly string[]): InputError[] {
+  const errors: InputError[] = [];
+  if (enabledEvents.includes('*') && enabledEvents.length > 1) {
+    errors.push(inputError(['enabled_events'], '"*" already takes every event: send it alone.'));
+  }
+  enabledEvents.forEach((filter, index) => {
+    if (filter === '*') return;
+    const [objectType = '', action] = filter.split('.', 2);
+    if (!isEventObjectType(objectType)) {
+      errors.push(inputError(['enabled_events', index], `Unknown object type "${objectType}". Known: ${EVENT_OBJECT_TYPES.join(', ')}.`));
+    } else if (action !== '*' && !EVENT_TYPES.includes(filter)) {
+      errors.push(inputError(['enabled_events', index], `Unknown event type "${filter}". ${objectType} events: ${EVENT_ACTIONS[objectType].map((known) => `${objectType}.${known}`).join(', ')}.`));
+    }
+  });
+  return errors;
+}
+
+export interface WebhookEndpointServiceOptions {
+  /** Development only: http:// and loopback URLs are accepted (WEBHOOKS_ALLOW_LOOPBACK). */
+  allowLoopback: boolean;
+}
+
+/** Webhook endpoints of a provider (admin keys only) and their deliveries. */
+export class WebhookEndpointService {
+  readonly #db: Kysely<Database>;
+  readonly #clock: Clock;
+  readonly #encrypter: Encrypter;
+  readonly #events: EventLog;
+  readonly #jobs: { wake(): void } | undefined;
+  readonly #allowLoopback: boolean;
+
+  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, events: EventLog, jobs: { wake(): void } | undefined, options: WebhookEndpointServiceOptions) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#encrypter = encrypter;
+    this.#events = events;
+    this.#jobs = jobs;
+    this.#allowLoopback = options.allowLoopback;
+  }
+
+  async createEndpoint(providerId: string, input: CreateWebhookEndpointBody): Promise<WebhookEndpointWithSecretResponse> {
+    this.#validate(input);
+    const secret = newSecret();
+    const now = this.#clock.now().toISOString();
+    const disabled = input.disabled ?? false;
+    const row: WebhookEndpointRow = {
+      id: newId('webhook_endpoint'),
+      provider_id: providerId,
+      url: input.url,
+      description: input.description ?? null,
+      enabled_events: JSON.stringify(input.enabled_events),
+      secret_ciphertext: this.#encrypter.encrypt(secret),
+      previous_secret_ciphertext: null,
+      previous_secret_expires_at: null,
+      disabled,
+      disabled_reason: null,
+      disabled_at: disabled ? now : null,
+      failing_since: null,
+      metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
+      created_at: now,
+    };
+    await this.#db.transaction().execute(async (trx) => {
+      await repository.insertEndpoint(trx, row);
+      await this.#events.record(trx, webhookEndpointEvent(row, 'created'));
+    });
+    return { ...toWebhookEndpointResponse(row), secret };
+  }
+
+  async getEndpoint(providerId: string, id: string): Promise<WebhookEndpointResponse> {
+    return toWebhookEndpointResponse(await this.#getEndpointRow(providerId, id));
+  }
+
+  async listEndpoints(providerId: string, page: PageRequest): Promise<Page<WebhookEndpointResponse>> {
+    return mapPage(await repository.listEndpoints(this.#db, providerId, page), toWebhookEndpointResponse);
+  }
+
+  async updateEndpoint(providerId: string, id: string, input: UpdateWebhookEndpointBody): Promise<WebhookEndpointResponse> {
+    this.#validate(input);
+    return this.#db.transaction().execute(async (trx) => {
+      const current = await repository.lockEndpointById(trx, providerId, id);
+      if (!current) throw new NotFound('webhook endpoint');
+      const now = this.#clock.now().toISOString();
+      const updated: WebhookEndpointRow = {
+        ...current,
+        url: input.url ?? current.url,
+        description: input.description !== undefined ? input.description : current.description,
+        enabled_events: input.enabled_events ? JSON.stringify(input.enabled_events) : current.enabled_events,
+        metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
+      };
+      if (input.disabled === true && !current.disabled) {
+        Object.assign(updated, { disabled: true, disabled_reason: null, disabled_at: now });
+      } else if (input.disabled === false && current.disabled) {
+        // Enabled again: its failures start counting afresh.
+        Object.assign(updated, { disabled: false, disabled_reason: null, disabled_at: null, failing_since: null });
+      }
+      await repository.updateEndpoint(trx, updated);
+      await this.#events.record(trx, webhookEndpointEvent(updated, 'updated'));
+      return toWebhookEndpointResponse(updated);
+    });
+  }
+
+  async deleteEndpoint(providerId: string, id: string): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
+    await this.#db.transaction().execute(async (trx) => {
+      const current = await repository.lockEndpointById(trx, providerId, id);
+      if (!current) throw new NotFound('webhook endpoint');
+      // Its deliveries (and their attempts) go with it; their jobs find nothing and end.
+      await repository.deleteEndpoint(trx, providerId, id);
+      await this.#events.record(trx, webhookEndpointEvent(current, 'deleted'));
+    });
+    return { id, object: 'webhook_endpoint', deleted: true };
+  }
+
+  /** A new secret, returned once; the one it replaces keeps signing (as a second signature) for 24 hours. */
+  async rotateSecret(providerId: string, id: string): Promise<WebhookEndpointWithSecretResponse> {
+    const secret = newSecret();
+    return this.#db.transaction().execute(async (trx) => {
+      const current = await repository.lockEndpointById(trx, providerId, id);
+      if (!current) throw new NotFound('webhook endpoint');
+      const now = this.#clock.now();
+      const updated: WebhookEndpointRow = {
+        ...current,
+        secret_ciphertext: this.#encrypter.encrypt(secret),
+        previous_secret_ciphertext: current.secret_ciphertext,
+        previous_secret_expires_at: new Date(now.getTime() + PREVIOUS_SECRET_VALID_MS).toISOString(),
+      };
+      await repository.updateEndpoint(trx, updated);
+      await this.#events.record(trx, webhookEndpointEvent(updated, 'updated'));
+      return { ...toWebhookEndpointResponse(updated), secret };
+    });
+  }
+
+  async listDeliveries(
+    providerId: string,
+    endpointId: string,
+    filter: Omit<ListWebhookDeliveriesQuery, 'cursor' | 'page_size'>,
+    page: PageRequest,
+  ): Promise<Page<WebhookDeliveryResponse>> {
+    await this.#getEndpointRow(providerId, endpointId);
+    const deliveries = await repository.listDeliveries(this.#db, endpointId, filter, page);
+    const attempts = groupAttempts(await repository.listAttempts(this.#db, deliveries.results.map((delivery) => delivery.id)));
+    return mapPage(deliveries, (delivery) => toWebhookDeliveryResponse(delivery, attempts.get(delivery.id) ?? []));
+  }
+
+  /**
+   * Sends a delivery again now, whatever its status: pending again, and its job queued to run at once (a
+   * finished job is queued anew). A delivery retried after its last scheduled attempt gets one more attempt.
+   */
+  async retryDelivery(providerId: string, endpointId: string, deliveryId: string): Promise<WebhookDeliveryResponse> {
+    const endpoint = await this.#getEndpointRow(providerId, endpointId);
+    if (endpoint.disabled) throw new InvalidState('This webhook endpoint is disabled: enable it (PATCH "disabled": false) before retrying its deliveries.');
+    const delivery = await this.#db.transaction().execute(async (trx) => {
+      const found = await repository.findDelivery(trx, endpointId, deliveryId);
+      if (!found) throw new NotFound('webhook delivery');
+      const now = this.#clock.now();
+      await repository.reopenDelivery(trx, deliveryId, now.toISOString());
+      const jobId = deliveryJobId(deliveryId);
+      if (!(await requeueJob(trx, jobId, now))) {
+        await enqueueJob(trx, this.#clock, { id: jobId, kind: DELIVER_WEBHOOK_JOB, payload: { delivery_id: deliveryId }, maxAttempts: DELIVERY_JOB_MAX_ATTEMPTS });
+      }
+      return { ...found, status: 'pending' as const, next_attempt_at: now.toISOString(), completed_at: null };
+    });
+    this.#jobs?.wake();
+    const attempts = await repository.listAttempts(this.#db, [deliveryId]);
+    return toWebhookDeliveryResponse(delivery, attempts);
+  }
+
+  async #getEndpointRow(providerId: string, id: string): Promise<WebhookEndpointRow> {
+    const row = await repository.findEndpointById(this.#db, providerId, id);
+    if (!row) throw new NotFound('webhook endpoint');
+    return row;
+  }
+
+  #validate(input: { url?: string | undefined; enabled_events?: string[] | undefined }): void {
+    const errors: InputError[] = [];
+    if (input.url !== undefined) {
+      const problem = webhookUrlProblem(input.url, this.#allowLoopback);
+      if (problem) errors.push(inputError(['url'], problem));
+    }
+    if (input.enabled_events !== undefined) errors.push(...enabledEventsErrors(input.enabled_events));
+    if (errors.length > 0) throw new ValidationFailed(errors);
+  }
+}
+
+function newSecret(): string {
+  return `${SECRET_PREFIX}${randomBase62(SECRET_LENGTH)}`;
+}
+
+function groupAttempts(rows: readonly WebhookAttemptRow[]): Map<string, WebhookAttemptRow[]> {
+  const groups = new Map<string, WebhookAttemptRow[]>();
+  for (const row of rows) {
+    const group = groups.get(row.delivery_id);
+    if (group) group.push(row);
+    else groups.set(row.delivery_id, [row]);
+  }
+  return groups;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Deliveries deleted per transaction by retention. */
+const RETENTION_BATCH = 1000;
+
+/**
+ * Deletes settled deliveries (with their attempts and jobs) older than the events' retention: a delivery is
+ * kept as long as the event it carried. Pending ones stay until they settle. How many went.
+ */
+export async function purgeSettledWebhookDeliveries(db: Kysely<Database>, clock: Clock, retentionDays: number, batchSize = RETENTION_BATCH): Promise<number> {
+  const cutoff = new Date(clock.now().getTime() - retentionDays * DAY_MS).toISOString();
+  let purged = 0;
+  for (const { id } of await repository.findEndpointIds(db)) {
+    for (;;) {
+      const deleted = await db.transaction().execute(async (trx) => {
+        const ids = await repository.deleteSettledDeliveriesBefore(trx, id, cutoff, batchSize);
+        await deleteFinishedJobs(trx, ids.map(deliveryJobId));
+        return ids.length;
+      });
+      purged += deleted;
+      if (deleted < batchSize) break;
+    }
+  }
+  return purged;
+}
