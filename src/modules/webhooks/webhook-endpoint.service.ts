@@ -217,7 +217,7 @@ export class WebhookEndpointService {
   ): Promise<Page<WebhookDeliveryResponse>> {
     await this.#getEndpointRow(providerId, endpointId);
     const deliveries = await repository.listDeliveries(this.#db, endpointId, filter, page);
-    const attempts = groupAttempts(await repository.listAttempts(this.#db, deliveries.results.map((delivery) => delivery.id)));
+    const attempts = Map.groupBy(await repository.listAttempts(this.#db, deliveries.results.map((delivery) => delivery.id)), (attempt) => attempt.delivery_id);
     return mapPage(deliveries, (delivery) => toWebhookDeliveryResponse(delivery, attempts.get(delivery.id) ?? []));
   }
 
@@ -263,16 +263,6 @@ export class WebhookEndpointService {
 
 function newSecret(): string {
   return `${SECRET_PREFIX}${randomBase62(SECRET_LENGTH)}`;
-}
-
-function groupAttempts(rows: readonly WebhookAttemptRow[]): Map<string, WebhookAttemptRow[]> {
-  const groups = new Map<string, WebhookAttemptRow[]>();
-  for (const row of rows) {
-    const group = groups.get(row.delivery_id);
-    if (group) group.push(row);
-    else groups.set(row.delivery_id, [row]);
-  }
-  return groups;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;

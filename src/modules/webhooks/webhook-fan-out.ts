@@ -40,7 +40,7 @@ export function acceptsEvent(enabledEvents: readonly string[], event: Pick<Event
 export function webhookFanOut(clock: Clock, onEnqueued?: () => void): EventSubscriber {
   return async (trx, events) => {
     const deliveries: Insertable<WebhookDeliveryTable>[] = [];
-    for (const [providerId, ofProvider] of groupByProvider(events)) {
+    for (const [providerId, ofProvider] of Map.groupBy(events, (event) => event.provider_id)) {
       const endpoints = await findEnabledEndpoints(trx, providerId);
       if (endpoints.length === 0) continue;
       const filters = endpoints.map((endpoint) => ({ id: endpoint.id, enabledEvents: JSON.parse(endpoint.enabled_events) as string[] }));
@@ -80,14 +80,4 @@ export function webhookFanOut(clock: Clock, onEnqueued?: () => void): EventSubsc
     await enqueueJobs(trx, clock, jobs);
     onEnqueued?.();
   };
-}
-
-function groupByProvider(events: readonly EventRow[]): Map<string, EventRow[]> {
-  const groups = new Map<string, EventRow[]>();
-  for (const event of events) {
-    const group = groups.get(event.provider_id);
-    if (group) group.push(event);
-    else groups.set(event.provider_id, [event]);
-  }
-  return groups;
 }
