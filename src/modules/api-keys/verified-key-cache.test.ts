@@ -13,12 +13,34 @@ describe('VerifiedKeyCache', () => {
 
   it('when another connection committed (the version moved), then everything cached is forgotten', async () => {
     let version = 1;
-    const cache = new VerifiedKeyCache(async () => version);
+    const cache = new VerifiedKeyCache(async () => version, { recheckAfterMs: 0 });
     await cache.get('hash');
     cache.set('hash', caller);
     version = 2;
     expect(await cache.get('hash')).toBeUndefined();
     expect(await cache.get('hash')).toBeUndefined();
+  });
+
+  it('when the version was read less than recheckAfterMs ago, then it is not read again; after that it is', async () => {
+    let version = 1;
+    let reads = 0;
+    let now = 1000;
+    const cache = new VerifiedKeyCache(
+      async () => {
+        reads += 1;
+        return version;
+      },
+      { recheckAfterMs: 1, now: () => now },
+    );
+    await cache.get('hash');
+    cache.set('hash', caller);
+    version = 2;
+    now += 0.5;
+    expect(await cache.get('hash')).toEqual(caller);
+    expect(reads).toBe(1);
+    now += 0.5;
+    expect(await cache.get('hash')).toBeUndefined();
+    expect(reads).toBe(2);
   });
 
   it('when cleared (a revoke in this process), then the key is looked up again', async () => {
