@@ -224,6 +224,9 @@ class NodeSqliteDriver implements Driver {
   }
 
   async rollbackTransaction(hold: ConnectionHold): Promise<void> {
+    // Kysely also rolls back a transaction whose commit failed: by then its work went with the failed group
+    // COMMIT, and the connection may be another transaction's, whose savepoint must not be touched.
+    if (!hold.inTransaction) return;
     this.#rollBackMember(hold);
   }
 
