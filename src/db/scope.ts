@@ -1,4 +1,5 @@
 import { PostgresAdapter, type SelectQueryBuilder } from 'kysely';
+import { cachedQuery } from './query-cache.ts';
 import type { Scope } from '../shared/tenancy.ts';
 import type { Executor } from './database.ts';
 
@@ -20,4 +21,14 @@ export function inScope<QB extends SelectQueryBuilder<any, any, any>>(query: QB,
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
 export function forUpdate<QB extends SelectQueryBuilder<any, any, any>>(db: Executor, query: QB): QB {
   return db.getExecutor().adapter instanceof PostgresAdapter ? (query.forUpdate() as QB) : query;
+}
+
+/**
+ * The `find<Record>ById` of a module, over its scoped query: compiled once per shape (see cachedQuery), since
+ * every GET, PATCH and action on a record runs it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
+export function findByIdInScope<Row>(scoped: (db: Executor, scope: Scope) => SelectQueryBuilder<any, any, Row>): (db: Executor, scope: Scope, id: string) => Promise<Row | undefined> {
+  const query = cachedQuery((db, providerId: string, employerId: string | null, id: string) => scoped(db, { providerId, employerId }).where('id', '=', id));
+  return async (db, scope, id) => (await query(db, scope.providerId, scope.employerId, id))[0];
 }

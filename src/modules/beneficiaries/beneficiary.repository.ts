@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
-import { forUpdate, inScope } from '../../db/scope.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { BeneficiaryRow } from './beneficiary.table.ts';
 
@@ -8,9 +8,7 @@ function beneficiaries(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('beneficiaries').selectAll(), scope, 'beneficiaries', 'employer_id');
 }
 
-export function findBeneficiaryById(db: Executor, scope: Scope, id: string): Promise<BeneficiaryRow | undefined> {
-  return beneficiaries(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findBeneficiaryById: (db: Executor, scope: Scope, id: string) => Promise<BeneficiaryRow | undefined> = findByIdInScope(beneficiaries);
 
 export function lockBeneficiaryById(trx: Executor, scope: Scope, id: string): Promise<BeneficiaryRow | undefined> {
   return forUpdate(trx, beneficiaries(trx, scope).where('id', '=', id)).executeTakeFirst();

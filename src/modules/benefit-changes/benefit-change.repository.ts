@@ -1,6 +1,6 @@
 import type { Executor, Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
-import { forUpdate, inScope } from '../../db/scope.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { EnrollmentRow, EnrollmentStatus } from '../enrollments/enrollment.table.ts';
 import type { ConnectionMethod } from '../groups/group.table.ts';
@@ -10,9 +10,7 @@ function benefitChanges(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('benefit_changes').selectAll(), scope, 'benefit_changes', 'employer_id');
 }
 
-export function findBenefitChangeById(db: Executor, scope: Scope, id: string): Promise<BenefitChangeRow | undefined> {
-  return benefitChanges(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findBenefitChangeById: (db: Executor, scope: Scope, id: string) => Promise<BenefitChangeRow | undefined> = findByIdInScope(benefitChanges);
 
 export function lockBenefitChangeById(trx: Transaction<Database>, scope: Scope, id: string): Promise<BenefitChangeRow | undefined> {
   return forUpdate(trx, benefitChanges(trx, scope).where('id', '=', id)).executeTakeFirst();

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
-import { forUpdate, inScope } from '../../db/scope.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { BusinessUnitRow } from './business-unit.table.ts';
 
@@ -8,9 +8,7 @@ function businessUnits(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('business_units').selectAll(), scope, 'business_units', 'employer_id');
 }
 
-export function findBusinessUnitById(db: Executor, scope: Scope, id: string): Promise<BusinessUnitRow | undefined> {
-  return businessUnits(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findBusinessUnitById: (db: Executor, scope: Scope, id: string) => Promise<BusinessUnitRow | undefined> = findByIdInScope(businessUnits);
 
 export function lockBusinessUnitById(trx: Executor, scope: Scope, id: string): Promise<BusinessUnitRow | undefined> {
   return forUpdate(trx, businessUnits(trx, scope).where('id', '=', id)).executeTakeFirst();

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
-import { forUpdate, inScope } from '../../db/scope.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { CarrierRow } from './carrier.table.ts';
 
@@ -9,9 +9,7 @@ function carriers(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('carriers').selectAll(), scope, 'carriers', null);
 }
 
-export function findCarrierById(db: Executor, scope: Scope, id: string): Promise<CarrierRow | undefined> {
-  return carriers(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findCarrierById: (db: Executor, scope: Scope, id: string) => Promise<CarrierRow | undefined> = findByIdInScope(carriers);
 
 export function lockCarrierById(trx: Executor, scope: Scope, id: string): Promise<CarrierRow | undefined> {
   return forUpdate(trx, carriers(trx, scope).where('id', '=', id)).executeTakeFirst();

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
-import { forUpdate, inScope } from '../../db/scope.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { EnrollmentRow } from '../enrollments/enrollment.table.ts';
 import type { DependentRow } from './dependent.table.ts';
@@ -9,9 +9,7 @@ function dependents(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('dependents').selectAll(), scope, 'dependents', 'employer_id');
 }
 
-export function findDependentById(db: Executor, scope: Scope, id: string): Promise<DependentRow | undefined> {
-  return dependents(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findDependentById: (db: Executor, scope: Scope, id: string) => Promise<DependentRow | undefined> = findByIdInScope(dependents);
 
 export function lockDependentById(trx: Executor, scope: Scope, id: string): Promise<DependentRow | undefined> {
   return forUpdate(trx, dependents(trx, scope).where('id', '=', id)).executeTakeFirst();

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
-import { forUpdate, inScope } from '../../db/scope.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { DocumentRow } from './document.table.ts';
 
@@ -14,9 +14,7 @@ function documents(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('documents').select(INFO_COLUMNS), scope, 'documents', 'employer_id');
 }
 
-export function findDocumentById(db: Executor, scope: Scope, id: string): Promise<DocumentInfoRow | undefined> {
-  return documents(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findDocumentById: (db: Executor, scope: Scope, id: string) => Promise<DocumentInfoRow | undefined> = findByIdInScope(documents);
 
 export function listDocuments(
   db: Executor,

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
-import { forUpdate, inScope } from '../../db/scope.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { EmployerRow } from './employer.table.ts';
 
@@ -8,9 +8,7 @@ function employers(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('employers').selectAll(), scope, 'employers', 'id');
 }
 
-export function findEmployerById(db: Executor, scope: Scope, id: string): Promise<EmployerRow | undefined> {
-  return employers(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findEmployerById: (db: Executor, scope: Scope, id: string) => Promise<EmployerRow | undefined> = findByIdInScope(employers);
 
 export function lockEmployerById(trx: Executor, scope: Scope, id: string): Promise<EmployerRow | undefined> {
   return forUpdate(trx, employers(trx, scope).where('id', '=', id)).executeTakeFirst();

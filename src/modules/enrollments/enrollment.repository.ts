@@ -2,7 +2,7 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
-import { forUpdate, inScope } from '../../db/scope.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
@@ -27,9 +27,7 @@ function enrollments(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('enrollments').selectAll(), scope, 'enrollments', 'employer_id');
 }
 
-export function findEnrollmentById(db: Executor, scope: Scope, id: string): Promise<EnrollmentRow | undefined> {
-  return enrollments(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findEnrollmentById: (db: Executor, scope: Scope, id: string) => Promise<EnrollmentRow | undefined> = findByIdInScope(enrollments);
 
 export function lockEnrollmentById(trx: Executor, scope: Scope, id: string): Promise<EnrollmentRow | undefined> {
   return forUpdate(trx, enrollments(trx, scope).where('id', '=', id)).executeTakeFirst();

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
-import { inScope } from '../../db/scope.ts';
+import { findByIdInScope, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { EventObjectType, EventRow } from './event.table.ts';
 
@@ -19,9 +19,7 @@ function events(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('events').selectAll(), scope, 'events', 'employer_id');
 }
 
-export function findEventById(db: Executor, scope: Scope, id: string): Promise<EventRow | undefined> {
-  return events(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findEventById: (db: Executor, scope: Scope, id: string) => Promise<EventRow | undefined> = findByIdInScope(events);
 
 export function listEvents(db: Executor, scope: Scope, filter: EventFilter, page: PageRequest): Promise<Page<EventRow>> {
   let query = events(db, scope);

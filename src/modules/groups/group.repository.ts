@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
-import { forUpdate, inScope } from '../../db/scope.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { GroupRow } from './group.table.ts';
 
@@ -8,9 +8,7 @@ function groups(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('carrier_groups').selectAll(), scope, 'carrier_groups', 'employer_id');
 }
 
-export function findGroupById(db: Executor, scope: Scope, id: string): Promise<GroupRow | undefined> {
-  return groups(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findGroupById: (db: Executor, scope: Scope, id: string) => Promise<GroupRow | undefined> = findByIdInScope(groups);
 
 export function lockGroupById(trx: Executor, scope: Scope, id: string): Promise<GroupRow | undefined> {
   return forUpdate(trx, groups(trx, scope).where('id', '=', id)).executeTakeFirst();

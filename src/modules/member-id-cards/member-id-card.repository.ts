@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
-import { forUpdate, inScope } from '../../db/scope.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { MemberIdCardRow } from './member-id-card.table.ts';
 
@@ -13,9 +13,7 @@ function cards(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('member_id_cards').selectAll(), scope, 'member_id_cards', 'employer_id');
 }
 
-export function findCardById(db: Executor, scope: Scope, id: string): Promise<MemberIdCardRow | undefined> {
-  return cards(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findCardById: (db: Executor, scope: Scope, id: string) => Promise<MemberIdCardRow | undefined> = findByIdInScope(cards);
 
 export function lockCardById(trx: Executor, scope: Scope, id: string): Promise<MemberIdCardRow | undefined> {
   return forUpdate(trx, cards(trx, scope).where('id', '=', id)).executeTakeFirst();

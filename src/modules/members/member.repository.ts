@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
-import { forUpdate, inScope } from '../../db/scope.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { SENT_ENROLLMENT_STATUSES } from '../enrollments/enrollment.table.ts';
 import type { MemberRow } from './member.table.ts';
@@ -9,9 +9,7 @@ function members(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('members').selectAll(), scope, 'members', 'employer_id');
 }
 
-export function findMemberById(db: Executor, scope: Scope, id: string): Promise<MemberRow | undefined> {
-  return members(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findMemberById: (db: Executor, scope: Scope, id: string) => Promise<MemberRow | undefined> = findByIdInScope(members);
 
 export function lockMemberById(trx: Executor, scope: Scope, id: string): Promise<MemberRow | undefined> {
   return forUpdate(trx, members(trx, scope).where('id', '=', id)).executeTakeFirst();

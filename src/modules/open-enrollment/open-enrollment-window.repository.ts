@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.ts';
 import { coverageInForceOn } from '../enrollments/enrollment.repository.ts';
 import { paginate, type Page, type PageRequest, type Position } from '../../db/keyset.ts';
 import type { Database } from '../../db/schema.ts';
-import { forUpdate, inScope } from '../../db/scope.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { EnrollmentStatus } from '../enrollments/enrollment.table.ts';
 import type { OpenEnrollmentWindowRow, WindowStatus } from './open-enrollment-window.table.ts';
@@ -15,9 +15,7 @@ function windows(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('open_enrollment_windows').selectAll(), scope, 'open_enrollment_windows', 'employer_id');
 }
 
-export function findWindowById(db: Executor, scope: Scope, id: string): Promise<OpenEnrollmentWindowRow | undefined> {
-  return windows(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findWindowById: (db: Executor, scope: Scope, id: string) => Promise<OpenEnrollmentWindowRow | undefined> = findByIdInScope(windows);
 
 export function lockWindowById(trx: Executor, scope: Scope, id: string): Promise<OpenEnrollmentWindowRow | undefined> {
   return forUpdate(trx, windows(trx, scope).where('id', '=', id)).executeTakeFirst();

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
-import { forUpdate, inScope } from '../../db/scope.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { PayRateRow } from './pay-rate.table.ts';
 
@@ -8,9 +8,7 @@ function payRates(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('pay_rates').selectAll(), scope, 'pay_rates', 'employer_id');
 }
 
-export function findPayRateById(db: Executor, scope: Scope, id: string): Promise<PayRateRow | undefined> {
-  return payRates(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findPayRateById: (db: Executor, scope: Scope, id: string) => Promise<PayRateRow | undefined> = findByIdInScope(payRates);
 
 export function lockPayRateById(trx: Executor, scope: Scope, id: string): Promise<PayRateRow | undefined> {
   return forUpdate(trx, payRates(trx, scope).where('id', '=', id)).executeTakeFirst();

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
-import { forUpdate, inScope } from '../../db/scope.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { PlanConfigurationRow } from './plan-configuration.table.ts';
 
@@ -8,9 +8,7 @@ function planConfigurations(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('plan_configurations').selectAll(), scope, 'plan_configurations', 'employer_id');
 }
 
-export function findPlanConfigurationById(db: Executor, scope: Scope, id: string): Promise<PlanConfigurationRow | undefined> {
-  return planConfigurations(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findPlanConfigurationById: (db: Executor, scope: Scope, id: string) => Promise<PlanConfigurationRow | undefined> = findByIdInScope(planConfigurations);
 
 export function lockPlanConfigurationById(trx: Executor, scope: Scope, id: string): Promise<PlanConfigurationRow | undefined> {
   return forUpdate(trx, planConfigurations(trx, scope).where('id', '=', id)).executeTakeFirst();

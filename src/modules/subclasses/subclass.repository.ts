@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
-import { forUpdate, inScope } from '../../db/scope.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { SubclassRow } from './subclass.table.ts';
 
@@ -8,9 +8,7 @@ function subclasses(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('subclasses').selectAll(), scope, 'subclasses', 'employer_id');
 }
 
-export function findSubclassById(db: Executor, scope: Scope, id: string): Promise<SubclassRow | undefined> {
-  return subclasses(db, scope).where('id', '=', id).executeTakeFirst();
-}
+export const findSubclassById: (db: Executor, scope: Scope, id: string) => Promise<SubclassRow | undefined> = findByIdInScope(subclasses);
 
 export function lockSubclassById(trx: Executor, scope: Scope, id: string): Promise<SubclassRow | undefined> {
   return forUpdate(trx, subclasses(trx, scope).where('id', '=', id)).executeTakeFirst();

@@ -1,0 +1,84 @@
+import type { Kysely } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/schema.ts';
+import { cachedQuery } from '../../src/db/query-cache.ts';
+import { findByIdInScope, inScope } from '../../src/db/scope.ts';
+import type { Executor } from '../../src/db/database.ts';
+import type { Scope } from '../../src/shared/tenancy.ts';
+import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../helpers/database.ts';
+
+const CREATED_AT = '2026-11-22T08:30:00.123Z';
+
+describe(`cachedQuery on ${testDatabaseKind()}`, () => {
+  let database: TestDatabase;
+  let db: Kysely<Database>;
+
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    db = database.db;
+    await db
+      .insertInto('providers')
+      .values([
+        { id: 'prov_1', name: 'One', created_at: CREATED_AT },
+        { id: 'prov_2', name: 'Two', created_at: CREATED_AT },
+      ])
+      .execute();
+    const employer = (id: string, providerId: string) => ({
+      id,
+      provider_id: providerId,
+      legal_name: `Employer ${id}`,
+      address: JSON.stringify({ line1: '1 Main St', city: 'Austin', state: 'TX', zip_code: '78701' }),
+      metadata: '{}',
+      created_at: CREATED_AT,
+    });
+    await db.insertInto('employers').values([employer('er_a', 'prov_1'), employer('er_b', 'prov_1'), employer('er_c', 'prov_2')]).execute();
+  });
+
+  afterEach(async () => {
+    await database.destroy();
+  });
+
+  function employers(executor: Executor, scope: Scope) {
+    return inScope(executor.selectFrom('employers').selectAll(), scope, 'employers', 'id');
+  }
+  const findEmployer = findByIdInScope(employers);
+
+  it('when the same shape runs with other values, then each call gets the rows of its own values, as the uncached query would', async () => {
+    for (const [scope, id] of [
+      [{ providerId: 'prov_1', employerId: null }, 'er_a'],
+      [{ providerId: 'prov_1', employerId: null }, 'er_b'],
+      [{ providerId: 'prov_1', employerId: null }, 'er_c'],
+      [{ providerId: 'prov_2', employerId: null }, 'er_c'],
+      [{ providerId: 'prov_1', employerId: 'er_a' }, 'er_a'],
+      [{ providerId: 'prov_1', employerId: 'er_a' }, 'er_b'],
+      [{ providerId: 'prov_1', employerId: 'er_b' }, 'er_b'],
+    ] as const) {
+      const uncached = await employers(db, scope).where('id', '=', id).executeTakeFirst();
+      expect(await findEmployer(db, scope, id)).toEqual(uncached);
+    }
+    expect((await findEmployer(db, { providerId: 'prov_1', employerId: null }, 'er_b'))?.legal_name).toBe('Employer er_b');
+    expect(await findEmployer(db, { providerId: 'prov_1', employerId: 'er_a' }, 'er_b')).toBeUndefined();
+    expect(await findEmployer(db, { providerId: 'prov_2', employerId: null }, 'er_a')).toBeUndefined();
+  });
+
+  it('when run inside a transaction, then it reads that transaction\'s own uncommitted writes', async () => {
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('employers').set({ legal_name: 'Renamed' }).where('id', '=', 'er_a').execute();
+      expect((await findEmployer(trx, { providerId: 'prov_1', employerId: null }, 'er_a'))?.legal_name).toBe('Renamed');
+    });
+  });
+
+  it('when an argument is unused or bound twice, then the query still binds each call\'s own values', async () => {
+    const unused = cachedQuery((executor, id: string, _ignored: string) => executor.selectFrom('employers').select('id').where('id', '=', id));
+    expect(await unused(db, 'er_a', 'x')).toEqual([{ id: 'er_a' }]);
+    expect(await unused(db, 'er_b', 'y')).toEqual([{ id: 'er_b' }]);
+    const twice = cachedQuery((executor, id: string) => executor.selectFrom('employers').select('id').where('id', '=', id).where('id', '>=', id));
+    expect(await twice(db, 'er_a')).toEqual([{ id: 'er_a' }]);
+    expect(await twice(db, 'er_c')).toEqual([{ id: 'er_c' }]);
+  });
+
+  it('when an argument is transformed before binding, then the query is refused instead of freezing a value into it', async () => {
+    const transforms = cachedQuery((executor, name: string) => executor.selectFrom('employers').selectAll().where('legal_name', 'like', `${name}%`));
+    await expect(transforms(db, 'Employer')).rejects.toThrow(/not transformed/);
+  });
+});
