@@ -1,6 +1,8 @@
 import type { Executor } from '../db/database.ts';
 import type { Clock } from '../shared/clock.ts';
+import { batches } from '../shared/batches.ts';
 import { newId } from '../shared/ids.ts';
+import { truncate } from '../shared/text.ts';
 import { insertJobs } from './job.repository.ts';
 
 export const DEFAULT_MAX_ATTEMPTS = 12;
@@ -61,9 +63,7 @@ export async function enqueueJobs(trx: Executor, clock: Clock, jobs: readonly Ne
       finished_at: null,
     };
   });
-  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
-    await insertJobs(trx, rows.slice(start, start + INSERT_BATCH));
-  }
+  for (const batch of batches(rows, INSERT_BATCH)) await insertJobs(trx, batch);
   return rows.map((row) => row.id);
 }
 
@@ -108,8 +108,5 @@ export function jobErrorMessage(error: unknown): string {
   if (error instanceof Error) message = error.message || error.name;
   else if (typeof error === 'string') message = error;
   else message = `a non-error value was thrown (${typeof error})`;
-  if (message.length <= MAX_ERROR_LENGTH) return message;
-  let end = MAX_ERROR_LENGTH - 1;
-  if (/[\uD800-\uDBFF]/.test(message.charAt(end - 1))) end -= 1; // never cut a surrogate pair in half
-  return `${message.slice(0, end)}…`;
+  return truncate(message, MAX_ERROR_LENGTH);
 }

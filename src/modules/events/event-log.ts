@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.ts';
+import { batches } from '../../shared/batches.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { newOrderedId } from '../../shared/ids.ts';
 import type { EventObjectType, EventRow } from './event.table.ts';
@@ -58,9 +59,7 @@ export class EventLog {
       data: JSON.stringify(event.data ?? {}),
       created_at: createdAt,
     }));
-    for (let start = 0; start < rows.length; start += INSERT_BATCH) {
-      await trx.insertInto('events').values(rows.slice(start, start + INSERT_BATCH)).execute();
-    }
+    for (const batch of batches(rows, INSERT_BATCH)) await trx.insertInto('events').values(batch).execute();
     for (const subscriber of this.#subscribers) await subscriber(trx, rows);
   }
 }

@@ -83,7 +83,6 @@ export async function findEnrolledDependentIdsOfMember(db: Executor, providerId:
   return new Set(rows.map((row) => row.id));
 }
 
-/** Points the coverage items at the card; an item holds one card, so this moves them off any previous one. */
 /** The cards that hold any of these coverage items now (before they are assigned elsewhere). */
 export async function findCardsHolding(
   db: Executor,
@@ -104,6 +103,7 @@ export async function findCardsHolding(
     .execute();
 }
 
+/** Points the coverage items at the card; an item holds one card, so this moves them off any previous one. */
 export async function assignCard(
   trx: Executor,
   cardId: string,

@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { inScope } from '../../db/scope.ts';
+import { batches } from '../../shared/batches.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { NotificationRow, NotificationType, RelatedObjectType } from './notification.table.ts';
 
@@ -29,10 +30,10 @@ const INSERT_BATCH = 1000;
  */
 export async function insertNotifications(db: Executor, rows: readonly NotificationRow[]): Promise<Set<string>> {
   const inserted = new Set<string>();
-  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+  for (const batch of batches(rows, INSERT_BATCH)) {
     const returned = await db
       .insertInto('notifications')
-      .values(rows.slice(start, start + INSERT_BATCH))
+      .values(batch)
       .onConflict((oc) => oc.column('occurrence_key').doNothing())
       .returning('id')
       .execute();

@@ -5,6 +5,7 @@ import type { Page, PageRequest } from '../../db/keyset.ts';
 import { assertReferencesVisible, lockEmployerRow } from '../../db/references.ts';
 import type { Database } from '../../db/schema.ts';
 import { enqueueJob } from '../../jobs/job-queue.ts';
+import { batches } from '../../shared/batches.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { addDays, compareDates, toDateString } from '../../shared/dates.ts';
 import { AppError, InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
@@ -194,12 +195,10 @@ export class OpenEnrollmentWindowService {
       const payload = { open_enrollment_window: window.id, employer: window.employer_id, end_date: dated.end_date };
       const activatedEvent = eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.activate, activated);
       await this.#notifier.record(trx, { ...common, owner: 'employer', payload, occurrenceKey: `open_enrollment_kickoff:${window.id}:employer` }, [activatedEvent]);
-      for (let start = 0; start < members.length; start += NOTIFICATION_SLICE) {
+      for (const slice of batches(members, NOTIFICATION_SLICE)) {
         await this.#notifier.recordMany(
           trx,
-          members
-            .slice(start, start + NOTIFICATION_SLICE)
-            .map((member): NewNotification => ({ ...common, owner: 'member', payload: { ...payload, member }, occurrenceKey: `open_enrollment_kickoff:${window.id}:${member}` })),
+          slice.map((member): NewNotification => ({ ...common, owner: 'member', payload: { ...payload, member }, occurrenceKey: `open_enrollment_kickoff:${window.id}:${member}` })),
         );
       }
       return this.#respond(trx, activated, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
@@ -338,10 +337,10 @@ export class OpenEnrollmentWindowService {
         const common = { providerId: window.provider_id, employerId: window.employer_id, type: 'open_enrollment_reminder', relatedObjectType: 'open_enrollment_window', relatedObjectId: window.id, owner: 'member' } as const;
         let inserted = 0;
         // In slices, so that a window of any size never holds all its notifications in memory at once.
-        for (let start = 0; start < members.length; start += NOTIFICATION_SLICE) {
+        for (const slice of batches(members, NOTIFICATION_SLICE)) {
           inserted += await this.#notifier.recordMany(
             trx,
-            members.slice(start, start + NOTIFICATION_SLICE).map((member) => ({
+            slice.map((member) => ({
               ...common,
               payload: { open_enrollment_window: window.id, member, employer: window.employer_id, end_date: dated.end_date, days_left: String(daysBefore) },
               occurrenceKey: `open_enrollment_reminder:${window.id}:${member}:${daysBefore}`,

@@ -6,6 +6,7 @@ import { bringJobForward } from '../../jobs/job.repository.ts';
 import type { JobHandler } from '../../jobs/job-worker.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
+import { truncate } from '../../shared/text.ts';
 import type { EventLog } from '../events/event-log.ts';
 import { DELIVER_WEBHOOK_JOB, deliveryJobId } from './webhook-fan-out.ts';
 import * as repository from './webhook.repository.ts';
@@ -158,11 +159,4 @@ async function releaseNext(trx: Executor, clock: Clock, delivery: { id: string; 
   const next = await repository.findNextPendingDelivery(trx, delivery);
   if (!next) return false;
   return bringJobForward(trx, deliveryJobId(next.id), clock.now());
-}
-
-function truncate(text: string, length: number): string {
-  if (text.length <= length) return text;
-  let end = length - 1;
-  if (/[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end -= 1; // never cut a surrogate pair in half
-  return `${text.slice(0, end)}…`;
 }

@@ -2,6 +2,7 @@ import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { forUpdate } from '../../db/scope.ts';
+import { batches } from '../../shared/batches.ts';
 import type {
   WebhookAttemptRow,
   WebhookDeliveryRow,
@@ -73,9 +74,7 @@ export function disableFailingEndpoint(db: Executor, id: string, failingBefore: 
 // Deliveries
 
 export async function insertDeliveries(trx: Executor, rows: Insertable<WebhookDeliveryTable>[]): Promise<void> {
-  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
-    await trx.insertInto('webhook_deliveries').values(rows.slice(start, start + INSERT_BATCH)).execute();
-  }
+  for (const batch of batches(rows, INSERT_BATCH)) await trx.insertInto('webhook_deliveries').values(batch).execute();
 }
 
 export interface DeliveryToSend {
@@ -167,7 +166,6 @@ export function listAttempts(db: Executor, deliveryIds: readonly string[]): Prom
 export async function reopenDelivery(trx: Executor, id: string, now: string): Promise<void> {
   await trx.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: now, completed_at: null }).where('id', '=', id).execute();
 }
-
 
 export function findEndpointIds(db: Executor): Promise<{ id: string }[]> {
   return db.selectFrom('webhook_endpoints').select('id').execute();
