@@ -5,3 +5,8 @@ export function truncate(text: string, length: number): string {
   if (/[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end -= 1;
   return `${text.slice(0, end)}…`;
 }
+
+/** A list query parameter, repeated and/or comma-separated (`?type=a&type=b,c`): its values, trimmed, blanks dropped. */
+export function listParameterValues(values: readonly string[]): string[] {
+  return values.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
+}

@@ -43,3 +43,16 @@ export const EVENT_TYPES: readonly string[] = EVENT_OBJECT_TYPES.flatMap((object
 export function isEventObjectType(value: string): value is EventObjectType {
   return (EVENT_OBJECT_TYPES as readonly string[]).includes(value);
 }
+
+/** What one `?type=` value or `enabled_events` item names: every event, every event of an object type, or one event type. */
+export type EventFilter = { kind: 'all' } | { kind: 'object_type'; objectType: EventObjectType } | { kind: 'event_type'; eventType: string };
+
+/** `*`, `<object_type>.*` or an event type of the catalog; undefined for anything else. */
+export function parseEventFilter(value: string): EventFilter | undefined {
+  if (value === '*') return { kind: 'all' };
+  if (value.endsWith('.*')) {
+    const objectType = value.slice(0, -2);
+    return isEventObjectType(objectType) ? { kind: 'object_type', objectType } : undefined;
+  }
+  return EVENT_TYPES.includes(value) ? { kind: 'event_type', eventType: value } : undefined;
+}

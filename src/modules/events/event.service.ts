@@ -4,9 +4,10 @@ import type { Database } from '../../db/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, NotFound, inputError } from '../../shared/errors.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { listParameterValues } from '../../shared/text.ts';
 import * as repository from './event.repository.ts';
 import type { EventResponse, ListEventsQuery } from './event.schemas.ts';
-import { EVENT_TYPES, isEventObjectType } from './event-types.ts';
+import { parseEventFilter } from './event-types.ts';
 import type { EventObjectType, EventRow } from './event.table.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -65,21 +66,16 @@ export class EventService {
  */
 export function parseEventTypes(values: readonly string[] | undefined): { eventTypes: string[]; objectTypes: EventObjectType[] } | undefined {
   if (values === undefined) return undefined;
-  const given = values.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
+  const given = listParameterValues(values);
   if (given.length === 0 || given.includes('*')) return undefined;
   const eventTypes = new Set<string>();
   const objectTypes = new Set<EventObjectType>();
   const unknown: string[] = [];
   for (const value of given) {
-    if (value.endsWith('.*')) {
-      const objectType = value.slice(0, -2);
-      if (isEventObjectType(objectType)) objectTypes.add(objectType);
-      else unknown.push(value);
-    } else if (EVENT_TYPES.includes(value)) {
-      eventTypes.add(value);
-    } else {
-      unknown.push(value);
-    }
+    const filter = parseEventFilter(value);
+    if (filter?.kind === 'object_type') objectTypes.add(filter.objectType);
+    else if (filter?.kind === 'event_type') eventTypes.add(filter.eventType);
+    else unknown.push(value);
   }
   if (unknown.length > 0) {
     throw new AppError('invalid_request', `Unknown event type: ${unknown.join(', ')}. Give event types such as enrollment.approved, or <object_type>.* such as enrollment.*.`, {

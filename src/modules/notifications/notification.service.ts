@@ -6,6 +6,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { AppError, inputError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { listParameterValues } from '../../shared/text.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog, NewEvent } from '../events/event-log.ts';
 import * as repository from './notification.repository.ts';
@@ -122,7 +123,7 @@ export class NotificationService {
 /** `?notification_type=a&notification_type=b,c`: repeated or comma-separated, OR between values; unknown values are a 400. */
 export function parseNotificationTypes(values: string[] | undefined): NotificationType[] | undefined {
   if (values === undefined) return undefined;
-  const types = values.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
+  const types = listParameterValues(values);
   const unknown = types.filter((type) => !(NOTIFICATION_TYPES as readonly string[]).includes(type));
   if (unknown.length > 0) {
     throw new AppError('invalid_request', `Unknown notification_type: ${unknown.join(', ')}. Known types: ${NOTIFICATION_TYPES.join(', ')}.`, {

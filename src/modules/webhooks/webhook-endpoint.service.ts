@@ -10,7 +10,7 @@ import { newId, randomBase62 } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog, NewEvent } from '../events/event-log.ts';
-import { EVENT_ACTIONS, EVENT_TYPES, isEventObjectType, type EventAction } from '../events/event-types.ts';
+import { EVENT_ACTIONS, isEventObjectType, parseEventFilter, type EventAction } from '../events/event-types.ts';
 import { EVENT_OBJECT_TYPES } from '../events/event.table.ts';
 import { webhookUrlProblem } from './webhook-address.ts';
 import type {
@@ -84,13 +84,13 @@ function enabledEventsErrors(enabledEvents: readonly string[]): InputError[] {
     errors.push(inputError(['enabled_events'], '"*" already takes every event: send it alone.'));
   }
   enabledEvents.forEach((filter, index) => {
-    if (filter === '*') return;
-    const [objectType = '', action] = filter.split('.', 2);
-    if (!isEventObjectType(objectType)) {
-      errors.push(inputError(['enabled_events', index], `Unknown object type "${objectType}". Known: ${EVENT_OBJECT_TYPES.join(', ')}.`));
-    } else if (action !== '*' && !EVENT_TYPES.includes(filter)) {
-      errors.push(inputError(['enabled_events', index], `Unknown event type "${filter}". ${objectType} events: ${EVENT_ACTIONS[objectType].map((known) => `${objectType}.${known}`).join(', ')}.`));
-    }
+    if (parseEventFilter(filter) !== undefined) return;
+    const objectType = filter.split('.', 1)[0] ?? '';
+    errors.push(
+      isEventObjectType(objectType)
+        ? inputError(['enabled_events', index], `Unknown event type "${filter}". ${objectType} events: ${EVENT_ACTIONS[objectType].map((known) => `${objectType}.${known}`).join(', ')}.`)
+        : inputError(['enabled_events', index], `Unknown object type "${objectType}". Known: ${EVENT_OBJECT_TYPES.join(', ')}.`),
+    );
   });
   return errors;
 }
