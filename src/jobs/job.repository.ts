@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type Insertable, type Kysely, type Updateable } from 'kysely';
+import { PostgresAdapter, sql, type Insertable, type Kysely, type UpdateObject } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import type { JobRow, JobTable } from './job.table.ts';
@@ -97,7 +97,7 @@ export async function claimDueJobs(
  * Records what became of a claimed job, only if the claim still holds: a worker whose lock expired and whose
  * job another worker took over must not overwrite that worker's outcome. False when the claim was lost.
  */
-export async function updateClaimedJob(db: Kysely<Database>, claim: JobClaim, values: Updateable<JobTable>): Promise<boolean> {
+export async function updateClaimedJob(db: Kysely<Database>, claim: JobClaim, values: UpdateObject<Database, 'jobs'>): Promise<boolean> {
   const result = await db
     .updateTable('jobs')
     .set(values)
@@ -124,27 +124,19 @@ export async function renewJobLocks(db: Kysely<Database>, workerId: string, lock
  * Puts a claimed job back in the queue for `runAt` (a handler's RetryJobLater). If someone brought the job
  * forward while it ran (its run_at moved since the claim), the earlier of the two times wins.
  */
-export async function requeueClaimedJob(
+export function requeueClaimedJob(
   db: Kysely<Database>,
   claim: JobClaim,
   options: { claimedRunAt: string; runAt: string; lastError: string },
 ): Promise<boolean> {
   const { claimedRunAt, runAt } = options;
-  const result = await db
-    .updateTable('jobs')
-    .set({
-      state: 'queued',
-      locked_by: null,
-      locked_until: null,
-      last_error: options.lastError,
-      run_at: sql<string>`case when run_at <> ${claimedRunAt} and run_at < ${runAt} then run_at else ${runAt} end`,
-    })
-    .where('id', '=', claim.id)
-    .where('state', '=', 'running')
-    .where('locked_by', '=', claim.workerId)
-    .where('attempts', '=', claim.attempt)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return updateClaimedJob(db, claim, {
+    state: 'queued',
+    locked_by: null,
+    locked_until: null,
+    last_error: options.lastError,
+    run_at: sql<string>`case when run_at <> ${claimedRunAt} and run_at < ${runAt} then run_at else ${runAt} end`,
+  });
 }
 
 /**

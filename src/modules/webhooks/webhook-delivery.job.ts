@@ -60,15 +60,14 @@ async function deliverWebhook(deps: WebhookJobDependencies, payload: Record<stri
       const attempt = await repository.countDeliveryAttempt(trx, delivery.id, now);
       if (attempt === undefined) return false;
       await repository.insertAttempt(trx, { delivery_id: delivery.id, attempt, status_code: null, duration_ms: 0, error: 'Not sent: the endpoint is disabled.', succeeded: false, created_at: now });
-      await repository.settleDelivery(trx, delivery.id, { status: 'failed', next_attempt_at: null, completed_at: now });
-      return releaseNext(trx, clock, delivery);
+      return settle(trx, clock, delivery, 'failed', now);
     });
     if (pulled) deps.jobs?.wake();
     return;
   }
 
   // In order per object: an earlier delivery about the same object that is still pending goes first.
-  const earlier = await repository.findEarlierPendingDelivery(db, delivery);
+  const earlier = await repository.findAdjacentPendingDelivery(db, delivery, 'before');
   if (earlier) {
     const now = clock.now().getTime();
     const due = earlier.next_attempt_at ? Date.parse(earlier.next_attempt_at) : now;
@@ -103,7 +102,7 @@ function signingSecrets(encrypter: Encrypter, endpoint: WebhookEndpointRow, now:
 async function recordOutcome(
   trx: Executor,
   deps: WebhookJobDependencies,
-  delivery: { id: string; endpoint_id: string; object_id: string; created_at: string },
+  delivery: OrderedDelivery,
   endpoint: WebhookEndpointRow,
   startedAt: Date,
   outcome: SendOutcome,
@@ -123,16 +122,14 @@ async function recordOutcome(
   });
 
   if (outcome.succeeded) {
-    await repository.settleDelivery(trx, delivery.id, { status: 'succeeded', next_attempt_at: null, completed_at: now.toISOString() });
     if (endpoint.failing_since !== null) await repository.clearEndpointFailing(trx, endpoint.id);
-    return { released: await releaseNext(trx, deps.clock, delivery) };
+    return { released: await settle(trx, deps.clock, delivery, 'succeeded', now.toISOString()) };
   }
 
   await noteFailure(trx, deps, endpoint, now);
   const delay = webhookRetryDelayMs(attempt);
   if (delay === undefined) {
-    await repository.settleDelivery(trx, delivery.id, { status: 'failed', next_attempt_at: null, completed_at: now.toISOString() });
-    return { released: await releaseNext(trx, deps.clock, delivery) };
+    return { released: await settle(trx, deps.clock, delivery, 'failed', now.toISOString()) };
   }
   const retryAt = new Date(now.getTime() + delay);
   await repository.settleDelivery(trx, delivery.id, { status: 'pending', next_attempt_at: retryAt.toISOString(), completed_at: null });
@@ -154,9 +151,15 @@ async function noteFailure(trx: Executor, deps: WebhookJobDependencies, endpoint
   if (disabled) await deps.events.record(trx, webhookEndpointEvent(disabled, 'disabled'));
 }
 
-/** Lets the next pending delivery about the same object go now; true when there was one. */
-async function releaseNext(trx: Executor, clock: Clock, delivery: { id: string; endpoint_id: string; object_id: string; created_at: string }): Promise<boolean> {
-  const next = await repository.findNextPendingDelivery(trx, delivery);
+type OrderedDelivery = { id: string; endpoint_id: string; object_id: string; created_at: string };
+
+/**
+ * Settles a delivery for good and lets the next pending delivery about the same object go now; true when there
+ * was one (the caller wakes the worker after committing).
+ */
+async function settle(trx: Executor, clock: Clock, delivery: OrderedDelivery, status: 'succeeded' | 'failed', now: string): Promise<boolean> {
+  await repository.settleDelivery(trx, delivery.id, { status, next_attempt_at: null, completed_at: now });
+  const next = await repository.findAdjacentPendingDelivery(trx, delivery, 'after');
   if (!next) return false;
   return bringJobForward(trx, deliveryJobId(next.id), clock.now());
 }

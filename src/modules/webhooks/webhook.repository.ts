@@ -92,30 +92,23 @@ export async function findDeliveryToSend(db: Executor, id: string): Promise<Deli
 
 type OrderKey = Pick<WebhookDeliveryRow, 'id' | 'endpoint_id' | 'object_id' | 'created_at'>;
 
-/** The oldest pending delivery to the same endpoint about the same object made before this one, if any. */
-export function findEarlierPendingDelivery(db: Executor, delivery: OrderKey): Promise<Pick<WebhookDeliveryRow, 'id' | 'next_attempt_at'> | undefined> {
+/**
+ * The pending delivery to the same endpoint about the same object nearest this one on the given side: the
+ * oldest made `before` it (which must go first), or the next made `after` it (which may go once it settles).
+ */
+export function findAdjacentPendingDelivery(
+  db: Executor,
+  delivery: OrderKey,
+  side: 'before' | 'after',
+): Promise<Pick<WebhookDeliveryRow, 'id' | 'next_attempt_at'> | undefined> {
+  const position = side === 'before' ? sql<boolean>`(created_at, id) < (${delivery.created_at}, ${delivery.id})` : sql<boolean>`(created_at, id) > (${delivery.created_at}, ${delivery.id})`;
   return db
     .selectFrom('webhook_deliveries')
     .select(['id', 'next_attempt_at'])
     .where('endpoint_id', '=', delivery.endpoint_id)
     .where('object_id', '=', delivery.object_id)
     .where('status', '=', 'pending')
-    .where(sql<boolean>`(created_at, id) < (${delivery.created_at}, ${delivery.id})`)
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-}
-
-/** The next pending delivery to the same endpoint about the same object, made after this one. */
-export function findNextPendingDelivery(db: Executor, delivery: OrderKey): Promise<Pick<WebhookDeliveryRow, 'id'> | undefined> {
-  return db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('endpoint_id', '=', delivery.endpoint_id)
-    .where('object_id', '=', delivery.object_id)
-    .where('status', '=', 'pending')
-    .where(sql<boolean>`(created_at, id) > (${delivery.created_at}, ${delivery.id})`)
+    .where(position)
     .orderBy('created_at')
     .orderBy('id')
     .limit(1)
