@@ -1,17 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  addDays,
-  addYears,
-  ageOn,
-  compareDates,
-  daysInMonth,
-  endOfMonth,
-  endOfYear,
-  isCalendarDate,
-  isLeapYear,
-  toDateString,
-  toTimestamp,
-} from './dates.ts';
+import { addDays, addYears, ageOn, compareDates, daysBeforeInstant, daysInMonth, endOfMonth, endOfYear, isCalendarDate, isLeapYear, toDateString, toTimestamp } from './dates.ts';
 
 describe('isCalendarDate', () => {
   it.each([
@@ -260,5 +248,11 @@ describe('endOfYear', () => {
 
   it('when the date is not a calendar date, then it throws', () => {
     expect(() => endOfYear('2024-00-01')).toThrow(RangeError);
+  });
+});
+
+describe('daysBeforeInstant', () => {
+  it('when 30 days are taken from an instant, then the cutoff is exactly 30 x 24 hours earlier, as a stored timestamp', () => {
+    expect(daysBeforeInstant(new Date('2026-03-31T12:00:00.000Z'), 30)).toBe('2026-03-01T12:00:00.000Z');
   });
 });

@@ -29,6 +29,11 @@ export function toDateString(instant: Date): string {
 }
 
 /** An instant as the fixed-width timestamp stored and returned everywhere: 'YYYY-MM-DDTHH:mm:ss.sssZ'. */
+/** The instant `days` whole days (of 24 hours) before `instant`, as a stored timestamp: a retention cutoff. */
+export function daysBeforeInstant(instant: Date, days: number): string {
+  return new Date(instant.getTime() - days * 24 * 60 * 60 * 1000).toISOString();
+}
+
 export function toTimestamp(instant: Date): string {
   return instant.toISOString();
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batches } from './batches.ts';
+import { batches, repeatWhileFull } from './batches.ts';
 import { listParameterValues, truncate } from './text.ts';
 
 describe('truncate', () => {
@@ -25,5 +25,14 @@ describe('listParameterValues', () => {
   it('when values are repeated and comma-separated with blanks, then each value once per mention, trimmed', () => {
     expect(listParameterValues(['a,b', ' c ,', ''])).toEqual(['a', 'b', 'c']);
     expect(listParameterValues([])).toEqual([]);
+  });
+});
+
+describe('repeatWhileFull', () => {
+  it('when runs handle 3, 3 then 1 of batches of 3, then it stops after the short run and counts 7', async () => {
+    const handled = [3, 3, 1, 3];
+    let runs = 0;
+    expect(await repeatWhileFull(3, async () => handled[runs++]!)).toBe(7);
+    expect(runs).toBe(3);
   });
 });

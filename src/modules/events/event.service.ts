@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import type { Database } from '../../db/schema.ts';
+import { repeatWhileFull } from '../../shared/batches.ts';
 import type { Clock } from '../../shared/clock.ts';
+import { daysBeforeInstant } from '../../shared/dates.ts';
 import { AppError, NotFound, inputError } from '../../shared/errors.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { listParameterValues } from '../../shared/text.ts';
@@ -9,8 +11,6 @@ import * as repository from './event.repository.ts';
 import type { EventResponse, ListEventsQuery } from './event.schemas.ts';
 import { parseEventFilter } from './event-types.ts';
 import type { EventObjectType, EventRow } from './event.table.ts';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Events deleted per statement by retention: each a short write, so requests never wait long behind it. */
 const RETENTION_BATCH = 1000;
@@ -95,14 +95,10 @@ function canonicalTimestamp(value: string): string {
  * statements, so it never holds a long lock. The server runs it at start and hourly. Returns how many went.
  */
 export async function purgeExpiredEvents(db: Kysely<Database>, clock: Clock, retentionDays: number, batchSize = RETENTION_BATCH): Promise<number> {
-  const cutoff = new Date(clock.now().getTime() - retentionDays * DAY_MS).toISOString();
+  const cutoff = daysBeforeInstant(clock.now(), retentionDays);
   let purged = 0;
   for (const providerId of await repository.findProviderIds(db)) {
-    for (;;) {
-      const deleted = await repository.deleteEventsCreatedBefore(db, providerId, cutoff, batchSize);
-      purged += deleted;
-      if (deleted < batchSize) break;
-    }
+    purged += await repeatWhileFull(batchSize, () => repository.deleteEventsCreatedBefore(db, providerId, cutoff, batchSize));
   }
   return purged;
 }

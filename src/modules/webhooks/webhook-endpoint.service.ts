@@ -3,7 +3,9 @@ import type { Database } from '../../db/schema.ts';
 import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import { enqueueJob } from '../../jobs/job-queue.ts';
 import { deleteFinishedJobs, requeueJob } from '../../jobs/job.repository.ts';
+import { repeatWhileFull } from '../../shared/batches.ts';
 import type { Clock } from '../../shared/clock.ts';
+import { daysBeforeInstant } from '../../shared/dates.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
 import { InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
 import { newId, randomBase62 } from '../../shared/ids.ts';
@@ -265,7 +267,6 @@ function newSecret(): string {
   return `${SECRET_PREFIX}${randomBase62(SECRET_LENGTH)}`;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 /** Deliveries deleted per transaction by retention. */
 const RETENTION_BATCH = 1000;
 
@@ -274,18 +275,16 @@ const RETENTION_BATCH = 1000;
  * kept as long as the event it carried. Pending ones stay until they settle. How many went.
  */
 export async function purgeSettledWebhookDeliveries(db: Kysely<Database>, clock: Clock, retentionDays: number, batchSize = RETENTION_BATCH): Promise<number> {
-  const cutoff = new Date(clock.now().getTime() - retentionDays * DAY_MS).toISOString();
+  const cutoff = daysBeforeInstant(clock.now(), retentionDays);
   let purged = 0;
   for (const { id } of await repository.findEndpointIds(db)) {
-    for (;;) {
-      const deleted = await db.transaction().execute(async (trx) => {
+    purged += await repeatWhileFull(batchSize, () =>
+      db.transaction().execute(async (trx) => {
         const ids = await repository.deleteSettledDeliveriesBefore(trx, id, cutoff, batchSize);
         await deleteFinishedJobs(trx, ids.map(deliveryJobId));
         return ids.length;
-      });
-      purged += deleted;
-      if (deleted < batchSize) break;
-    }
+      }),
+    );
   }
   return purged;
 }
