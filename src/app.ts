@@ -154,7 +154,8 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
         new AppError('throttled', `Too many requests for this API key; retry in ${Math.ceil(context.ttl / 1000)} seconds.`),
     });
   }
-  registerIdempotency(app, db, clock);
+  const encrypter = new Encrypter(encryptionKey);
+  registerIdempotency(app, db, clock, encrypter);
   // Counts the transactions whose events made webhook deliveries: a write request that made some wakes the worker.
   const deliveries = { enqueued: 0 };
   wakeJobsAfterWrites(app, jobs, deliveries);
@@ -179,7 +180,6 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   registerSubclassRoutes(app, { subclasses: new SubclassService(db, clock, events), pages });
 
   const notifier = new Notifier(clock, events);
-  const encrypter = new Encrypter(encryptionKey);
   registerNotificationRoutes(app, { notifications: new NotificationService(db), pages });
   registerEventRoutes(app, { events: new EventService(db), pages });
   registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier, events), pages });

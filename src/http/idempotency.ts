@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError } from '../shared/errors.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { Encrypter } from '../shared/crypto.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -22,9 +23,10 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * `Idempotency-Key` on POST: the first request with a key runs and its response (status and body) is kept
  * for 24 hours, per API key. A retry with the same request gets that response back without running again;
  * the same key with a different request is a 409. A retry that arrives while the first is still running
- * waits for it. 5xx responses are not kept, so a retry after a server fault runs again.
+ * waits for it. 5xx responses are not kept, so a retry after a server fault runs again. Kept responses are
+ * encrypted at rest: some carry a secret shown once (a new API key, a webhook endpoint's signing secret).
  */
-export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, clock: Clock): void {
+export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, clock: Clock, encrypter: Encrypter): void {
   app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST' || request.routeOptions.config.public) return;
     const key = request.headers['idempotency-key'];
@@ -34,7 +36,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, 
     }
     const fingerprint = createHash('sha256').update(`${request.method} ${request.url}\n${request.rawBody ?? ''}`).digest('hex');
     const replayed = await claimOrReplay(db, clock, request.auth.apiKeyId, key, fingerprint);
-    if (replayed) return sendReplay(reply, replayed);
+    if (replayed) return sendReplay(reply, { status: replayed.status, body: storedBody(encrypter, replayed.body) });
     request.idempotencyKey = key;
   });
 
@@ -48,7 +50,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, 
     }
     await db
       .updateTable('idempotency_keys')
-      .set({ state: 'done', response_status: reply.statusCode, response_body: typeof payload === 'string' ? payload : '' })
+      .set({ state: 'done', response_status: reply.statusCode, response_body: encrypter.encrypt(typeof payload === 'string' ? payload : '') })
       .where('api_key_id', '=', request.auth.apiKeyId)
       .where('idempotency_key', '=', key)
       .execute();
@@ -107,6 +109,11 @@ async function claimOrReplay(
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** A kept response body as sent: decrypted; one kept before bodies were encrypted (JSON text) as it is. */
+function storedBody(encrypter: Encrypter, stored: string): string {
+  return stored === '' || stored.startsWith('{') || stored.startsWith('[') ? stored : encrypter.decrypt(stored);
 }
 
 function sendReplay(reply: FastifyReply, stored: StoredResponse): FastifyReply {

@@ -80,4 +80,31 @@ describe('Idempotency-Key', () => {
     const response = await t.admin.post('/employers', body('A'), { headers: { 'idempotency-key': 'x'.repeat(256) } });
     expect(response.status).toBe(400);
   });
+
+  it('when a response carried a secret shown once, then the kept response does not hold it in plain text, and the replay still returns it', async () => {
+    const key = await t.admin.post('/api_keys', { role: 'read_only' }, { headers: { 'idempotency-key': 'secret-key-1' } });
+    const endpoint = await t.admin.post(
+      '/webhook_endpoints',
+      { url: 'https://hooks.example.com/benefits', enabled_events: ['*'] },
+      { headers: { 'idempotency-key': 'secret-endpoint-1' } },
+    );
+    expect(key.status).toBe(201);
+    expect(endpoint.status).toBe(201);
+    const kept = await t.database.db.selectFrom('idempotency_keys').select(['idempotency_key', 'response_body']).where('idempotency_key', 'in', ['secret-key-1', 'secret-endpoint-1']).execute();
+    expect(kept).toHaveLength(2);
+    for (const row of kept) {
+      expect(row.response_body).not.toContain(key.body.key);
+      expect(row.response_body).not.toContain(endpoint.body.secret);
+      expect(row.response_body).not.toContain('"id"');
+    }
+    const replayedKey = await t.admin.post('/api_keys', { role: 'read_only' }, { headers: { 'idempotency-key': 'secret-key-1' } });
+    const replayedEndpoint = await t.admin.post(
+      '/webhook_endpoints',
+      { url: 'https://hooks.example.com/benefits', enabled_events: ['*'] },
+      { headers: { 'idempotency-key': 'secret-endpoint-1' } },
+    );
+    expect(replayedKey.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayedKey.body).toEqual(key.body);
+    expect(replayedEndpoint.body).toEqual(endpoint.body);
+  });
 });
