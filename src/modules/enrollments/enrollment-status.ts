@@ -1,4 +1,5 @@
 import { statusMachine } from '../../shared/state-machine.ts';
+import type { EventAction } from '../events/event-types.ts';
 import type { EnrollmentStatus } from './enrollment.table.ts';
 
 /**
@@ -28,7 +29,7 @@ export const ENROLLMENT_EVENT_ACTIONS = {
   approve: 'approved',
   complete: 'synced',
   reject: 'failed',
-} as const satisfies Record<EnrollmentAction, string>;
+} as const satisfies Record<EnrollmentAction, EventAction<'enrollment'>>;
 
 const machine = statusMachine<EnrollmentStatus, EnrollmentAction>(
   ENROLLMENT_TRANSITIONS,

@@ -1,4 +1,5 @@
 import { statusMachine } from '../../shared/state-machine.ts';
+import type { EventAction } from '../events/event-types.ts';
 import type { WindowStatus } from './open-enrollment-window.table.ts';
 
 /**
@@ -30,7 +31,7 @@ export const WINDOW_EVENT_ACTIONS = {
   activate: 'activated',
   close: 'closed',
   complete: 'completed',
-} as const satisfies Record<WindowAction, string | null>;
+} as const satisfies Record<WindowAction, EventAction<'open_enrollment_window'> | null>;
 
 /** Statuses in which dates and plans may still change. */
 export const EDITABLE_WINDOW_STATUSES: readonly WindowStatus[] = ['setup_required', 'build_in_progress'];
