@@ -4,13 +4,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance } from 'fastify';
-import findMyWay from 'find-my-way';
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
 import type { Config } from './config.ts';
 import type { Database } from './db/schema.ts';
 import { registerAuthentication } from './http/auth.ts';
 import { registerErrorHandler, sendError } from './http/errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { installJsonParser, refuseUnreadableBody } from './http/json-body.ts';
+import { assertValidHost, installUnknownRoutes } from './http/routing.ts';
 import { API_VERSION, registerOpenApi } from './http/openapi.ts';
 import { Paginator } from './http/pagination.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
@@ -64,7 +65,7 @@ import { carrierJobHandlers } from './modules/carrier-connections/carrier-sync.j
 import { openEnrollmentJobHandlers } from './modules/open-enrollment/passive-rollover.job.ts';
 import { registerOpenEnrollmentWindowRoutes } from './modules/open-enrollment/open-enrollment-window.routes.ts';
 import { OpenEnrollmentWindowService } from './modules/open-enrollment/open-enrollment-window.service.ts';
-import { AppError, ValidationFailed, inputError, type InputError } from './shared/errors.ts';
+import { AppError } from './shared/errors.ts';
 import { isCalendarDate } from './shared/dates.ts';
 import { isWellFormedId, newId } from './shared/ids.ts';
 import type { Clock } from './shared/clock.ts';
@@ -102,6 +103,13 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
       ...(logStream ? { stream: logStream } : {}),
     },
     bodyLimit: BODY_LIMIT_BYTES,
+    // Slow clients (a byte every few seconds) get a 408 and lose the socket instead of holding it forever.
+    requestTimeout: config.connections.requestTimeoutMs,
+    keepAliveTimeout: config.connections.keepAliveTimeoutMs,
+    // A client that stops reading an answer: its socket is closed after this long without progress.
+    connectionTimeout: Math.max(2 * config.connections.requestTimeoutMs, 120_000),
+    // Node checks the request and header timeouts on this interval (30 s by default, too coarse for them).
+    http: { headersTimeout: config.connections.headersTimeoutMs, connectionsCheckingInterval: 1000 },
     requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -116,23 +124,30 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
       void sendError(request, reply, new AppError('not_found', `No route ${request.method} ${request.url.split('?', 1)[0] ?? '/'}.`));
     },
     clientErrorHandler: (error, socket) => {
-      if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || socket.destroyed) return;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ECONNRESET' || socket.destroyed) return;
       const requestId = newId('request');
-      const body = JSON.stringify({ type: 'invalid_request', message: 'The request could not be parsed as HTTP (headers too large or malformed).', request_id: requestId });
+      const timedOut = code === 'ERR_HTTP_REQUEST_TIMEOUT';
+      const message = timedOut ? 'The request did not arrive in time.' : 'The request could not be parsed as HTTP (headers too large or malformed).';
+      const body = JSON.stringify({ type: 'invalid_request', message, request_id: requestId });
       if (socket.writable) {
-        socket.write(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nAPI-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`);
+        socket.write(`HTTP/1.1 ${timedOut ? '408 Request Timeout' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nAPI-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`);
       }
       socket.destroy(error);
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.server.maxConnections = config.connections.max;
   installValidators(app);
   installJsonParser(app);
   registerErrorHandler(app);
-  installMethodNotAllowed(app);
+  const refuseUnknownRoute = installUnknownRoutes(app);
 
+  // The first hook: what needs no key and no body is answered here, before either is looked at.
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id).header('api-version', API_VERSION);
+    assertValidHost(request);
+    refuseUnknownRoute(request);
     const requested = request.headers['api-version'];
     if (requested !== undefined && requested !== API_VERSION) {
       throw new AppError('invalid_request', `Unknown API-Version "${String(requested)}". This server speaks ${API_VERSION}.`);
@@ -144,16 +159,25 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   const apiKeys = new ApiKeyService(db, clock, { cacheVerifiedKeys: db.getExecutor().adapter instanceof SqliteAdapter });
   registerAuthentication(app, apiKeys);
   if (config.rateLimit.max > 0) {
+    // Between authentication's two steps: requests with a valid key count against the key, all others
+    // (no key, an unknown or revoked one) against the client's address, before they are refused.
     await app.register(rateLimit, {
       global: true,
-      hook: 'preValidation',
+      hook: 'onRequest',
       max: config.rateLimit.max,
       timeWindow: config.rateLimit.windowMs,
-      keyGenerator: (request) => request.auth?.apiKeyId ?? request.ip,
-      errorResponseBuilder: (_request, context) =>
-        new AppError('throttled', `Too many requests for this API key; retry in ${Math.ceil(context.ttl / 1000)} seconds.`),
+      keyGenerator: (request) => request.auth?.apiKeyId ?? `address:${request.ip}`,
+      errorResponseBuilder: (request, context) =>
+        new AppError(
+          'throttled',
+          `Too many requests ${request.auth ? 'for this API key' : 'without a valid API key from this address'}; retry in ${Math.ceil(context.ttl / 1000)} seconds.`,
+        ),
     });
   }
+  // After authentication's refusal (preParsing, registered above): a caller without a key learns that first.
+  app.addHook('preParsing', async (request) => {
+    refuseUnreadableBody(request);
+  });
   const encrypter = new Encrypter(encryptionKey);
   registerIdempotency(app, db, clock, encrypter);
   // Counts the transactions whose events made webhook deliveries: a write request that made some wakes the worker.
@@ -285,61 +309,6 @@ function installValidators(app: FastifyInstance): void {
   // Year 0000 is not a date PostgreSQL can store.
   for (const ajv of [bodyAjv, textAjv]) ajv.addFormat('date', { type: 'string', validate: (v: string) => isCalendarDate(v) && v >= '0001-01-01' });
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
-}
-
-/** JSON is the only body type; the raw text is kept for idempotency fingerprints. */
-function installJsonParser(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    request.rawBody = text;
-    if (text.length === 0) {
-      done(null, undefined);
-      return;
-    }
-    void parseJson(request, text, (error: Error | null, value?: unknown) => {
-      if (error) return done(error, undefined);
-      const bad = unstorableStrings(value);
-      if (bad.length > 0) return done(new ValidationFailed(bad), undefined);
-      done(null, value);
-    });
-  });
-}
-
-function unstorableStrings(value: unknown, path: string[] = [], out: InputError[] = []): InputError[] {
-  const bad = (text: string) => text.includes('\u0000') || !text.isWellFormed();
-  if (typeof value === 'string') {
-    if (bad(value)) out.push(inputError(path, 'Text may not contain NUL characters or unpaired surrogates.'));
-  } else if (Array.isArray(value)) {
-    value.forEach((item, index) => unstorableStrings(item, [...path, String(index)], out));
-  } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (bad(key)) out.push(inputError([...path, key], 'Keys may not contain NUL characters or unpaired surrogates.'));
-      else unstorableStrings(item, [...path, key], out);
-    }
-  }
-  return out;
-}
-
-/** A known path with an unsupported method is a 405, an unknown path a 404 (API.md section 2). */
-function installMethodNotAllowed(app: FastifyInstance): void {
-  const paths = findMyWay({ ignoreTrailingSlash: true, maxParamLength: 2048 });
-  app.addHook('onRoute', (route) => {
-    if (route.method === 'HEAD') return;
-    try {
-      paths.on('GET', route.url, () => undefined);
-    } catch {
-      // the same path with another method: already known
-    }
-  });
-  app.setNotFoundHandler(async (request) => {
-    const path = request.url.split('?', 1)[0] ?? '/';
-    if (paths.find('GET', path)) {
-      throw new AppError('method_not_allowed', `${request.method} is not allowed on ${path}.`);
-    }
-    throw new AppError('not_found', `No route ${request.method} ${path}.`);
-  });
 }
 
 /** A random secret kept in the database so that every process of the deployment shares it. */

@@ -22,6 +22,17 @@ export interface Config {
   readonly webhooksAllowLoopback: boolean;
   /** How long a job claim holds before another worker (or this one, restarted) takes the job over. */
   readonly jobLockTimeoutMs: number;
+  /** Limits on client connections, so that slow or idle clients cannot hold the process's sockets. */
+  readonly connections: {
+    /** A request's headers and body must have arrived within this; then 408 and the socket is closed. */
+    readonly requestTimeoutMs: number;
+    /** A request's headers must have arrived within this. */
+    readonly headersTimeoutMs: number;
+    /** An idle keep-alive connection is closed after this. */
+    readonly keepAliveTimeoutMs: number;
+    /** Open connections at most; further ones are closed at once. */
+    readonly max: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -46,6 +57,10 @@ export const CONFIG_VARIABLES: readonly (readonly [name: string, meaning: string
   ['EVENTS_RETENTION_DAYS', 'days events are kept for GET /events (at least 30)', '30'],
   ['WEBHOOKS_ALLOW_LOOPBACK', 'development only: true lets webhook endpoints use http:// on loopback addresses', 'false'],
   ['JOB_LOCK_TIMEOUT_MS', 'how long a background job stays claimed by a worker that stopped answering before another takes it over', '30000'],
+  ['REQUEST_TIMEOUT_MS', "how long a client may take to send a whole request (headers and body) before 408 and the connection's close", '30000'],
+  ['HEADERS_TIMEOUT_MS', "how long a client may take to send a request's headers (at most REQUEST_TIMEOUT_MS)", '10000'],
+  ['KEEP_ALIVE_TIMEOUT_MS', 'how long an idle keep-alive connection stays open (above your load balancer\'s idle timeout)', '72000'],
+  ['MAX_CONNECTIONS', "open client connections at most (keep it well below the process's open-files limit); more are closed at once", '1000'],
   ['BENEFITS_ENCRYPTION_KEY', '32-byte key for personal data at rest: 64 hex characters or base64', 'SQLite: encryption.key beside the database; PostgreSQL: required'],
 ];
 
@@ -78,7 +93,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventsRetentionDays: integerVariable(env, 'EVENTS_RETENTION_DAYS', 30, 30, 3650),
     webhooksAllowLoopback: booleanVariable(env, 'WEBHOOKS_ALLOW_LOOPBACK', false),
     jobLockTimeoutMs: integerVariable(env, 'JOB_LOCK_TIMEOUT_MS', 30_000, 1000, 3_600_000),
+    connections: Object.freeze(connectionVariables(env)),
   });
+}
+
+function connectionVariables(env: NodeJS.ProcessEnv): Config['connections'] {
+  const requestTimeoutMs = integerVariable(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000);
+  const headersTimeoutMs = integerVariable(env, 'HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 1000, requestTimeoutMs);
+  return {
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: integerVariable(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 3_600_000),
+    max: integerVariable(env, 'MAX_CONNECTIONS', 1000, 10, 1_000_000),
+  };
 }
 
 function sweepVariables(env: NodeJS.ProcessEnv): { time: string; timeZone: string } {

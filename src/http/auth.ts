@@ -6,6 +6,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The caller; set by the authentication hook on every non-public route. */
     auth: AuthContext;
+    /** Why the request's key was refused; answered after the rate limiter has counted the request. */
+    authRefusal: AppError | undefined;
   }
   interface FastifyContextConfig {
     /** Routes open without an API key (/healthz, /openapi.json, /docs). */
@@ -24,14 +26,27 @@ export interface Authenticator {
 
 const BEARER = /^Bearer +(\S+)$/i;
 
-/** Bearer-key authentication on every route not marked `config.public` (API.md section 3). */
+/**
+ * Bearer-key authentication on every route not marked `config.public` (API.md section 3), in two steps so that
+ * the rate limiter between them counts every request: `onRequest` identifies the caller (a request without a
+ * valid key is remembered as refused, and limited per client address), `preParsing` refuses it or checks the
+ * key's role. Both run before a byte of the body is read.
+ */
 export function registerAuthentication(app: FastifyInstance, authenticator: Authenticator): void {
   app.decorateRequest('auth', null as unknown as AuthContext);
+  app.decorateRequest('authRefusal', undefined);
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.public) return;
-    // Unknown paths get their 404/405 without needing a key.
-    if (request.routeOptions.url === undefined) return;
-    request.auth = await authenticateRequest(request, authenticator);
+    try {
+      request.auth = await authenticateRequest(request, authenticator);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      request.authRefusal = error;
+    }
+  });
+  app.addHook('preParsing', async (request) => {
+    if (request.routeOptions.config.public) return;
+    if (request.authRefusal) throw request.authRefusal;
     // Before validation, so that a key that may not call the route learns that first (403, not 400).
     authorize(request.auth, request.routeOptions.config.access ?? (request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write'));
   });

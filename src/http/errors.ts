@@ -3,6 +3,7 @@ import { PERCENTAGE_PATTERN } from '../modules/plans/pricing.ts';
 import { ID_PATTERN } from '../shared/ids.ts';
 import { MONEY_PATTERN } from '../shared/money.ts';
 import { AppError, STATUS_OF, inputError, type ErrorType, type InputError } from '../shared/errors.ts';
+import { MAX_INPUT_ERRORS } from './json-body.ts';
 import type { ErrorBody } from './schemas.ts';
 
 interface AjvLikeError {
@@ -95,26 +96,37 @@ function toInputError(error: AjvLikeError, context: string): InputError {
 /**
  * A nullable object that is wrong inside reports the inner error and also "must be null" and "must match a
  * schema in anyOf" for the object itself; those two say nothing useful when a more precise error exists at
- * the same place or deeper.
+ * the same place or deeper. Linear: the places of the precise errors and of their parents are collected once.
  */
 function withoutUnionNoise(errors: AjvLikeError[]): AjvLikeError[] {
   const isNoise = (error: AjvLikeError) => error.keyword === 'anyOf' || (error.keyword === 'type' && error.params.type === 'null');
-  return errors.filter(
-    (error) =>
-      !isNoise(error) ||
-      !errors.some((other) => other !== error && !isNoise(other) && (other.instancePath === error.instancePath || other.instancePath.startsWith(`${error.instancePath}/`))),
-  );
+  const explained = new Set<string>();
+  for (const error of errors) {
+    if (isNoise(error)) continue;
+    // The error's own place and every place above it (bodies nest at most MAX_JSON_DEPTH levels).
+    for (let path = error.instancePath; !explained.has(path); path = path.slice(0, Math.max(0, path.lastIndexOf('/')))) {
+      explained.add(path);
+      if (path === '') break;
+    }
+  }
+  return errors.filter((error) => !isNoise(error) || !explained.has(error.instancePath));
 }
 
-/** A union reports one error per branch; the first one per field says the most. */
+/**
+ * A union reports one error per branch; the first one per field says the most. At most MAX_INPUT_ERRORS are
+ * reported: a body with thousands of wrong fields learns enough from the first hundred.
+ */
 function firstPerField(errors: InputError[]): InputError[] {
   const seen = new Set<string>();
-  return errors.filter((error) => {
+  const out: InputError[] = [];
+  for (const error of errors) {
     const key = error.field_path.join('\u0000');
-    if (seen.has(key)) return false;
+    if (seen.has(key)) continue;
     seen.add(key);
-    return true;
-  });
+    out.push(error);
+    if (out.length === MAX_INPUT_ERRORS) break;
+  }
+  return out;
 }
 
 /** Patterns said in words: a client should never have to read a regular expression. */

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { InvalidRequest } from '../shared/errors.ts';
 import type { Page, PageRequest, Position } from '../db/keyset.ts';
 import type { AuthContext } from '../shared/tenancy.ts';
+import { pathOf } from './routing.ts';
 
 export const DEFAULT_PAGE_SIZE = 25;
 
@@ -75,9 +76,11 @@ export class Paginator {
   }
 
   #url(request: FastifyRequest, cursor: string): string {
+    // The Host header was checked to be a host name on arrival (assertValidHost); PUBLIC_BASE_URL wins when set.
     const base = this.#publicBaseUrl ?? `${request.protocol}://${request.host}`;
-    const [path = '/', search = ''] = request.url.split('?', 2);
-    const params = new URLSearchParams(search);
+    const queryAt = request.url.indexOf('?');
+    const path = pathOf(queryAt < 0 ? request.url : request.url.slice(0, queryAt));
+    const params = new URLSearchParams(queryAt < 0 ? '' : request.url.slice(queryAt + 1));
     params.set('cursor', cursor);
     return `${base}${path}?${params.toString()}`;
   }

@@ -1,0 +1,61 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import findMyWay from 'find-my-way';
+import { AppError } from '../shared/errors.ts';
+
+/**
+ * Requests that reach no route: an unknown path is a 404, a known path with a method it does not support a
+ * 405 with `Allow` (API.md section 2; RFC 9110 section 15.5.6). Both are answered in the first hook, before
+ * authentication and before a byte of the body is read or parsed.
+ */
+export function installUnknownRoutes(app: FastifyInstance): (request: FastifyRequest) => void {
+  const paths = findMyWay<findMyWay.HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 2048 });
+  const methodsOf = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = methodsOf.get(route.url) ?? new Set<string>();
+    if (methods.size === 0) {
+      methodsOf.set(route.url, methods);
+      paths.on('GET', route.url, () => undefined, { url: route.url });
+    }
+    for (const method of [route.method].flat()) methods.add(method);
+  });
+  const refuse = (request: FastifyRequest): never => {
+    const path = pathOf(request.url);
+    const found = paths.find('GET', path);
+    const methods = found ? methodsOf.get((found.store as { url: string }).url) : undefined;
+    if (methods) {
+      throw new AppError('method_not_allowed', `${request.method} is not allowed on ${path}.`, { headers: { allow: [...methods].join(', ') } });
+    }
+    throw new AppError('not_found', `No route ${request.method} ${path}.`);
+  };
+  // Fastify sends requests without a route here after its hooks; the hook below answers them before that.
+  app.setNotFoundHandler(async (request) => refuse(request));
+  return (request) => {
+    if (request.routeOptions.url === undefined) refuse(request);
+  };
+}
+
+/**
+ * The path of a request target: origin-form as it is, absolute-form (`GET http://host/path`, RFC 9112 section
+ * 3.2.2) without its scheme and authority.
+ */
+export function pathOf(url: string): string {
+  const path = url.split('?', 1)[0] ?? '/';
+  if (path.startsWith('/')) return path;
+  const match = /^[a-z][a-z0-9+.-]*:\/\/[^/]*(\/.*)?$/i.exec(path);
+  return match?.[1] ?? '/';
+}
+
+/** reg-name (with `_`, as container host names have), IPv4 or bracketed IPv6, and an optional port. */
+const HOST_PATTERN = /^(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/**
+ * A `Host` that is not a host name (RFC 9112 section 3.2: "a server MUST respond with a 400 ... to any request
+ * message that contains ... a Host header field with an invalid field value"). Links are built from a valid
+ * host only.
+ */
+export function assertValidHost(request: FastifyRequest): void {
+  const host = request.headers.host;
+  if (host !== undefined && (host.length > 261 || !HOST_PATTERN.test(host))) {
+    throw new AppError('invalid_request', 'The Host header is not a valid host name.');
+  }
+}
