@@ -49,7 +49,7 @@ export const CONFIG_VARIABLES: readonly (readonly [name: string, meaning: string
   ['DATABASE_URL', 'postgres://... or sqlite:/path/file.db', DEFAULT_DATABASE_URL],
   ['PUBLIC_BASE_URL', 'absolute base of next/previous links', "the request's host"],
   ['LOG_LEVEL', LOG_LEVELS.join('|'), 'info'],
-  ['RATE_LIMIT_MAX', 'requests per API key per window (0 turns the limit off)', '6000'],
+  ['RATE_LIMIT_MAX', 'requests per API key, and per client address without a valid key, per window (0 turns the limit off)', '6000'],
   ['RATE_LIMIT_WINDOW_MS', 'length of the rate-limit window in ms', '60000'],
   ['SHUTDOWN_TIMEOUT_MS', 'how long SIGTERM waits for in-flight requests', '10000'],
   ['SWEEP_TIME', 'time of day the daily sweep runs, HH:MM (24-hour) in SWEEP_TIME_ZONE', '02:00'],
