@@ -20,6 +20,20 @@ export default tseslint.config(
     },
   },
   {
+    // Every CSV goes through the one writer that neutralizes formula cells (STYLE habit 13).
+    files: ['src/**/*.ts'],
+    ignores: ['src/shared/csv.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'csv-stringify', message: 'Write CSV with createCsvWriter (src/shared/csv.ts): it neutralizes formula cells.' }],
+          patterns: [{ group: ['csv-stringify/*'], message: 'Write CSV with createCsvWriter (src/shared/csv.ts): it neutralizes formula cells.' }],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',

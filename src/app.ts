@@ -66,7 +66,7 @@ import { openEnrollmentJobHandlers } from './modules/open-enrollment/passive-rol
 import { registerOpenEnrollmentWindowRoutes } from './modules/open-enrollment/open-enrollment-window.routes.ts';
 import { OpenEnrollmentWindowService } from './modules/open-enrollment/open-enrollment-window.service.ts';
 import { AppError } from './shared/errors.ts';
-import { isCalendarDate } from './shared/dates.ts';
+import { parseDate, parseTimestamp } from './shared/dates.ts';
 import { isWellFormedId, newId } from './shared/ids.ts';
 import type { Clock } from './shared/clock.ts';
 
@@ -306,8 +306,11 @@ function installValidators(app: FastifyInstance): void {
   const common = { useDefaults: true, removeAdditional: false, allErrors: true, strict: false, verbose: true } as const;
   const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }), { mode: 'full' });
   const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }), { mode: 'full' });
-  // Year 0000 is not a date PostgreSQL can store.
-  for (const ajv of [bodyAjv, textAjv]) ajv.addFormat('date', { type: 'string', validate: (v: string) => isCalendarDate(v) && v >= '0001-01-01' });
+  // The one parser each of dates and timestamps (shared/dates.ts), with the range both databases store.
+  for (const ajv of [bodyAjv, textAjv]) {
+    ajv.addFormat('date', { type: 'string', validate: (text: string) => parseDate(text) !== undefined });
+    ajv.addFormat('date-time', { type: 'string', validate: (text: string) => parseTimestamp(text) !== undefined });
+  }
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
 }
 

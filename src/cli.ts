@@ -7,7 +7,7 @@ import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
 import { closeOnSignals, startServer } from './server.ts';
 import { buildDailySweep } from './app.ts';
 import { localDateAndTime } from './modules/daily-sweep/sweep-rules.ts';
-import { isCalendarDate } from './shared/dates.ts';
+import { FIRST_DATE, LAST_DATE, parseDate } from './shared/dates.ts';
 import { AppError } from './shared/errors.ts';
 import { systemClock } from './shared/clock.ts';
 
@@ -130,8 +130,8 @@ async function sweep(args: string[], out: Output, err: Output): Promise<number> 
   const { values } = parseArgs({ args, options: { date: { type: 'string' } }, strict: true });
   const config = loadConfig();
   const day = values.date ?? localDateAndTime(systemClock.now(), config.sweep.timeZone).date;
-  if (!isCalendarDate(day)) {
-    err(`benefits: --date must be a calendar date YYYY-MM-DD (got "${day}")`);
+  if (parseDate(day) === undefined) {
+    err(`benefits: --date must be a calendar date YYYY-MM-DD from ${FIRST_DATE} to ${LAST_DATE} (got "${day}")`);
     return 1;
   }
   const database = openDatabase(config.databaseUrl);

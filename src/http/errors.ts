@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PERCENTAGE_PATTERN } from '../modules/plans/pricing.ts';
 import { ID_PATTERN } from '../shared/ids.ts';
+import { DATE_INPUT_MESSAGE, TIMESTAMP_INPUT_MESSAGE } from '../shared/dates.ts';
 import { MONEY_PATTERN } from '../shared/money.ts';
 import { AppError, STATUS_OF, inputError, type ErrorType, type InputError } from '../shared/errors.ts';
 import { MAX_INPUT_ERRORS } from './json-body.ts';
@@ -143,9 +144,9 @@ function describedFormat(description: string | undefined): string {
 function formatMessage(format: string): string {
   switch (format) {
     case 'date':
-      return 'Must be a real calendar date, YYYY-MM-DD.';
+      return DATE_INPUT_MESSAGE;
     case 'date-time':
-      return 'Must be an ISO 8601 timestamp.';
+      return TIMESTAMP_INPUT_MESSAGE;
     case 'email':
       return 'Must be an email address.';
     case 'uri':

@@ -1,5 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, addYears, ageOn, compareDates, daysBeforeInstant, daysInMonth, endOfMonth, endOfYear, isCalendarDate, isLeapYear, toDateString, toTimestamp } from './dates.ts';
+import {
+  addDays,
+  addYears,
+  ageOn,
+  compareDates,
+  daysBeforeInstant,
+  daysInMonth,
+  endOfMonth,
+  endOfYear,
+  isCalendarDate,
+  isLeapYear,
+  parseDate,
+  parseTimestamp,
+  toDateString,
+  toTimestamp,
+} from './dates.ts';
 
 describe('isCalendarDate', () => {
   it.each([
@@ -37,6 +52,97 @@ describe('isCalendarDate', () => {
     ['24-01-01', 'a two-digit year'],
   ])('when given %j (%s), then it is not a date', (value) => {
     expect(isCalendarDate(value)).toBe(false);
+  });
+});
+
+describe('parseTimestamp', () => {
+  it.each([
+    ['0001-01-01T00:00:00Z', '0001-01-01T00:00:00.000Z', 'the first instant in range'],
+    ['0000-12-31T23:00:00-01:00', '0001-01-01T00:00:00.000Z', 'year 0 written with an offset that brings it to the first instant'],
+    ['9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z', 'the last instant in range'],
+    ['9999-12-31T23:59:59.999+00:00', '9999-12-31T23:59:59.999Z', 'the last instant with a zero offset'],
+    ['9999-12-31T23:59:59.9999999Z', '9999-12-31T23:59:59.999Z', 'the last instant, precision beyond milliseconds cut off'],
+    ['2026-06-30T23:59:59Z', '2026-06-30T23:59:59.000Z', 'the second before a leap second'],
+    ['2024-02-29T12:00:00Z', '2024-02-29T12:00:00.000Z', 'a leap day'],
+    ['2026-03-01t10:00:00z', '2026-03-01T10:00:00.000Z', 'lower-case t and z (RFC 3339 section 5.6)'],
+    ['2026-03-01T10:00:00+14:00', '2026-02-28T20:00:00.000Z', 'the largest offset in use (+14:00)'],
+    ['2026-03-01T10:00:00-12:00', '2026-03-01T22:00:00.000Z', 'the smallest offset in use (-12:00)'],
+    ['2026-03-01T10:00:00+23:59', '2026-02-28T10:01:00.000Z', 'the largest offset RFC 3339 writes'],
+    ['2026-03-01T10:00:00-00:00', '2026-03-01T10:00:00.000Z', 'an unknown local offset (RFC 3339 section 4.3)'],
+    ['2026-03-01T10:00:00+05:30', '2026-03-01T04:30:00.000Z', 'an offset with minutes'],
+    ['2026-03-01T10:00:00.5Z', '2026-03-01T10:00:00.500Z', 'one fractional digit'],
+    ['2026-03-01T10:00:00.123Z', '2026-03-01T10:00:00.123Z', 'milliseconds'],
+    ['2026-03-01T10:00:00.123456789Z', '2026-03-01T10:00:00.123Z', 'nanoseconds, cut off to milliseconds'],
+    ['2026-03-01T10:00:00.999999Z', '2026-03-01T10:00:00.999Z', 'microseconds cut off, never rounded into the next second'],
+    ['0099-12-31T23:59:59Z', '0099-12-31T23:59:59.000Z', 'a year below 100 (not read as 1999)'],
+  ])('when given %j, then it is the instant %s (%s)', (text, expected) => {
+    expect(parseTimestamp(text)?.toISOString()).toBe(expected);
+  });
+
+  it.each([
+    ['0000-12-31T23:59:59Z', 'the last second before the range'],
+    ['0000-12-31T23:59:59.999Z', 'the last millisecond before the range'],
+    ['0001-01-01T00:59:59+01:00', 'in year 1 locally, before the range in UTC'],
+    ['0000-01-01T00:00:00Z', 'year 0'],
+    ['9999-12-31T23:59:59-01:00', 'year 10000 in UTC'],
+    ['9999-12-31T23:59:59.999-00:01', 'a minute into year 10000 in UTC'],
+    ['+010000-01-01T00:00:00Z', 'an expanded year'],
+    ['-000001-01-01T00:00:00Z', 'a negative year'],
+    ['2026-06-30T23:59:60Z', 'a leap second'],
+    ['2016-12-31T23:59:60Z', 'a leap second that happened'],
+    ['2026-02-29T00:00:00Z', 'February 29 in a common year'],
+    ['2026-04-31T00:00:00Z', 'April 31'],
+    ['2026-13-01T00:00:00Z', 'month 13'],
+    ['2026-03-01T24:00:00Z', 'hour 24'],
+    ['2026-03-01T10:60:00Z', 'minute 60'],
+    ['2026-03-01T10:00:61Z', 'second 61'],
+    ['2026-03-01T10:00:00', 'no offset'],
+    ['2026-03-01T10:00Z', 'no seconds'],
+    ['2026-03-01 10:00:00Z', 'a space instead of T'],
+    ['2026-03-01T10:00:00+0100', 'an offset without its colon'],
+    ['2026-03-01T10:00:00+01', 'an offset without minutes'],
+    ['2026-03-01T10:00:00+24:00', 'offset hour 24'],
+    ['2026-03-01T10:00:00+01:60', 'offset minute 60'],
+    ['2026-03-01T10:00:00.Z', 'a decimal point without digits'],
+    ['2026-03-01T10:00:00,5Z', 'a decimal comma (ISO 8601, not RFC 3339)'],
+    ['2026-3-01T10:00:00Z', 'no zero padding'],
+    ['２０２６-03-01T10:00:00Z', 'full-width digits'],
+    ['2026-03-01', 'a date'],
+    [' 2026-03-01T10:00:00Z', 'leading whitespace'],
+    ['2026-03-01T10:00:00Z\n', 'a trailing newline'],
+    ['1772359200000', 'epoch milliseconds'],
+    ['yesterday', 'a word'],
+    ['', 'empty'],
+  ])('when given %j (%s), then it is not a timestamp', (text) => {
+    expect(parseTimestamp(text)).toBeUndefined();
+  });
+
+  it('when parsed, then every instant in range is stored in the fixed-width form that sorts as text', () => {
+    const stored = ['0001-01-01T00:00:00Z', '0099-12-31T23:59:59Z', '2026-03-01T10:00:00+14:00', '9999-12-31T23:59:59.999Z'].map((text) => toTimestamp(parseTimestamp(text)!));
+    expect(stored.every((timestamp) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(timestamp))).toBe(true);
+    expect([...stored].sort()).toEqual(stored);
+  });
+});
+
+describe('parseDate', () => {
+  it.each([
+    ['0001-01-01', 'the first date in range'],
+    ['9999-12-31', 'the last date in range'],
+    ['2024-02-29', 'a leap day'],
+  ])('when given %j (%s), then it is that date', (text) => {
+    expect(parseDate(text)).toBe(text);
+  });
+
+  it.each([
+    ['0000-12-31', 'the last date before the range'],
+    ['0000-01-01', 'year 0'],
+    ['10000-01-01', 'a five-digit year'],
+    ['+010000-01-01', 'an expanded year'],
+    ['2026-02-29', 'February 29 in a common year'],
+    ['2026-03-01T00:00:00Z', 'a timestamp'],
+    ['', 'empty'],
+  ])('when given %j (%s), then it is not a date', (text) => {
+    expect(parseDate(text)).toBeUndefined();
   });
 });
 

@@ -14,6 +14,53 @@ export function isCalendarDate(value: string): boolean {
   return day <= daysInMonth(year, month);
 }
 
+/**
+ * The range of every date and timestamp the API accepts: what both databases store (PostgreSQL has no year 0
+ * in ISO form, SQLite keeps text) and what sorts as text in the stored form (four-digit years).
+ */
+export const FIRST_DATE = '0001-01-01';
+export const LAST_DATE = '9999-12-31';
+export const FIRST_TIMESTAMP = '0001-01-01T00:00:00.000Z';
+export const LAST_TIMESTAMP = '9999-12-31T23:59:59.999Z';
+export const DATE_INPUT_MESSAGE = `Must be a real calendar date, YYYY-MM-DD, between ${FIRST_DATE} and ${LAST_DATE}.`;
+export const TIMESTAMP_INPUT_MESSAGE = 'Must be an ISO 8601 timestamp between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z.';
+
+/** The one parser of dates given to the API: the date when `text` is a calendar date in range, else undefined. */
+export function parseDate(text: string): string | undefined {
+  // Four-digit years end at LAST_DATE by themselves.
+  return isCalendarDate(text) && text >= FIRST_DATE ? text : undefined;
+}
+
+/**
+ * RFC 3339 date-time (section 5.6): `T` and `Z` in either case, a `Z` or `±hh:mm` offset, any number of
+ * fractional digits. No space instead of `T`, no offset without its colon, no leap second (section 5.7:
+ * neither database can store one).
+ */
+const TIMESTAMP_RE = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+const FIRST_INSTANT = Date.parse(FIRST_TIMESTAMP);
+const LAST_INSTANT = Date.parse(LAST_TIMESTAMP);
+
+/**
+ * The one parser of timestamps given to the API: the instant `text` names, or undefined when it is not an
+ * RFC 3339 date-time or, once its offset is applied, falls outside FIRST_TIMESTAMP..LAST_TIMESTAMP.
+ * Precision beyond milliseconds (the stored precision) is cut off.
+ */
+export function parseTimestamp(text: string): Date | undefined {
+  const match = TIMESTAMP_RE.exec(text);
+  if (!match) return undefined;
+  const [, date = '', hours = '', minutes = '', seconds = '', fraction = '', sign, offsetHours = '0', offsetMinutes = '0'] = match;
+  if (!isCalendarDate(date) || Number(hours) > 23 || Number(minutes) > 59 || Number(seconds) > 59) return undefined;
+  if (Number(offsetHours) > 23 || Number(offsetMinutes) > 59) return undefined;
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const offset = (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes));
+  const instant = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, does not read years 0-99 as 1900-1999; minutes past 59 or below 0 carry.
+  instant.setUTCFullYear(year, month - 1, day);
+  instant.setUTCHours(Number(hours), Number(minutes) - offset, Number(seconds), Number(fraction.slice(0, 3).padEnd(3, '0')));
+  const time = instant.getTime();
+  return time >= FIRST_INSTANT && time <= LAST_INSTANT ? instant : undefined;
+}
+
 export function isLeapYear(year: number): boolean {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }

@@ -113,6 +113,9 @@ describe('benefits sweep', () => {
     const badDate = await runCli(['sweep', '--date', '2026-02-30'], { DATABASE_URL: database.url });
     expect(badDate.code).toBe(1);
     expect(badDate.stderr).toContain('--date');
+    const yearZero = await runCli(['sweep', '--date', '0000-06-01'], { DATABASE_URL: database.url });
+    expect(yearZero.code).toBe(1);
+    expect(yearZero.stderr).toContain('from 0001-01-01 to 9999-12-31');
     const badZone = await runCli(['sweep'], { DATABASE_URL: database.url, SWEEP_TIME_ZONE: 'Mars/Olympus' });
     expect(badZone.code).toBe(1);
     expect(badZone.stderr).toContain('SWEEP_TIME_ZONE');

@@ -609,3 +609,99 @@ describe('the window helpers of other tests', () => {
     expect(ordered.slice(activated).map((event) => event.event_type)).toEqual(['open_enrollment_window.activated', 'notification.created', 'notification.created']);
   });
 });
+
+describe('timestamps and dates the API accepts: one parser, one range (0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z)', () => {
+  // Each is a 400 naming its field, never a 500, on both databases.
+  const badTimestamps = [
+    ['2026-06-30T23:59:60Z', 'a leap second'],
+    ['0000-01-01T00:00:00Z', 'year 0'],
+    ['0000-12-31T23:59:59Z', 'the last second before the range'],
+    ['9999-12-31T23:59:59-01:00', 'year 10000 in UTC'],
+    ['+010000-01-01T00:00:00Z', 'an expanded year'],
+    ['2026-02-29T00:00:00Z', 'February 29 in a common year'],
+    ['2026-03-01T10:00:00+01', 'an offset without minutes'],
+    ['2026-03-01 10:00:00Z', 'a space instead of T'],
+  ] as const;
+
+  /** `timestamp` written as local time at `hours` from UTC, e.g. '2026-03-03T05:00:00.000+14:00'. */
+  const withOffset = (timestamp: string, hours: number) =>
+    `${new Date(Date.parse(timestamp) + hours * 3_600_000).toISOString().slice(0, 23)}${hours < 0 ? '-' : '+'}${String(Math.abs(hours)).padStart(2, '0')}:00`;
+
+  let admin: ApiClient;
+  beforeAll(async () => {
+    admin = await newProviderAdmin(t, 'events-range');
+    await createEmployer(admin);
+    t.clock.advance(1000);
+    await createEmployer(admin);
+  });
+
+  it.each(badTimestamps)('when created_after or created_before is %j (%s), then 400 naming the parameter', async (value) => {
+    for (const parameter of ['created_after', 'created_before']) {
+      const response = await admin.get(`/events?${parameter}=${encodeURIComponent(value)}`);
+      expect(response.status, `${parameter} ${response.text}`).toBe(400);
+      expect(response.body.type).toBe('invalid_request');
+      expect(errorFields(response)).toEqual([parameter]);
+      expect(response.body.input_errors[0].message).toMatch(/timestamp/);
+    }
+  });
+
+  it('when created_after or created_before is at an edge of the range, then it filters by that instant', async () => {
+    const all = await listAll(admin);
+    expect(all).toHaveLength(2);
+    expect(await listAll(admin, 'created_after=0001-01-01T00:00:00Z')).toEqual(all);
+    expect(await listAll(admin, `created_after=${encodeURIComponent('0000-12-31T23:00:00-01:00')}`)).toEqual(all);
+    expect(await listAll(admin, 'created_before=0001-01-01T00:00:00Z')).toEqual([]);
+    expect(await listAll(admin, 'created_before=9999-12-31T23:59:59.999Z')).toEqual(all);
+    expect(await listAll(admin, `created_before=${encodeURIComponent('9999-12-31T23:59:59.999+00:00')}`)).toEqual(all);
+    expect(await listAll(admin, 'created_after=9999-12-31T23:59:59.999Z')).toEqual([]);
+  });
+
+  it('when a timestamp has lower-case t and z, an offset from -12:00 to +14:00 or fractional seconds, then it is the same instant', async () => {
+    const [newest, oldest] = await listAll(admin);
+    const after = justBefore(newest!.created_at);
+    expect(await listAll(admin, `created_after=${after.replace('T', 't').replace('Z', 'z')}`)).toEqual([newest]);
+    expect(await listAll(admin, `created_after=${encodeURIComponent(withOffset(after, 14))}`)).toEqual([newest]);
+    expect(await listAll(admin, `created_after=${encodeURIComponent(withOffset(after, -12))}`)).toEqual([newest]);
+    expect(await listAll(admin, `created_before=${newest!.created_at.replace('Z', '000001Z')}`)).toEqual([oldest]);
+  });
+
+  it('when completed_at of a benefit change is bad, then 400 naming it; at the edges of the range, the rules of completed_at answer', async () => {
+    const w = await createEnrollmentWorld(t);
+    const enrollment = await approvedEnrollment(w, { enrolled_plans: [{ plan: w.plans.medical.id }] });
+    const [change] = await ok(w.admin.get(`/enrollments/${enrollment.id}/benefit_changes`));
+    for (const [value] of badTimestamps) {
+      const response = await w.admin.patch(`/benefit_changes/${change.id}`, { completed_at: value });
+      expect(response.status, `${value} ${response.text}`).toBe(400);
+      expect(response.body.type).toBe('validation_error');
+      expect(errorFields(response)).toEqual(['completed_at']);
+      expect(response.body.input_errors[0].message).toMatch(/timestamp/);
+    }
+    const first = await w.admin.patch(`/benefit_changes/${change.id}`, { completed_at: '0001-01-01T00:00:00Z' });
+    expect(first.status).toBe(400);
+    expect(first.body.input_errors[0].message).toContain('before the benefit change was recorded');
+    const last = await w.admin.patch(`/benefit_changes/${change.id}`, { completed_at: '9999-12-31T23:59:59.999Z' });
+    expect(last.status).toBe(400);
+    expect(last.body.input_errors[0].message).toBe('Cannot be in the future.');
+    const now = t.clock.now().toISOString();
+    const completed = await w.admin.patch(`/benefit_changes/${change.id}`, { completed_at: withOffset(now, -12).replace('T', 't') });
+    expect(completed.status, completed.text).toBe(200);
+    expect(completed.body.completed_at).toBe(now);
+  });
+
+  it('when a date in a body or a query is out of range, then 400 naming it; the first and last dates are accepted', async () => {
+    const employer = await createEmployer(admin);
+    for (const dob of ['0000-12-31', '10000-01-01', '2026-02-29']) {
+      const refused = await admin.post('/members', { employer: employer.id, first_name: 'Ada', last_name: 'Old', dob, hire_date: '2024-01-15', address: address() });
+      expect(refused.status, dob).toBe(400);
+      expect(errorFields(refused)).toEqual(['dob']);
+    }
+    const member = await createMember(admin, { employer: employer.id, dob: '0001-01-01' });
+    expect(member.dob).toBe('0001-01-01');
+    for (const date of ['0000-12-31', '10000-01-01', '2026-02-29']) {
+      const refused = await admin.get(`/members/${member.id}/coverage?date=${date}`);
+      expect(refused.status, date).toBe(400);
+      expect(errorFields(refused)).toEqual(['date']);
+    }
+    for (const date of ['0001-01-01', '9999-12-31']) expect((await admin.get(`/members/${member.id}/coverage?date=${date}`)).status, date).toBe(200);
+  });
+});

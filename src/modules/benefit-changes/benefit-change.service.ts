@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { enqueueJob } from '../../jobs/job-queue.ts';
 import type { Clock } from '../../shared/clock.ts';
+import { TIMESTAMP_INPUT_MESSAGE, parseTimestamp, toTimestamp } from '../../shared/dates.ts';
 import { InvalidState, NotFound, validationFailed } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { applyChanges } from '../../shared/patch.ts';
@@ -173,13 +174,13 @@ export class BenefitChangeService {
       }
       return { completed_at: null, delivery_state: openDeliveryState(current.connection_method) };
     }
-    const instant = new Date(completedAt);
-    if (Number.isNaN(instant.getTime())) throw validationFailed(['completed_at'], 'Must be a valid date-time.');
+    const instant = parseTimestamp(completedAt);
+    if (!instant) throw validationFailed(['completed_at'], TIMESTAMP_INPUT_MESSAGE);
     if (instant > this.#clock.now()) throw validationFailed(['completed_at'], 'Cannot be in the future.');
     if (instant < new Date(current.created_at)) {
       throw validationFailed(['completed_at'], `Cannot be before the benefit change was recorded (${current.created_at}).`);
     }
-    return { completed_at: instant.toISOString(), delivery_state: 'completed' };
+    return { completed_at: toTimestamp(instant), delivery_state: 'completed' };
   }
 }
 

@@ -3,7 +3,7 @@ import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import type { Database } from '../../db/schema.ts';
 import { repeatWhileFull } from '../../shared/batches.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { daysBeforeInstant } from '../../shared/dates.ts';
+import { TIMESTAMP_INPUT_MESSAGE, daysBeforeInstant, parseTimestamp, toTimestamp } from '../../shared/dates.ts';
 import { AppError, NotFound, inputError } from '../../shared/errors.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { listParameterValues } from '../../shared/text.ts';
@@ -50,8 +50,8 @@ export class EventService {
         objectId: filter.object_id,
         objectType: filter.object_type,
         employerId: filter.employer,
-        createdAfter: filter.created_after === undefined ? undefined : canonicalTimestamp(filter.created_after),
-        createdBefore: filter.created_before === undefined ? undefined : canonicalTimestamp(filter.created_before),
+        createdAfter: filter.created_after === undefined ? undefined : canonicalTimestamp('created_after', filter.created_after),
+        createdBefore: filter.created_before === undefined ? undefined : canonicalTimestamp('created_before', filter.created_before),
       },
       page,
     );
@@ -85,9 +85,11 @@ export function parseEventTypes(values: readonly string[] | undefined): { eventT
   return { eventTypes: [...eventTypes], objectTypes: [...objectTypes] };
 }
 
-/** Timestamps compare as the stored text on SQLite: any ISO 8601 instant is brought to the stored form. */
-function canonicalTimestamp(value: string): string {
-  return new Date(value).toISOString();
+/** Timestamps compare as the stored text on SQLite: any accepted instant is brought to the stored form. */
+function canonicalTimestamp(parameter: string, value: string): string {
+  const instant = parseTimestamp(value);
+  if (!instant) throw new AppError('invalid_request', 'Invalid query parameters.', { inputErrors: [inputError([parameter], TIMESTAMP_INPUT_MESSAGE)] });
+  return toTimestamp(instant);
 }
 
 /**

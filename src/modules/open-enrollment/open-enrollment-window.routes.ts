@@ -1,11 +1,11 @@
 import { pipeline } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { stringify } from 'csv-stringify';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Paginator } from '../../http/pagination.ts';
 import { registerResourceRoutes } from '../../http/resource-routes.ts';
 import { IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
+import { createCsvWriter } from '../../shared/csv.ts';
 import { scopeOf, type Scope } from '../../shared/tenancy.ts';
 import {
   CreateWindowBodySchema,
@@ -98,7 +98,7 @@ export function registerOpenEnrollmentWindowRoutes(app: FastifyInstance, deps: {
       const { cursor, page_size, format } = request.query;
       if (format === 'csv') {
         const rows = await windows.incompleteMembersRows(scope(request), request.params.public_id);
-        const csv = stringify({ header: true, columns: [...INCOMPLETE_MEMBERS_CSV_COLUMNS] });
+        const csv = createCsvWriter(INCOMPLETE_MEMBERS_CSV_COLUMNS);
         pipeline(rows, csv, (error) => {
           if (error) request.log.error({ err: error }, 'incomplete members CSV stopped');
         });
