@@ -27,7 +27,9 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * encrypted at rest: some carry a secret shown once (a new API key, a webhook endpoint's signing secret).
  */
 export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, clock: Clock, encrypter: Encrypter): void {
-  app.addHook('preHandler', async (request, reply) => {
+  // Claimed before validation (the body is parsed by then: rawBody is set), so that a validation 400 is kept
+  // and replayed like every other 4xx.
+  app.addHook('preValidation', async (request, reply) => {
     if (request.method !== 'POST' || request.routeOptions.config.public) return;
     const key = request.headers['idempotency-key'];
     if (key === undefined) return;

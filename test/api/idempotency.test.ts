@@ -46,6 +46,18 @@ describe('Idempotency-Key', () => {
     expect(second.body).toEqual(first.body);
   });
 
+  it('when the body failed validation, then the retry replays the 400', async () => {
+    const headers = { 'idempotency-key': 'invalid-body-1' };
+    const first = await t.admin.post('/employers', { legal_name: 42, address: address() }, { headers });
+    const second = await t.admin.post('/employers', { legal_name: 42, address: address() }, { headers });
+    expect(first.status).toBe(400);
+    expect(first.body.type).toBe('validation_error');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(second.status).toBe(400);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.body).toEqual(first.body);
+  });
+
   it('when keys are scoped per API key, then another key may use the same value', async () => {
     const a = await t.client('admin', { provider: 'scope-a' });
     const b = await t.client('admin', { provider: 'scope-a' });
