@@ -30,7 +30,8 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, 
   // Claimed before validation (the body is parsed by then: rawBody is set), so that a validation 400 is kept
   // and replayed like every other 4xx.
   app.addHook('preValidation', async (request, reply) => {
-    if (request.method !== 'POST' || request.routeOptions.config.public) return;
+    // Unknown paths (404/405) are answered without a key, so there is no caller to keep their answer for.
+    if (request.method !== 'POST' || request.routeOptions.config.public || request.routeOptions.url === undefined) return;
     const key = request.headers['idempotency-key'];
     if (key === undefined) return;
     if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {

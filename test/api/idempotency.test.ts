@@ -88,6 +88,13 @@ describe('Idempotency-Key', () => {
     expect(second.body.id).not.toBe(first.body.id);
   });
 
+  it('when the path is unknown, then 404 (the key is not claimed)', async () => {
+    const headers = { 'idempotency-key': 'unknown-path-1' };
+    const response = await t.admin.post('/no_such_resources', { name: 'x' }, { headers });
+    expect(response.status).toBe(404);
+    expect(response.body.type).toBe('not_found');
+  });
+
   it('when the key is malformed, then 400', async () => {
     const response = await t.admin.post('/employers', body('A'), { headers: { 'idempotency-key': 'x'.repeat(256) } });
     expect(response.status).toBe(400);
