@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
@@ -69,6 +70,12 @@ export class JobWorker {
   #jobsRunning = 0;
   #renewTimer: NodeJS.Timeout | undefined;
   #renewal: Promise<void> | undefined;
+  /**
+   * The async context the worker was made in. Background passes run in it, not in the context of whoever
+   * woke the worker: a wake from a request would otherwise run every job of the pass as part of that request
+   * (with its Idempotency-Key reservation, which a job's writes must never mark).
+   */
+  readonly #ownContext = AsyncLocalStorage.snapshot();
 
   constructor(options: JobWorkerOptions) {
     this.#db = options.db;
@@ -125,7 +132,7 @@ export class JobWorker {
       this.#signalChange();
       return;
     }
-    this.#backgroundPass = this.#drain().finally(() => {
+    this.#backgroundPass = this.#ownContext(() => this.#drain()).finally(() => {
       this.#backgroundPass = undefined;
       if (this.#passRequested) {
         this.#passRequested = false;

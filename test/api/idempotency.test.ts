@@ -1,5 +1,10 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestContext } from '../helpers/test-app.ts';
+import { IDEMPOTENCY_LEASE_MS, requestFingerprint } from '../../src/http/idempotency.ts';
+import { testDatabaseKind } from '../helpers/database.ts';
+import { createTestApp, type ApiClient, type TestContext } from '../helpers/test-app.ts';
 import { address } from '../helpers/factories.ts';
 
 let t: TestContext;
@@ -46,6 +51,18 @@ describe('Idempotency-Key', () => {
     expect(second.body).toEqual(first.body);
   });
 
+  it('when the body failed validation, then the retry replays the 400', async () => {
+    const headers = { 'idempotency-key': 'invalid-body-1' };
+    const first = await t.admin.post('/employers', { legal_name: 42, address: address() }, { headers });
+    const second = await t.admin.post('/employers', { legal_name: 42, address: address() }, { headers });
+    expect(first.status).toBe(400);
+    expect(first.body.type).toBe('validation_error');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(second.status).toBe(400);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.body).toEqual(first.body);
+  });
+
   it('when keys are scoped per API key, then another key may use the same value', async () => {
     const a = await t.client('admin', { provider: 'scope-a' });
     const b = await t.client('admin', { provider: 'scope-a' });
@@ -74,6 +91,13 @@ describe('Idempotency-Key', () => {
     const second = await client.post('/employers', body('Day two'), { headers });
     expect(second.status).toBe(201);
     expect(second.body.id).not.toBe(first.body.id);
+  });
+
+  it('when the path is unknown, then 404 (the key is not claimed)', async () => {
+    const headers = { 'idempotency-key': 'unknown-path-1' };
+    const response = await t.admin.post('/no_such_resources', { name: 'x' }, { headers });
+    expect(response.status).toBe(404);
+    expect(response.body.type).toBe('not_found');
   });
 
   it('when the key is malformed, then 400', async () => {
@@ -106,5 +130,148 @@ describe('Idempotency-Key', () => {
     expect(replayedKey.headers.get('idempotent-replayed')).toBe('true');
     expect(replayedKey.body).toEqual(key.body);
     expect(replayedEndpoint.body).toEqual(endpoint.body);
+  });
+});
+
+describe('Idempotency-Key after a crash', () => {
+  async function apiKeyIdOf(client: ApiClient): Promise<string> {
+    const keyHash = createHash('sha256').update(client.key!).digest('hex');
+    return (await t.database.db.selectFrom('api_keys').select('id').where('key_hash', '=', keyHash).executeTakeFirstOrThrow()).id;
+  }
+
+  /** The reservation as a process killed while running `POST path` leaves it: held by an owner that is gone. */
+  async function leaveReservation(client: ApiClient, key: string, path: string, requestBody: unknown, state: 'in_progress' | 'committed', ageMs: number) {
+    const since = new Date(t.clock.now().getTime() - ageMs).toISOString();
+    await t.database.db
+      .insertInto('idempotency_keys')
+      .values({
+        api_key_id: await apiKeyIdOf(client),
+        idempotency_key: key,
+        request_hash: requestFingerprint('POST', path, JSON.stringify(requestBody)),
+        state,
+        response_status: null,
+        response_body: null,
+        created_at: since,
+        owner: 'dead-process',
+        leased_at: since,
+      })
+      .execute();
+  }
+
+  async function reservation(key: string) {
+    return t.database.db.selectFrom('idempotency_keys').select(['state', 'owner', 'response_status']).where('idempotency_key', '=', key).executeTakeFirst();
+  }
+
+  /** A row trigger (`timing` such as 'AFTER INSERT ON employers') running `statement` when `condition` holds; returns its removal. */
+  async function createTrigger(name: string, timing: string, condition: string, statement: string): Promise<() => Promise<void>> {
+    const db = t.database.db;
+    if (testDatabaseKind() === 'postgres') {
+      await sql.raw(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${statement}; RETURN NEW; END $$`).execute(db);
+      await sql.raw(`CREATE TRIGGER ${name} ${timing} FOR EACH ROW WHEN (${condition}) EXECUTE FUNCTION ${name}()`).execute(db);
+      return async () => void (await sql.raw(`DROP FUNCTION ${name}() CASCADE`).execute(db));
+    }
+    await sql.raw(`CREATE TRIGGER ${name} ${timing} FOR EACH ROW WHEN ${condition} BEGIN ${statement}; END`).execute(db);
+    return async () => void (await sql.raw(`DROP TRIGGER ${name}`).execute(db));
+  }
+
+  /**
+   * A retry past the lease takes `key` over the moment the request claims it (a trigger on the claim hands the
+   * reservation to another owner, committed with the claim): the request runs on, no longer holding its key.
+   */
+  function takeOverWhenClaimed(key: string) {
+    return createTrigger('take_over_on_claim', 'AFTER INSERT ON idempotency_keys', `NEW.idempotency_key = '${key}'`, `UPDATE idempotency_keys SET owner = 'the-retry' WHERE idempotency_key = '${key}'`);
+  }
+
+  /** Records each key marked committed (in the transaction that marks it: a rolled-back mark leaves no trace). */
+  async function recordCommitMarks() {
+    await sql`CREATE TABLE committed_marks (idempotency_key text NOT NULL)`.execute(t.database.db);
+    const drop = await createTrigger(
+      'record_commit_mark',
+      'AFTER UPDATE ON idempotency_keys',
+      "NEW.state = 'committed' AND OLD.state = 'in_progress'",
+      'INSERT INTO committed_marks (idempotency_key) VALUES (NEW.idempotency_key)',
+    );
+    return {
+      keys: async () => (await sql<{ idempotency_key: string }>`SELECT idempotency_key FROM committed_marks ORDER BY idempotency_key`.execute(t.database.db)).rows.map((row) => row.idempotency_key),
+      drop: async () => {
+        await drop();
+        await sql`DROP TABLE committed_marks`.execute(t.database.db);
+      },
+    };
+  }
+
+  async function employerNames(client: ApiClient): Promise<string[]> {
+    return ((await client.get('/employers?page_size=100')).body.results as { legal_name: string }[]).map((employer) => employer.legal_name).sort();
+  }
+
+  it('when the process died before the first request committed, then retries wait out the lease, one takes the key over, and the request runs once', async () => {
+    const client = await t.client('admin', { provider: 'abandoned' });
+    const headers = { 'idempotency-key': 'abandoned-1' };
+    await leaveReservation(client, 'abandoned-1', '/employers', body('Abandoned'), 'in_progress', 0);
+
+    const retries = Promise.all([1, 2, 3].map(() => client.post('/employers', body('Abandoned'), { headers })));
+    await delay(300);
+    expect(await countEmployers(client)).toBe(0);
+    expect(await reservation('abandoned-1')).toMatchObject({ state: 'in_progress', owner: 'dead-process' });
+    t.clock.advance(IDEMPOTENCY_LEASE_MS);
+    const responses = await retries;
+
+    expect(responses.map((response) => response.status)).toEqual([201, 201, 201]);
+    expect(new Set(responses.map((response) => response.body.id)).size).toBe(1);
+    expect(await countEmployers(client)).toBe(1);
+    const replay = await client.post('/employers', body('Abandoned'), { headers });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.id).toBe(responses[0]!.body.id);
+  });
+
+  it('when the process died after the first request committed but before its response was kept, then a retry gets 409 saying it took effect, and nothing runs again', async () => {
+    const client = await t.client('admin', { provider: 'lost-response' });
+    await leaveReservation(client, 'lost-response-1', '/employers', body('Lost'), 'committed', IDEMPOTENCY_LEASE_MS);
+
+    const retry = await client.post('/employers', body('Lost'), { headers: { 'idempotency-key': 'lost-response-1' } });
+
+    expect(retry.status).toBe(409);
+    expect(retry.body.type).toBe('idempotency_error');
+    expect(retry.body.message).toMatch(/took effect, but its response was lost/);
+    expect(await countEmployers(client)).toBe(0);
+    expect(await reservation('lost-response-1')).toMatchObject({ state: 'committed', owner: 'dead-process', response_status: null });
+  });
+
+  it('when a retry took the key over while the first request still ran, then the first one rolls back its write and leaves the retry its key', async () => {
+    const client = await t.client('admin', { provider: 'taken-over' });
+    const dropTakeover = await takeOverWhenClaimed('taken-over-1');
+    try {
+      const response = await client.post('/employers', body('Taken over'), { headers: { 'idempotency-key': 'taken-over-1' } });
+
+      expect(response.status).toBe(409);
+      expect(response.body.type).toBe('idempotency_error');
+    } finally {
+      await dropTakeover();
+    }
+    expect(await countEmployers(client)).toBe(0);
+    expect(await reservation('taken-over-1')).toMatchObject({ state: 'in_progress', owner: 'the-retry', response_status: null });
+  });
+
+  it('when keyed requests run at once, then each write marks its own key committed (API keys, which record no event, too), and one whose key was taken over rolls back alone', async () => {
+    const client = await t.client('admin', { provider: 'concurrent-marks' });
+    const marks = await recordCommitMarks();
+    const dropTakeover = await takeOverWhenClaimed('marks-taken-over');
+    try {
+      const post = (path: string, requestBody: unknown, key: string) => client.post(path, requestBody, { headers: { 'idempotency-key': key } });
+      const responses = await Promise.all([
+        post('/employers', body('Marks A'), 'marks-a'),
+        post('/employers', body('Marks B'), 'marks-b'),
+        post('/employers', body('Marks taken over'), 'marks-taken-over'),
+        post('/employers', body('Marks C'), 'marks-c'),
+        post('/api_keys', { role: 'read_only' }, 'marks-api-key'),
+      ]);
+
+      expect(responses.map((response) => response.status)).toEqual([201, 201, 409, 201, 201]);
+      expect(await marks.keys()).toEqual(['marks-a', 'marks-api-key', 'marks-b', 'marks-c']);
+    } finally {
+      await dropTakeover();
+      await marks.drop();
+    }
+    expect(await employerNames(client)).toEqual(['Marks A', 'Marks B', 'Marks C']);
   });
 });

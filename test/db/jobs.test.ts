@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -439,6 +440,17 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
       worker.wake();
 
       await expect.poll(() => calls.map((call) => call.jobId)).toEqual([id]);
+    });
+
+    it("when woken from inside a request's async context, then the job runs outside it", async () => {
+      const request = new AsyncLocalStorage<string>();
+      const seen: (string | undefined)[] = [];
+      const worker = makeWorker({ [KIND]: async () => void seen.push(request.getStore()) }, { pollIntervalMs: 60 * MINUTE });
+      await enqueue();
+
+      request.run('a request', () => worker.wake());
+
+      await expect.poll(() => seen).toEqual([undefined]);
     });
 
     it('when polling, then a job enqueued without a wake runs within the poll interval', async () => {

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { Executor } from '../../db/database.ts';
+import { markReservationCommitted } from '../../db/idempotency-reservation.ts';
 import type { Page, PageRequest } from '../../db/keyset.ts';
 import { mapPage, paginate } from '../../db/keyset.ts';
 import { AppError, NotFound, ValidationFailed, inputError } from '../../shared/errors.ts';
@@ -127,6 +128,8 @@ export class ApiKeyService {
       revoked_at: null,
     };
     await repository.insertApiKey(trx, row);
+    // A new key records no event: the request's Idempotency-Key is marked committed here instead.
+    await markReservationCommitted(trx, this.#clock.now());
     return { ...toApiKeyResponse(row), key };
   }
 

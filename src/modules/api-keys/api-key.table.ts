@@ -28,10 +28,18 @@ export interface IdempotencyKeyTable {
   api_key_id: string;
   idempotency_key: string;
   request_hash: string;
-  state: 'in_progress' | 'done';
+  /**
+   * in_progress: the request runs and has committed nothing; committed: its writes committed, its response
+   * is not kept yet; done: the response is kept.
+   */
+  state: 'in_progress' | 'committed' | 'done';
   response_status: number | null;
   response_body: string | null;
   created_at: string;
+  /** The token of the request that holds the reservation (null on rows from before owners). */
+  owner: string | null;
+  /** When the holder claimed, took over or committed: the start of its lease. */
+  leased_at: string | null;
 }
 
 export interface SettingTable {

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.ts';
+import { markReservationCommitted } from '../../db/idempotency-reservation.ts';
 import { batches } from '../../shared/batches.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { newOrderedId } from '../../shared/ids.ts';
@@ -46,8 +47,12 @@ export class EventLog {
   }
 
   async recordMany(trx: Executor, events: readonly NewEvent[]): Promise<void> {
+    const now = this.#clock.now();
+    // Every change records here, in its transaction: the one place that marks the request's Idempotency-Key
+    // committed with it (also when this change has no event of its own, e.g. a notification already recorded).
+    await markReservationCommitted(trx, now);
     if (events.length === 0) return;
-    const createdAt = this.#clock.now().toISOString();
+    const createdAt = now.toISOString();
     // Ordered ids: events of one instant (one transaction) list in the order they were recorded.
     const rows: EventRow[] = events.map((event) => ({
       id: newOrderedId('event'),

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
+import { markReservationCommitted } from '../../db/idempotency-reservation.ts';
 import { enqueueJob } from '../../jobs/job-queue.ts';
 import { deleteFinishedJobs, requeueJob } from '../../jobs/job.repository.ts';
 import { repeatWhileFull } from '../../shared/batches.ts';
@@ -234,6 +235,8 @@ export class WebhookEndpointService {
       const found = await repository.findDelivery(trx, endpointId, deliveryId);
       if (!found) throw new NotFound('webhook delivery');
       const now = this.#clock.now();
+      // A retry records no event: the request's Idempotency-Key is marked committed here instead.
+      await markReservationCommitted(trx, now);
       await repository.reopenDelivery(trx, deliveryId, now.toISOString());
       const jobId = deliveryJobId(deliveryId);
       if (!(await requeueJob(trx, jobId, now))) {
