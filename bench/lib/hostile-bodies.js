@@ -3,11 +3,12 @@
 // - attackBodies(): what the keyless attackers send (the service must refuse them before reading a byte of
 //   them): arrays nested 2,000 deep, an object of 60,000 keys, a 200,000-item array, a 1 MiB string, NULs.
 // - worstBodies(): per operation, bodies made from the operation's JSON schema (as GET /openapi.json gives it)
-//   that a caller with a valid key can send: long strings in every string field (plain, matching the field's
-//   format or pattern, failing it at the last character, whitespace, 4-byte characters, NUL escapes, lone
-//   surrogates), unknown keys up to the value limit (plain, with NULs, in the deepest object), every array and
-//   map filled up to the value limit, huge numbers, nesting at the depth limit, keys that make the JSON parser
-//   scan for prototype poisoning.
+//   that a caller with a valid key can send: long strings in every string field (letters, whitespace, 4-byte
+//   characters, NUL escapes, lone surrogates), unknown keys up to the value limit (plain, with NULs, in the
+//   deepest object), every array and map filled up to the value limit, huge numbers, nesting at the depth
+//   limit, keys that make the JSON parser scan for prototype poisoning. oneFieldBodies(): the whole budget in
+//   one string field, matching its format or pattern for as long as possible (then failing it, or not), or
+//   whitespace: what a check that is not linear in its text's length costs.
 // - documentBodies(): POST /documents around a valid 10 MiB upload; overLimitBodies(): over the depth and value
 //   limits (refused before parsing, whatever the route).
 //
@@ -83,8 +84,6 @@ export function worstBodies(schema, limits) {
   const strings = (name, filler) => within(name, (n) => stringify(build(schema, { string: (s, path) => filler(s, n, path) })));
   const cases = [
     strings('strings_letters', (_s, n) => 'a'.repeat(n)),
-    strings('strings_matching', (s, n) => matchingFiller(s, n)),
-    strings('strings_matching_bad_tail', (s, n) => `${matchingFiller(s, n)} `),
     strings('strings_whitespace', (_s, n) => ' '.repeat(n)),
     strings('strings_4_byte_characters', (_s, n) => '\u{1F600}'.repeat(n)),
     strings('strings_nul_escapes', (_s, n) => '\u0000'.repeat(n)),
@@ -111,6 +110,38 @@ export function worstBodies(schema, limits) {
     cases.push(within('numbers_huge', (n) => stringify(build(schema, { number: () => HUGE_NUMBER })).replaceAll(`"${HUGE_NUMBER}"`, '9'.repeat(n + 1))));
   }
   return cases;
+}
+
+/**
+ * The string fields of a schema: { path, check }, `check` naming the checks the service runs on the field's
+ * text (format, pattern, length limit). Enumerations are left out: comparing with a few values is cheap.
+ */
+export function stringFields(schema) {
+  const fields = [];
+  build(schema, {
+    string: (s, path) => {
+      if (!s.enum) fields.push({ path: path.join('/'), check: `format=${s.format ?? ''} pattern=${s.pattern ?? ''} maxLength=${s.maxLength !== undefined}` });
+      return sampleString(s);
+    },
+  });
+  return fields;
+}
+
+/**
+ * The whole budget in one string field, the others valid: a check that costs more than linearly in the length
+ * of its text (a backtracking pattern, a format that splits its text) shows here, not when the budget is shared
+ * by every field. Matching the field's format or pattern for as long as possible, the same failing at the last
+ * character, and whitespace.
+ */
+export function oneFieldBodies(schema, field, limits) {
+  const budget = limits.bodyLimit - LIMIT_MARGIN_BYTES;
+  const only = (filler) => (n) => stringify(build(schema, { string: (s, path) => (path.join('/') === field.path ? filler(s, n) : sampleString(s)) }));
+  const name = (variant) => `whole_body_in_${field.path}_${variant}`;
+  return [
+    { case: name('matching'), make: () => checked(name('matching'), fit(only(matchingFiller), budget), limits, true) },
+    { case: name('matching_bad_tail'), make: () => checked(name('matching_bad_tail'), fit(only((s, n) => `${matchingFiller(s, n)} `), budget), limits, true) },
+    { case: name('whitespace'), make: () => checked(name('whitespace'), fit(only((_s, n) => ' '.repeat(n)), budget), limits, true) },
+  ];
 }
 
 /** POST /documents only: { case, make() } bodies around a valid 10 MiB upload, at most `limit` bytes. */

@@ -24,7 +24,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { forEachDatabase, getJson, startService } from '../lib/bench.js';
 import { onCleanup } from '../lib/cleanup.js';
 import { createBenchDatabase } from '../lib/databases.js';
-import { attackBodies, documentBodies, operationsWithJsonBodies, overLimitBodies, worstBodies } from '../lib/hostile-bodies.js';
+import { attackBodies, documentBodies, oneFieldBodies, operationsWithJsonBodies, overLimitBodies, stringFields, worstBodies } from '../lib/hostile-bodies.js';
 import { measureAlternating } from '../lib/load.js';
 import { PROJECT_ROOT, cpuSecondsOf, memoryOf, round } from '../lib/processes.js';
 import { importDist } from '../lib/service.js';
@@ -400,13 +400,22 @@ async function bodiesPhase({ server, ids, authorization, limits, log }) {
  */
 function bodyCases({ openapi, ids, authorization, limits }) {
   const cases = [];
+  // The whole budget in one field, for one field of each kind of check: the check is the same code wherever it is.
+  const checksSeen = new Set();
   for (const operation of operationsWithJsonBodies(openapi)) {
     const path = operation.path.replaceAll(/\{[^}]+\}/g, () => (operation.path.startsWith('/carriers/') ? ids[1] : MISSING_ID));
     const isDocument = operation.method === 'POST' && operation.path === '/documents';
     const bodyLimit = isDocument ? limits.documentBodyLimit : limits.bodyLimit;
+    const fields = stringFields(operation.schema).filter((field) => {
+      const check = `${isDocument} ${field.check}`;
+      if (checksSeen.has(check)) return false;
+      checksSeen.add(check);
+      return true;
+    });
     const made = [
       ...(isDocument ? documentBodies({ limit: bodyLimit, maxDocumentBytes: limits.maxDocumentBytes }) : []),
       ...worstBodies(operation.schema, { ...limits, bodyLimit }),
+      ...fields.flatMap((field) => oneFieldBodies(operation.schema, field, { ...limits, bodyLimit })),
     ];
     for (const { case: caseName, make } of made) {
       cases.push({ name: `${operation.method} ${operation.path} ${caseName}`, group: isDocument ? 'document' : 'body', method: operation.method, path, authorization, make });
