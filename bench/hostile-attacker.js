@@ -1,21 +1,20 @@
 // The attack of the hostile-clients scenario, in a process of its own so that its CPU is neither the load
 // generator's nor the server's. Started by the scenario (fork, with an IPC channel) with HOSTILE_* settings in
-// the environment; it answers 'ready', then waits for messages:
+// the environment; it sends { type: 'ready' }, then answers each message with one of the same type (with
+// `result`, or `error`):
 //
-//   { type: 'start' }   starts HOSTILE_KEYLESS closed-loop clients sending the worst bodies without a valid key
-//                       (lib/hostile-bodies.js attackBodies) to unknown paths and real write routes, and
-//                       HOSTILE_SLOW sockets that trickle: half send their headers one byte a second, half
-//                       send complete headers with Content-Length: 100000 and then one body byte a second (half
-//                       of those with HOSTILE_SLOW_KEY, a valid key, so that the server waits for the body). A
-//                       socket the server closes is opened again at once. Answers 'started' once every slow
-//                       socket is connected.
-//   { type: 'stop' }    stops everything (closes every socket); answers 'stopped'.
-//   { type: 'reset' }   forgets what happened so far (after the warm-up); answers 'reset'.
-//   { type: 'report' }  answers 'report' with what happened since the last reset, over every start/stop:
-//                       seconds running; per kind of keyless request the answers by status (`unexpected`: not
-//                       401/404/408) and errors by code; per kind of slow socket how many were opened, answered (by
-//                       the status of the last answer: 408 is the server cutting it), closed without an answer,
-//                       and how long they lived from connect to close (p50, max).
+//   start   starts HOSTILE_KEYLESS closed-loop clients sending the worst bodies without a valid key
+//           (lib/hostile-bodies.js attackBodies) to unknown paths and real write routes, and HOSTILE_SLOW sockets
+//           that trickle: half send their headers one byte a second, half send complete headers with
+//           Content-Length: 100000 and then one body byte a second (half of those with HOSTILE_SLOW_KEY, a valid
+//           key, so that the server waits for the body). A socket the server closes is opened again at once
+//           (after 100 ms when closed without an answer). Answers once every slow socket is connected.
+//   stop    stops everything (closes every socket).
+//   reset   forgets what happened so far (after the warm-up).
+//   report  what happened since the last reset, over every start/stop: seconds running; per kind of keyless
+//           request the answers by status (`unexpected`: not 401/404/408) and errors by code; per kind of slow
+//           socket how many were opened, answered (by the status of the last answer: 408 is the server cutting
+//           it), closed without an answer, and how long they lived from connect to close (p50, max).
 
 import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
@@ -30,6 +29,7 @@ const slowSockets = Number(process.env.HOSTILE_SLOW);
 const slowKey = process.env.HOSTILE_SLOW_KEY;
 const carrierId = process.env.HOSTILE_CARRIER_ID;
 const TRICKLE_MS = 1000;
+const RETRY_SILENT_CLOSE_MS = 100;
 const SLOW_CONTENT_LENGTH = 100_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -166,7 +166,13 @@ function openSlow(kind) {
       if (statuses.length > 0) count(tally.answered, statuses.at(-1));
       else tally.closed_without_answer += 1;
       tally.lifetimes_ms.push(Date.now() - opened);
-      void openSlow(kind);
+      // Closed without a word (e.g. over the server's connection cap): not again at once, or this would spin.
+      setTimeout(
+        () => {
+          if (running) void openSlow(kind);
+        },
+        statuses.length > 0 ? 0 : RETRY_SILENT_CLOSE_MS,
+      );
     });
   });
 }
