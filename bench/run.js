@@ -15,6 +15,7 @@
 //   BENCH_OE_TYPE      passive: open-enrollment-scale completes a passive window (idle members carried over)
 //   BENCH_WEBHOOK_EVENTS   events per phase of webhooks-delivery (default 10000)
 //   BENCH_WEBHOOK_CLIENTS  clients creating carriers in its live phase (default 20)
+//   BENCH_HOSTILE_PHASES   hostile-clients' phases: load, bodies or both (default load,bodies)
 //   BENCH_STRICT=1     exit 1 when a target is missed (errors always exit 1)
 //   BENCH_PROFILE=DIR  run every server under --cpu-prof; profiles land in DIR/service/, DIR/ceiling/ (see bench/profile-summary.js)
 //   DATABASE_URL       postgres://... adds the PostgreSQL runs (each in a fresh schema, dropped afterwards)

@@ -28,17 +28,30 @@ export function loadSettings(env = process.env) {
  * Measures running servers. `targets` are { label, url, pid, path(), headers }. Each is warmed up (results
  * discarded), then loaded for `duration` seconds in all at `connections` connections, in `rounds` slices that
  * alternate between the targets. Returns { [label]: measurement }.
+ *
+ * Optional per target: `request()` returns { method, path, body, headers } for each request, in place of a GET
+ * of `path()` (every answer must still be 2xx); `before()` and `after()` run around each of its slices, the
+ * warm-up included, outside the measured time (e.g. to start and stop something that runs beside the load).
  */
 export async function measureAlternating(targets, settings) {
   if (settings.warmup > 0) {
-    for (const target of targets) await drive(target, settings.warmup, settings.connections, new Tally());
+    for (const target of targets) await driveSlice(target, settings.warmup, settings.connections, new Tally());
   }
   const tallies = new Map(targets.map((target) => [target, new Tally()]));
   const slice = settings.duration / settings.rounds;
   for (let roundIndex = 0; roundIndex < settings.rounds; roundIndex++) {
-    for (const target of targets) await drive(target, slice, settings.connections, tallies.get(target));
+    for (const target of targets) await driveSlice(target, slice, settings.connections, tallies.get(target));
   }
   return Object.fromEntries(targets.map((target) => [target.label, tallies.get(target).result(target.pid)]));
+}
+
+async function driveSlice(target, duration, connections, tally) {
+  await target.before?.();
+  try {
+    await drive(target, duration, connections, tally);
+  } finally {
+    await target.after?.();
+  }
 }
 
 /** What the slices of one target add up to. */
@@ -97,7 +110,13 @@ async function drive(target, duration, connections, tally) {
           {
             method: 'GET',
             setupRequest(request) {
-              request.path = target.path();
+              if (!target.request) {
+                request.path = target.path();
+                return request;
+              }
+              const { method = 'GET', path, body, headers } = target.request();
+              Object.assign(request, { method, path }, body === undefined ? {} : { body });
+              if (headers) request.headers = { ...request.headers, ...headers };
               return request;
             },
           },

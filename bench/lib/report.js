@@ -7,6 +7,7 @@ const BUSY_MACHINE_PCT = 25;
  * Summary lines of a scenario result, one block per database kind. A block is either a service/ceiling
  * comparison (lib/bench.js compare()) or { data, measurements: { [label]: measurement }, figures, targets }:
  * `data` (what was seeded, how long it took) and `figures` (ratios and the like) are flat name/value objects.
+ * A scenario may export `detailLines(block)`: more lines for such a block (what does not fit name=value pairs).
  */
 export function summarize(scenario, result) {
   const lines = [`${scenario.name}: ${scenario.description}`];
@@ -24,7 +25,7 @@ export function summarize(scenario, result) {
     if (block.service && block.ceiling) {
       lines.push(`  ${kind}`, ...comparisonLines(block));
     } else if (block.measurements) {
-      lines.push(`  ${kind}`, ...measurementLines(block));
+      lines.push(`  ${kind}`, ...measurementLines(block), ...(scenario.detailLines?.(block) ?? []));
     } else if (block.timings) {
       lines.push(`  ${kind}`, ...(block.data ? [`    ${pairs(block.data)}`] : []));
       for (const [label, timing] of Object.entries(block.timings)) lines.push(`    ${label.padEnd(24)}${pairs(timing)}`);
