@@ -38,6 +38,9 @@ async function runDueJobs(): Promise<void> {
   while ((await worker.runDueJobs()) > 0);
 }
 
+/** The day the helper's approved enrollments start: the coverage they replace ends the day before. */
+const NEXT_START = '2026-07-01';
+
 /** What an approved enrollment does to one line: 'change' here means new contributions on the same plan. */
 interface LineSpec {
   line: LineOfCoverage;
@@ -68,7 +71,7 @@ async function insertEnrollmentRow(options: { member: string; employer: string; 
       member_id: options.member,
       category: 'open_enrollment',
       status: options.status,
-      effective_start: '2026-01-01',
+      effective_start: NEXT_START,
       effective_end: '2026-12-31',
       reason: 'open_enrollment',
       change_date: null,
@@ -85,12 +88,14 @@ async function insertEnrollmentRow(options: { member: string; employer: string; 
 async function insertEnrolledPlan(options: {
   enrollment: string;
   member: string;
-  planId: string;
+  plan: { id: string; groupId: string };
   line: LineOfCoverage;
   position: number;
+  effectiveStart?: string;
   memberContributionCents?: number;
 }): Promise<CoverageItem> {
   const id = newId('enrolled_plan');
+  const effectiveStart = options.effectiveStart ?? '2026-01-01';
   const memberContributionCents = options.memberContributionCents ?? 10_000;
   await t.database.db
     .insertInto('enrolled_plans')
@@ -99,9 +104,9 @@ async function insertEnrolledPlan(options: {
       provider_id: t.providerId,
       enrollment_id: options.enrollment,
       member_id: options.member,
-      plan_id: options.planId,
+      plan_id: options.plan.id,
       position: options.position,
-      effective_start: '2026-01-01',
+      effective_start: effectiveStart,
       effective_end: '2026-12-31',
       premium_cents: 40_000 + memberContributionCents,
       employer_contribution_cents: 40_000,
@@ -119,9 +124,10 @@ async function insertEnrolledPlan(options: {
     .execute();
   return {
     enrolledPlanId: id,
-    planId: options.planId,
+    planId: options.plan.id,
+    groupId: options.plan.groupId,
     lineOfCoverage: options.line,
-    effectiveStart: '2026-01-01',
+    effectiveStart,
     effectiveEnd: '2026-12-31',
     dependentIds: [],
     volumeCents: null,
@@ -140,21 +146,22 @@ async function approvedEnrollment(lines: LineSpec[], options: { employer?: strin
   const client = options.client ?? t.admin;
   const member = await createMember(client, options.employer === undefined ? {} : { employer: options.employer });
   const employerId: string = member.employer;
-  const plans: string[] = [];
+  const plans: { id: string; groupId: string }[] = [];
   for (const spec of lines) {
     const group = await createGroup(client, { employer: employerId, connection_method: spec.connection, metadata: spec.metadata ?? {} });
-    plans.push((await createPlan(client, { group: group.id, line_of_coverage: spec.line })).id);
+    plans.push({ id: (await createPlan(client, { group: group.id, line_of_coverage: spec.line })).id, groupId: group.id });
   }
 
   const previous: CoverageItem[] = [];
-  const before = lines.flatMap((spec, index) => (spec.kind === 'new' ? [] : [{ spec, planId: plans[index]! }]));
+  const before = lines.flatMap((spec, index) => (spec.kind === 'new' ? [] : [{ spec, plan: plans[index]! }]));
   if (before.length > 0) {
     const first = before[0]!;
-    const earlier = await insertEnrollment(t, { member: member.id, employer: employerId, planId: first.planId, status: 'synced' });
+    const earlier = await insertEnrollment(t, { member: member.id, employer: employerId, planId: first.plan.id, status: 'synced' });
     const firstItem = await t.database.db.selectFrom('enrolled_plans').selectAll().where('id', '=', earlier.enrolledPlanId).executeTakeFirstOrThrow();
     previous.push({
       enrolledPlanId: firstItem.id,
       planId: firstItem.plan_id,
+      groupId: first.plan.groupId,
       lineOfCoverage: first.spec.line,
       effectiveStart: firstItem.effective_start,
       effectiveEnd: firstItem.effective_end,
@@ -163,8 +170,8 @@ async function approvedEnrollment(lines: LineSpec[], options: { employer?: strin
       employerContributionCents: firstItem.employer_contribution_cents,
       memberContributionCents: firstItem.member_contribution_cents,
     });
-    for (const [index, { spec, planId }] of before.slice(1).entries()) {
-      previous.push(await insertEnrolledPlan({ enrollment: earlier.enrollmentId, member: member.id, planId, line: spec.line, position: index + 1 }));
+    for (const [index, { spec, plan }] of before.slice(1).entries()) {
+      previous.push(await insertEnrolledPlan({ enrollment: earlier.enrollmentId, member: member.id, plan, line: spec.line, position: index + 1 }));
     }
   }
 
@@ -176,15 +183,16 @@ async function approvedEnrollment(lines: LineSpec[], options: { employer?: strin
       await insertEnrolledPlan({
         enrollment: enrollmentId,
         member: member.id,
-        planId: plans[index]!,
+        plan: plans[index]!,
         line: spec.line,
         position: next.length,
+        effectiveStart: NEXT_START,
         memberContributionCents: spec.kind === 'change' ? 12_500 : 10_000,
       }),
     );
   }
   const waived = lines.filter((spec) => spec.kind === 'removed').map((spec) => spec.line);
-  const changes = diffCoverage(previous, next, waived);
+  const changes = diffCoverage(previous, next, waived, NEXT_START);
   expect(changes.map((change) => change.status)).toEqual([...lines.filter((spec) => spec.kind !== 'removed'), ...lines.filter((spec) => spec.kind === 'removed')].map((spec) => spec.kind));
 
   const service = new BenefitChangeService(t.database.db, t.clock, buildEventLog({ clock: t.clock }));
@@ -307,7 +315,7 @@ describe('GET /enrollments/{id}/benefit_changes (endpoint 1)', () => {
   it('when the enrollment touches no line at all (it waives a line the member never had), then it has no changes and is synced', async () => {
     const member = await createMember(t.admin);
     const enrollmentId = await insertEnrollmentRow({ member: member.id, employer: member.employer, status: 'approved' });
-    const changes = diffCoverage([], [], ['dental']);
+    const changes = diffCoverage([], [], ['dental'], NEXT_START);
     await t.database.db.transaction().execute((trx) =>
       new BenefitChangeService(t.database.db, t.clock, buildEventLog({ clock: t.clock })).recordChanges(trx, { providerId: t.providerId, employerId: member.employer, enrollmentId, memberId: member.id, changes }),
     );
