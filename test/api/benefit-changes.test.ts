@@ -6,21 +6,31 @@ import { JobWorker } from '../../src/jobs/job-worker.ts';
 import { diffCoverage, type CoverageItem } from '../../src/modules/benefit-changes/benefit-change-diff.ts';
 import { listChangesAwaitingFile } from '../../src/modules/benefit-changes/benefit-change.repository.ts';
 import { BenefitChangeService, SEND_BENEFIT_CHANGE_JOB, markDelivered } from '../../src/modules/benefit-changes/benefit-change.service.ts';
+import type { CarrierAdapter, CarrierChange } from '../../src/modules/carrier-connections/carrier-adapter.ts';
 import { carrierJobHandlers } from '../../src/modules/carrier-connections/carrier-sync.job.ts';
 import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/sandbox-adapter.ts';
 import type { EnrollmentStatus } from '../../src/modules/enrollments/enrollment.table.ts';
 import type { ConnectionMethod } from '../../src/modules/groups/group.table.ts';
 import type { LineOfCoverage } from '../../src/modules/plans/plan.table.ts';
 import { newId } from '../../src/shared/ids.ts';
-import { createGroup, createMember } from '../helpers/factories.ts';
+import { approvedEnrollment as approvedThroughApi, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
+import { createCarrier, createGroup, createMember } from '../helpers/factories.ts';
 import { createEmployerWithKey, errorFields, newProviderAdmin } from '../helpers/more-factories.ts';
-import { createPlan } from '../helpers/plan-factories.ts';
+import { compositeRates, contributionStrategy, createPlan, createPlanConfiguration } from '../helpers/plan-factories.ts';
 import { insertEnrollment } from '../helpers/rows.ts';
 import { createTestApp, type ApiClient, type TestContext } from '../helpers/test-app.ts';
 
 let t: TestContext;
 let worker: JobWorker;
-const adapter = new SandboxCarrierAdapter();
+const sandbox = new SandboxCarrierAdapter();
+/** Every change the worker's adapter was given, in order. */
+const sentToCarrier: CarrierChange[] = [];
+const adapter: CarrierAdapter = {
+  send: (change) => {
+    sentToCarrier.push(change);
+    return sandbox.send(change);
+  },
+};
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 beforeAll(async () => {
@@ -37,6 +47,9 @@ afterAll(async () => {
 async function runDueJobs(): Promise<void> {
   while ((await worker.runDueJobs()) > 0);
 }
+
+/** The day the helper's approved enrollments start: the coverage they replace ends the day before. */
+const NEXT_START = '2026-07-01';
 
 /** What an approved enrollment does to one line: 'change' here means new contributions on the same plan. */
 interface LineSpec {
@@ -68,7 +81,7 @@ async function insertEnrollmentRow(options: { member: string; employer: string; 
       member_id: options.member,
       category: 'open_enrollment',
       status: options.status,
-      effective_start: '2026-01-01',
+      effective_start: NEXT_START,
       effective_end: '2026-12-31',
       reason: 'open_enrollment',
       change_date: null,
@@ -85,12 +98,14 @@ async function insertEnrollmentRow(options: { member: string; employer: string; 
 async function insertEnrolledPlan(options: {
   enrollment: string;
   member: string;
-  planId: string;
+  plan: { id: string; groupId: string };
   line: LineOfCoverage;
   position: number;
+  effectiveStart?: string;
   memberContributionCents?: number;
 }): Promise<CoverageItem> {
   const id = newId('enrolled_plan');
+  const effectiveStart = options.effectiveStart ?? '2026-01-01';
   const memberContributionCents = options.memberContributionCents ?? 10_000;
   await t.database.db
     .insertInto('enrolled_plans')
@@ -99,9 +114,9 @@ async function insertEnrolledPlan(options: {
       provider_id: t.providerId,
       enrollment_id: options.enrollment,
       member_id: options.member,
-      plan_id: options.planId,
+      plan_id: options.plan.id,
       position: options.position,
-      effective_start: '2026-01-01',
+      effective_start: effectiveStart,
       effective_end: '2026-12-31',
       premium_cents: 40_000 + memberContributionCents,
       employer_contribution_cents: 40_000,
@@ -119,9 +134,10 @@ async function insertEnrolledPlan(options: {
     .execute();
   return {
     enrolledPlanId: id,
-    planId: options.planId,
+    planId: options.plan.id,
+    groupId: options.plan.groupId,
     lineOfCoverage: options.line,
-    effectiveStart: '2026-01-01',
+    effectiveStart,
     effectiveEnd: '2026-12-31',
     dependentIds: [],
     volumeCents: null,
@@ -140,21 +156,22 @@ async function approvedEnrollment(lines: LineSpec[], options: { employer?: strin
   const client = options.client ?? t.admin;
   const member = await createMember(client, options.employer === undefined ? {} : { employer: options.employer });
   const employerId: string = member.employer;
-  const plans: string[] = [];
+  const plans: { id: string; groupId: string }[] = [];
   for (const spec of lines) {
     const group = await createGroup(client, { employer: employerId, connection_method: spec.connection, metadata: spec.metadata ?? {} });
-    plans.push((await createPlan(client, { group: group.id, line_of_coverage: spec.line })).id);
+    plans.push({ id: (await createPlan(client, { group: group.id, line_of_coverage: spec.line })).id, groupId: group.id });
   }
 
   const previous: CoverageItem[] = [];
-  const before = lines.flatMap((spec, index) => (spec.kind === 'new' ? [] : [{ spec, planId: plans[index]! }]));
+  const before = lines.flatMap((spec, index) => (spec.kind === 'new' ? [] : [{ spec, plan: plans[index]! }]));
   if (before.length > 0) {
     const first = before[0]!;
-    const earlier = await insertEnrollment(t, { member: member.id, employer: employerId, planId: first.planId, status: 'synced' });
+    const earlier = await insertEnrollment(t, { member: member.id, employer: employerId, planId: first.plan.id, status: 'synced' });
     const firstItem = await t.database.db.selectFrom('enrolled_plans').selectAll().where('id', '=', earlier.enrolledPlanId).executeTakeFirstOrThrow();
     previous.push({
       enrolledPlanId: firstItem.id,
       planId: firstItem.plan_id,
+      groupId: first.plan.groupId,
       lineOfCoverage: first.spec.line,
       effectiveStart: firstItem.effective_start,
       effectiveEnd: firstItem.effective_end,
@@ -163,8 +180,8 @@ async function approvedEnrollment(lines: LineSpec[], options: { employer?: strin
       employerContributionCents: firstItem.employer_contribution_cents,
       memberContributionCents: firstItem.member_contribution_cents,
     });
-    for (const [index, { spec, planId }] of before.slice(1).entries()) {
-      previous.push(await insertEnrolledPlan({ enrollment: earlier.enrollmentId, member: member.id, planId, line: spec.line, position: index + 1 }));
+    for (const [index, { spec, plan }] of before.slice(1).entries()) {
+      previous.push(await insertEnrolledPlan({ enrollment: earlier.enrollmentId, member: member.id, plan, line: spec.line, position: index + 1 }));
     }
   }
 
@@ -176,15 +193,16 @@ async function approvedEnrollment(lines: LineSpec[], options: { employer?: strin
       await insertEnrolledPlan({
         enrollment: enrollmentId,
         member: member.id,
-        planId: plans[index]!,
+        plan: plans[index]!,
         line: spec.line,
         position: next.length,
+        effectiveStart: NEXT_START,
         memberContributionCents: spec.kind === 'change' ? 12_500 : 10_000,
       }),
     );
   }
   const waived = lines.filter((spec) => spec.kind === 'removed').map((spec) => spec.line);
-  const changes = diffCoverage(previous, next, waived);
+  const changes = diffCoverage(previous, next, waived, NEXT_START);
   expect(changes.map((change) => change.status)).toEqual([...lines.filter((spec) => spec.kind !== 'removed'), ...lines.filter((spec) => spec.kind === 'removed')].map((spec) => spec.kind));
 
   const service = new BenefitChangeService(t.database.db, t.clock, buildEventLog({ clock: t.clock }));
@@ -235,6 +253,8 @@ describe('GET /enrollments/{id}/benefit_changes (endpoint 1)', () => {
         changes: [],
         previous_enrollment_plan: null,
         next_enrollment_plan: medicalNext!.enrolledPlanId,
+        coverage_start: NEXT_START,
+        coverage_end: '2026-12-31',
         connection_method: 'manual',
         memo: null,
         completed_at: null,
@@ -248,6 +268,8 @@ describe('GET /enrollments/{id}/benefit_changes (endpoint 1)', () => {
         changes: ['contribution_change'],
         previous_enrollment_plan: dentalBefore!.enrolledPlanId,
         next_enrollment_plan: dentalNext!.enrolledPlanId,
+        coverage_start: NEXT_START,
+        coverage_end: '2026-12-31',
         connection_method: 'edi',
         memo: null,
         completed_at: null,
@@ -261,6 +283,8 @@ describe('GET /enrollments/{id}/benefit_changes (endpoint 1)', () => {
         changes: [],
         previous_enrollment_plan: visionBefore!.enrolledPlanId,
         next_enrollment_plan: visionNext!.enrolledPlanId,
+        coverage_start: NEXT_START,
+        coverage_end: '2026-12-31',
         connection_method: 'api',
         memo: 'No change to send.',
         completed_at: now,
@@ -274,6 +298,9 @@ describe('GET /enrollments/{id}/benefit_changes (endpoint 1)', () => {
         changes: [],
         previous_enrollment_plan: lifeBefore!.enrolledPlanId,
         next_enrollment_plan: null,
+        // The removed coverage, up to the day before the enrollment's coverage starts.
+        coverage_start: '2026-01-01',
+        coverage_end: '2026-06-30',
         connection_method: 'manual',
         memo: null,
         completed_at: null,
@@ -307,7 +334,7 @@ describe('GET /enrollments/{id}/benefit_changes (endpoint 1)', () => {
   it('when the enrollment touches no line at all (it waives a line the member never had), then it has no changes and is synced', async () => {
     const member = await createMember(t.admin);
     const enrollmentId = await insertEnrollmentRow({ member: member.id, employer: member.employer, status: 'approved' });
-    const changes = diffCoverage([], [], ['dental']);
+    const changes = diffCoverage([], [], ['dental'], NEXT_START);
     await t.database.db.transaction().execute((trx) =>
       new BenefitChangeService(t.database.db, t.clock, buildEventLog({ clock: t.clock })).recordChanges(trx, { providerId: t.providerId, employerId: member.employer, enrollmentId, memberId: member.id, changes }),
     );
@@ -486,7 +513,7 @@ describe('api connections (carrier adapter jobs)', () => {
     await expect(handler({ benefit_change: 'bc_doesnotexist' }, { jobId: 'job_x', attempt: 1 })).rejects.toBeInstanceOf(PermanentJobError);
   });
 
-  it('when the adapter is called, then it gets ids and codes only', async () => {
+  it('when the adapter is called, then it gets ids, codes and the coverage dates only', async () => {
     const approved = await approvedEnrollment([{ line: 'vision', kind: 'change', connection: 'api', metadata: { carrier_plan_code: 'VSN-22' } }]);
     const [change] = await changesOf(approved.enrollmentId);
     const seen: unknown[] = [];
@@ -516,6 +543,8 @@ describe('api connections (carrier adapter jobs)', () => {
         lineOfCoverage: 'vision',
         status: 'change',
         changes: ['contribution_change'],
+        coverageStart: NEXT_START,
+        coverageEnd: '2026-12-31',
         carrier: group.carrier_id,
         groupNumber: group.group_number,
         groupMetadata: { carrier_plan_code: 'VSN-22' },
@@ -547,6 +576,148 @@ describe('edi connections', () => {
     expect((await changesOf(approved.enrollmentId))[0]).toMatchObject({ delivery_state: 'completed', memo: 'Delivered in 834 file 42', completed_at: t.clock.now().toISOString() });
     expect(await enrollmentStatus(approved.enrollmentId)).toBe('synced');
     expect(await listChangesAwaitingFile(t.database.db, t.providerId, row.group_id)).toEqual([]);
+  });
+});
+
+describe('moves between carrier groups and coverage dates, through approval', () => {
+  // The world's clock stands at 2026-03-02; its first coverage starts 2026-04-01, the change below 2026-06-01.
+  const lifeEvent = { category: 'qle', reason: 'marriage', change_date: '2026-02-20', effective_start: '2026-06-01' };
+
+  /** A plan of another carrier (carrier B) for the world's employer, in a group of its own, ready to enroll in. */
+  async function otherCarrierPlan(w: EnrollmentWorld, connection_method: ConnectionMethod, line_of_coverage: LineOfCoverage) {
+    const carrier = await createCarrier(w.admin, { legal_name: 'Carrier B Health', trade_name: 'Carrier B' });
+    const group = await createGroup(w.admin, { employer: w.employer.id, carrier: carrier.id, connection_method, group_number: `B-${connection_method}` });
+    const plan = await createPlan(w.admin, { group: group.id, plan_name: 'Carrier B Plan', line_of_coverage, premium_type: 'composite', composite_rates: compositeRates() });
+    const configuration = await createPlanConfiguration(w.admin, { plan: plan.id, waiting_period_days: 0 });
+    expect((await w.admin.post(`/plan_configurations/${configuration.id}/contribution_strategy`, contributionStrategy())).status).toBe(200);
+    return { carrier, group, plan };
+  }
+
+  const sentFor = (benefitChangeId: string) => sentToCarrier.filter((sent) => sent.benefitChange === benefitChangeId);
+
+  it("when a line moves from carrier A's manual group to carrier B's api group, then A gets a removed change ending the day before, B a new one sent by the api job, and the enrollment is synced only once both are completed", async () => {
+    const w = await createEnrollmentWorld(t);
+    const b = await otherCarrierPlan(w, 'api', 'medical');
+    const first = await approvedThroughApi(w, { effective_start: '2026-04-01', enrolled_plans: [{ plan: w.plans.medical.id }] });
+    const moved = await approvedThroughApi(w, { ...lifeEvent, enrolled_plans: [{ plan: b.plan.id }] });
+
+    const changes = await changesOf(moved.id, w.admin);
+    expect(changes).toEqual([
+      expect.objectContaining({
+        line_of_coverage: 'medical',
+        status: 'removed',
+        changes: [],
+        previous_enrollment_plan: first.enrolled_plans[0].id,
+        next_enrollment_plan: null,
+        connection_method: 'manual',
+        needs_manual_completion: true,
+        delivery_state: 'manual',
+        coverage_start: '2026-04-01',
+        coverage_end: '2026-05-31',
+      }),
+      expect.objectContaining({
+        line_of_coverage: 'medical',
+        status: 'new',
+        changes: [],
+        previous_enrollment_plan: null,
+        next_enrollment_plan: moved.enrolled_plans[0].id,
+        connection_method: 'api',
+        needs_manual_completion: false,
+        delivery_state: 'queued',
+        coverage_start: '2026-06-01',
+        coverage_end: '2026-12-31',
+      }),
+    ]);
+    const [removed, added] = changes;
+    expect(await jobsOf(removed.id)).toEqual([]);
+    expect(await jobsOf(added.id)).toHaveLength(1);
+
+    await runDueJobs();
+    expect(sentFor(added.id)).toEqual([
+      expect.objectContaining({ status: 'new', carrier: b.carrier.id, groupNumber: 'B-api', coverageStart: '2026-06-01', coverageEnd: '2026-12-31' }),
+    ]);
+    expect((await t.database.db.selectFrom('benefit_changes').select('group_id').where('id', '=', removed.id).executeTakeFirstOrThrow()).group_id).toBe(w.groups.manualGroup.id);
+    expect(await changesOf(moved.id, w.admin)).toEqual([
+      removed,
+      { ...added, delivery_state: 'completed', completed_at: t.clock.now().toISOString(), memo: `Accepted by carrier: sandbox-${added.id}` },
+    ]);
+    // Carrier A has not been told yet: the enrollment waits for it.
+    expect(await enrollmentStatus(moved.id)).toBe('approved');
+
+    const completed = await w.admin.patch(`/benefit_changes/${removed.id}`, { completed_at: t.clock.now().toISOString(), memo: 'Termination faxed to carrier A' });
+    expect(completed.body).toMatchObject({ delivery_state: 'completed', coverage_end: '2026-05-31' });
+    expect(await enrollmentStatus(moved.id)).toBe('synced');
+  });
+
+  it("when a line moves from carrier A's api group to carrier B's edi group, then A's removed change goes through the api job and B's new one waits for the 834 file", async () => {
+    const w = await createEnrollmentWorld(t);
+    const b = await otherCarrierPlan(w, 'edi', 'dental');
+    const first = await approvedThroughApi(w, { effective_start: '2026-04-01', enrolled_plans: [{ plan: w.plans.dental.id }] });
+    const moved = await approvedThroughApi(w, { ...lifeEvent, enrolled_plans: [{ plan: b.plan.id }] });
+
+    const [removed, added] = await changesOf(moved.id, w.admin);
+    expect([removed, added].map((change) => [change.status, change.connection_method, change.delivery_state, change.previous_enrollment_plan, change.next_enrollment_plan])).toEqual([
+      ['removed', 'api', 'queued', first.enrolled_plans[0].id, null],
+      ['new', 'edi', 'awaiting_file', null, moved.enrolled_plans[0].id],
+    ]);
+    expect(await jobsOf(removed.id)).toHaveLength(1);
+    expect(await jobsOf(added.id)).toEqual([]);
+
+    await runDueJobs();
+    expect(sentFor(removed.id)).toEqual([
+      expect.objectContaining({ status: 'removed', lineOfCoverage: 'dental', groupNumber: 'G-api', coverageStart: '2026-04-01', coverageEnd: '2026-05-31' }),
+    ]);
+    expect((await changesOf(moved.id, w.admin))[0].delivery_state).toBe('completed');
+    expect(await enrollmentStatus(moved.id)).toBe('approved');
+
+    const { provider_id: providerId } = await t.database.db.selectFrom('carrier_groups').select('provider_id').where('id', '=', b.group.id).executeTakeFirstOrThrow();
+    const awaiting = await listChangesAwaitingFile(t.database.db, providerId, b.group.id);
+    expect(awaiting.map((row) => [row.id, row.coverage_start, row.coverage_end])).toEqual([[added.id, '2026-06-01', '2026-12-31']]);
+    await t.database.db.transaction().execute((trx) => markDelivered(trx, t.clock, buildEventLog({ clock: t.clock }), [added.id], 'Delivered in 834 file 7'));
+    expect(await enrollmentStatus(moved.id)).toBe('synced');
+  });
+
+  it('when a plan changes within one group, then it stays one change with plan_change, dated by the new coverage', async () => {
+    const w = await createEnrollmentWorld(t);
+    const first = await approvedThroughApi(w, { effective_start: '2026-04-01', enrolled_plans: [{ plan: w.plans.medical.id }] });
+    const switched = await approvedThroughApi(w, { ...lifeEvent, enrolled_plans: [{ plan: w.plans.medicalSilver.id, primary_care_provider: { full_name: 'Dr. C' } }] });
+    const changes = await changesOf(switched.id, w.admin);
+    expect(changes).toEqual([
+      expect.objectContaining({
+        status: 'change',
+        changes: expect.arrayContaining(['plan_change']),
+        previous_enrollment_plan: first.enrolled_plans[0].id,
+        next_enrollment_plan: switched.enrolled_plans[0].id,
+        connection_method: 'manual',
+        coverage_start: '2026-06-01',
+        coverage_end: '2026-12-31',
+      }),
+    ]);
+  });
+
+  it('when an enrollment adds, changes, keeps and waives lines, then every change carries its coverage dates: the new coverage, or the removed one up to its last day', async () => {
+    const w = await createEnrollmentWorld(t);
+    await approvedThroughApi(w, {
+      effective_start: '2026-04-01',
+      enrolled_plans: [{ plan: w.plans.medical.id }, { plan: w.plans.dental.id }, { plan: w.plans.vision.id, premium: '10.00' }],
+    });
+    const second = await approvedThroughApi(w, {
+      ...lifeEvent,
+      enrolled_plans: [
+        { plan: w.plans.medical.id },
+        { plan: w.plans.dental.id, enrolled_dependents: [{ dependent: w.family.spouse.id }] },
+        { plan: w.plans.life.id, requested_volume: '20000.00' },
+      ],
+      coverage_waivers: [{ line_of_coverage: 'vision', reason: 'covered_by_spouse' }],
+    });
+    const changes = await changesOf(second.id, w.admin);
+    expect(changes.map((change) => [change.line_of_coverage, change.status, change.coverage_start, change.coverage_end])).toEqual([
+      ['medical', 'no_change', '2026-06-01', '2026-12-31'],
+      ['dental', 'change', '2026-06-01', '2026-12-31'],
+      ['life', 'new', '2026-06-01', '2026-12-31'],
+      ['vision', 'removed', '2026-04-01', '2026-05-31'],
+    ]);
+    for (const change of changes) expect((await w.admin.get(`/benefit_changes/${change.id}`)).body).toEqual(change);
   });
 });
 

@@ -148,9 +148,11 @@ describe('coverage of terminated members', () => {
     const terminations = ((await ok(w.admin.get(`/enrollments?member=${w.member.id}`))).results as { id: string; reason: string; status: string }[]).filter((e) => e.reason === 'terminated');
     expect(terminations).toHaveLength(2);
     const changes = (await Promise.all(terminations.map(async (e) => ok(w.admin.get(`/enrollments/${e.id}/benefit_changes`))))).flat();
-    expect(changes.map((change: { line_of_coverage: string; status: string; connection_method: string }) => [change.line_of_coverage, change.status, change.connection_method]).sort()).toEqual([
-      ['dental', 'removed', 'api'],
-      ['medical', 'removed', 'manual'],
+    // Each removed change carries the coverage's start and the termination's coverage end, for the carrier.
+    type Change = { line_of_coverage: string; status: string; connection_method: string; coverage_start: string; coverage_end: string };
+    expect(changes.map((change: Change) => [change.line_of_coverage, change.status, change.connection_method, change.coverage_start, change.coverage_end]).sort()).toEqual([
+      ['dental', 'removed', 'api', '2026-01-01', '2026-03-10'],
+      ['medical', 'removed', 'manual', '2026-01-01', '2026-03-31'],
     ]);
   });
 });

@@ -36,6 +36,15 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('when a benefit change is described, then its coverage dates are documented as read-only dates that may be null', () => {
+    const schema = document.paths['/benefit_changes/{public_id}'].get.responses['200'].content['application/json'].schema;
+    for (const field of ['coverage_start', 'coverage_end']) {
+      expect(schema.required, field).toContain(field);
+      expect(schema.properties[field].anyOf, field).toEqual([expect.objectContaining({ type: 'string', format: 'date' }), { type: 'null' }]);
+      expect(schema.properties[field].description, field).toContain('(read-only)');
+    }
+  });
+
   it('when compared with the routes the server answers, then the API routes are documented', () => {
     const documented = new Set(
       Object.entries(document.paths).flatMap(([path, item]: [string, any]) =>

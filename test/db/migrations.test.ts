@@ -4,6 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isUniqueViolation } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import * as benefitChangeCoverageDates from '../../src/db/migrations/2026-11-23T0002-benefit-change-coverage-dates.ts';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../helpers/database.ts';
 
 // Like the migrations themselves, this test reads the tables without the application's row types.
@@ -77,6 +78,77 @@ describe(`migrations on ${testDatabaseKind()}`, () => {
         const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow();
         expect({ table, count: Number(row.count) }).toStrictEqual({ table, count: 0 });
       }
+    });
+  });
+
+  describe('benefit change coverage dates (2026-11-23T0002)', () => {
+    beforeEach(async () => {
+      await migrateToLatest(db);
+    });
+
+    /** A member with coverage on two plans of one employer: medical (replaced), then dental from June. */
+    async function insertCoverage(): Promise<void> {
+      await insertProvider();
+      await insertEmployer();
+      const owned = { provider_id: 'prov_1', created_at: CREATED_AT };
+      await db.insertInto('carriers').values({ ...owned, id: 'car_1', legal_name: 'Carrier A' }).execute();
+      await db.insertInto('carrier_groups').values({ ...owned, id: 'grp_1', employer_id: 'er_1', carrier_id: 'car_1', group_number: 'G-1', connection_method: 'manual' }).execute();
+      const plan = { ...owned, employer_id: 'er_1', group_id: 'grp_1', effective_start: '2026-01-01', effective_end: '2026-12-31', requires_primary_care_provider: false, metadata: '{}' };
+      await db
+        .insertInto('plans')
+        .values([
+          { ...plan, id: 'plan_medical', plan_name: 'Gold', line_of_coverage: 'medical' },
+          { ...plan, id: 'plan_dental', plan_name: 'Dental', line_of_coverage: 'dental' },
+        ])
+        .execute();
+      await db
+        .insertInto('members')
+        .values({ ...owned, id: 'mem_1', employer_id: 'er_1', first_name: 'Ada', last_name: 'Lee', dob: '1985-05-05', address: '{}', hire_date: '2025-01-01', metadata: '{}' })
+        .execute();
+      const enrollment = { ...owned, employer_id: 'er_1', member_id: 'mem_1', category: 'qle', status: 'approved', qualifying_life_event_documents: '[]', metadata: '{}' };
+      await db
+        .insertInto('enrollments')
+        .values([
+          { ...enrollment, id: 'enr_1', effective_start: '2026-01-01' },
+          { ...enrollment, id: 'enr_2', effective_start: '2026-06-01' },
+        ])
+        .execute();
+      const enrolled = { ...owned, member_id: 'mem_1', position: 0, eoi_status: 'not_required' };
+      await db
+        .insertInto('enrolled_plans')
+        .values([
+          { ...enrolled, id: 'ep_medical', enrollment_id: 'enr_1', plan_id: 'plan_medical', effective_start: '2026-01-01', effective_end: '2026-05-31' },
+          { ...enrolled, id: 'ep_dental', enrollment_id: 'enr_2', plan_id: 'plan_dental', effective_start: '2026-06-01', effective_end: '2026-12-31' },
+        ])
+        .execute();
+      const change = { ...owned, employer_id: 'er_1', member_id: 'mem_1', changes: '[]', group_id: 'grp_1', connection_method: 'manual', delivery_state: 'manual', needs_manual_completion: true };
+      await db
+        .insertInto('benefit_changes')
+        .values([
+          { ...change, id: 'bc_new', enrollment_id: 'enr_2', line_of_coverage: 'dental', status: 'new', next_enrollment_plan_id: 'ep_dental', position: 0 },
+          { ...change, id: 'bc_removed', enrollment_id: 'enr_2', line_of_coverage: 'medical', status: 'removed', previous_enrollment_plan_id: 'ep_medical', position: 1 },
+        ])
+        .execute();
+    }
+
+    it('when benefit changes recorded before it are migrated, then each gets the dates of its enrolled plan: the next one, or the removed one up to its end', async () => {
+      await insertCoverage();
+      await benefitChangeCoverageDates.down(db);
+      await benefitChangeCoverageDates.up(db);
+      const rows = await db.selectFrom('benefit_changes').select(['id', 'coverage_start', 'coverage_end']).orderBy('id').execute();
+      expect(rows.map((row) => ({ ...row }))).toStrictEqual([
+        { id: 'bc_new', coverage_start: '2026-06-01', coverage_end: '2026-12-31' },
+        { id: 'bc_removed', coverage_start: '2026-01-01', coverage_end: '2026-05-31' },
+      ]);
+    });
+
+    it('when migrated down, then the columns are gone and the changes stay', async () => {
+      await insertCoverage();
+      await benefitChangeCoverageDates.down(db);
+      const [row] = await db.selectFrom('benefit_changes').selectAll().where('id', '=', 'bc_new').execute();
+      expect(row).toBeDefined();
+      expect(Object.keys(row!)).not.toContain('coverage_start');
+      expect(Object.keys(row!)).not.toContain('coverage_end');
     });
   });
 

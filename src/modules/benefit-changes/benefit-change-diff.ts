@@ -1,3 +1,4 @@
+import { addDays, compareDates } from '../../shared/dates.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { CHANGE_KINDS, type BenefitChangeStatus, type ChangeKind } from './benefit-change.table.ts';
 
@@ -5,6 +6,8 @@ import { CHANGE_KINDS, type BenefitChangeStatus, type ChangeKind } from './benef
 export interface CoverageItem {
   enrolledPlanId: string;
   planId: string;
+  /** The plan's carrier group: the one its benefit changes are sent to. */
+  groupId: string;
   lineOfCoverage: LineOfCoverage;
   effectiveStart: string | null;
   effectiveEnd: string | null;
@@ -14,7 +17,7 @@ export interface CoverageItem {
   memberContributionCents: number | null;
 }
 
-/** What an approved enrollment does to one line of coverage (API.md section 7). */
+/** What an approved enrollment does to one line of coverage with one carrier group (API.md section 7). */
 export interface LineChange {
   lineOfCoverage: LineOfCoverage;
   status: BenefitChangeStatus;
@@ -22,33 +25,75 @@ export interface LineChange {
   changes: ChangeKind[];
   previous: CoverageItem | null;
   next: CoverageItem | null;
+  /**
+   * The dates the carrier needs: the next coverage's start and end (new, change, no_change); for removed, the
+   * previous coverage's start and its last day (lastDayWhenReplaced).
+   */
+  coverageStart: string | null;
+  coverageEnd: string | null;
 }
 
 /**
- * The benefit changes of an enrollment: `previous` is the member's coverage in force before it (at most one
- * item per line), `next` the plans it elects (one per line), `waivedLines` the lines it waives. One entry per
- * line the enrollment touches, elected lines first in `next` order, then waived ones; lines it does not
+ * The benefit changes of an enrollment whose coverage starts on `start`: `previous` is the member's coverage
+ * in force before it (at most one item per line), `next` the plans it elects (one per line), `waivedLines` the
+ * lines it waives. One entry per line and carrier group the enrollment touches, elected lines first in `next`
+ * order, then waived ones. A line that moves to a plan of another group is two entries, `removed` for the old
+ * group then `new` for the new one: each carrier hears about its own side of the move. Lines it does not
  * mention keep their coverage and get no entry, and waiving a line the member never had changes nothing.
  */
-export function diffCoverage(previous: readonly CoverageItem[], next: readonly CoverageItem[], waivedLines: readonly LineOfCoverage[]): LineChange[] {
+export function diffCoverage(previous: readonly CoverageItem[], next: readonly CoverageItem[], waivedLines: readonly LineOfCoverage[], start: string): LineChange[] {
   const previousByLine = new Map(previous.map((item) => [item.lineOfCoverage, item]));
   const out: LineChange[] = [];
   for (const item of next) {
     const before = previousByLine.get(item.lineOfCoverage) ?? null;
     if (before === null) {
-      out.push({ lineOfCoverage: item.lineOfCoverage, status: 'new', changes: [], previous: null, next: item });
+      out.push(added(item));
+      continue;
+    }
+    if (before.groupId !== item.groupId) {
+      out.push(removed(before, start), added(item));
       continue;
     }
     const changes = changeKinds(before, item);
-    out.push({ lineOfCoverage: item.lineOfCoverage, status: changes.length === 0 ? 'no_change' : 'change', changes, previous: before, next: item });
+    out.push({
+      lineOfCoverage: item.lineOfCoverage,
+      status: changes.length === 0 ? 'no_change' : 'change',
+      changes,
+      previous: before,
+      next: item,
+      coverageStart: item.effectiveStart,
+      coverageEnd: item.effectiveEnd,
+    });
   }
   const elected = new Set(next.map((item) => item.lineOfCoverage));
   for (const line of new Set(waivedLines)) {
     const before = previousByLine.get(line);
     if (before === undefined || elected.has(line)) continue;
-    out.push({ lineOfCoverage: line, status: 'removed', changes: [], previous: before, next: null });
+    out.push(removed(before, start));
   }
   return out;
+}
+
+/** The last day of `item` once coverage starting on `start` replaces it: the day before, unless it ends sooner. */
+export function lastDayWhenReplaced(item: Pick<CoverageItem, 'effectiveEnd'>, start: string): string {
+  const dayBefore = addDays(start, -1);
+  return item.effectiveEnd !== null && compareDates(item.effectiveEnd, dayBefore) <= 0 ? item.effectiveEnd : dayBefore;
+}
+
+function added(item: CoverageItem): LineChange {
+  return { lineOfCoverage: item.lineOfCoverage, status: 'new', changes: [], previous: null, next: item, coverageStart: item.effectiveStart, coverageEnd: item.effectiveEnd };
+}
+
+function removed(item: CoverageItem, start: string): LineChange {
+  return {
+    lineOfCoverage: item.lineOfCoverage,
+    status: 'removed',
+    changes: [],
+    previous: item,
+    next: null,
+    coverageStart: item.effectiveStart,
+    coverageEnd: lastDayWhenReplaced(item, start),
+  };
 }
 
 function changeKinds(before: CoverageItem, after: CoverageItem): ChangeKind[] {

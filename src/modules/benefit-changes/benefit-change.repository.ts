@@ -25,21 +25,16 @@ export function listBenefitChangesOfEnrollment(db: Executor, enrollmentId: strin
   return db.selectFrom('benefit_changes').selectAll().where('enrollment_id', '=', enrollmentId).orderBy('position').orderBy('id').execute();
 }
 
-/** The group each plan belongs to and how that group reaches its carrier. */
-export async function findGroupsOfPlans(
-  db: Executor,
-  providerId: string,
-  planIds: readonly string[],
-): Promise<Map<string, { groupId: string; connectionMethod: ConnectionMethod }>> {
-  if (planIds.length === 0) return new Map();
+/** How each group reaches its carrier, by group id. */
+export async function findConnectionMethodsOfGroups(db: Executor, providerId: string, groupIds: readonly string[]): Promise<Map<string, ConnectionMethod>> {
+  if (groupIds.length === 0) return new Map();
   const rows = await db
-    .selectFrom('plans')
-    .innerJoin('carrier_groups', 'carrier_groups.id', 'plans.group_id')
-    .select(['plans.id as plan_id', 'carrier_groups.id as group_id', 'carrier_groups.connection_method'])
-    .where('plans.provider_id', '=', providerId)
-    .where('plans.id', 'in', [...new Set(planIds)])
+    .selectFrom('carrier_groups')
+    .select(['id', 'connection_method'])
+    .where('provider_id', '=', providerId)
+    .where('id', 'in', [...new Set(groupIds)])
     .execute();
-  return new Map(rows.map((row) => [row.plan_id, { groupId: row.group_id, connectionMethod: row.connection_method }]));
+  return new Map(rows.map((row) => [row.id, row.connection_method]));
 }
 
 export async function insertBenefitChanges(trx: Transaction<Database>, rows: readonly BenefitChangeRow[]): Promise<void> {

@@ -18,7 +18,7 @@ export function registerBenefitChangeRoutes(app: FastifyInstance, deps: { benefi
     {
       schema: {
         tags,
-        summary: 'List every benefit change of an enrollment, one per line of coverage it touches, in line order (not paginated)',
+        summary: 'List every benefit change of an enrollment, one per line of coverage and carrier group it touches, in line order (not paginated)',
         params: IdParamsSchema,
         response: { 200: BenefitChangeListSchema, ...errorResponses(401, 404, 429) },
       },

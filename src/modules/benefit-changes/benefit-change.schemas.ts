@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IdSchema, Nullable, StringEnum, TimestampSchema } from '../../http/schemas.ts';
+import { DateSchema, IdSchema, Nullable, StringEnum, TimestampSchema } from '../../http/schemas.ts';
 import { CONNECTION_METHODS } from '../groups/group.table.ts';
 import { LINES_OF_COVERAGE } from '../plans/plan.table.ts';
 import { BENEFIT_CHANGE_STATUSES, CHANGE_KINDS, DELIVERY_STATES } from './benefit-change.table.ts';
@@ -7,7 +7,10 @@ import { BENEFIT_CHANGE_STATUSES, CHANGE_KINDS, DELIVERY_STATES } from './benefi
 export const MEMO_MAX_LENGTH = 2000;
 export const ASSIGNEE_MAX_LENGTH = 255;
 
-/** interface.md BenefitChange, plus the enrollment, line and hand-off state an integrator needs to act on it. */
+/**
+ * interface.md BenefitChange, plus the enrollment, line, coverage dates and hand-off state an integrator needs to
+ * act on it.
+ */
 export const BenefitChangeSchema = Type.Object(
   {
     id: IdSchema,
@@ -17,6 +20,12 @@ export const BenefitChangeSchema = Type.Object(
     changes: Type.Array(StringEnum(CHANGE_KINDS), { description: 'What differs, for a change; empty otherwise' }),
     previous_enrollment_plan: Nullable(IdSchema),
     next_enrollment_plan: Nullable(IdSchema),
+    coverage_start: Type.Union([DateSchema, Type.Null()], {
+      description: 'First day of the coverage the carrier is told about: the new coverage, or for removed the coverage that ends (read-only)',
+    }),
+    coverage_end: Type.Union([DateSchema, Type.Null()], {
+      description: "Last day of that coverage: the new coverage's end, or for removed the day it ends (read-only)",
+    }),
     connection_method: StringEnum(CONNECTION_METHODS, { description: "How it reaches the carrier: the plan group's connection at approval" }),
     memo: Nullable(Type.String()),
     assignee: Nullable(Type.String()),

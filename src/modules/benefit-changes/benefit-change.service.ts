@@ -31,6 +31,8 @@ export function toBenefitChangeResponse(row: BenefitChangeRow): BenefitChangeRes
     changes: JSON.parse(row.changes) as ChangeKind[],
     previous_enrollment_plan: row.previous_enrollment_plan_id,
     next_enrollment_plan: row.next_enrollment_plan_id,
+    coverage_start: row.coverage_start,
+    coverage_end: row.coverage_end,
     connection_method: row.connection_method,
     memo: row.memo,
     assignee: row.assignee,
@@ -66,8 +68,9 @@ export class BenefitChangeService {
 
   /**
    * Records the benefit changes of an enrollment being approved, inside the approval's transaction (call it
-   * once the enrollment is `approved` there): one row per line, each addressed to the group of its plan (the
-   * next plan's, else the previous one's) and handed to that group's connection. `api` changes get their
+   * once the enrollment is `approved` there): one row per line and group, with its coverage dates, each
+   * addressed to the group of its plan (the next plan's, else the previous one's) and handed to that group's
+   * connection. `api` changes get their
    * delivery job in this same transaction, so a change is never recorded without it, nor sent without being
    * recorded. An enrollment whose every line is `no_change` has nothing to send and is synced at once. The
    * caller wakes the job worker once its transaction has committed (a wake before the commit finds nothing).
@@ -78,16 +81,17 @@ export class BenefitChangeService {
     trx: Transaction<Database>,
     input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: readonly LineChange[] },
   ): Promise<{ status: 'approved' | 'synced'; events: NewEvent[] }> {
-    const planOf = (change: LineChange): string => {
+    const groupOf = (change: LineChange): string => {
       const item = change.next ?? change.previous;
       if (item === null) throw new Error(`The ${change.lineOfCoverage} change has neither a previous nor a next enrolled plan.`);
-      return item.planId;
+      return item.groupId;
     };
-    const groups = await repository.findGroupsOfPlans(trx, input.providerId, input.changes.map(planOf));
+    const connections = await repository.findConnectionMethodsOfGroups(trx, input.providerId, input.changes.map(groupOf));
     const now = this.#clock.now().toISOString();
     const rows = input.changes.map((change, position): BenefitChangeRow => {
-      const group = groups.get(planOf(change));
-      if (group === undefined) throw new Error(`Plan ${planOf(change)} of the ${change.lineOfCoverage} change has no group.`);
+      const groupId = groupOf(change);
+      const connectionMethod = connections.get(groupId);
+      if (connectionMethod === undefined) throw new Error(`Group ${groupId} of the ${change.lineOfCoverage} change does not exist.`);
       const nothingToSend = change.status === 'no_change';
       return {
         id: newId('benefit_change'),
@@ -100,13 +104,15 @@ export class BenefitChangeService {
         changes: JSON.stringify(change.changes),
         previous_enrollment_plan_id: change.previous?.enrolledPlanId ?? null,
         next_enrollment_plan_id: change.next?.enrolledPlanId ?? null,
-        group_id: group.groupId,
-        connection_method: group.connectionMethod,
-        delivery_state: nothingToSend ? 'completed' : openDeliveryState(group.connectionMethod),
+        coverage_start: change.coverageStart,
+        coverage_end: change.coverageEnd,
+        group_id: groupId,
+        connection_method: connectionMethod,
+        delivery_state: nothingToSend ? 'completed' : openDeliveryState(connectionMethod),
         memo: nothingToSend ? NO_CHANGE_MEMO : null,
         assignee: null,
         completed_at: nothingToSend ? now : null,
-        needs_manual_completion: group.connectionMethod === 'manual',
+        needs_manual_completion: connectionMethod === 'manual',
         position,
         created_at: now,
       };

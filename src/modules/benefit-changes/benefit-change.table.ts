@@ -29,6 +29,9 @@ export interface BenefitChangeTable {
   changes: string;
   previous_enrollment_plan_id: string | null;
   next_enrollment_plan_id: string | null;
+  /** The new coverage's start and end; for removed, the removed coverage's start and last day. */
+  coverage_start: string | null;
+  coverage_end: string | null;
   group_id: string;
   connection_method: ConnectionMethod;
   delivery_state: DeliveryState;

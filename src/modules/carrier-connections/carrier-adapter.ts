@@ -1,8 +1,8 @@
 import type { BenefitChangeStatus, ChangeKind } from '../benefit-changes/benefit-change.table.ts';
 
 /**
- * One benefit change as a carrier adapter sees it: ids and codes only, never personal data (an adapter that
- * needs more loads it itself, under its own controls).
+ * One benefit change as a carrier adapter sees it: ids, codes and the coverage dates, never personal data (an
+ * adapter that needs more loads it itself, under its own controls).
  */
 export interface CarrierChange {
   benefitChange: string;
@@ -11,6 +11,9 @@ export interface CarrierChange {
   lineOfCoverage: string;
   status: BenefitChangeStatus;
   changes: ChangeKind[];
+  /** The new coverage's first and last day; for `removed`, those of the coverage that ends (YYYY-MM-DD). */
+  coverageStart: string | null;
+  coverageEnd: string | null;
   carrier: string;
   groupNumber: string;
   groupMetadata: Record<string, string>;

@@ -64,6 +64,8 @@ function toCarrierChange({ change, carrierId, groupNumber, groupMetadata }: Chan
     lineOfCoverage: change.line_of_coverage,
     status: change.status,
     changes: JSON.parse(change.changes) as ChangeKind[],
+    coverageStart: change.coverage_start,
+    coverageEnd: change.coverage_end,
     carrier: carrierId,
     groupNumber,
     groupMetadata: parseMetadata(groupMetadata),

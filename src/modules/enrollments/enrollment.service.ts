@@ -10,7 +10,7 @@ import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { fromCents, toCents } from '../../shared/money.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { LineChange } from '../benefit-changes/benefit-change-diff.ts';
-import { diffCoverage, type CoverageItem } from '../benefit-changes/benefit-change-diff.ts';
+import { diffCoverage, lastDayWhenReplaced, type CoverageItem } from '../benefit-changes/benefit-change-diff.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import { findMemberById, lockMemberById } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
@@ -369,7 +369,7 @@ export class EnrollmentService {
       employerId: enrollment.employer_id,
       enrollmentId: enrollment.id,
       memberId: enrollment.member_id,
-      changes: diffCoverage(coverage.previous, coverage.next, coverage.waivedLines),
+      changes: diffCoverage(coverage.previous, coverage.next, coverage.waivedLines, coverage.start),
     });
     const approved = { ...enrollment, status: 'approved' as const, approved_at: approvedAt };
     const events = [
@@ -759,10 +759,11 @@ export class EnrollmentService {
   /** The member's coverage before and after, line by line (API.md section 7). */
   async #coverageBeforeAndAfter(trx: Executor, enrollment: EnrollmentRow, elections: Elections) {
     const plans = new Map((await repository.findPlans(trx, enrollment.provider_id, elections.plans.map((p) => p.plan_id))).map((p) => [p.id, p]));
-    const toItem = (row: EnrolledPlanRow, line: LineOfCoverage, dependentIds: string[]): CoverageItem => ({
+    const toItem = (row: EnrolledPlanRow, plan: Pick<PlanRow, 'group_id' | 'line_of_coverage'>, dependentIds: string[]): CoverageItem => ({
       enrolledPlanId: row.id,
       planId: row.plan_id,
-      lineOfCoverage: line,
+      groupId: plan.group_id,
+      lineOfCoverage: plan.line_of_coverage,
       effectiveStart: row.effective_start,
       effectiveEnd: row.effective_end,
       dependentIds,
@@ -771,7 +772,7 @@ export class EnrollmentService {
       memberContributionCents: row.member_contribution_cents,
     });
     const next = elections.plans.map((row) =>
-      toItem(row, plans.get(row.plan_id)!.line_of_coverage, elections.dependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
+      toItem(row, plans.get(row.plan_id)!, elections.dependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
     );
     const waivedLines = [...new Set(elections.waivers.map((waiver) => waiver.line_of_coverage as LineOfCoverage))];
     const start = enrollment.effective_start ?? toDateString(this.#clock.now());
@@ -782,24 +783,25 @@ export class EnrollmentService {
         ? []
         : await trx.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id']).where('enrolled_plan_id', 'in', inForce.map((row) => row.id)).execute();
     const previous = inForce.map((row) =>
-      toItem(row, row.line_of_coverage, dependentRows.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
+      toItem(row, { group_id: row.group_id, line_of_coverage: row.line_of_coverage }, dependentRows.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
     );
     const enrollmentsOfPrevious = new Map(inForce.map((row): [string, EnrollmentEventSource] => [row.id, enrollmentOfCoverage(row)]));
     return { next, waivedLines, previous, start, enrollmentsOfPrevious };
   }
 
   /**
-   * The coverage this enrollment replaces ends the day before the new coverage starts. Returns the enrollments
-   * whose coverage it ended (each once), as their events describe them.
+   * The coverage this enrollment replaces ends the day before the new coverage starts (the end its removed
+   * benefit changes carry). Returns the enrollments whose coverage it ended (each once), as their events
+   * describe them.
    */
   async #endCoverageReplacedBy(
     trx: Executor,
     { previous, start, enrollmentsOfPrevious }: { previous: readonly CoverageItem[]; start: string; enrollmentsOfPrevious: ReadonlyMap<string, EnrollmentEventSource> },
   ): Promise<EnrollmentEventSource[]> {
-    const lastDay = addDays(start, -1);
     const changed = new Map<string, EnrollmentEventSource>();
     for (const item of previous) {
-      if (item.effectiveEnd === null || compareDates(item.effectiveEnd, lastDay) > 0) {
+      const lastDay = lastDayWhenReplaced(item, start);
+      if (lastDay !== item.effectiveEnd) {
         await repository.endCoverage(trx, item.enrolledPlanId, lastDay);
         const enrollment = enrollmentsOfPrevious.get(item.enrolledPlanId)!;
         changed.set(enrollment.id, enrollment);
