@@ -3,7 +3,7 @@ import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import type { Database } from '../../db/schema.ts';
 import { repeatWhileFull } from '../../shared/batches.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { daysBeforeInstant } from '../../shared/dates.ts';
+import { canonicalTimestamp, daysBeforeInstant } from '../../shared/dates.ts';
 import { AppError, NotFound, inputError } from '../../shared/errors.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { listParameterValues } from '../../shared/text.ts';
@@ -83,11 +83,6 @@ export function parseEventTypes(values: readonly string[] | undefined): { eventT
     });
   }
   return { eventTypes: [...eventTypes], objectTypes: [...objectTypes] };
-}
-
-/** Timestamps compare as the stored text on SQLite: any ISO 8601 instant is brought to the stored form. */
-function canonicalTimestamp(value: string): string {
-  return new Date(value).toISOString();
 }
 
 /**
