@@ -31,13 +31,15 @@ export interface CobraEventTable {
 
 /**
  * One person's loss of one line, by one qualifying event. The primary key (member, event type, event date,
- * line, person) records each loss once, however many sweeps, retries or enrollments come across it.
+ * coverage lost date, line, person) records each loss once, however many sweeps, retries or enrollments come
+ * across it; the same loss moved to another day is news for the administrator, and is recorded.
  */
 export interface CobraEventLossTable {
   cobra_event_id: string;
   member_id: string;
   event_type: CobraEventType;
   event_date: string;
+  coverage_lost_date: string;
   line_of_coverage: LineOfCoverage;
   /** The member's id for the member's own loss, else the dependent's. */
   person_id: string;
