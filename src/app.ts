@@ -49,6 +49,8 @@ import { registerBenefitChangeRoutes } from './modules/benefit-changes/benefit-c
 import { BenefitChangeService } from './modules/benefit-changes/benefit-change.service.ts';
 import { registerEnrollmentRoutes } from './modules/enrollments/enrollment.routes.ts';
 import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
+import { registerCobraEventRoutes } from './modules/cobra-events/cobra-event.routes.ts';
+import { CobraEventService } from './modules/cobra-events/cobra-event.service.ts';
 import { DailySweep } from './modules/daily-sweep/sweep.service.ts';
 import { EventLog } from './modules/events/event-log.ts';
 import { webhookFanOut } from './modules/webhooks/webhook-fan-out.ts';
@@ -216,7 +218,9 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   registerMemberIdCardRoutes(app, { memberIdCards: new MemberIdCardService(db, clock, events), pages });
   const benefitChanges = new BenefitChangeService(db, clock, events);
   registerBenefitChangeRoutes(app, { benefitChanges, pages });
-  const enrollments = new EnrollmentService(db, clock, notifier, events, benefitChanges, jobs);
+  const cobraEvents = new CobraEventService(db, clock);
+  registerCobraEventRoutes(app, { cobraEvents, pages });
+  const enrollments = new EnrollmentService(db, clock, notifier, events, benefitChanges, cobraEvents, jobs);
   registerEnrollmentRoutes(app, { enrollments, pages });
   registerOpenEnrollmentWindowRoutes(app, { windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments), pages });
   registerWebhookEndpointRoutes(app, {
@@ -293,7 +297,7 @@ interface BackgroundDependencies {
 
 function buildOpenEnrollment({ db, clock, jobs, events }: BackgroundDependencies & { events: EventLog }) {
   const notifier = new Notifier(clock, events);
-  const enrollments = new EnrollmentService(db, clock, notifier, events, new BenefitChangeService(db, clock, events), jobs);
+  const enrollments = new EnrollmentService(db, clock, notifier, events, new BenefitChangeService(db, clock, events), new CobraEventService(db, clock), jobs);
   return { notifier, enrollments, windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments) };
 }
 

@@ -2,6 +2,7 @@ import type { ApiKeyTable, IdempotencyKeyTable, ProviderTable, SettingTable } fr
 import type { JobTable } from '../jobs/job.table.ts';
 import type { BenefitChangeTable } from '../modules/benefit-changes/benefit-change.table.ts';
 import type { BeneficiaryTable } from '../modules/beneficiaries/beneficiary.table.ts';
+import type { CobraEventLossTable, CobraEventTable } from '../modules/cobra-events/cobra-event.table.ts';
 import type { BusinessUnitTable } from '../modules/business-units/business-unit.table.ts';
 import type { CarrierTable } from '../modules/carriers/carrier.table.ts';
 import type { DependentTable } from '../modules/dependents/dependent.table.ts';
@@ -61,4 +62,6 @@ export interface Database {
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
+  cobra_events: CobraEventTable;
+  cobra_event_losses: CobraEventLossTable;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   addDays,
   addYears,
+  canonicalTimestamp,
   ageOn,
   compareDates,
   daysBeforeInstant,
@@ -228,6 +229,14 @@ describe('toDateString and toTimestamp', () => {
   ])('when the instant is %s, then its timestamp is the fixed-width %s', (instant, timestamp) => {
     expect(toTimestamp(new Date(instant))).toBe(timestamp);
     expect(toTimestamp(new Date(instant))).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+
+  it.each([
+    ['2024-03-01T00:30:00+02:00', '2024-02-29T22:30:00.000Z'],
+    ['2026-01-05T00:00:00Z', '2026-01-05T00:00:00.000Z'],
+    ['2026-01-05t10:00:00.5z', '2026-01-05T10:00:00.500Z'],
+  ])('when a query gives the instant %s, then it is compared as the stored %s', (value, stored) => {
+    expect(canonicalTimestamp(value)).toBe(stored);
   });
 });
 

@@ -75,14 +75,24 @@ export function toDateString(instant: Date): string {
   return instant.toISOString().slice(0, 10);
 }
 
-/** An instant as the fixed-width timestamp stored and returned everywhere: 'YYYY-MM-DDTHH:mm:ss.sssZ'. */
 /** The instant `days` whole days (of 24 hours) before `instant`, as a stored timestamp: a retention cutoff. */
 export function daysBeforeInstant(instant: Date, days: number): string {
   return new Date(instant.getTime() - days * 24 * 60 * 60 * 1000).toISOString();
 }
 
+/** An instant as the fixed-width timestamp stored and returned everywhere: 'YYYY-MM-DDTHH:mm:ss.sssZ'. */
 export function toTimestamp(instant: Date): string {
   return instant.toISOString();
+}
+
+/**
+ * A `date-time` query value (already checked by its schema: any ISO 8601 instant, with any offset) as the
+ * stored form, so that it compares as the instant it names on both databases (SQLite compares the text).
+ */
+export function canonicalTimestamp(value: string): string {
+  const instant = parseTimestamp(value);
+  if (!instant) throw new RangeError(`not a timestamp the API accepts: ${value}`);
+  return toTimestamp(instant);
 }
 
 export function addDays(date: string, days: number): string {

@@ -26,6 +26,7 @@ export const ID_PREFIXES = {
   event: 'evt',
   webhook_endpoint: 'whe',
   webhook_delivery: 'whd',
+  cobra_event: 'cobra',
   api_key: 'key',
   provider: 'prov',
   request: 'req',

@@ -23,6 +23,7 @@ import { toPlanRates } from '../plans/plan.service.ts';
 import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
 import { contributionSplit, premiumCents } from '../plans/pricing.ts';
 import { eventOf, type EventSource } from '../events/event-data.ts';
+import type { QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
 import type { EventLog, NewEvent } from '../events/event-log.ts';
 import { decideVolume, submissionErrors } from './enrollment-rules.ts';
 import { assertTransition, ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS, type EnrollmentAction } from './enrollment-status.ts';
@@ -149,14 +150,16 @@ export class EnrollmentService {
   readonly #notifier: Notifier;
   readonly #events: EventLog;
   readonly #benefitChanges: BenefitChangeRecorder;
+  readonly #qualifyingEvents: QualifyingEventRecorder;
   readonly #jobs: { wake(): void } | undefined;
 
-  constructor(db: Kysely<Database>, clock: Clock, notifier: Notifier, events: EventLog, benefitChanges: BenefitChangeRecorder, jobs?: { wake(): void }) {
+  constructor(db: Kysely<Database>, clock: Clock, notifier: Notifier, events: EventLog, benefitChanges: BenefitChangeRecorder, qualifyingEvents: QualifyingEventRecorder, jobs?: { wake(): void }) {
     this.#db = db;
     this.#clock = clock;
     this.#notifier = notifier;
     this.#events = events;
     this.#benefitChanges = benefitChanges;
+    this.#qualifyingEvents = qualifyingEvents;
     this.#jobs = jobs;
   }
 
@@ -371,12 +374,15 @@ export class EnrollmentService {
       memberId: enrollment.member_id,
       changes: diffCoverage(coverage.previous, coverage.next, coverage.waivedLines, coverage.start),
     });
+    // COBRA (29 U.S.C. 1163): group health coverage this approval ends for a qualifying event is recorded with it.
+    const cobraEvents = await this.#qualifyingEvents.recordCoverageLoss(trx, { enrollment, before: coverage.previous, after: coverage.next, firstDayWithout: coverage.start });
     const approved = { ...enrollment, status: 'approved' as const, approved_at: approvedAt };
     const events = [
       ...withEvents,
       eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.approve, approved),
       ...replaced.map((other) => eventOf('enrollment', 'updated', other)),
       ...changeEvents,
+      ...cobraEvents,
       ...(status === 'synced' ? [eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.complete, { ...approved, status })] : []),
     ];
     await this.#notifier.record(

@@ -1,6 +1,7 @@
 import type { BeneficiaryRow } from '../beneficiaries/beneficiary.table.ts';
 import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.ts';
 import type { BusinessUnitRow } from '../business-units/business-unit.table.ts';
+import type { CobraEventRow } from '../cobra-events/cobra-event.table.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { DocumentRow } from '../documents/document.table.ts';
 import type { EnrollmentRow } from '../enrollments/enrollment.table.ts';
@@ -43,6 +44,7 @@ interface EventSources {
   open_enrollment_window: Pick<OpenEnrollmentWindowRow, 'employer_id' | 'status' | 'enrollment_type'>;
   notification: Pick<NotificationRow, 'employer_id' | 'notification_type' | 'related_object_type' | 'related_object_id' | 'owner'>;
   webhook_endpoint: { disabled: boolean | number; disabled_reason: string | null };
+  cobra_event: Pick<CobraEventRow, 'employer_id' | 'member_id' | 'enrollment_id' | 'event_type'>;
 }
 
 /** A record an event can be made from: its id, provider and the columns of its type. */
@@ -93,6 +95,11 @@ export const EVENT_DATA: { [T in EventObjectType]: (row: EventSource<T>) => Desc
     data: { notification_type: row.notification_type, related_object_type: row.related_object_type, related_object_id: row.related_object_id, owner: row.owner },
   }),
   webhook_endpoint: (row) => ({ employer: null, data: { disabled: Boolean(row.disabled), disabled_reason: row.disabled_reason } }),
+  // Not the dependents, dates or lines: whoever acts on it reads the record (GET /cobra_events/{id}).
+  cobra_event: (row) => ({
+    employer: row.employer_id,
+    data: { member: row.member_id, employer: row.employer_id, enrollment: row.enrollment_id, event_type: row.event_type },
+  }),
 };
 
 /** The event of `action` on a record, e.g. `eventOf('member', 'created', row)`, with its data from EVENT_DATA. */

@@ -26,6 +26,8 @@ export const EVENT_ACTIONS = {
   notification: ['created'],
   // `disabled`: the service disabled it after 3 days of failed deliveries (a client's PATCH is `updated`).
   webhook_endpoint: ['created', 'updated', 'deleted', 'disabled'],
+  // Read-only records: a COBRA qualifying event is recorded once and never changes.
+  cobra_event: ['created'],
 } as const satisfies Record<EventObjectType, readonly string[]>;
 
 export type EventAction<T extends EventObjectType> = (typeof EVENT_ACTIONS)[T][number];

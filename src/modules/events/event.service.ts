@@ -50,8 +50,8 @@ export class EventService {
         objectId: filter.object_id,
         objectType: filter.object_type,
         employerId: filter.employer,
-        createdAfter: filter.created_after === undefined ? undefined : canonicalTimestamp('created_after', filter.created_after),
-        createdBefore: filter.created_before === undefined ? undefined : canonicalTimestamp('created_before', filter.created_before),
+        createdAfter: filter.created_after === undefined ? undefined : canonicalQueryTimestamp('created_after', filter.created_after),
+        createdBefore: filter.created_before === undefined ? undefined : canonicalQueryTimestamp('created_before', filter.created_before),
       },
       page,
     );
@@ -86,7 +86,7 @@ export function parseEventTypes(values: readonly string[] | undefined): { eventT
 }
 
 /** Timestamps compare as the stored text on SQLite: any accepted instant is brought to the stored form. */
-function canonicalTimestamp(parameter: string, value: string): string {
+function canonicalQueryTimestamp(parameter: string, value: string): string {
   const instant = parseTimestamp(value);
   if (!instant) throw new AppError('invalid_request', 'Invalid query parameters.', { inputErrors: [inputError([parameter], TIMESTAMP_INPUT_MESSAGE)] });
   return toTimestamp(instant);

@@ -20,6 +20,7 @@ export const EVENT_OBJECT_TYPES = [
   'open_enrollment_window',
   'notification',
   'webhook_endpoint',
+  'cobra_event',
 ] as const;
 export type EventObjectType = (typeof EVENT_OBJECT_TYPES)[number];
 

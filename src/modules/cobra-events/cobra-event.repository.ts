@@ -1,0 +1,61 @@
+import type { Executor, Transaction } from '../../db/database.ts';
+import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
+import type { Database } from '../../db/schema.ts';
+import { findByIdInScope, inScope } from '../../db/scope.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import type { CobraEventLossRow, CobraEventRow } from './cobra-event.table.ts';
+
+export interface CobraEventFilter {
+  employerId?: string | undefined;
+  memberId?: string | undefined;
+  /** A stored timestamp: only events created strictly after it. */
+  createdAfter?: string | undefined;
+}
+
+/** Employer keys see their employer's events only. */
+function cobraEvents(db: Executor, scope: Scope) {
+  return inScope(db.selectFrom('cobra_events').selectAll(), scope, 'cobra_events', 'employer_id');
+}
+
+export const findCobraEventById: (db: Executor, scope: Scope, id: string) => Promise<CobraEventRow | undefined> = findByIdInScope(cobraEvents);
+
+export function listCobraEvents(db: Executor, scope: Scope, filter: CobraEventFilter, page: PageRequest): Promise<Page<CobraEventRow>> {
+  let query = cobraEvents(db, scope);
+  if (filter.employerId !== undefined) query = query.where('employer_id', '=', filter.employerId);
+  if (filter.memberId !== undefined) query = query.where('member_id', '=', filter.memberId);
+  if (filter.createdAfter !== undefined) query = query.where('created_at', '>', filter.createdAfter);
+  return paginate(query, page);
+}
+
+/** The losses of these events, each event's in recorded order. */
+export async function findLossesOf(db: Executor, cobraEventIds: readonly string[]): Promise<CobraEventLossRow[]> {
+  if (cobraEventIds.length === 0) return [];
+  return db.selectFrom('cobra_event_losses').selectAll().where('cobra_event_id', 'in', [...cobraEventIds]).orderBy('cobra_event_id').orderBy('position').execute();
+}
+
+export async function insertCobraEvent(trx: Transaction<Database>, row: CobraEventRow): Promise<void> {
+  await trx.insertInto('cobra_events').values(row).execute();
+}
+
+/**
+ * Inserts the losses, skipping those already recorded for the same event (type and date) of the member and
+ * the same first day without coverage.
+ * Returns the rows that were new (RETURNING answers only the rows an INSERT ... ON CONFLICT DO NOTHING
+ * inserted, on both databases), in the order given.
+ */
+export async function insertNewLosses(trx: Transaction<Database>, rows: readonly CobraEventLossRow[]): Promise<CobraEventLossRow[]> {
+  if (rows.length === 0) return [];
+  const inserted = await trx
+    .insertInto('cobra_event_losses')
+    .values([...rows])
+    .onConflict((oc) => oc.columns(['member_id', 'event_type', 'event_date', 'coverage_lost_date', 'line_of_coverage', 'person_id']).doNothing())
+    .returning('position')
+    .execute();
+  const positions = new Set(inserted.map((row) => row.position));
+  return rows.filter((row) => positions.has(row.position));
+}
+
+/** Takes back an event none of whose losses was new (inside the transaction that inserted it). */
+export async function deleteCobraEvent(trx: Transaction<Database>, id: string): Promise<void> {
+  await trx.deleteFrom('cobra_events').where('id', '=', id).execute();
+}

@@ -1,0 +1,49 @@
+import { Type, type Static } from 'typebox';
+import { DateSchema, IdSchema, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
+import { ID_PATTERN } from '../../shared/ids.ts';
+import { COBRA_EVENT_TYPES } from './cobra-event.table.ts';
+
+/** A record id with its own description. */
+const DescribedId = (description: string) => Type.String({ pattern: ID_PATTERN, maxLength: 64, description });
+
+const CobraLineSchema = StringEnum(['medical', 'dental', 'vision'] as const);
+
+export const CobraEventSchema = Type.Object(
+  {
+    id: IdSchema,
+    member: DescribedId('The covered employee'),
+    employer: IdSchema,
+    enrollment: DescribedId('The approved enrollment whose coverage change recorded the event (for a termination, the one the daily sweep made)'),
+    event_type: StringEnum(COBRA_EVENT_TYPES, {
+      description:
+        '29 U.S.C. 1163: death (1), termination or reduction_of_hours (2), divorce_or_legal_separation (3), medicare_entitlement (4), dependent_ceased_to_be_dependent (5)',
+    }),
+    event_date: DateSchema,
+    coverage_lost_date: Type.String({ format: 'date', description: 'The first day without coverage, YYYY-MM-DD (the last day covered is the day before)' }),
+    lines_of_coverage: Type.Array(CobraLineSchema, { description: 'The group health lines lost (medical, dental, vision), by anyone' }),
+    member_lost_coverage: Type.Boolean({ description: "Whether the member's own coverage of some line ended" }),
+    dependents: Type.Array(IdSchema, { description: 'The dependents who lost coverage of some line' }),
+    losses: Type.Array(
+      Type.Object({
+        line_of_coverage: CobraLineSchema,
+        member_lost_coverage: Type.Boolean(),
+        dependents: Type.Array(IdSchema),
+      }),
+      { description: 'Who lost each line' },
+    ),
+    created_at: TimestampSchema,
+  },
+  { title: 'CobraEvent' },
+);
+export type CobraEventResponse = Static<typeof CobraEventSchema>;
+
+export const ListCobraEventsQuerySchema = Type.Object(
+  {
+    ...PageQuerySchema,
+    employer: Type.Optional(IdSchema),
+    member: Type.Optional(IdSchema),
+    created_after: Type.Optional(Type.String({ format: 'date-time', description: 'Only events recorded strictly after this instant' })),
+  },
+  { additionalProperties: false },
+);
+export type ListCobraEventsQuery = Static<typeof ListCobraEventsQuerySchema>;
