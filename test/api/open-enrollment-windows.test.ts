@@ -382,3 +382,19 @@ describe('complete: passive and active windows', () => {
     expect((await enrollmentsOf(w, idle.member.id)).map((e) => e.category)).toEqual(['carrier_sync']);
   });
 });
+
+describe('the change report and moves between carriers', () => {
+  it("when a member moves a line to another group's plan, then the carriers get removed and new, and the report one change with plan_change", async () => {
+    const w = await createEnrollmentWorld(t);
+    await ok(w.admin.post('/enrollments', { member: w.member.id, category: 'carrier_sync', effective_start: '2026-01-01', enrolled_plans: [{ plan: w.plans.dental.id }] }), 201);
+    const move = await createEnrollment(w, { enrolled_plans: [{ plan: w.plans.dentalRejected.id }] });
+    await ok(w.admin.post(`/enrollments/${move.id}/save_and_submit`));
+    await ok(w.admin.post(`/enrollments/${move.id}/approve`));
+    const changes = await ok(w.admin.get(`/enrollments/${move.id}/benefit_changes`));
+    expect(changes.map((change: { line_of_coverage: string; status: string }) => [change.line_of_coverage, change.status])).toEqual([['dental', 'removed'], ['dental', 'new']]);
+    const report = await ok(w.admin.get(`/open_enrollment_windows/${w.window.id}/change_report`));
+    expect(report.summaries.filter((summary: { member: string }) => summary.member === w.member.id)).toEqual([
+      { member: w.member.id, line_of_coverage: 'dental', status: 'change', changes: ['plan_change'], previous_plan: w.plans.dental.id, next_plan: w.plans.dentalRejected.id },
+    ]);
+  });
+});

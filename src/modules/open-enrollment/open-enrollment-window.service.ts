@@ -267,16 +267,26 @@ export class OpenEnrollmentWindowService {
     const row = await repository.findWindowById(this.#db, scope, id);
     if (!row) throw new NotFound('open enrollment window');
     const changes = await repository.findWindowChanges(this.#db, row.id);
-    const summaries = changes.map(
-      (change): WindowSummary => ({
+    const summaries: WindowSummary[] = [];
+    for (const change of changes) {
+      const summary: WindowSummary = {
         member: change.member_id,
         line_of_coverage: change.line_of_coverage,
         status: change.status,
         changes: JSON.parse(change.changes) as ChangeKind[],
         previous_plan: change.previous_plan,
         next_plan: change.next_plan,
-      }),
-    );
+      };
+      // A move to another carrier's group is two benefit changes (the old group's `removed`, the new one's
+      // `new`); for the member and the line it is one change of plan (API.md section 9: one summary per
+      // member and line of coverage).
+      const last = summaries.at(-1);
+      if (last && summary.status === 'new' && last.status === 'removed' && last.member === summary.member && last.line_of_coverage === summary.line_of_coverage) {
+        summaries[summaries.length - 1] = { ...last, status: 'change', changes: ['plan_change'], next_plan: summary.next_plan };
+      } else {
+        summaries.push(summary);
+      }
+    }
     return this.#respond(this.#db, row, (await repository.findWindowPlanIds(this.#db, [row.id])).get(row.id)!, summaries);
   }
 
