@@ -251,6 +251,8 @@ async function loadPhase({ server, settings, ids, authorization, slowKey, limits
     const figures = {
       ratio: round(measured.attack.rps / measured.baseline.rps, 3),
       normal_failures: failures(measured.baseline) + failures(measured.attack),
+      // A request still unanswered when its slice ends is dropped uncounted: read the failures with this.
+      normal_answered_attack: measured.attack.requests,
       p99_baseline_ms: measured.baseline.p99_ms,
       p99_attack_ms: measured.attack.p99_ms,
       keyless_rps: round(keylessRequests / attack.seconds, 0),
