@@ -1,8 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Ajv } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
 import type { Config } from './config.ts';
@@ -11,6 +9,7 @@ import { registerAuthentication } from './http/auth.ts';
 import { registerErrorHandler, sendError } from './http/errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { installJsonParser, refuseUnreadableBody } from './http/json-body.ts';
+import { installValidators } from './http/validators.ts';
 import { assertValidHost, installUnknownRoutes } from './http/routing.ts';
 import { API_VERSION, registerOpenApi } from './http/openapi.ts';
 import { Paginator } from './http/pagination.ts';
@@ -68,11 +67,8 @@ import { openEnrollmentJobHandlers } from './modules/open-enrollment/passive-rol
 import { registerOpenEnrollmentWindowRoutes } from './modules/open-enrollment/open-enrollment-window.routes.ts';
 import { OpenEnrollmentWindowService } from './modules/open-enrollment/open-enrollment-window.service.ts';
 import { AppError } from './shared/errors.ts';
-import { parseDate, parseTimestamp } from './shared/dates.ts';
 import { isWellFormedId, newId } from './shared/ids.ts';
 import type { Clock } from './shared/clock.ts';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv, options: { mode: 'full' }) => Ajv;
 
 export interface LogStream {
   write(line: string): void;
@@ -299,23 +295,6 @@ function buildOpenEnrollment({ db, clock, jobs, events }: BackgroundDependencies
   const notifier = new Notifier(clock, events);
   const enrollments = new EnrollmentService(db, clock, notifier, events, new BenefitChangeService(db, clock, events), new CobraEventService(db, clock), jobs);
   return { notifier, enrollments, windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments) };
-}
-
-/**
- * Bodies are validated strictly (no type coercion, unknown fields are errors); query strings and path
- * parameters are coerced from text, as they must be.
- */
-function installValidators(app: FastifyInstance): void {
-  // verbose: errors carry their schema, so messages can use its description instead of a raw pattern.
-  const common = { useDefaults: true, removeAdditional: false, allErrors: true, strict: false, verbose: true } as const;
-  const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }), { mode: 'full' });
-  const textAjv = addFormats(new Ajv({ ...common, coerceTypes: 'array' }), { mode: 'full' });
-  // The one parser each of dates and timestamps (shared/dates.ts), with the range both databases store.
-  for (const ajv of [bodyAjv, textAjv]) {
-    ajv.addFormat('date', { type: 'string', validate: (text: string) => parseDate(text) !== undefined });
-    ajv.addFormat('date-time', { type: 'string', validate: (text: string) => parseTimestamp(text) !== undefined });
-  }
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
 }
 
 /** A random secret kept in the database so that every process of the deployment shares it. */
