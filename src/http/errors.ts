@@ -48,7 +48,9 @@ function toErrorResponse(error: unknown, request: FastifyRequest): { status: num
   });
 
   if (error instanceof AppError) {
-    return { ...render(error.type, error.message, error.inputErrors), ...(error.headers ? { headers: error.headers } : {}) };
+    // Services may find thousands of wrong fields (metadata keys, ...): the first MAX_INPUT_ERRORS say enough.
+    const inputErrors = error.inputErrors?.slice(0, MAX_INPUT_ERRORS);
+    return { ...render(error.type, error.message, inputErrors), ...(error.headers ? { headers: error.headers } : {}) };
   }
   const fastifyError = error as Partial<FastifyError> & { validation?: AjvLikeError[]; validationContext?: string };
   if (Array.isArray(fastifyError.validation)) {

@@ -99,14 +99,15 @@ export function jsonShape(text: string): { depth: number; values: number } {
   let depth = 0;
   let deepest = 0;
   let values = 0;
-  let inString = false;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === 0x5c /* \ */) index++;
-      else if (code === 0x22 /* " */) inString = false;
-    } else if (code === 0x22) {
-      inString = true;
+    if (code === 0x22 /* " */) {
+      // Skip the string: find its closing quote natively (a document's content is one string of megabytes),
+      // stepping over quotes escaped by an odd run of backslashes.
+      let end = text.indexOf('"', index + 1);
+      while (end > 0 && escapedAt(text, end)) end = text.indexOf('"', end + 1);
+      if (end < 0) break;
+      index = end;
     } else if (code === 0x5b /* [ */ || code === 0x7b /* { */) {
       if (++depth > deepest) deepest = depth;
       values++;
@@ -118,6 +119,13 @@ export function jsonShape(text: string): { depth: number; values: number } {
     if (deepest > MAX_JSON_DEPTH || values > MAX_JSON_VALUES) break;
   }
   return { depth: deepest, values };
+}
+
+/** Whether the character at `index` follows an odd run of backslashes (is escaped). */
+function escapedAt(text: string, index: number): boolean {
+  let backslashes = 0;
+  while (text.charCodeAt(index - 1 - backslashes) === 0x5c) backslashes++;
+  return backslashes % 2 === 1;
 }
 
 interface PendingValue {
@@ -147,7 +155,7 @@ export function unstorableStrings(root: unknown): InputError[] {
       }
     } else if (value !== null && typeof value === 'object') {
       const entries = Object.entries(value);
-      for (let index = entries.length - 1; index >= 0; index--) {
+      for (let index = entries.length - 1; index >= 0 && out.length < MAX_INPUT_ERRORS; index--) {
         const [key, item] = entries[index] as [string, unknown];
         if (bad(key)) out.push(inputError([...pathOf(pending), key], 'Keys may not contain NUL characters or unpaired surrogates.'));
         else if ((item !== null && typeof item === 'object') || typeof item === 'string') stack.push({ value: item, parent: pending, key });

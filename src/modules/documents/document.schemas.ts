@@ -29,10 +29,10 @@ export const CreateDocumentBodySchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 255, description: 'File name, e.g. id-card-front.pdf' }),
     content_type: Type.String({ pattern: MIME_TYPE_PATTERN, maxLength: 255, description: 'MIME type, e.g. application/pdf or image/png' }),
+    // No minLength: ajv would count the code points of megabytes to check it; the service refuses empty content.
     content_base64: Type.String({
-      minLength: 1,
       contentEncoding: 'base64',
-      description: 'Write-only: the content in standard base64 (RFC 4648, padded); at most 10 MiB decoded',
+      description: 'Write-only: the content in standard base64 (RFC 4648, padded), not empty; at most 10 MiB decoded',
     }),
     // The member's employer becomes the document's. With neither, an admin key's document is provider-wide and
     // an employer key's is its employer's.

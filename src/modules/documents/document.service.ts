@@ -41,6 +41,7 @@ export function decodeBase64Strictly(text: string): Buffer | undefined {
 function decodeContent(text: string): Buffer {
   const tooLarge = new AppError('payload_too_large', `A document may hold at most ${MAX_DOCUMENT_BYTES} bytes (10 MiB).`);
   if (text.length > MAX_BASE64_LENGTH) throw tooLarge;
+  if (text.length === 0) throw validationFailed(['content_base64'], 'Must not be empty.');
   const bytes = decodeBase64Strictly(text);
   if (!bytes) throw validationFailed(['content_base64'], 'Must be standard base64 (RFC 4648: A-Z, a-z, 0-9, + and /, padded with =), without whitespace.');
   if (bytes.length > MAX_DOCUMENT_BYTES) throw tooLarge;
