@@ -35,8 +35,8 @@ import {
  *
  * Checkpoints (copying the write-ahead log back into the database file, with an fsync) would otherwise run
  * inside whichever COMMIT crosses SQLite's threshold, on the event loop: for a file database a worker thread
- * with its own connection runs them instead, every `checkpointIntervalMs`. Should that thread ever die, the
- * connection goes back to SQLite's own automatic checkpoints.
+ * with its own connection runs them instead, every `checkpointIntervalMs`. Until that thread has started, and
+ * should it ever die, the connection uses SQLite's own automatic checkpoints.
  *
  * A checkpoint copies the log but does not shorten it: SQLite starts the log over from its beginning only when
  * a write transaction begins with every frame of it already copied. Under sustained writes that moment never
@@ -72,9 +72,9 @@ const AUTOCHECKPOINT_PAGES = 1000;
 const DEFAULT_WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 // Runs in the checkpoint thread (CommonJS, from source: the same code under tsx, vitest and the built dist/).
-// Every interval it copies the log into the file (PASSIVE: waiting for nobody); when the log holds more than
-// the limit it says 'log-full', once, until asked to 'checkpoint': then it copies once more (the writes are
-// paused) and answers 'checkpointed'. 'stop' ends it.
+// It says 'ready' once its connection is open. Every interval it copies the log into the file (PASSIVE: waiting
+// for nobody); when the log holds more than the limit it says 'log-full', once, until asked to 'checkpoint':
+// then it copies once more (the writes are paused) and answers 'checkpointed'. 'stop' ends it.
 const CHECKPOINTER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { DatabaseSync } = require('node:sqlite');
@@ -83,6 +83,7 @@ database.exec('PRAGMA busy_timeout = ' + workerData.busyTimeoutMs);
 const checkpoint = database.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 // A frame of the log is a page and its 24-byte header.
 const frameBytes = database.prepare('PRAGMA page_size').get().page_size + 24;
+parentPort.postMessage('ready');
 let askedForPause = false;
 // The log as the last pause left it: until a write starts it over (or adds to it), asking again would be in vain.
 let framesAtPause = 0;
@@ -183,7 +184,6 @@ class NodeSqliteDriver implements Driver {
   }
 
   #startCheckpointer(database: DatabaseSync, intervalMs: number): void {
-    database.exec('PRAGMA wal_autocheckpoint = 0');
     const worker = new Worker(CHECKPOINTER_SOURCE, {
       eval: true,
       workerData: {
@@ -195,6 +195,8 @@ class NodeSqliteDriver implements Driver {
     });
     worker.unref();
     worker.on('message', (message) => {
+      // Until the thread runs (a few hundred milliseconds on a busy machine), commits checkpoint as usual.
+      if (message === 'ready' && this.#checkpointer === worker && this.#database === database) database.exec('PRAGMA wal_autocheckpoint = 0');
       if (message === 'log-full') void this.#letLogStartOver(worker);
     });
     const fallBack = () => {
