@@ -1,7 +1,7 @@
 // Fresh, migrated databases for one benchmark: a temporary SQLite file, or a new PostgreSQL schema that is
 // dropped afterwards. Both are registered for cleanup as soon as they exist.
 
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -59,6 +59,33 @@ function createSqlite(service) {
     () => removePath(directory),
   );
   return { kind: 'sqlite', url, path, handle, ceilingEnv: { CEILING_DATABASE: 'sqlite', CEILING_SQLITE_PATH: path }, closeHandle, destroy };
+}
+
+/**
+ * Samples the size of an SQLite database's write-ahead log (the `-wal` file next to it) every `intervalMs`
+ * until stop(); `peakMb` is the largest size seen. The file only shrinks when the log starts over, so sampling
+ * misses at most the last few milliseconds of growth before that.
+ */
+export function sampleWalSize(path, intervalMs = 20) {
+  let peakBytes = 0;
+  const sample = () => {
+    try {
+      peakBytes = Math.max(peakBytes, statSync(`${path}-wal`).size);
+    } catch {
+      // No log (yet, or any more): nothing to count.
+    }
+  };
+  const timer = setInterval(sample, intervalMs);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+    },
+    get peakMb() {
+      return Math.round((10 * peakBytes) / (1024 * 1024)) / 10;
+    },
+  };
 }
 
 async function createPostgres(service, baseUrl) {

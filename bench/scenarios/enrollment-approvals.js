@@ -2,7 +2,8 @@
 // create an enrollment (POST /enrollments), submit it (POST /enrollments/{id}/save_and_submit) and approve it
 // (POST /enrollments/{id}/approve), on the real server. Reported: enrollments approved per second over the
 // whole run, the latency of every step (exact, from timestamps around each request), the server's CPU per
-// enrollment and its peak RSS. Targets on SQLite: >= 500 approvals/s and p99 of approve <= 50 ms.
+// enrollment and its peak RSS, and on SQLite the write-ahead log's peak size over the measured runs. Targets on
+// SQLite: >= 500 approvals/s and p99 of approve <= 50 ms.
 //
 // Two runs per database, each on a fresh one: `flow` (the requirement: each client runs the three steps of
 // one member, then takes the next) and `phased` (every create, then every submit, then every approve, at the
@@ -23,7 +24,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { forEachDatabase, startService } from '../lib/bench.js';
-import { createBenchDatabase } from '../lib/databases.js';
+import { createBenchDatabase, sampleWalSize } from '../lib/databases.js';
 import { cpuSecondsOf, memoryOf, readProc, round } from '../lib/processes.js';
 import { insertRows, secondsSince, wholeNumberFrom } from '../lib/seed.js';
 
@@ -141,7 +142,8 @@ async function runMode(kind, mode, { service, members, clients, warmupMembers, a
       }
 
       log(`${people.length} enrollments at ${clients} concurrent clients`);
-      const tally = await drive(client, enrollmentsOf(people, measured.plans, apiEvery), { clients, phased: mode === 'phased', pid: server.pid });
+      const wal = kind === 'sqlite' ? sampleWalSize(database.path) : undefined;
+      const tally = await drive(client, enrollmentsOf(people, measured.plans, apiEvery), { clients, phased: mode === 'phased', pid: server.pid }).finally(() => wal?.stop());
       const memory = memoryOf(server.pid);
       const failures = tally.failures();
       if (failures) throw new Error(failures);
@@ -150,7 +152,7 @@ async function runMode(kind, mode, { service, members, clients, warmupMembers, a
       const drainSeconds = secondsSince(drainStarted);
       const checked = await checkOutcome(service, database.url, { employer: measured.employer, enrollments: people.length, enrolledPlans: tally.enrolledPlans, apiChanges: tally.apiChanges });
       log(`${round(tally.approvals / tally.wallSeconds, 0)} approvals/s over ${round(tally.wallSeconds, 1)} s; checked ${Object.entries(checked).map(([name, value]) => `${name}=${value}`).join(', ')}`);
-      return { tally, memory, setupSeconds, seedSeconds, warmupMembers: warmPeople.length, pendingJobs, drainSeconds, checked };
+      return { tally, memory, walPeakMb: wal?.peakMb, setupSeconds, seedSeconds, warmupMembers: warmPeople.length, pendingJobs, drainSeconds, checked };
     } finally {
       agent.destroy();
     }
@@ -499,6 +501,8 @@ function combine(kind, runs) {
     peaks.push(memory.peak_rss_mb);
   }
   block.figures.peak_rss_mb = Math.max(...peaks);
+  // The -wal file, sampled every 20 ms over each measured run.
+  if (kind === 'sqlite') block.figures.peak_wal_mb = Math.max(...Object.values(runs).map((run) => run.walPeakMb));
   if (kind === 'sqlite' && flow) block.targets = Object.fromEntries(Object.entries(SQLITE_TARGETS).map(([target, met]) => [target, Boolean(met(block.figures))]));
   block.checked = Object.fromEntries(Object.entries(runs).map(([mode, run]) => [mode, run.checked]));
   return block;

@@ -35,8 +35,17 @@ import {
  *
  * Checkpoints (copying the write-ahead log back into the database file, with an fsync) would otherwise run
  * inside whichever COMMIT crosses SQLite's threshold, on the event loop: for a file database a worker thread
- * with its own connection runs them instead, every `checkpointIntervalMs`. Should that thread ever die, the
- * connection goes back to SQLite's own automatic checkpoints.
+ * with its own connection runs them instead, every `checkpointIntervalMs`. Until that thread has started, and
+ * should it ever die, the connection uses SQLite's own automatic checkpoints.
+ *
+ * A checkpoint copies the log but does not shorten it: SQLite starts the log over from its beginning only when
+ * a write transaction begins with every frame of it already copied. Under sustained writes that moment never
+ * comes on its own (the next group is always writing before the thread has copied the last one), so the log
+ * and its file would grow without end. Once the thread finds the log past `walSizeLimitBytes`, writes pause at
+ * the end of a group while it copies the last few frames (two fsyncs: milliseconds, never more than
+ * `maxLogRestartPauseMs`; the event loop runs on), and the next group starts the log over; its COMMIT truncates
+ * the file back to that size (`journal_size_limit`). The limit trades disk for pauses: one per limit's worth of
+ * log written.
  */
 export interface NodeSqliteDialectConfig {
   /** A file path, or ':memory:'. */
@@ -51,20 +60,49 @@ export interface NodeSqliteDialectConfig {
   maxGroupSize?: number;
   /** A group older than this many milliseconds commits at its next transaction's end. Default 10. */
   maxGroupDelayMs?: number;
+  /** Bytes of write-ahead log past which it starts over from its beginning, and its file's size after. Default 64 MB. */
+  walSizeLimitBytes?: number;
+  /** Longest pause of the writes while the checkpoint thread lets the log start over, in milliseconds. Default 100. */
+  maxLogRestartPauseMs?: number;
 }
 
 /** SQLite's default automatic checkpoint threshold, in pages: what the connection falls back to. */
 const AUTOCHECKPOINT_PAGES = 1000;
 
+const DEFAULT_WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
 // Runs in the checkpoint thread (CommonJS, from source: the same code under tsx, vitest and the built dist/).
+// It says 'ready' once its connection is open. Every interval it copies the log into the file (PASSIVE: waiting
+// for nobody); when the log holds more than the limit it says 'log-full', once, until asked to 'checkpoint':
+// then it copies once more (the writes are paused) and answers 'checkpointed'. 'stop' ends it.
 const CHECKPOINTER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { DatabaseSync } = require('node:sqlite');
 const database = new DatabaseSync(workerData.path);
 database.exec('PRAGMA busy_timeout = ' + workerData.busyTimeoutMs);
 const checkpoint = database.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-const timer = setInterval(() => checkpoint.get(), workerData.intervalMs);
-parentPort.on('message', () => {
+// A frame of the log is a page and its 24-byte header.
+const frameBytes = database.prepare('PRAGMA page_size').get().page_size + 24;
+parentPort.postMessage('ready');
+let askedForPause = false;
+// The log as the last pause left it: until a write starts it over (or adds to it), asking again would be in vain.
+let framesAtPause = 0;
+const timer = setInterval(() => {
+  // log: the frames written since the log last started over.
+  const { log } = checkpoint.get();
+  if (log < framesAtPause) framesAtPause = 0;
+  if (!askedForPause && log > framesAtPause && log * frameBytes > workerData.walSizeLimitBytes) {
+    askedForPause = true;
+    parentPort.postMessage('log-full');
+  }
+}, workerData.intervalMs);
+parentPort.on('message', (message) => {
+  if (message === 'checkpoint') {
+    framesAtPause = checkpoint.get().log;
+    askedForPause = false;
+    parentPort.postMessage('checkpointed');
+    return;
+  }
   clearInterval(timer);
   database.close();
   parentPort.close();
@@ -118,17 +156,25 @@ class NodeSqliteDriver implements Driver {
   #flushScheduled = false;
   readonly #maxGroupSize: number;
   readonly #maxGroupDelayMs: number;
+  readonly #walSizeLimitBytes: number;
+  readonly #maxLogRestartPauseMs: number;
 
   constructor(config: NodeSqliteDialectConfig) {
     this.#config = config;
     this.#maxGroupSize = Math.max(1, Math.trunc(config.maxGroupSize ?? 32));
     this.#maxGroupDelayMs = config.maxGroupDelayMs ?? 10;
+    this.#walSizeLimitBytes = Math.max(0, Math.trunc(config.walSizeLimitBytes ?? DEFAULT_WAL_SIZE_LIMIT_BYTES));
+    this.#maxLogRestartPauseMs = config.maxLogRestartPauseMs ?? 100;
   }
 
   async init(): Promise<void> {
     const database = new DatabaseSync(this.#config.path);
     database.exec(`PRAGMA busy_timeout = ${Math.trunc(this.#config.busyTimeoutMs ?? 5000)}`);
-    if (this.#config.path !== ':memory:') database.exec('PRAGMA journal_mode = WAL');
+    if (this.#config.path !== ':memory:') {
+      database.exec('PRAGMA journal_mode = WAL');
+      // Applies whenever the log starts over, however that came about (this thread, or automatic checkpoints).
+      database.exec(`PRAGMA journal_size_limit = ${this.#walSizeLimitBytes}`);
+    }
     database.exec('PRAGMA synchronous = NORMAL');
     database.exec('PRAGMA foreign_keys = ON');
     this.#database = database;
@@ -138,12 +184,21 @@ class NodeSqliteDriver implements Driver {
   }
 
   #startCheckpointer(database: DatabaseSync, intervalMs: number): void {
-    database.exec('PRAGMA wal_autocheckpoint = 0');
     const worker = new Worker(CHECKPOINTER_SOURCE, {
       eval: true,
-      workerData: { path: this.#config.path, intervalMs, busyTimeoutMs: Math.trunc(this.#config.busyTimeoutMs ?? 5000) },
+      workerData: {
+        path: this.#config.path,
+        intervalMs,
+        busyTimeoutMs: Math.trunc(this.#config.busyTimeoutMs ?? 5000),
+        walSizeLimitBytes: this.#walSizeLimitBytes,
+      },
     });
     worker.unref();
+    worker.on('message', (message) => {
+      // Until the thread runs (a few hundred milliseconds on a busy machine), commits checkpoint as usual.
+      if (message === 'ready' && this.#checkpointer === worker && this.#database === database) database.exec('PRAGMA wal_autocheckpoint = 0');
+      if (message === 'log-full') void this.#letLogStartOver(worker);
+    });
     const fallBack = () => {
       if (this.#checkpointer !== worker) return; // stopped on purpose
       this.#checkpointer = undefined;
@@ -152,6 +207,37 @@ class NodeSqliteDriver implements Driver {
     worker.on('error', fallBack);
     worker.on('exit', fallBack);
     this.#checkpointer = worker;
+  }
+
+  /**
+   * Holds the connection between two groups while the checkpoint thread copies what the log gained since its
+   * last checkpoint, so that the next write transaction begins on a fully copied log and SQLite starts the log
+   * over. Requests wait for the connection as for any transaction (the event loop is not blocked), at most
+   * `maxLogRestartPauseMs`; should the copy take longer, writes go on and the log starts over another time.
+   */
+  async #letLogStartOver(worker: Worker): Promise<void> {
+    await this.#mutex.lock();
+    try {
+      if (this.#checkpointer !== worker || !this.#connection) return;
+      this.#commitGroup();
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          worker.off('message', onMessage);
+          worker.off('exit', done);
+          resolve();
+        };
+        const onMessage = (message: unknown) => {
+          if (message === 'checkpointed') done();
+        };
+        const timer = setTimeout(done, this.#maxLogRestartPauseMs);
+        worker.on('message', onMessage);
+        worker.on('exit', done);
+        worker.postMessage('checkpoint');
+      });
+    } finally {
+      this.#mutex.unlock();
+    }
   }
 
   async #stopCheckpointer(): Promise<void> {

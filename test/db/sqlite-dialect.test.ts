@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { setTimeout as delay } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as delay } from 'node:timers/promises';
 import { DatabaseSync } from 'node:sqlite';
 import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -190,10 +190,19 @@ describe.skipIf(process.env.BENEFITS_TEST_DATABASE === 'postgres')('NodeSqliteDi
       for (let i = 0; i < 500; i += 1) await db.insertInto('blobs').values({ id: i, body: 'x'.repeat(10_000) }).execute();
     }
 
+    /** Until the checkpoint thread has its connection open, commits checkpoint as SQLite does by default. */
+    async function waitForCheckpointThread(db: Kysely<any>): Promise<void> {
+      const autocheckpoint = async () => (await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db)).rows[0]?.wal_autocheckpoint;
+      expect(await autocheckpoint()).toBe(1000);
+      const deadline = Date.now() + 5000;
+      while ((await autocheckpoint()) !== 0 && Date.now() < deadline) await delay(10);
+      expect(await autocheckpoint()).toBe(0);
+    }
+
     it('when a file database is written to, then commits leave checkpoints to the background thread, which copies the log into the file', async () => {
       const path = tempPath();
       const db = open(path, { checkpointIntervalMs: 50 });
-      expect((await sql`pragma wal_autocheckpoint`.execute(db)).rows).toEqual([{ wal_autocheckpoint: 0 }]);
+      await waitForCheckpointThread(db);
       await writeMegabytes(db);
       const deadline = Date.now() + 5000;
       while (statSync(path).size < 4_000_000 && Date.now() < deadline) await delay(20);
@@ -238,6 +247,55 @@ import { Kysely, sql } from 'kysely';
       expect(existsSync(`${path}-wal`)).toBe(false);
       const reopened = open(path);
       expect((await sql`select count(*) as n from blobs`.execute(reopened)).rows).toEqual([{ n: 500 }]);
+    });
+
+    it('when a file database opens, then its log is truncated back to the log size limit whenever it starts over', async () => {
+      expect((await sql`pragma journal_size_limit`.execute(open(tempPath()))).rows).toEqual([{ journal_size_limit: 64 * 1024 * 1024 }]);
+      expect((await sql`pragma journal_size_limit`.execute(open(tempPath(), { walSizeLimitBytes: 1_000_000 }))).rows).toEqual([{ journal_size_limit: 1_000_000 }]);
+    });
+
+    it('when writes and reads go on without a break, then the log still starts over past its limit and its file stays bounded', async () => {
+      const path = tempPath();
+      const limit = 1024 * 1024;
+      // A pause that gives up (a slow fsync on a busy machine) leaves the log to grow until the next one: not
+      // what this test is about, so the pauses may take as long as they need.
+      const db = open(path, { checkpointIntervalMs: 20, walSizeLimitBytes: limit, maxLogRestartPauseMs: 5000 });
+      await sql`create table blobs (id integer primary key, body text not null)`.execute(db);
+      const walBytes = () => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
+      let peak = 0;
+      const sampler = setInterval(() => (peak = Math.max(peak, walBytes())), 5);
+      cleanups.push(() => clearInterval(sampler));
+
+      // 20 writers and 5 readers on the one connection, each going on at the next turn of the event loop (as
+      // requests would), so that a write transaction is almost always open; 16,000 rows of 4 KB: over 64 MB of
+      // log, which without restarts would all stay in the file.
+      const rows = 16_000;
+      let next = 0;
+      let writing = true;
+      const writer = async () => {
+        while (next < rows) {
+          const id = next++;
+          await db.transaction().execute((trx) => trx.insertInto('blobs').values({ id, body: `${id}`.padEnd(4000, 'x') }).execute());
+          await nextTurn();
+        }
+      };
+      const reader = async () => {
+        while (writing) {
+          await db.selectFrom('blobs').select('id').orderBy('id', 'desc').limit(1).execute();
+          await nextTurn();
+        }
+      };
+      const readers = Array.from({ length: 5 }, reader);
+      await Promise.all(Array.from({ length: 20 }, writer));
+      writing = false;
+      await Promise.all(readers);
+      clearInterval(sampler);
+
+      expect((await sql`select count(*) as n from blobs`.execute(db)).rows).toEqual([{ n: rows }]);
+      // The documented bound: the limit, plus what is written from one check of the thread to the pause (here
+      // 20 ms and a checkpoint: ~2-4 MB at this test's ~60 MB/s of log), with room for a busy machine.
+      expect(peak).toBeGreaterThan(limit);
+      expect(peak).toBeLessThan(16 * limit);
     });
   });
 
