@@ -1299,7 +1299,8 @@ function failureReport(results: Result[], inputOf?: (c: Case) => string): { fail
     const examples = group.slice(0, inputOf ? 2 : 3).map(
       (r) =>
         `    [${excerpt(r.c.label, 80)}] ${r.c.method} ${excerpt(r.c.path, 120)} body=${excerpt(bodyText(r.c), 160)} ` +
-        `headers=${excerpt(r.c.headers ? JSON.stringify(r.c.headers) : undefined, 100)} (${r.bytes} bytes, ${timeOf(r)}) -> ${r.status} ${excerpt(r.text, 300)}`,
+        `headers=${excerpt(r.c.headers ? JSON.stringify(r.c.headers) : undefined, 100)} (${r.bytes} bytes, ${timeOf(r)}) -> ${r.status} ${excerpt(r.text, 300)}` +
+        (r.status >= 500 ? `\n      server log: ${excerpt(serverErrorOf(r.text) ?? 'nothing', 300)}` : ''),
     );
     const on = inputOf ? [`    on ${routes.length} operations: ${routes.slice(0, 12).join(', ')}${routes.length > 12 ? ', ...' : ''}`] : [];
     return [`  ${key} (${group.length}x)`, ...on, ...examples].join('\n');
@@ -1311,6 +1312,23 @@ function failureReport(results: Result[], inputOf?: (c: Case) => string): { fail
     ...(slow.length > 0 ? ['slowest:', ...slow] : []),
   ].join('\n');
   return { failures, report };
+}
+
+/** What the server logged about a failed request (its error's type and message), found by request id. */
+function serverErrorOf(responseText: string): string | undefined {
+  let requestId: unknown;
+  try {
+    requestId = (JSON.parse(responseText) as { request_id?: unknown }).request_id;
+  } catch {
+    return undefined;
+  }
+  if (typeof requestId !== 'string') return undefined;
+  for (const line of t.logs) {
+    if (!line.includes(requestId) || !line.includes('"err"')) continue;
+    const err = (JSON.parse(line) as { err?: { type?: string; message?: string } }).err;
+    if (err) return `${err.type ?? 'Error'}: ${err.message ?? ''}`;
+  }
+  return undefined;
 }
 
 /** The start of a body, for the report (bodies are rebuilt here rather than kept). */
