@@ -24,6 +24,16 @@ export function forUpdate<QB extends SelectQueryBuilder<any, any, any>>(db: Exec
 }
 
 /**
+ * `SELECT ... FOR NO KEY UPDATE` on PostgreSQL: the lock for changing a row but not its key. Unlike FOR UPDATE
+ * it lets other transactions insert rows that reference this one (their foreign key check takes KEY SHARE), so
+ * a change that records events (and so webhook deliveries referencing every endpoint) cannot deadlock another.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
+export function forNoKeyUpdate<QB extends SelectQueryBuilder<any, any, any>>(db: Executor, query: QB): QB {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? (query.forNoKeyUpdate() as QB) : query;
+}
+
+/**
  * The `find<Record>ById` of a module, over its scoped query: compiled once per shape (see cachedQuery), since
  * every GET, PATCH and action on a record runs it.
  */

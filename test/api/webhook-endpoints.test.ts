@@ -123,6 +123,20 @@ describe('POST /webhook_endpoints', () => {
 });
 
 describe('PATCH, DELETE and rotate_secret', () => {
+  it('when endpoints of one provider are patched, rotated and deleted at the same time, then every request answers, none with a 5xx (no deadlock)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const endpoints = await Promise.all(Array.from({ length: 4 }, () => createEndpoint(t.admin, { url: URL })));
+      const responses = await Promise.all(
+        endpoints.flatMap((endpoint) => [
+          t.admin.patch(`/webhook_endpoints/${endpoint.id}`, { description: `round ${round}` }),
+          t.admin.post(`/webhook_endpoints/${endpoint.id}/rotate_secret`),
+          t.admin.delete(`/webhook_endpoints/${endpoint.id}`),
+        ]),
+      );
+      expect(responses.filter((response) => response.status >= 500).map((response) => response.text)).toEqual([]);
+    }
+  });
+
   it('when patched, then only the given fields change, metadata is merged and null clears the description', async () => {
     const endpoint = await createEndpoint(t.admin, { url: URL, description: 'old', metadata: { a: '1', b: '2' } });
     const { secret: _secret, ...before } = endpoint;

@@ -184,6 +184,7 @@ export class WebhookEndpointService {
 
   async deleteEndpoint(providerId: string, id: string): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
     await this.#db.transaction().execute(async (trx) => {
+      await repository.lockProviderEndpoints(trx, providerId);
       const current = await repository.lockEndpointById(trx, providerId, id);
       if (!current) throw new NotFound('webhook endpoint');
       // Its deliveries (and their attempts) go with it; their jobs find nothing and end.

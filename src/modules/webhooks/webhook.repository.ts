@@ -1,7 +1,7 @@
 import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
-import { forUpdate } from '../../db/scope.ts';
+import { forNoKeyUpdate } from '../../db/scope.ts';
 import { batches } from '../../shared/batches.ts';
 import type {
   WebhookAttemptRow,
@@ -24,8 +24,18 @@ export function findEndpointById(db: Executor, providerId: string, id: string): 
   return db.selectFrom('webhook_endpoints').selectAll().where('provider_id', '=', providerId).where('id', '=', id).executeTakeFirst();
 }
 
+/** Locks an endpoint to change it (not its key: deliveries may still be inserted for it meanwhile). */
 export function lockEndpointById(trx: Executor, providerId: string, id: string): Promise<WebhookEndpointRow | undefined> {
-  return forUpdate(trx, trx.selectFrom('webhook_endpoints').selectAll().where('provider_id', '=', providerId).where('id', '=', id)).executeTakeFirst();
+  return forNoKeyUpdate(trx, trx.selectFrom('webhook_endpoints').selectAll().where('provider_id', '=', providerId).where('id', '=', id)).executeTakeFirst();
+}
+
+/**
+ * Locks every endpoint of the provider, in id order, before one is deleted. A delete takes FOR UPDATE on its
+ * row while its own event's deliveries reference the other endpoints; two deletes at once would each hold what
+ * the other's deliveries need (a deadlock on PostgreSQL) without this one order.
+ */
+export async function lockProviderEndpoints(trx: Executor, providerId: string): Promise<void> {
+  await forNoKeyUpdate(trx, trx.selectFrom('webhook_endpoints').select('id').where('provider_id', '=', providerId).orderBy('id')).execute();
 }
 
 export function listEndpoints(db: Executor, providerId: string, page: PageRequest): Promise<Page<WebhookEndpointRow>> {
