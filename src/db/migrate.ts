@@ -5,6 +5,7 @@ import * as peoplePlansNotifications from './migrations/2026-11-22T0002-people-p
 import * as enrollmentEngine from './migrations/2026-11-22T0003-enrollment-engine.ts';
 import * as openEnrollment from './migrations/2026-11-22T0004-open-enrollment.ts';
 import * as eventsWebhooks from './migrations/2026-11-22T0005-events-webhooks.ts';
+import * as planRenewals from './migrations/2026-11-23T0001-plan-renewals.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0003-enrollment-engine': enrollmentEngine,
   '2026-11-22T0004-open-enrollment': openEnrollment,
   '2026-11-22T0005-events-webhooks': eventsWebhooks,
+  '2026-11-23T0001-plan-renewals': planRenewals,
 };
 
 export class MigrationError extends Error {

@@ -159,6 +159,8 @@ export class PlanService {
         age_rates: jsonOrNull(terms.age_rates),
         guaranteed_issue_volume_cents: centsOrNull(input.guaranteed_issue_volume ?? null),
         requires_primary_care_provider: input.requires_primary_care_provider ?? false,
+        previous_plan_id: null,
+        next_plan_id: null,
         metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
         created_at: this.#clock.now().toISOString(),
       };
