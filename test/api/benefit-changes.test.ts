@@ -120,6 +120,7 @@ async function insertEnrolledPlan(options: {
   return {
     enrolledPlanId: id,
     planId: options.planId,
+    previousPlanId: null,
     lineOfCoverage: options.line,
     effectiveStart: '2026-01-01',
     effectiveEnd: '2026-12-31',
@@ -155,6 +156,7 @@ async function approvedEnrollment(lines: LineSpec[], options: { employer?: strin
     previous.push({
       enrolledPlanId: firstItem.id,
       planId: firstItem.plan_id,
+      previousPlanId: null,
       lineOfCoverage: first.spec.line,
       effectiveStart: firstItem.effective_start,
       effectiveEnd: firstItem.effective_end,

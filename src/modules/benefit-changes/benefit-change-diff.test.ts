@@ -7,6 +7,7 @@ function item(overrides: Partial<CoverageItem> = {}): CoverageItem {
   return {
     enrolledPlanId: 'ep_before',
     planId: 'plan_gold',
+    previousPlanId: null,
     lineOfCoverage: 'medical',
     effectiveStart: '2026-01-01',
     effectiveEnd: '2026-12-31',
@@ -44,6 +45,16 @@ describe('diffCoverage of one elected line against the coverage before it', () =
       'change',
       ['date_change', 'plan_change', 'dependent_change', 'volume_change', 'contribution_change'],
     ],
+    ['the plan is renewed by its successor on the same terms', before, after({ planId: 'plan_gold_2027', previousPlanId: 'plan_gold' }), 'no_change', []],
+    [
+      'the plan is renewed by its successor for a new year at new rates',
+      before,
+      after({ planId: 'plan_gold_2027', previousPlanId: 'plan_gold', effectiveStart: '2027-01-01', effectiveEnd: '2027-12-31', memberContributionCents: 12_000 }),
+      'change',
+      ['date_change', 'contribution_change'],
+    ],
+    ['the new plan renews another plan, not this one', before, after({ planId: 'plan_silver_2027', previousPlanId: 'plan_silver' }), 'change', ['plan_change']],
+    ['the member goes back from the successor to the plan it renews', item({ planId: 'plan_gold_2027', previousPlanId: 'plan_gold' }), after({ planId: 'plan_gold' }), 'change', ['plan_change']],
     ['plan and dependents differ', before, after({ planId: 'plan_silver', dependentIds: [] }), 'change', ['plan_change', 'dependent_change']],
     ['plan and contributions differ', before, after({ planId: 'plan_silver', employerContributionCents: 1 }), 'change', ['plan_change', 'contribution_change']],
   ];

@@ -759,10 +759,11 @@ export class EnrollmentService {
   /** The member's coverage before and after, line by line (API.md section 7). */
   async #coverageBeforeAndAfter(trx: Executor, enrollment: EnrollmentRow, elections: Elections) {
     const plans = new Map((await repository.findPlans(trx, enrollment.provider_id, elections.plans.map((p) => p.plan_id))).map((p) => [p.id, p]));
-    const toItem = (row: EnrolledPlanRow, line: LineOfCoverage, dependentIds: string[]): CoverageItem => ({
+    const toItem = (row: EnrolledPlanRow, plan: Pick<PlanRow, 'line_of_coverage' | 'previous_plan_id'>, dependentIds: string[]): CoverageItem => ({
       enrolledPlanId: row.id,
       planId: row.plan_id,
-      lineOfCoverage: line,
+      previousPlanId: plan.previous_plan_id,
+      lineOfCoverage: plan.line_of_coverage,
       effectiveStart: row.effective_start,
       effectiveEnd: row.effective_end,
       dependentIds,
@@ -771,7 +772,7 @@ export class EnrollmentService {
       memberContributionCents: row.member_contribution_cents,
     });
     const next = elections.plans.map((row) =>
-      toItem(row, plans.get(row.plan_id)!.line_of_coverage, elections.dependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
+      toItem(row, plans.get(row.plan_id)!, elections.dependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
     );
     const waivedLines = [...new Set(elections.waivers.map((waiver) => waiver.line_of_coverage as LineOfCoverage))];
     const start = enrollment.effective_start ?? toDateString(this.#clock.now());
@@ -782,7 +783,7 @@ export class EnrollmentService {
         ? []
         : await trx.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id']).where('enrolled_plan_id', 'in', inForce.map((row) => row.id)).execute();
     const previous = inForce.map((row) =>
-      toItem(row, row.line_of_coverage, dependentRows.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
+      toItem(row, row, dependentRows.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
     );
     const enrollmentsOfPrevious = new Map(inForce.map((row): [string, EnrollmentEventSource] => [row.id, enrollmentOfCoverage(row)]));
     return { next, waivedLines, previous, start, enrollmentsOfPrevious };
