@@ -73,6 +73,8 @@ describe('POST /plans', () => {
       carrier: carrier.id,
       employer: employer.id,
       age_rates: null,
+      previous_plan: null,
+      next_plan: null,
       created_at: t.clock.now().toISOString(),
     });
   });
@@ -102,6 +104,8 @@ describe('POST /plans', () => {
       age_rates: null,
       guaranteed_issue_volume: null,
       requires_primary_care_provider: false,
+      previous_plan: null,
+      next_plan: null,
       metadata: {},
       created_at: t.clock.now().toISOString(),
     });
@@ -602,5 +606,138 @@ describe('plan references and tenancy', () => {
     const limited = await t.client('read_only', { employer: (await createEmployer(t.admin)).id });
     expect((await limited.get(`/plans/${plan.id}`)).status).toBe(404);
     expect(idsOf(await limited.get('/plans'))).toEqual([]);
+  });
+});
+
+describe('renewal links by PATCH', () => {
+  /** A plan year and the next one, in one group (fresh each time). */
+  async function twoYears(client: ApiClient = t.admin, groupOverrides: Record<string, unknown> = {}) {
+    const group = await createGroup(client, groupOverrides);
+    const current = await createPlan(client, { group: group.id, plan_name: 'Gold PPO 2026' });
+    const next = await createPlan(client, { group: group.id, plan_name: 'Gold PPO 2027', effective_start: '2027-01-01', effective_end: '2027-12-31' });
+    return { group, current, next };
+  }
+  const get = async (id: string) => (await t.admin.get(`/plans/${id}`)).body;
+  const eventsOf = async (id: string) => (await t.admin.get(`/events?object_id=${id}`)).body.results as { event_type: string; data: Record<string, unknown> }[];
+
+  it('when next_plan names next year\'s plan of the same group and line, then both sides are linked, each with a plan.updated event; null unlinks both', async () => {
+    const { current, next } = await twoYears();
+    const linked = await t.admin.patch(`/plans/${current.id}`, { next_plan: next.id });
+    expect(linked.status).toBe(200);
+    expect(linked.body).toEqual({ ...current, next_plan: next.id });
+    expect(await get(next.id)).toEqual({ ...next, previous_plan: current.id });
+    for (const [plan, data] of [
+      [current.id, { previous_plan: null, next_plan: next.id }],
+      [next.id, { previous_plan: current.id, next_plan: null }],
+    ] as const) {
+      const [latest] = await eventsOf(plan);
+      expect(latest).toMatchObject({ event_type: 'plan.updated', data: { line_of_coverage: 'medical', ...data } });
+    }
+    expect((await t.admin.patch(`/plans/${current.id}`, { next_plan: next.id })).status).toBe(200);
+
+    const unlinked = await t.admin.patch(`/plans/${current.id}`, { next_plan: null });
+    expect(unlinked.body).toEqual(current);
+    expect(await get(next.id)).toEqual(next);
+    expect((await eventsOf(next.id)).map((event) => event.event_type)).toEqual(['plan.updated', 'plan.updated', 'plan.created']);
+  });
+
+  it('when previous_plan names the plan a plan renews, then the link is the same as from the other side', async () => {
+    const { current, next } = await twoYears();
+    const linked = await t.admin.patch(`/plans/${next.id}`, { previous_plan: current.id });
+    expect(linked.status).toBe(200);
+    expect(linked.body).toMatchObject({ previous_plan: current.id, next_plan: null });
+    expect(await get(current.id)).toMatchObject({ previous_plan: null, next_plan: next.id });
+    // The successor is listed with its link too.
+    const listed = (await t.admin.get(`/plans?group=${next.group}`)).body.results as { id: string; previous_plan: string | null }[];
+    expect(new Map(listed.map((plan) => [plan.id, plan.previous_plan]))).toEqual(new Map([[next.id, current.id], [current.id, null]]));
+  });
+
+  it('when the named plan is of another group or line, starts with a gap or an overlap, or is the plan itself, then 400 naming the field and nothing is linked', async () => {
+    const { group, current } = await twoYears();
+    const otherGroup = await createPlan(t.admin, { effective_start: '2027-01-01', effective_end: '2027-12-31' });
+    const dental = await createPlan(t.admin, { group: group.id, line_of_coverage: 'dental', effective_start: '2027-01-01', effective_end: '2027-12-31' });
+    const gap = await createPlan(t.admin, { group: group.id, effective_start: '2027-02-01', effective_end: '2027-12-31' });
+    const overlap = await createPlan(t.admin, { group: group.id, effective_start: '2026-07-01', effective_end: '2027-06-30' });
+    for (const [named, message] of [
+      [otherGroup.id, /same group/],
+      [dental.id, /line of coverage/],
+      [gap.id, /starts the day after it ends: 2027-01-01/],
+      [overlap.id, /starts the day after it ends: 2027-01-01/],
+      [current.id, /cannot renew itself/],
+      ['plan_doesnotexist', /No such plan/],
+    ] as const) {
+      const refused = await t.admin.patch(`/plans/${current.id}`, { next_plan: named, plan_name: 'Renamed' });
+      expect(refused.status, named).toBe(400);
+      expect(errorPaths(refused), named).toEqual(['next_plan']);
+      expect(refused.body.input_errors[0].message, named).toMatch(message);
+    }
+    expect(await get(current.id)).toEqual(current);
+    for (const plan of [otherGroup, dental, gap, overlap]) expect(await get(plan.id)).toEqual(plan);
+  });
+
+  it('when the named plan is already linked to a third plan, then 400: at most one successor and one predecessor; the plan\'s own link is replaced', async () => {
+    const { group, current, next } = await twoYears();
+    const rival = await createPlan(t.admin, { group: group.id, plan_name: 'Gold PPO 2027 bis', effective_start: '2027-01-01', effective_end: '2027-12-31' });
+    const rivalPredecessor = await createPlan(t.admin, { group: group.id, plan_name: 'Silver 2026', effective_start: '2026-01-01', effective_end: '2026-12-31' });
+    expect((await t.admin.patch(`/plans/${current.id}`, { next_plan: next.id })).status).toBe(200);
+
+    const secondSuccessor = await t.admin.patch(`/plans/${rival.id}`, { previous_plan: current.id });
+    expect(errorPaths(secondSuccessor)).toEqual(['previous_plan']);
+    expect(secondSuccessor.body.input_errors[0].message).toContain(`already renewed by plan ${next.id}`);
+    const secondPredecessor = await t.admin.patch(`/plans/${rivalPredecessor.id}`, { next_plan: next.id });
+    expect(errorPaths(secondPredecessor)).toEqual(['next_plan']);
+    expect(secondPredecessor.body.input_errors[0].message).toContain(`already renews plan ${current.id}`);
+    // Backwards is refused by the dates: a chain of renewals never comes back to a plan.
+    const cycle = await t.admin.patch(`/plans/${next.id}`, { next_plan: current.id });
+    expect(errorPaths(cycle)).toEqual(['next_plan']);
+    expect(await get(current.id)).toMatchObject({ previous_plan: null, next_plan: next.id });
+    expect(await get(next.id)).toMatchObject({ previous_plan: current.id, next_plan: null });
+    expect(await get(rival.id)).toEqual(rival);
+    expect(await get(rivalPredecessor.id)).toEqual(rivalPredecessor);
+
+    // The plan's own next_plan, given anew, replaces its successor: the old one loses its side of the link.
+    const replaced = await t.admin.patch(`/plans/${current.id}`, { next_plan: rival.id });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.next_plan).toBe(rival.id);
+    expect(await get(next.id)).toEqual(next);
+    expect(await get(rival.id)).toEqual({ ...rival, previous_plan: current.id });
+    expect((await eventsOf(next.id))[0]).toMatchObject({ event_type: 'plan.updated', data: { previous_plan: null } });
+  });
+
+  it('when a linked plan\'s dates move away from its neighbour, then 400 at the date; unlinking in the same PATCH lets them move', async () => {
+    const { current, next } = await twoYears();
+    expect((await t.admin.patch(`/plans/${current.id}`, { next_plan: next.id })).status).toBe(200);
+    const end = await t.admin.patch(`/plans/${current.id}`, { effective_end: '2026-11-30' });
+    expect(end.status).toBe(400);
+    expect(errorPaths(end)).toEqual(['effective_end']);
+    expect(end.body.input_errors[0].message).toContain('must end on 2026-12-31');
+    const start = await t.admin.patch(`/plans/${next.id}`, { effective_start: '2027-02-01' });
+    expect(errorPaths(start)).toEqual(['effective_start']);
+    // The whole plan year moved with its neighbour kept in step is fine; so is a move with the link dropped.
+    expect((await t.admin.patch(`/plans/${next.id}`, { effective_end: '2027-06-30' })).status).toBe(200);
+    const moved = await t.admin.patch(`/plans/${current.id}`, { effective_end: '2026-11-30', next_plan: null });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ effective_end: '2026-11-30', next_plan: null });
+    expect(await get(next.id)).toMatchObject({ previous_plan: null });
+  });
+
+  it('when the named plan belongs to another provider or another employer of an employer key, then 400 "No such plan" and nothing changes', async () => {
+    const { current } = await twoYears();
+    const other = await newProviderAdmin(t, 'plan-links');
+    const theirs = await createPlan(other, { effective_start: '2027-01-01', effective_end: '2027-12-31' });
+    const refused = await t.admin.patch(`/plans/${current.id}`, { next_plan: theirs.id });
+    expect(errorPaths(refused)).toEqual(['next_plan']);
+    expect(refused.body.input_errors[0].message).toBe('No such plan.');
+    expect((await other.get(`/plans/${theirs.id}`)).body).toEqual(theirs);
+    expect((await other.patch(`/plans/${current.id}`, { next_plan: theirs.id })).status).toBe(404);
+
+    const { employer, client } = await createEmployerWithKey(t);
+    const carrier = await createCarrier(t.admin);
+    const mine = await twoYears(t.admin, { employer: employer.id, carrier: carrier.id });
+    const foreign = await createPlan(t.admin, { effective_start: '2027-01-01', effective_end: '2027-12-31' });
+    const hidden = await client.patch(`/plans/${mine.current.id}`, { next_plan: foreign.id });
+    expect(errorPaths(hidden)).toEqual(['next_plan']);
+    expect(hidden.body.input_errors[0].message).toBe('No such plan.');
+    expect((await client.patch(`/plans/${mine.current.id}`, { next_plan: mine.next.id })).body.next_plan).toBe(mine.next.id);
   });
 });

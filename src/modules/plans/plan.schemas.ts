@@ -44,6 +44,13 @@ export const AgeRatesSchema = Type.Array(AgeRateSchema, {
 });
 export type AgeRates = Static<typeof AgeRatesSchema>;
 
+const PreviousPlanSchema = Type.Union([IdSchema, Type.Null()], {
+  description: 'The plan this one renews (the plan year before, same group and line of coverage), or null',
+});
+const NextPlanSchema = Type.Union([IdSchema, Type.Null()], {
+  description: 'The plan that renews this one (the next plan year, starting the day after this one ends), or null',
+});
+
 export const PlanSchema = Type.Object({
   id: IdSchema,
   group: IdSchema,
@@ -59,6 +66,8 @@ export const PlanSchema = Type.Object({
   age_rates: Nullable(AgeRatesSchema),
   guaranteed_issue_volume: Nullable(MoneySchema),
   requires_primary_care_provider: Type.Boolean(),
+  previous_plan: PreviousPlanSchema,
+  next_plan: NextPlanSchema,
   metadata: MetadataResponseSchema,
   created_at: TimestampSchema,
 });
@@ -87,13 +96,18 @@ export const CreatePlanBodySchema = Type.Object(
 );
 export type CreatePlanBody = Static<typeof CreatePlanBodySchema>;
 
-/** group and line_of_coverage are fixed: enrollments and waivers depend on them. */
+/**
+ * group and line_of_coverage are fixed: enrollments and waivers depend on them. previous_plan and next_plan link
+ * the plan to the plan it renews and the plan that renews it (null unlinks); the other plan's side follows.
+ */
 export const UpdatePlanBodySchema = Type.Object(
   {
     plan_name: Type.Optional(PlanNameSchema),
     effective_start: Type.Optional(DateSchema),
     effective_end: Type.Optional(DateSchema),
     requires_primary_care_provider: Type.Optional(Type.Boolean()),
+    previous_plan: Type.Optional(PreviousPlanSchema),
+    next_plan: Type.Optional(NextPlanSchema),
     ...writable,
   },
   { additionalProperties: false },
