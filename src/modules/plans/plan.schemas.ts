@@ -114,6 +114,26 @@ export const UpdatePlanBodySchema = Type.Object(
 );
 export type UpdatePlanBody = Static<typeof UpdatePlanBodySchema>;
 
+/**
+ * Next plan year's plan, made from this one: its dates, and its rates when they change; everything else is
+ * copied (group, line, type, rates unless given, guaranteed issue unless given, primary care rule, metadata
+ * merged with any given), and so are the plan's configurations with their contribution strategies.
+ */
+export const RenewPlanBodySchema = Type.Object(
+  {
+    effective_start: Type.Optional(Type.String({ format: 'date', description: 'Defaults to the day after the plan ends; a renewal starts on that day' })),
+    effective_end: DateSchema,
+    plan_name: Type.Optional(PlanNameSchema),
+    premium_type: Type.Optional(Nullable(PremiumTypeSchema)),
+    composite_rates: Type.Optional(Nullable(CompositeRatesSchema)),
+    age_rates: Type.Optional(Nullable(AgeRatesSchema)),
+    guaranteed_issue_volume: Type.Optional(Nullable(MoneySchema)),
+    metadata: Type.Optional(MetadataSchema),
+  },
+  { additionalProperties: false },
+);
+export type RenewPlanBody = Static<typeof RenewPlanBodySchema>;
+
 export const ListPlansQuerySchema = Type.Object(
   {
     ...PageQuerySchema,

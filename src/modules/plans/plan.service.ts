@@ -5,19 +5,21 @@ import type { Transaction } from '../../db/database.ts';
 import { isVisibleReference, lockEmployerRow } from '../../db/references.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { compareDates } from '../../shared/dates.ts';
-import { NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
-import { newId } from '../../shared/ids.ts';
+import { InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
+import { newId, newOrderedId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { fromCents, toCents } from '../../shared/money.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { COVERAGE_TIERS } from './coverage-tier.ts';
-import { linkedDatesErrors, renewalLinkErrors } from './plan-renewal.ts';
+import { findPlanConfigurationsForPlans, insertPlanConfiguration } from '../plan-configurations/plan-configuration.repository.ts';
+import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
+import { linkedDatesErrors, renewalLinkErrors, renewalStart } from './plan-renewal.ts';
 import type { PlanRates } from './pricing.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
 import * as repository from './plan.repository.ts';
-import type { AgeRates, CompositeRates, CreatePlanBody, ListPlansQuery, PlanResponse, UpdatePlanBody } from './plan.schemas.ts';
+import type { AgeRates, CompositeRates, CreatePlanBody, ListPlansQuery, PlanResponse, RenewPlanBody, UpdatePlanBody } from './plan.schemas.ts';
 import type { PlanRow, PremiumType } from './plan.table.ts';
 
 /** Money as the API answers it: two decimals ("412.5" is stored and returned as "412.50"). */
@@ -235,6 +237,65 @@ export class PlanService {
       const group = await repository.findGroupParties(trx, scope.providerId, updated.group_id);
       if (!group) throw new NotFound('group');
       return toPlanResponse(updated, group.carrier_id);
+    });
+  }
+
+  /**
+   * Renews a plan: next plan year's plan as a record of its own, starting the day after this one ends, with
+   * the body's dates and rates and everything else copied, linked both ways (previous_plan / next_plan). The
+   * plan's configurations are copied too, contribution strategies included, so that the successor prices
+   * enrollments at once; their order (which one wins among equals) is kept. 409 if the plan is already renewed.
+   */
+  async renewPlan(scope: Scope, id: string, input: RenewPlanBody): Promise<PlanResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const found = await repository.findPlanById(trx, scope, id);
+      if (!found) throw new NotFound('plan');
+      // Like every link change of the employer's plans (see updatePlan).
+      await lockEmployerRow(trx, found.provider_id, found.employer_id);
+      const current = await repository.lockPlanById(trx, scope, id);
+      if (!current) throw new NotFound('plan');
+      if (current.next_plan_id !== null) {
+        throw new InvalidState(`The plan is already renewed by plan ${current.next_plan_id} (next_plan); a plan has at most one successor.`);
+      }
+      const given = <T>(value: T | undefined, currentValue: T): T => (value !== undefined ? value : currentValue);
+      const terms: PlanTerms = {
+        effective_start: input.effective_start ?? renewalStart(current),
+        effective_end: input.effective_end,
+        premium_type: given(input.premium_type, current.premium_type),
+        composite_rates: given(input.composite_rates && canonicalCompositeRates(input.composite_rates), parseCompositeRates(current.composite_rates)),
+        age_rates: given(input.age_rates && canonicalAgeRates(input.age_rates), parseAgeRates(current.age_rates)),
+      };
+      const now = this.#clock.now().toISOString();
+      const successor: PlanRow = {
+        ...current,
+        id: newId('plan'),
+        plan_name: input.plan_name ?? current.plan_name,
+        effective_start: terms.effective_start,
+        effective_end: terms.effective_end,
+        premium_type: terms.premium_type,
+        composite_rates: jsonOrNull(terms.composite_rates),
+        age_rates: jsonOrNull(terms.age_rates),
+        guaranteed_issue_volume_cents:
+          input.guaranteed_issue_volume !== undefined ? centsOrNull(input.guaranteed_issue_volume) : current.guaranteed_issue_volume_cents,
+        previous_plan_id: current.id,
+        next_plan_id: null,
+        metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
+        created_at: now,
+      };
+      const errors = [...renewalLinkErrors(current, successor, ['effective_start']), ...planTermsErrors(terms)];
+      if (errors.length > 0) throw new ValidationFailed(errors);
+      const configurations = await findPlanConfigurationsForPlans(trx, current.provider_id, [current.id]);
+      // Copies made in one instant are ordered by id: ordered ids keep the originals' order.
+      const copies = configurations.map((configuration): PlanConfigurationRow => ({ ...configuration, id: newOrderedId('plan_configuration'), plan_id: successor.id, created_at: now }));
+      await repository.insertPlan(trx, successor);
+      await repository.updatePlanLink(trx, current.provider_id, current.id, 'next_plan_id', successor.id);
+      for (const copy of copies) await insertPlanConfiguration(trx, copy);
+      await this.#events.recordMany(trx, [
+        eventOf('plan', 'created', successor),
+        eventOf('plan', 'updated', { ...current, next_plan_id: successor.id }),
+        ...copies.map((copy) => eventOf('plan_configuration', 'created', copy)),
+      ]);
+      return toPlanResponse(successor, found.carrier_id);
     });
   }
 
