@@ -380,6 +380,62 @@ describe('renewals: members carried into next year\'s plans', () => {
   const renewalWindow = (r: Awaited<ReturnType<typeof renewalWorld>>, enrollment_type: 'active' | 'passive') =>
     activeWindow(r.w.admin, { employer: r.w.employer.id, start_date: '2026-11-01', end_date: '2026-11-30', renewal_date: '2027-01-01', plans: [r.medical2027.id, r.life2027.id], enrollment_type });
 
+  it('when a passive window completes, then a member who did nothing moves from each renewed plan to its successor, re-priced, with the dependents still eligible and the volume within the new limit', async () => {
+    const r = await renewalWorld();
+    const window = await renewalWindow(r, 'passive');
+    await ok(r.w.admin.post(`/open_enrollment_windows/${window.id}/close`));
+    await ok(r.w.admin.post(`/open_enrollment_windows/${window.id}/complete`));
+    await runJobs();
+
+    const enrollments = (await ok(r.w.admin.get(`/enrollments?member=${r.member.id}`))).results as any[];
+    const passive = enrollments.find((enrollment) => enrollment.reason === 'passive_open_enrollment');
+    expect(passive).toMatchObject({ category: 'open_enrollment', effective_start: '2027-01-01', open_enrollment_window: window.id });
+    // Coverage moved to new plans: changes for the carriers, so approved (not synced at once).
+    expect(passive.status).toBe('approved');
+    const [medical, life] = passive.enrolled_plans;
+    expect(passive.enrolled_plans).toHaveLength(2);
+    expect(medical).toMatchObject({
+      plan: r.medical2027.id,
+      effective_start: '2027-01-01',
+      effective_end: '2027-12-31',
+      // member_family at the 2027 rate; the employer pays 50.5% (the copied contribution strategy).
+      premium: '1720.00',
+      employer_contribution: '868.60',
+      member_contribution: '851.40',
+    });
+    // The child who turned 26 on 2026-12-15 is no longer eligible on 2027-01-01: left behind.
+    expect(medical.enrolled_dependents.map((dependent: { dependent: string }) => dependent.dependent)).toEqual([r.spouse.id, r.child.id]);
+    expect(life).toMatchObject({ plan: r.life2027.id, volume: '30000.00', requested_volume: '30000.00', eoi_status: 'not_required' });
+
+    const coverage = await ok(r.w.admin.get(`/members/${r.member.id}/coverage?date=2027-01-01`));
+    expect(new Map(coverage.coverage.map((line: { line_of_coverage: string; plan: string }) => [line.line_of_coverage, line.plan]))).toEqual(
+      new Map([['medical', r.medical2027.id], ['life', r.life2027.id]]),
+    );
+    const lastYear = await ok(r.w.admin.get(`/members/${r.member.id}/coverage?date=2026-12-31`));
+    expect(lastYear.coverage.find((line: { line_of_coverage: string }) => line.line_of_coverage === 'medical')).toMatchObject({ plan: r.w.plans.medical.id, effective_end: '2026-12-31' });
+  });
+
+  it('when a passive window completes, then the move to the successor is the same coverage: a change (never removed + new), previous_plan set in the change report', async () => {
+    const r = await renewalWorld();
+    const window = await renewalWindow(r, 'passive');
+    await ok(r.w.admin.post(`/open_enrollment_windows/${window.id}/close`));
+    await ok(r.w.admin.post(`/open_enrollment_windows/${window.id}/complete`));
+    await runJobs();
+
+    const passive = ((await ok(r.w.admin.get(`/enrollments?member=${r.member.id}`))).results as any[]).find((enrollment) => enrollment.reason === 'passive_open_enrollment');
+    const changes = await ok(r.w.admin.get(`/enrollments/${passive.id}/benefit_changes`));
+    expect(changes.map((change: any) => [change.line_of_coverage, change.status, change.changes, change.previous_enrollment_plan, change.next_enrollment_plan])).toEqual([
+      ['medical', 'change', ['date_change', 'dependent_change', 'contribution_change'], r.previous[r.w.plans.medical.id], passive.enrolled_plans[0].id],
+      ['life', 'change', ['date_change', 'volume_change'], r.previous[r.w.plans.life.id], passive.enrolled_plans[1].id],
+    ]);
+
+    const report = await ok(r.w.admin.get(`/open_enrollment_windows/${window.id}/change_report`));
+    expect(report.summaries).toEqual([
+      { member: r.member.id, line_of_coverage: 'medical', status: 'change', changes: ['date_change', 'dependent_change', 'contribution_change'], previous_plan: r.w.plans.medical.id, next_plan: r.medical2027.id },
+      { member: r.member.id, line_of_coverage: 'life', status: 'change', changes: ['date_change', 'volume_change'], previous_plan: r.w.plans.life.id, next_plan: r.life2027.id },
+    ]);
+  });
+
   it('when a member elects the successor in an active window, then the change report shows it as the same coverage (change, previous_plan set), and a member who did nothing loses the coverage on the renewal date', async () => {
     const r = await renewalWorld();
     const idle = await createMember(r.w.admin, { employer: r.w.employer.id, first_name: 'Idle', dob: '1980-01-01', hire_date: '2020-01-01' });
