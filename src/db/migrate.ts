@@ -6,6 +6,7 @@ import * as enrollmentEngine from './migrations/2026-11-22T0003-enrollment-engin
 import * as openEnrollment from './migrations/2026-11-22T0004-open-enrollment.ts';
 import * as eventsWebhooks from './migrations/2026-11-22T0005-events-webhooks.ts';
 import * as idempotencyKeyOwner from './migrations/2026-11-22T0006-idempotency-key-owner.ts';
+import * as planRenewals from './migrations/2026-11-23T0001-plan-renewals.ts';
 import * as benefitChangeCoverageDates from './migrations/2026-11-23T0002-benefit-change-coverage-dates.ts';
 import * as cobraEvents from './migrations/2026-11-23T0003-cobra-events.ts';
 
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-22T0004-open-enrollment': openEnrollment,
   '2026-11-22T0005-events-webhooks': eventsWebhooks,
   '2026-11-22T0006-idempotency-key-owner': idempotencyKeyOwner,
+  '2026-11-23T0001-plan-renewals': planRenewals,
   '2026-11-23T0002-benefit-change-coverage-dates': benefitChangeCoverageDates,
   '2026-11-23T0003-cobra-events': cobraEvents,
 };

@@ -147,7 +147,7 @@ describe('one event per create, update and delete', () => {
     const plan = await createPlan(admin, { employer: employer.id });
     await ok(admin.patch(`/plans/${plan.id}`, { plan_name: 'Gold PPO 2000' }));
     expect(await typesOf(admin, plan.id)).toEqual(['plan.created', 'plan.updated']);
-    expect((await listAll(admin, `object_id=${plan.id}`))[0]!.data).toEqual({ employer: employer.id, group: plan.group, line_of_coverage: 'medical' });
+    expect((await listAll(admin, `object_id=${plan.id}`))[0]!.data).toEqual({ employer: employer.id, group: plan.group, line_of_coverage: 'medical', previous_plan: null, next_plan: null });
 
     const configuration = await createPlanConfiguration(admin, { plan: plan.id });
     await ok(admin.patch(`/plan_configurations/${configuration.id}`, { waiting_period_days: 30 }));

@@ -10,6 +10,7 @@ import { Notifier } from '../../src/modules/notifications/notification.service.t
 import { OpenEnrollmentWindowService } from '../../src/modules/open-enrollment/open-enrollment-window.service.ts';
 import { createEmployer, createMember } from '../helpers/factories.ts';
 import { createDependent } from '../helpers/people-factories.ts';
+import { compositeRates } from '../helpers/plan-factories.ts';
 import { activeWindow, createEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { createTestApp, type TestContext } from '../helpers/test-app.ts';
 
@@ -396,5 +397,143 @@ describe('the change report and moves between carriers', () => {
     expect(report.summaries.filter((summary: { member: string }) => summary.member === w.member.id)).toEqual([
       { member: w.member.id, line_of_coverage: 'dental', status: 'change', changes: ['plan_change'], previous_plan: w.plans.dental.id, next_plan: w.plans.dentalRejected.id },
     ]);
+  });
+});
+
+describe('renewals: members carried into next year\'s plans', () => {
+  const runJobs = async () => {
+    const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }), log: silent, batchSize: 50 });
+    while ((await worker.runDueJobs()) > 0);
+  };
+  const newRates = compositeRates({ member: '540.00', member_spouse: '1120.00', member_family: '1720.00' });
+
+  /**
+   * The 2026 medical and life plans renewed for 2027 (medical at new rates, life with a lower guaranteed issue),
+   * and a member covered all through 2026 on medical (spouse, a child, and a child who turns 26 on 2026-12-15),
+   * life (40,000 requested) and dental (not renewed).
+   */
+  async function renewalWorld() {
+    const w = await createEnrollmentWorld(t);
+    const medical2027 = await ok(w.admin.post(`/plans/${w.plans.medical.id}/renew`, { plan_name: 'Gold PPO 2027', effective_end: '2027-12-31', composite_rates: newRates }), 201);
+    const life2027 = await ok(w.admin.post(`/plans/${w.plans.life.id}/renew`, { effective_end: '2027-12-31', guaranteed_issue_volume: '30000.00' }), 201);
+    const member = await createMember(w.admin, { employer: w.employer.id, first_name: 'Idle', dob: '1980-01-01', hire_date: '2020-01-01' });
+    const spouse = await createDependent(w.admin, { member: member.id, member_relationship: 'spouse', dob: '1981-03-03' });
+    const child = await createDependent(w.admin, { member: member.id, member_relationship: 'child', dob: '2012-01-01' });
+    const agingOut = await createDependent(w.admin, { member: member.id, member_relationship: 'child', dob: '2000-12-15' });
+    const synced = await ok(
+      w.admin.post('/enrollments', {
+        member: member.id,
+        category: 'carrier_sync',
+        effective_start: '2026-01-01',
+        enrolled_plans: [
+          { plan: w.plans.medical.id, enrolled_dependents: [{ dependent: spouse.id }, { dependent: child.id }, { dependent: agingOut.id }] },
+          { plan: w.plans.life.id, requested_volume: '40000.00' },
+          { plan: w.plans.dental.id },
+        ],
+      }),
+      201,
+    );
+    const previous = Object.fromEntries(synced.enrolled_plans.map((plan: { plan: string; id: string }) => [plan.plan, plan.id]));
+    return { w, medical2027, life2027, member, spouse, child, agingOut, previous };
+  }
+
+  /** A window of the renewal world's employer for the 2027 plans, renewing 2027-01-01, activated. */
+  const renewalWindow = (r: Awaited<ReturnType<typeof renewalWorld>>, enrollment_type: 'active' | 'passive') =>
+    activeWindow(r.w.admin, { employer: r.w.employer.id, start_date: '2026-11-01', end_date: '2026-11-30', renewal_date: '2027-01-01', plans: [r.medical2027.id, r.life2027.id], enrollment_type });
+
+  it('when a passive window completes, then a member who did nothing moves from each renewed plan to its successor, re-priced, with the dependents still eligible and the volume within the new limit', async () => {
+    const r = await renewalWorld();
+    const window = await renewalWindow(r, 'passive');
+    await ok(r.w.admin.post(`/open_enrollment_windows/${window.id}/close`));
+    await ok(r.w.admin.post(`/open_enrollment_windows/${window.id}/complete`));
+    await runJobs();
+
+    const enrollments = (await ok(r.w.admin.get(`/enrollments?member=${r.member.id}`))).results as any[];
+    const passive = enrollments.find((enrollment) => enrollment.reason === 'passive_open_enrollment');
+    expect(passive).toMatchObject({ category: 'open_enrollment', effective_start: '2027-01-01', open_enrollment_window: window.id });
+    // Coverage moved to new plans: changes for the carriers, so approved (not synced at once).
+    expect(passive.status).toBe('approved');
+    const [medical, life] = passive.enrolled_plans;
+    expect(passive.enrolled_plans).toHaveLength(2);
+    expect(medical).toMatchObject({
+      plan: r.medical2027.id,
+      effective_start: '2027-01-01',
+      effective_end: '2027-12-31',
+      // member_family at the 2027 rate; the employer pays 50.5% (the copied contribution strategy).
+      premium: '1720.00',
+      employer_contribution: '868.60',
+      member_contribution: '851.40',
+    });
+    // The child who turned 26 on 2026-12-15 is no longer eligible on 2027-01-01: left behind.
+    expect(medical.enrolled_dependents.map((dependent: { dependent: string }) => dependent.dependent)).toEqual([r.spouse.id, r.child.id]);
+    expect(life).toMatchObject({ plan: r.life2027.id, volume: '30000.00', requested_volume: '30000.00', eoi_status: 'not_required' });
+
+    const coverage = await ok(r.w.admin.get(`/members/${r.member.id}/coverage?date=2027-01-01`));
+    expect(new Map(coverage.coverage.map((line: { line_of_coverage: string; plan: string }) => [line.line_of_coverage, line.plan]))).toEqual(
+      new Map([['medical', r.medical2027.id], ['life', r.life2027.id]]),
+    );
+    const lastYear = await ok(r.w.admin.get(`/members/${r.member.id}/coverage?date=2026-12-31`));
+    expect(lastYear.coverage.find((line: { line_of_coverage: string }) => line.line_of_coverage === 'medical')).toMatchObject({ plan: r.w.plans.medical.id, effective_end: '2026-12-31' });
+  });
+
+  it('when a passive window completes, then the move to the successor is the same coverage: a change (never removed + new), previous_plan set in the change report', async () => {
+    const r = await renewalWorld();
+    const window = await renewalWindow(r, 'passive');
+    await ok(r.w.admin.post(`/open_enrollment_windows/${window.id}/close`));
+    await ok(r.w.admin.post(`/open_enrollment_windows/${window.id}/complete`));
+    await runJobs();
+
+    const passive = ((await ok(r.w.admin.get(`/enrollments?member=${r.member.id}`))).results as any[]).find((enrollment) => enrollment.reason === 'passive_open_enrollment');
+    const changes = await ok(r.w.admin.get(`/enrollments/${passive.id}/benefit_changes`));
+    expect(changes.map((change: any) => [change.line_of_coverage, change.status, change.changes, change.previous_enrollment_plan, change.next_enrollment_plan])).toEqual([
+      ['medical', 'change', ['date_change', 'dependent_change', 'contribution_change'], r.previous[r.w.plans.medical.id], passive.enrolled_plans[0].id],
+      ['life', 'change', ['date_change', 'volume_change'], r.previous[r.w.plans.life.id], passive.enrolled_plans[1].id],
+    ]);
+
+    const report = await ok(r.w.admin.get(`/open_enrollment_windows/${window.id}/change_report`));
+    expect(report.summaries).toEqual([
+      { member: r.member.id, line_of_coverage: 'medical', status: 'change', changes: ['date_change', 'dependent_change', 'contribution_change'], previous_plan: r.w.plans.medical.id, next_plan: r.medical2027.id },
+      { member: r.member.id, line_of_coverage: 'life', status: 'change', changes: ['date_change', 'volume_change'], previous_plan: r.w.plans.life.id, next_plan: r.life2027.id },
+    ]);
+  });
+
+  it('when a member elects the successor in an active window, then the change report shows it as the same coverage (change, previous_plan set), and a member who did nothing loses the coverage on the renewal date', async () => {
+    const r = await renewalWorld();
+    const idle = await createMember(r.w.admin, { employer: r.w.employer.id, first_name: 'Idle', dob: '1980-01-01', hire_date: '2020-01-01' });
+    await ok(r.w.admin.post('/enrollments', { member: idle.id, category: 'carrier_sync', effective_start: '2026-01-01', enrolled_plans: [{ plan: r.w.plans.medical.id }] }), 201);
+    const window = await renewalWindow(r, 'active');
+    t.clock.set('2026-11-02T15:00:00.000Z');
+    try {
+      // The member keeps the family still eligible in 2027 on next year's plan.
+      const elected = await ok(
+        r.w.admin.post('/enrollments', {
+          member: r.member.id,
+          category: 'open_enrollment',
+          reason: 'open_enrollment',
+          effective_start: '2027-01-01',
+          enrolled_plans: [{ plan: r.medical2027.id, enrolled_dependents: [{ dependent: r.spouse.id }, { dependent: r.child.id }] }],
+        }),
+        201,
+      );
+      await ok(r.w.admin.post(`/enrollments/${elected.id}/save_and_submit`));
+      await ok(r.w.admin.post(`/enrollments/${elected.id}/approve`));
+      await ok(r.w.admin.post(`/open_enrollment_windows/${window.id}/close`));
+      const completed = await ok(r.w.admin.post(`/open_enrollment_windows/${window.id}/complete`));
+      expect(completed).toMatchObject({ enrollment_type: 'active', completed_member_count: 1 });
+      await runJobs();
+
+      const report = await ok(r.w.admin.get(`/open_enrollment_windows/${window.id}/change_report`));
+      expect(report.summaries).toEqual([
+        { member: r.member.id, line_of_coverage: 'medical', status: 'change', changes: ['date_change', 'dependent_change', 'contribution_change'], previous_plan: r.w.plans.medical.id, next_plan: r.medical2027.id },
+      ]);
+
+      // The member who did nothing in an active window keeps nothing past the plan year: no enrollment is made.
+      expect(((await ok(r.w.admin.get(`/enrollments?member=${idle.id}`))).results as { category: string }[]).map((enrollment) => enrollment.category)).toEqual(['carrier_sync']);
+      expect((await ok(r.w.admin.get(`/members/${idle.id}/coverage?date=2026-12-31`))).coverage).toHaveLength(1);
+      expect((await ok(r.w.admin.get(`/members/${idle.id}/coverage?date=2027-01-01`))).coverage).toEqual([]);
+    } finally {
+      t.clock.set('2026-03-02T15:00:00.000Z');
+    }
   });
 });

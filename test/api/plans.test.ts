@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type ApiClient, type TestContext } from '../helpers/test-app.ts';
-import { createCarrier, createEmployer, createGroup } from '../helpers/factories.ts';
+import { createCarrier, createEmployer, createGroup, createSubclass } from '../helpers/factories.ts';
 import { createEmployerWithKey, createInSequence, errorFields, idsOf, newProviderAdmin } from '../helpers/more-factories.ts';
-import { ageRates, compositeRates, createPlan } from '../helpers/plan-factories.ts';
+import { ageRates, compositeRates, contributionRule, contributionStrategy, createPlan, createPlanConfiguration } from '../helpers/plan-factories.ts';
 
 let t: TestContext;
 beforeAll(async () => {
@@ -73,6 +73,8 @@ describe('POST /plans', () => {
       carrier: carrier.id,
       employer: employer.id,
       age_rates: null,
+      previous_plan: null,
+      next_plan: null,
       created_at: t.clock.now().toISOString(),
     });
   });
@@ -102,6 +104,8 @@ describe('POST /plans', () => {
       age_rates: null,
       guaranteed_issue_volume: null,
       requires_primary_care_provider: false,
+      previous_plan: null,
+      next_plan: null,
       metadata: {},
       created_at: t.clock.now().toISOString(),
     });
@@ -602,5 +606,282 @@ describe('plan references and tenancy', () => {
     const limited = await t.client('read_only', { employer: (await createEmployer(t.admin)).id });
     expect((await limited.get(`/plans/${plan.id}`)).status).toBe(404);
     expect(idsOf(await limited.get('/plans'))).toEqual([]);
+  });
+});
+
+describe('renewal links by PATCH', () => {
+  /** A plan year and the next one, in one group (fresh each time). */
+  async function twoYears(client: ApiClient = t.admin, groupOverrides: Record<string, unknown> = {}) {
+    const group = await createGroup(client, groupOverrides);
+    const current = await createPlan(client, { group: group.id, plan_name: 'Gold PPO 2026' });
+    const next = await createPlan(client, { group: group.id, plan_name: 'Gold PPO 2027', effective_start: '2027-01-01', effective_end: '2027-12-31' });
+    return { group, current, next };
+  }
+  const get = async (id: string) => (await t.admin.get(`/plans/${id}`)).body;
+  const eventsOf = async (id: string) => (await t.admin.get(`/events?object_id=${id}`)).body.results as { event_type: string; data: Record<string, unknown> }[];
+
+  it('when next_plan names next year\'s plan of the same group and line, then both sides are linked, each with a plan.updated event; null unlinks both', async () => {
+    const { current, next } = await twoYears();
+    const linked = await t.admin.patch(`/plans/${current.id}`, { next_plan: next.id });
+    expect(linked.status).toBe(200);
+    expect(linked.body).toEqual({ ...current, next_plan: next.id });
+    expect(await get(next.id)).toEqual({ ...next, previous_plan: current.id });
+    for (const [plan, data] of [
+      [current.id, { previous_plan: null, next_plan: next.id }],
+      [next.id, { previous_plan: current.id, next_plan: null }],
+    ] as const) {
+      const [latest] = await eventsOf(plan);
+      expect(latest).toMatchObject({ event_type: 'plan.updated', data: { line_of_coverage: 'medical', ...data } });
+    }
+    expect((await t.admin.patch(`/plans/${current.id}`, { next_plan: next.id })).status).toBe(200);
+
+    const unlinked = await t.admin.patch(`/plans/${current.id}`, { next_plan: null });
+    expect(unlinked.body).toEqual(current);
+    expect(await get(next.id)).toEqual(next);
+    expect((await eventsOf(next.id)).map((event) => event.event_type)).toEqual(['plan.updated', 'plan.updated', 'plan.created']);
+  });
+
+  it('when previous_plan names the plan a plan renews, then the link is the same as from the other side', async () => {
+    const { current, next } = await twoYears();
+    const linked = await t.admin.patch(`/plans/${next.id}`, { previous_plan: current.id });
+    expect(linked.status).toBe(200);
+    expect(linked.body).toMatchObject({ previous_plan: current.id, next_plan: null });
+    expect(await get(current.id)).toMatchObject({ previous_plan: null, next_plan: next.id });
+    // The successor is listed with its link too.
+    const listed = (await t.admin.get(`/plans?group=${next.group}`)).body.results as { id: string; previous_plan: string | null }[];
+    expect(new Map(listed.map((plan) => [plan.id, plan.previous_plan]))).toEqual(new Map([[next.id, current.id], [current.id, null]]));
+  });
+
+  it('when the named plan is of another group or line, starts with a gap or an overlap, or is the plan itself, then 400 naming the field and nothing is linked', async () => {
+    const { group, current } = await twoYears();
+    const otherGroup = await createPlan(t.admin, { effective_start: '2027-01-01', effective_end: '2027-12-31' });
+    const dental = await createPlan(t.admin, { group: group.id, line_of_coverage: 'dental', effective_start: '2027-01-01', effective_end: '2027-12-31' });
+    const gap = await createPlan(t.admin, { group: group.id, effective_start: '2027-02-01', effective_end: '2027-12-31' });
+    const overlap = await createPlan(t.admin, { group: group.id, effective_start: '2026-07-01', effective_end: '2027-06-30' });
+    for (const [named, message] of [
+      [otherGroup.id, /same group/],
+      [dental.id, /line of coverage/],
+      [gap.id, /starts the day after it ends: 2027-01-01/],
+      [overlap.id, /starts the day after it ends: 2027-01-01/],
+      [current.id, /cannot renew itself/],
+      ['plan_doesnotexist', /No such plan/],
+    ] as const) {
+      const refused = await t.admin.patch(`/plans/${current.id}`, { next_plan: named, plan_name: 'Renamed' });
+      expect(refused.status, named).toBe(400);
+      expect(errorPaths(refused), named).toEqual(['next_plan']);
+      expect(refused.body.input_errors[0].message, named).toMatch(message);
+    }
+    expect(await get(current.id)).toEqual(current);
+    for (const plan of [otherGroup, dental, gap, overlap]) expect(await get(plan.id)).toEqual(plan);
+  });
+
+  it('when the named plan is already linked to a third plan, then 400: at most one successor and one predecessor; the plan\'s own link is replaced', async () => {
+    const { group, current, next } = await twoYears();
+    const rival = await createPlan(t.admin, { group: group.id, plan_name: 'Gold PPO 2027 bis', effective_start: '2027-01-01', effective_end: '2027-12-31' });
+    const rivalPredecessor = await createPlan(t.admin, { group: group.id, plan_name: 'Silver 2026', effective_start: '2026-01-01', effective_end: '2026-12-31' });
+    expect((await t.admin.patch(`/plans/${current.id}`, { next_plan: next.id })).status).toBe(200);
+
+    const secondSuccessor = await t.admin.patch(`/plans/${rival.id}`, { previous_plan: current.id });
+    expect(errorPaths(secondSuccessor)).toEqual(['previous_plan']);
+    expect(secondSuccessor.body.input_errors[0].message).toContain(`already renewed by plan ${next.id}`);
+    const secondPredecessor = await t.admin.patch(`/plans/${rivalPredecessor.id}`, { next_plan: next.id });
+    expect(errorPaths(secondPredecessor)).toEqual(['next_plan']);
+    expect(secondPredecessor.body.input_errors[0].message).toContain(`already renews plan ${current.id}`);
+    // Backwards is refused by the dates: a chain of renewals never comes back to a plan.
+    const cycle = await t.admin.patch(`/plans/${next.id}`, { next_plan: current.id });
+    expect(errorPaths(cycle)).toEqual(['next_plan']);
+    expect(await get(current.id)).toMatchObject({ previous_plan: null, next_plan: next.id });
+    expect(await get(next.id)).toMatchObject({ previous_plan: current.id, next_plan: null });
+    expect(await get(rival.id)).toEqual(rival);
+    expect(await get(rivalPredecessor.id)).toEqual(rivalPredecessor);
+
+    // The plan's own next_plan, given anew, replaces its successor: the old one loses its side of the link.
+    const replaced = await t.admin.patch(`/plans/${current.id}`, { next_plan: rival.id });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.next_plan).toBe(rival.id);
+    expect(await get(next.id)).toEqual(next);
+    expect(await get(rival.id)).toEqual({ ...rival, previous_plan: current.id });
+    expect((await eventsOf(next.id))[0]).toMatchObject({ event_type: 'plan.updated', data: { previous_plan: null } });
+  });
+
+  it('when a linked plan\'s dates move away from its neighbour, then 400 at the date; unlinking in the same PATCH lets them move', async () => {
+    const { current, next } = await twoYears();
+    expect((await t.admin.patch(`/plans/${current.id}`, { next_plan: next.id })).status).toBe(200);
+    const end = await t.admin.patch(`/plans/${current.id}`, { effective_end: '2026-11-30' });
+    expect(end.status).toBe(400);
+    expect(errorPaths(end)).toEqual(['effective_end']);
+    expect(end.body.input_errors[0].message).toContain('must end on 2026-12-31');
+    const start = await t.admin.patch(`/plans/${next.id}`, { effective_start: '2027-02-01' });
+    expect(errorPaths(start)).toEqual(['effective_start']);
+    // The whole plan year moved with its neighbour kept in step is fine; so is a move with the link dropped.
+    expect((await t.admin.patch(`/plans/${next.id}`, { effective_end: '2027-06-30' })).status).toBe(200);
+    const moved = await t.admin.patch(`/plans/${current.id}`, { effective_end: '2026-11-30', next_plan: null });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ effective_end: '2026-11-30', next_plan: null });
+    expect(await get(next.id)).toMatchObject({ previous_plan: null });
+  });
+
+  it('when the named plan belongs to another provider or another employer of an employer key, then 400 "No such plan" and nothing changes', async () => {
+    const { current } = await twoYears();
+    const other = await newProviderAdmin(t, 'plan-links');
+    const theirs = await createPlan(other, { effective_start: '2027-01-01', effective_end: '2027-12-31' });
+    const refused = await t.admin.patch(`/plans/${current.id}`, { next_plan: theirs.id });
+    expect(errorPaths(refused)).toEqual(['next_plan']);
+    expect(refused.body.input_errors[0].message).toBe('No such plan.');
+    expect((await other.get(`/plans/${theirs.id}`)).body).toEqual(theirs);
+    expect((await other.patch(`/plans/${current.id}`, { next_plan: theirs.id })).status).toBe(404);
+
+    const { employer, client } = await createEmployerWithKey(t);
+    const carrier = await createCarrier(t.admin);
+    const mine = await twoYears(t.admin, { employer: employer.id, carrier: carrier.id });
+    const foreign = await createPlan(t.admin, { effective_start: '2027-01-01', effective_end: '2027-12-31' });
+    const hidden = await client.patch(`/plans/${mine.current.id}`, { next_plan: foreign.id });
+    expect(errorPaths(hidden)).toEqual(['next_plan']);
+    expect(hidden.body.input_errors[0].message).toBe('No such plan.');
+    expect((await client.patch(`/plans/${mine.current.id}`, { next_plan: mine.next.id })).body.next_plan).toBe(mine.next.id);
+  });
+});
+
+describe('POST /plans/{id}/renew', () => {
+  /** A priced plan of a new employer with two configurations (one for a subclass), each with a contribution strategy. */
+  async function pricedPlan(client: ApiClient = t.admin) {
+    const employer = await createEmployer(t.admin);
+    const group = await createGroup(t.admin, { employer: employer.id });
+    const subclass = await createSubclass(t.admin, { employer: employer.id, name: 'Union' });
+    const plan = await createPlan(client, {
+      group: group.id,
+      plan_name: 'Gold PPO',
+      plan_type: 'ppo',
+      premium_type: 'composite',
+      composite_rates: compositeRates(),
+      guaranteed_issue_volume: '50000.00',
+      requires_primary_care_provider: true,
+      metadata: { carrier_plan_code: 'GPPO', cycle: '2026' },
+    });
+    const open = await createPlanConfiguration(t.admin, { plan: plan.id, waiting_period_days: 30, dependent_age_limit: 26, metadata: { note: 'everyone' } });
+    const union = await createPlanConfiguration(t.admin, { plan: plan.id, required_subclass: subclass.id, termination_policy: 'end_of_month', dependent_age_out_rule: 'end_of_year' });
+    for (const [configuration, contribution] of [[open, '75'], [union, '90']] as const) {
+      const strategy = contributionStrategy({ member: contributionRule(contribution, '0.00', '600.00') });
+      expect((await t.admin.post(`/plan_configurations/${configuration.id}/contribution_strategy`, strategy)).status).toBe(200);
+    }
+    return { employer, group, subclass, plan, configurations: [open, union] };
+  }
+  const configurationsOf = async (plan: string) => (await t.admin.get(`/plan_configurations?plan=${plan}&page_size=100`)).body.results as any[];
+  const newRates = compositeRates({ member: '540.00', member_family: '1720.00' });
+
+  it('when a plan is renewed with new dates and rates, then 201: next year\'s plan copies everything else, both are linked, and its configurations come with their contribution strategies', async () => {
+    const { plan, configurations } = await pricedPlan();
+    t.clock.advance(1000);
+    const response = await t.admin.post(`/plans/${plan.id}/renew`, { effective_start: '2027-01-01', effective_end: '2027-12-31', composite_rates: newRates });
+    expect(response.status).toBe(201);
+    const renewed = response.body;
+    expect(renewed).toEqual({
+      ...plan,
+      id: expect.stringMatching(/^plan_/),
+      effective_start: '2027-01-01',
+      effective_end: '2027-12-31',
+      composite_rates: newRates,
+      previous_plan: plan.id,
+      next_plan: null,
+      created_at: t.clock.now().toISOString(),
+    });
+    expect(renewed.id).not.toBe(plan.id);
+    expect((await t.admin.get(`/plans/${renewed.id}`)).body).toEqual(renewed);
+    expect((await t.admin.get(`/plans/${plan.id}`)).body).toEqual({ ...plan, next_plan: renewed.id });
+
+    const copies = await configurationsOf(renewed.id);
+    const strip = ({ id: _id, plan: _plan, created_at: _createdAt, ...rest }: any) => rest;
+    const byWaitingPeriod = (a: any, b: any) => a.waiting_period_days - b.waiting_period_days;
+    expect(copies.map(strip).sort(byWaitingPeriod)).toEqual((await configurationsOf(plan.id)).map(strip).sort(byWaitingPeriod));
+    expect(copies.every((copy) => copy.plan === renewed.id && copy.created_at === renewed.created_at)).toBe(true);
+    // Which configuration applies first among equals follows (created_at, id), as lists do: the copies keep the originals' order.
+    expect(copies.map((copy) => copy.waiting_period_days)).toEqual((await configurationsOf(plan.id)).map((original) => original.waiting_period_days));
+    expect(copies.map((copy) => copy.contribution_strategy.member.contribution).sort()).toEqual(['75', '90']);
+    // The originals are untouched.
+    expect((await configurationsOf(plan.id)).map((configuration) => configuration.id).sort()).toEqual(configurations.map((configuration) => configuration.id).sort());
+  });
+
+  it('when renewed, then plan.created for the new plan, plan.updated for the old one and plan_configuration.created for each copy are recorded together', async () => {
+    const { plan } = await pricedPlan();
+    const renewed = (await t.admin.post(`/plans/${plan.id}/renew`, { effective_end: '2027-12-31' })).body;
+    const [created] = (await t.admin.get(`/events?object_id=${renewed.id}`)).body.results;
+    expect(created).toMatchObject({ event_type: 'plan.created', data: { employer: plan.employer, group: plan.group, line_of_coverage: 'medical', previous_plan: plan.id, next_plan: null } });
+    const [updated] = (await t.admin.get(`/events?object_id=${plan.id}`)).body.results;
+    expect(updated).toMatchObject({ event_type: 'plan.updated', data: { previous_plan: null, next_plan: renewed.id } });
+    const copies = await configurationsOf(renewed.id);
+    for (const copy of copies) {
+      const [event] = (await t.admin.get(`/events?object_id=${copy.id}`)).body.results;
+      expect(event).toMatchObject({ event_type: 'plan_configuration.created', data: { plan: renewed.id }, created_at: created.created_at });
+    }
+  });
+
+  it('when only the end is given, then the renewal starts the day after the plan ends at the same rates; a name, guaranteed issue and metadata may change', async () => {
+    const { plan } = await pricedPlan();
+    const renewed = await t.admin.post(`/plans/${plan.id}/renew`, {
+      effective_end: '2027-12-31',
+      plan_name: 'Gold PPO 2027',
+      guaranteed_issue_volume: '40000',
+      metadata: { cycle: '2027', carrier_plan_code: '' },
+    });
+    expect(renewed.status).toBe(201);
+    expect(renewed.body).toMatchObject({
+      plan_name: 'Gold PPO 2027',
+      effective_start: '2027-01-01',
+      composite_rates: plan.composite_rates,
+      guaranteed_issue_volume: '40000.00',
+      metadata: { cycle: '2027' },
+    });
+    const banded = await t.admin.post(`/plans/${(await pricedPlan()).plan.id}/renew`, { effective_end: '2027-12-31', premium_type: 'age_banded', composite_rates: null, age_rates: ageRates() });
+    expect(banded.body).toMatchObject({ premium_type: 'age_banded', composite_rates: null, age_rates: ageRates() });
+  });
+
+  it.each<[string, Record<string, unknown>, string[]]>([
+    ['no effective_end', {}, ['effective_end']],
+    ['a start that is not the day after the plan ends', { effective_start: '2027-02-01', effective_end: '2027-12-31' }, ['effective_start']],
+    ['a start inside the plan year', { effective_start: '2026-07-01', effective_end: '2027-06-30' }, ['effective_start']],
+    ['an end before the start', { effective_end: '2026-12-01' }, ['effective_end']],
+    ['age_banded without age_rates', { effective_end: '2027-12-31', premium_type: 'age_banded' }, ['composite_rates', 'age_rates']],
+    ['fields a renewal copies (group, line_of_coverage)', { effective_end: '2027-12-31', group: 'grp_x', line_of_coverage: 'dental' }, ['group', 'line_of_coverage']],
+    ['an effective_end that is no calendar date', { effective_end: '2027-02-30' }, ['effective_end']],
+  ])('when renewed with %s, then 400 naming the fields and nothing is created', async (_case, body, fields) => {
+    const { plan } = await pricedPlan();
+    const response = await t.admin.post(`/plans/${plan.id}/renew`, body);
+    expect(response.status).toBe(400);
+    expect(errorFields(response).sort()).toEqual([...fields].sort());
+    expect((await t.admin.get(`/plans/${plan.id}`)).body).toEqual(plan);
+    expect(idsOf(await t.admin.get(`/plans?group=${plan.group}`))).toEqual([plan.id]);
+  });
+
+  it('when the plan is already renewed, then 409 invalid_state naming its successor, and nothing is created', async () => {
+    const { plan } = await pricedPlan();
+    const renewed = (await t.admin.post(`/plans/${plan.id}/renew`, { effective_end: '2027-12-31' })).body;
+    const again = await t.admin.post(`/plans/${plan.id}/renew`, { effective_end: '2027-12-31' });
+    expect(again.status).toBe(409);
+    expect(again.body.type).toBe('invalid_state');
+    expect(again.body.message).toContain(renewed.id);
+    expect(idsOf(await t.admin.get(`/plans?group=${plan.group}`)).sort()).toEqual([plan.id, renewed.id].sort());
+    // The renewal renews in turn.
+    const third = await t.admin.post(`/plans/${renewed.id}/renew`, { effective_end: '2028-12-31' });
+    expect(third.body).toMatchObject({ effective_start: '2028-01-01', previous_plan: renewed.id });
+  });
+
+  it('when another provider, another employer\'s key or a read-only key renews, then 404, 404 and 403; an unknown id is 404', async () => {
+    const { plan } = await pricedPlan();
+    const other = await newProviderAdmin(t, 'plan-renew');
+    const body = { effective_end: '2027-12-31' };
+    expect((await other.post(`/plans/${plan.id}/renew`, body)).status).toBe(404);
+    const { client } = await createEmployerWithKey(t);
+    const foreign = await client.post(`/plans/${plan.id}/renew`, body);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.type).toBe('not_found');
+    expect((await (await t.client('read_only')).post(`/plans/${plan.id}/renew`, body)).status).toBe(403);
+    expect((await t.admin.post('/plans/plan_doesnotexist/renew', body)).status).toBe(404);
+    expect((await t.admin.get(`/plans/${plan.id}`)).body).toEqual(plan);
+
+    const own = await createEmployerWithKey(t);
+    const ownPlan = await createPlan(t.admin, { employer: own.employer.id });
+    const renewed = await own.client.post(`/plans/${ownPlan.id}/renew`, body);
+    expect(renewed.status).toBe(201);
+    expect(renewed.body).toMatchObject({ employer: own.employer.id, previous_plan: ownPlan.id });
   });
 });

@@ -275,6 +275,48 @@ describe(`migrations on ${testDatabaseKind()}`, () => {
       expect(isUniqueViolation(error)).toBe(true);
     });
 
+    it('when plans are linked to their renewals, then each has at most one successor and one predecessor, and a link names an existing plan', async () => {
+      await insertProvider();
+      await insertEmployer();
+      await db.insertInto('carriers').values({ id: 'carr_1', provider_id: 'prov_1', legal_name: 'Carrier', created_at: CREATED_AT }).execute();
+      await db
+        .insertInto('carrier_groups')
+        .values({ id: 'grp_1', provider_id: 'prov_1', employer_id: 'er_1', carrier_id: 'carr_1', group_number: 'G-1', connection_method: 'manual', created_at: CREATED_AT })
+        .execute();
+      const plan = (id: string, year: number) => ({
+        id,
+        provider_id: 'prov_1',
+        employer_id: 'er_1',
+        group_id: 'grp_1',
+        plan_name: `Gold ${year}`,
+        line_of_coverage: 'medical',
+        effective_start: `${year}-01-01`,
+        effective_end: `${year}-12-31`,
+        requires_primary_care_provider: false,
+        metadata: '{}',
+        created_at: CREATED_AT,
+      });
+      // Unlinked plans (NULL links) do not collide.
+      await db.insertInto('plans').values([plan('plan_2026', 2026), plan('plan_2027', 2027), plan('plan_other', 2027)]).execute();
+      await db.updateTable('plans').set({ next_plan_id: 'plan_2027' }).where('id', '=', 'plan_2026').execute();
+      await db.updateTable('plans').set({ previous_plan_id: 'plan_2026' }).where('id', '=', 'plan_2027').execute();
+
+      const secondPredecessor: unknown = await db.updateTable('plans').set({ next_plan_id: 'plan_2027' }).where('id', '=', 'plan_other').execute().catch((caught: unknown) => caught);
+      expect(isUniqueViolation(secondPredecessor)).toBe(true);
+      const secondSuccessor: unknown = await db.updateTable('plans').set({ previous_plan_id: 'plan_2026' }).where('id', '=', 'plan_other').execute().catch((caught: unknown) => caught);
+      expect(isUniqueViolation(secondSuccessor)).toBe(true);
+      const missing: unknown = await db.updateTable('plans').set({ next_plan_id: 'plan_missing' }).where('id', '=', 'plan_other').execute().catch((caught: unknown) => caught);
+      expect(missing).toBeInstanceOf(Error);
+      expect(isUniqueViolation(missing)).toBe(false);
+
+      const rows = await db.selectFrom('plans').select(['id', 'previous_plan_id', 'next_plan_id']).orderBy('id').execute();
+      expect(rows.map((row) => ({ ...row }))).toStrictEqual([
+        { id: 'plan_2026', previous_plan_id: null, next_plan_id: 'plan_2027' },
+        { id: 'plan_2027', previous_plan_id: 'plan_2026', next_plan_id: null },
+        { id: 'plan_other', previous_plan_id: null, next_plan_id: null },
+      ]);
+    });
+
     it('when a row references a missing parent, then the foreign key rejects it, and that is not a unique violation', async () => {
       const error: unknown = await insertEmployer('er_orphan', 'prov_missing').catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(Error);

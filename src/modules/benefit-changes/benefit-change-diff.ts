@@ -8,6 +8,8 @@ export interface CoverageItem {
   planId: string;
   /** The plan's carrier group: the one its benefit changes are sent to. */
   groupId: string;
+  /** The plan `planId` renews (its predecessor), if any: moving from that plan to this one is not a plan change. */
+  previousPlanId: string | null;
   lineOfCoverage: LineOfCoverage;
   effectiveStart: string | null;
   effectiveEnd: string | null;
@@ -98,7 +100,8 @@ function removed(item: CoverageItem, start: string): LineChange {
 
 function changeKinds(before: CoverageItem, after: CoverageItem): ChangeKind[] {
   const differs: Record<ChangeKind, boolean> = {
-    plan_change: before.planId !== after.planId,
+    // Next year's plan that renews the one before (its direct successor) is the same coverage.
+    plan_change: before.planId !== after.planId && after.previousPlanId !== before.planId,
     // A mid-year change to the same plan keeps the plan year's end; a renewal moves it.
     date_change: before.effectiveEnd !== after.effectiveEnd,
     dependent_change: !sameSet(before.dependentIds, after.dependentIds),

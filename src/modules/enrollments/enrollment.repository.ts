@@ -182,10 +182,11 @@ export function coverageInForceOn(date: string) {
     ]);
 }
 
-/** An enrolled plan in force, with its line and what its enrollment's events carry. */
+/** An enrolled plan in force, with its plan's line and predecessor and what its enrollment's events carry. */
 export type CoverageInForce = EnrolledPlanRow & {
   line_of_coverage: LineOfCoverage;
   group_id: string;
+  previous_plan_id: string | null;
   enrollment_employer_id: string;
   enrollment_status: EnrollmentStatus;
   enrollment_category: EnrollmentRow['category'];
@@ -212,6 +213,7 @@ export async function findCoverageInForce(
     .select([
       'plans.line_of_coverage',
       'plans.group_id',
+      'plans.previous_plan_id',
       'enrollments.employer_id as enrollment_employer_id',
       'enrollments.status as enrollment_status',
       'enrollments.category as enrollment_category',

@@ -762,13 +762,17 @@ export class EnrollmentService {
     });
   }
 
-  /** The member's coverage before and after, line by line (API.md section 7). */
+  /**
+   * The member's coverage before and after, line by line (API.md section 7): before is the coverage in force
+   * on the enrollment's start, or, for a plan that renews another, the coverage on that plan the day before.
+   */
   async #coverageBeforeAndAfter(trx: Executor, enrollment: EnrollmentRow, elections: Elections) {
     const plans = new Map((await repository.findPlans(trx, enrollment.provider_id, elections.plans.map((p) => p.plan_id))).map((p) => [p.id, p]));
-    const toItem = (row: EnrolledPlanRow, plan: Pick<PlanRow, 'group_id' | 'line_of_coverage'>, dependentIds: string[]): CoverageItem => ({
+    const toItem = (row: EnrolledPlanRow, plan: Pick<PlanRow, 'group_id' | 'line_of_coverage' | 'previous_plan_id'>, dependentIds: string[]): CoverageItem => ({
       enrolledPlanId: row.id,
       planId: row.plan_id,
       groupId: plan.group_id,
+      previousPlanId: plan.previous_plan_id,
       lineOfCoverage: plan.line_of_coverage,
       effectiveStart: row.effective_start,
       effectiveEnd: row.effective_end,
@@ -783,13 +787,24 @@ export class EnrollmentService {
     const waivedLines = [...new Set(elections.waivers.map((waiver) => waiver.line_of_coverage as LineOfCoverage))];
     const start = enrollment.effective_start ?? toDateString(this.#clock.now());
     const lines = [...new Set([...next.map((item) => item.lineOfCoverage), ...waivedLines])];
-    const inForce = await repository.findCoverageInForce(trx, enrollment.member_id, lines, start, enrollment.id);
+    const replaced = await repository.findCoverageInForce(trx, enrollment.member_id, lines, start, enrollment.id);
+    // Next year's plan continues the coverage of the plan it renews, which ended the day before it starts: that
+    // coverage is the one before (a change, not a new line), though nothing of it needs ending.
+    const covered = new Set(replaced.map((row) => row.line_of_coverage));
+    const renewing = next.filter((item) => item.previousPlanId !== null && !covered.has(item.lineOfCoverage));
+    const renewed =
+      renewing.length === 0
+        ? []
+        : (await repository.findCoverageInForce(trx, enrollment.member_id, renewing.map((item) => item.lineOfCoverage), addDays(start, -1), enrollment.id)).filter((row) =>
+            renewing.some((item) => item.lineOfCoverage === row.line_of_coverage && item.previousPlanId === row.plan_id),
+          );
+    const inForce = [...replaced, ...renewed];
     const dependentRows =
       inForce.length === 0
         ? []
         : await trx.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id']).where('enrolled_plan_id', 'in', inForce.map((row) => row.id)).execute();
     const previous = inForce.map((row) =>
-      toItem(row, { group_id: row.group_id, line_of_coverage: row.line_of_coverage }, dependentRows.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
+      toItem(row, row, dependentRows.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
     );
     const enrollmentsOfPrevious = new Map(inForce.map((row): [string, EnrollmentEventSource] => [row.id, enrollmentOfCoverage(row)]));
     return { next, waivedLines, previous, start, enrollmentsOfPrevious };

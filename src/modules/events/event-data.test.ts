@@ -47,6 +47,8 @@ const IDS_AND_STATES = {
   carrier_id: 'carr_1',
   group_id: 'grp_1',
   plan_id: 'plan_1',
+  previous_plan_id: 'plan_0',
+  next_plan_id: 'plan_2',
   document_id: 'doc_1',
   enrollment_id: 'enr_1',
   required_subclass_id: 'sub_1',
@@ -89,6 +91,7 @@ describe('EVENT_DATA', () => {
     ['carrier', {}, null],
     ['member', { employer: 'er_1' }, 'er_1'],
     ['dependent', { member: 'mem_1', employer: 'er_1' }, 'er_1'],
+    ['plan', { employer: 'er_1', group: 'grp_1', line_of_coverage: 'medical', previous_plan: 'plan_0', next_plan: 'plan_2' }, 'er_1'],
     ['enrollment', { member: 'mem_1', employer: 'er_1', status: 'approved', category: 'qle', open_enrollment_window: 'oew_1' }, 'er_1'],
     [
       'benefit_change',

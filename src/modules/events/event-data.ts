@@ -37,7 +37,7 @@ interface EventSources {
   pay_rate: Pick<PayRateRow, 'employer_id' | 'member_id'>;
   document: Pick<DocumentRow, 'employer_id' | 'member_id'>;
   member_id_card: Pick<MemberIdCardRow, 'employer_id' | 'member_id' | 'carrier_id' | 'document_id'>;
-  plan: Pick<PlanRow, 'employer_id' | 'group_id' | 'line_of_coverage'>;
+  plan: Pick<PlanRow, 'employer_id' | 'group_id' | 'line_of_coverage' | 'previous_plan_id' | 'next_plan_id'>;
   plan_configuration: Pick<PlanConfigurationRow, 'employer_id' | 'plan_id' | 'required_subclass_id'>;
   enrollment: Pick<EnrollmentRow, 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id'>;
   benefit_change: Pick<BenefitChangeRow, 'employer_id' | 'enrollment_id' | 'member_id' | 'line_of_coverage' | 'status' | 'delivery_state'>;
@@ -72,7 +72,10 @@ export const EVENT_DATA: { [T in EventObjectType]: (row: EventSource<T>) => Desc
     employer: row.employer_id,
     data: { member: row.member_id, employer: row.employer_id, carrier: row.carrier_id, document: row.document_id },
   }),
-  plan: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id, group: row.group_id, line_of_coverage: row.line_of_coverage } }),
+  plan: (row) => ({
+    employer: row.employer_id,
+    data: { employer: row.employer_id, group: row.group_id, line_of_coverage: row.line_of_coverage, previous_plan: row.previous_plan_id, next_plan: row.next_plan_id },
+  }),
   plan_configuration: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id, plan: row.plan_id, required_subclass: row.required_subclass_id } }),
   enrollment: (row) => ({
     employer: row.employer_id,

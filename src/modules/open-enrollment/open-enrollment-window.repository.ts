@@ -236,7 +236,7 @@ export async function findCoverageOn(db: Executor, memberId: string, date: strin
       'enrolled_plans.id',
       'enrolled_plans.plan_id',
       'enrolled_plans.position',
-      'enrolled_plans.requested_volume_cents',
+      'enrolled_plans.volume_cents',
       'enrolled_plans.primary_care_provider',
       'enrolled_plans.payroll_provider_external_id',
       'plans.line_of_coverage',
@@ -256,11 +256,30 @@ export async function findCoverageOn(db: Executor, memberId: string, date: strin
       ? []
       : await db
           .selectFrom('enrolled_dependents')
-          .select(['enrolled_plan_id', 'dependent_id', 'requested_volume_cents'])
-          .where('enrolled_plan_id', 'in', lines.map((row) => row.id))
-          .orderBy('position')
+          .innerJoin('dependents', 'dependents.id', 'enrolled_dependents.dependent_id')
+          .select([
+            'enrolled_dependents.enrolled_plan_id',
+            'enrolled_dependents.dependent_id',
+            'enrolled_dependents.volume_cents',
+            'dependents.member_relationship',
+            'dependents.dob',
+            'dependents.has_disability',
+          ])
+          .where('enrolled_dependents.enrolled_plan_id', 'in', lines.map((row) => row.id))
+          .orderBy('enrolled_dependents.position')
           .execute();
   return lines.map((line) => ({ ...line, dependents: dependents.filter((d) => d.enrolled_plan_id === line.id) }));
+}
+
+/** The window's plans with what the carry-over reads of them: dates, the plan each renews, the guaranteed issue. */
+export function findOfferedPlans(db: Executor, providerId: string, planIds: readonly string[]) {
+  if (planIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('plans')
+    .select(['id', 'effective_start', 'effective_end', 'previous_plan_id', 'guaranteed_issue_volume_cents'])
+    .where('provider_id', '=', providerId)
+    .where('id', 'in', [...planIds])
+    .execute();
 }
 
 /** Active windows whose end_date is before `day`: the sweep closes them. */

@@ -47,7 +47,7 @@ export function registerOpenEnrollmentWindowRoutes(app: FastifyInstance, deps: {
     ['close', 'Close the window to submissions (active → closed)', (scope: Scope, id: string) => windows.closeWindow(scope, id)],
     [
       'complete',
-      'Complete a closed window: freeze its counts and, for a passive window, carry over the elections of members who did nothing (closed → completed)',
+      'Complete a closed window: freeze its counts and, for a passive window, carry over the elections of members who did nothing, each renewed plan moved to its successor (closed → completed)',
       (scope: Scope, id: string) => windows.completeWindow(scope, id),
     ],
   ] as const;

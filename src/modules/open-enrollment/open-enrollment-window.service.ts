@@ -18,6 +18,9 @@ import type { CreateEnrollmentBody, EnrollmentResponse, PrimaryCareProvider } fr
 import type { NewNotification, Notifier } from '../notifications/notification.service.ts';
 import { REMINDER_DAYS_BEFORE_END, reminderDaysBefore } from '../daily-sweep/sweep-rules.ts';
 import { claimOccurrence } from '../daily-sweep/sweep.repository.ts';
+import { findConfigurations, findMemberSubclassIds } from '../enrollments/enrollment.repository.ts';
+import { selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
+import { carriedPlan, carriedVolumeCents, isDependentCarried } from './carry-over.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
 import * as repository from './open-enrollment-window.repository.ts';
@@ -393,25 +396,31 @@ export class OpenEnrollmentWindowService {
   }
 
   /**
-   * Passive open enrollment: each member's coverage in force the day before renewal_date, on the lines whose
-   * plan the window still offers on renewal_date, becomes an enrollment (reason passive_open_enrollment)
-   * starting on renewal_date, submitted and approved by the engine. A member whose carried elections fail
-   * the submission rules (e.g. a dependent who aged out) is left as is, inside a savepoint, and stays in the
+   * Passive open enrollment: each member's coverage in force the day before renewal_date becomes an enrollment
+   * (reason passive_open_enrollment) starting on renewal_date, submitted and approved by the engine. Each line
+   * goes to the plan the window offers for it on renewal_date (carry-over.ts): the same plan while it still
+   * runs, else the plan that renews it, priced by the engine with that plan's rates and the member's
+   * configuration of it; children aged out by renewal_date stay behind, and volumes are capped at the new
+   * guaranteed issue. Lines with neither are not carried: their coverage ends with their plan. A member whose
+   * carried elections still fail the submission rules is left as is, inside a savepoint, and stays in the
    * incomplete members report.
    */
   async #rollOver(trx: Transaction<Database>, window: repository.DatedWindow, planIds: readonly string[], memberIds: readonly string[]): Promise<number> {
     const scope: Scope = { providerId: window.provider_id, employerId: null };
-    const offered = new Set(planIds);
+    const offered = await repository.findOfferedPlans(trx, window.provider_id, planIds);
+    const configurations = Map.groupBy(await findConfigurations(trx, window.provider_id, planIds), (configuration) => configuration.plan_id);
     const lastDay = addDays(window.renewal_date, -1);
     const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
     let carriedOver = 0;
     for (const member of memberIds) {
       if (!(await claimOccurrence(trx, `passive_open_enrollment:${window.id}:${member}`, this.#clock.now().toISOString()))) continue;
       const coverage = await repository.findCoverageOn(trx, member, lastDay);
-      const carried = coverage.filter(
-        (line) => offered.has(line.plan_id) && compareDates(line.plan_start, window.renewal_date) <= 0 && compareDates(line.plan_end, window.renewal_date) >= 0,
-      );
+      const carried = coverage.flatMap((line) => {
+        const plan = carriedPlan(line.plan_id, offered, window.renewal_date);
+        return plan ? [{ line, plan }] : [];
+      });
       if (carried.length === 0) continue;
+      const subclassIds = await findMemberSubclassIds(trx, member);
       const provider = (json: string | null) => {
         if (json === null) return null;
         const { id: _id, ...rest } = JSON.parse(json) as PrimaryCareProvider;
@@ -422,13 +431,21 @@ export class OpenEnrollmentWindowService {
         category: 'open_enrollment',
         reason: 'passive_open_enrollment',
         effective_start: window.renewal_date,
-        enrolled_plans: carried.map((line) => ({
-          plan: line.plan_id,
-          enrolled_dependents: line.dependents.map((dependent) => ({ dependent: dependent.dependent_id, requested_volume: money(dependent.requested_volume_cents) })),
-          primary_care_provider: provider(line.primary_care_provider),
-          payroll_provider_external_id: line.payroll_provider_external_id,
-          requested_volume: money(line.requested_volume_cents),
-        })),
+        enrolled_plans: carried.map(({ line, plan }) => {
+          const configuration = selectPlanConfiguration(subclassIds, configurations.get(plan.id) ?? []);
+          const volume = (cents: number | null) => money(carriedVolumeCents(cents, plan.guaranteed_issue_volume_cents));
+          return {
+            plan: plan.id,
+            enrolled_dependents: line.dependents
+              .filter((dependent) =>
+                isDependentCarried({ relationship: dependent.member_relationship, dob: dependent.dob, hasDisability: Boolean(dependent.has_disability) }, configuration, window.renewal_date),
+              )
+              .map((dependent) => ({ dependent: dependent.dependent_id, requested_volume: volume(dependent.volume_cents) })),
+            primary_care_provider: provider(line.primary_care_provider),
+            payroll_provider_external_id: line.payroll_provider_external_id,
+            requested_volume: volume(line.volume_cents),
+          };
+        }),
       };
       await sql`savepoint passive_rollover`.execute(trx);
       try {

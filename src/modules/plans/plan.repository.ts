@@ -25,6 +25,12 @@ export function lockPlanById(trx: Executor, scope: Scope, id: string): Promise<P
   return forUpdate(trx, inScope(trx.selectFrom('plans').selectAll(), scope, 'plans', 'employer_id').where('id', '=', id)).executeTakeFirst();
 }
 
+/** Plans of the provider by id, locked for the rest of the transaction (in id order); visibility is checked before. */
+export function lockPlansByIds(trx: Executor, providerId: string, ids: readonly string[]): Promise<PlanRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return forUpdate(trx, trx.selectFrom('plans').selectAll().where('provider_id', '=', providerId).where('id', 'in', [...ids]).orderBy('id')).execute();
+}
+
 export function listPlans(
   db: Executor,
   scope: Scope,
@@ -55,4 +61,9 @@ export async function insertPlan(db: Executor, row: PlanRow): Promise<void> {
 export async function updatePlan(db: Executor, row: PlanRow): Promise<void> {
   const { id, provider_id, created_at: _createdAt, ...changes } = row;
   await db.updateTable('plans').set(changes).where('id', '=', id).where('provider_id', '=', provider_id).execute();
+}
+
+/** One side of a renewal link: the plan's predecessor (previous_plan_id) or successor (next_plan_id). */
+export async function updatePlanLink(db: Executor, providerId: string, id: string, column: 'previous_plan_id' | 'next_plan_id', value: string | null): Promise<void> {
+  await db.updateTable('plans').set({ [column]: value }).where('id', '=', id).where('provider_id', '=', providerId).execute();
 }

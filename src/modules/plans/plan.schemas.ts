@@ -44,6 +44,13 @@ export const AgeRatesSchema = Type.Array(AgeRateSchema, {
 });
 export type AgeRates = Static<typeof AgeRatesSchema>;
 
+const PreviousPlanSchema = Type.Union([IdSchema, Type.Null()], {
+  description: 'The plan this one renews (the plan year before, same group and line of coverage), or null',
+});
+const NextPlanSchema = Type.Union([IdSchema, Type.Null()], {
+  description: 'The plan that renews this one (the next plan year, starting the day after this one ends), or null',
+});
+
 export const PlanSchema = Type.Object({
   id: IdSchema,
   group: IdSchema,
@@ -59,6 +66,8 @@ export const PlanSchema = Type.Object({
   age_rates: Nullable(AgeRatesSchema),
   guaranteed_issue_volume: Nullable(MoneySchema),
   requires_primary_care_provider: Type.Boolean(),
+  previous_plan: PreviousPlanSchema,
+  next_plan: NextPlanSchema,
   metadata: MetadataResponseSchema,
   created_at: TimestampSchema,
 });
@@ -87,18 +96,43 @@ export const CreatePlanBodySchema = Type.Object(
 );
 export type CreatePlanBody = Static<typeof CreatePlanBodySchema>;
 
-/** group and line_of_coverage are fixed: enrollments and waivers depend on them. */
+/**
+ * group and line_of_coverage are fixed: enrollments and waivers depend on them. previous_plan and next_plan link
+ * the plan to the plan it renews and the plan that renews it (null unlinks); the other plan's side follows.
+ */
 export const UpdatePlanBodySchema = Type.Object(
   {
     plan_name: Type.Optional(PlanNameSchema),
     effective_start: Type.Optional(DateSchema),
     effective_end: Type.Optional(DateSchema),
     requires_primary_care_provider: Type.Optional(Type.Boolean()),
+    previous_plan: Type.Optional(PreviousPlanSchema),
+    next_plan: Type.Optional(NextPlanSchema),
     ...writable,
   },
   { additionalProperties: false },
 );
 export type UpdatePlanBody = Static<typeof UpdatePlanBodySchema>;
+
+/**
+ * Next plan year's plan, made from this one: its dates, and its rates when they change; everything else is
+ * copied (group, line, type, rates unless given, guaranteed issue unless given, primary care rule, metadata
+ * merged with any given), and so are the plan's configurations with their contribution strategies.
+ */
+export const RenewPlanBodySchema = Type.Object(
+  {
+    effective_start: Type.Optional(Type.String({ format: 'date', description: 'Defaults to the day after the plan ends; a renewal starts on that day' })),
+    effective_end: DateSchema,
+    plan_name: Type.Optional(PlanNameSchema),
+    premium_type: Type.Optional(Nullable(PremiumTypeSchema)),
+    composite_rates: Type.Optional(Nullable(CompositeRatesSchema)),
+    age_rates: Type.Optional(Nullable(AgeRatesSchema)),
+    guaranteed_issue_volume: Type.Optional(Nullable(MoneySchema)),
+    metadata: Type.Optional(MetadataSchema),
+  },
+  { additionalProperties: false },
+);
+export type RenewPlanBody = Static<typeof RenewPlanBodySchema>;
 
 export const ListPlansQuerySchema = Type.Object(
   {

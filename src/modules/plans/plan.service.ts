@@ -1,21 +1,25 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
-import { isVisibleReference } from '../../db/references.ts';
+import type { Transaction } from '../../db/database.ts';
+import { isVisibleReference, lockEmployerRow } from '../../db/references.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { compareDates } from '../../shared/dates.ts';
-import { NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
-import { newId } from '../../shared/ids.ts';
+import { InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
+import { newId, newOrderedId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { fromCents, toCents } from '../../shared/money.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { COVERAGE_TIERS } from './coverage-tier.ts';
+import { findPlanConfigurationsForPlans, insertPlanConfiguration } from '../plan-configurations/plan-configuration.repository.ts';
+import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
+import { linkedDatesErrors, renewalLinkErrors, renewalStart } from './plan-renewal.ts';
 import type { PlanRates } from './pricing.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
 import * as repository from './plan.repository.ts';
-import type { AgeRates, CompositeRates, CreatePlanBody, ListPlansQuery, PlanResponse, UpdatePlanBody } from './plan.schemas.ts';
+import type { AgeRates, CompositeRates, CreatePlanBody, ListPlansQuery, PlanResponse, RenewPlanBody, UpdatePlanBody } from './plan.schemas.ts';
 import type { PlanRow, PremiumType } from './plan.table.ts';
 
 /** Money as the API answers it: two decimals ("412.5" is stored and returned as "412.50"). */
@@ -63,6 +67,8 @@ export function toPlanResponse(row: PlanRow, carrierId: string): PlanResponse {
     age_rates: parseAgeRates(row.age_rates),
     guaranteed_issue_volume: row.guaranteed_issue_volume_cents === null ? null : fromCents(row.guaranteed_issue_volume_cents),
     requires_primary_care_provider: Boolean(row.requires_primary_care_provider),
+    previous_plan: row.previous_plan_id,
+    next_plan: row.next_plan_id,
     metadata: parseMetadata(row.metadata),
     created_at: row.created_at,
   };
@@ -159,6 +165,8 @@ export class PlanService {
         age_rates: jsonOrNull(terms.age_rates),
         guaranteed_issue_volume_cents: centsOrNull(input.guaranteed_issue_volume ?? null),
         requires_primary_care_provider: input.requires_primary_care_provider ?? false,
+        previous_plan_id: null,
+        next_plan_id: null,
         metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
         created_at: this.#clock.now().toISOString(),
       };
@@ -186,6 +194,14 @@ export class PlanService {
 
   async updatePlan(scope: Scope, id: string, input: UpdatePlanBody): Promise<PlanResponse> {
     return this.#db.transaction().execute(async (trx) => {
+      const touchesLinks = [input.previous_plan, input.next_plan, input.effective_start, input.effective_end].some((value) => value !== undefined);
+      if (touchesLinks) {
+        // Link changes (and date moves of linked plans) of one employer run one at a time, so that none of them
+        // checks a neighbour that another is changing.
+        const found = await repository.findPlanById(trx, scope, id);
+        if (!found) throw new NotFound('plan');
+        await lockEmployerRow(trx, found.provider_id, found.employer_id);
+      }
       const current = await repository.lockPlanById(trx, scope, id);
       if (!current) throw new NotFound('plan');
       const given = <T>(value: T | undefined, currentValue: T): T => (value !== undefined ? value : currentValue);
@@ -197,20 +213,142 @@ export class PlanService {
         age_rates: given(input.age_rates && canonicalAgeRates(input.age_rates), parseAgeRates(current.age_rates)),
       };
       const errors = planTermsErrors(terms);
-      if (errors.length > 0) throw new ValidationFailed(errors);
       const updated: PlanRow = {
         ...applyChanges(current, input, ['plan_name', 'plan_type', 'effective_start', 'effective_end', 'premium_type', 'requires_primary_care_provider']),
         composite_rates: jsonOrNull(terms.composite_rates),
         age_rates: jsonOrNull(terms.age_rates),
         guaranteed_issue_volume_cents:
           input.guaranteed_issue_volume !== undefined ? centsOrNull(input.guaranteed_issue_volume) : current.guaranteed_issue_volume_cents,
+        previous_plan_id: given(input.previous_plan, current.previous_plan_id),
+        next_plan_id: given(input.next_plan, current.next_plan_id),
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
       };
+      const links = touchesLinks ? await this.#linkChanges(trx, scope, current, updated) : { errors: [], unlinked: [], linked: [] };
+      errors.push(...links.errors);
+      if (errors.length > 0) throw new ValidationFailed(errors);
+      // Old links go first, so that the unique indexes never see a plan with two predecessors or successors.
+      for (const change of links.unlinked) await repository.updatePlanLink(trx, change.plan.provider_id, change.plan.id, change.column, change.value);
       await repository.updatePlan(trx, updated);
-      await this.#events.record(trx, eventOf('plan', 'updated', updated));
+      for (const change of links.linked) await repository.updatePlanLink(trx, change.plan.provider_id, change.plan.id, change.column, change.value);
+      await this.#events.recordMany(trx, [
+        eventOf('plan', 'updated', updated),
+        ...[...links.unlinked, ...links.linked].map((change) => eventOf('plan', 'updated', { ...change.plan, [change.column]: change.value })),
+      ]);
       const group = await repository.findGroupParties(trx, scope.providerId, updated.group_id);
       if (!group) throw new NotFound('group');
       return toPlanResponse(updated, group.carrier_id);
     });
   }
+
+  /**
+   * Renews a plan: next plan year's plan as a record of its own, starting the day after this one ends, with
+   * the body's dates and rates and everything else copied, linked both ways (previous_plan / next_plan). The
+   * plan's configurations are copied too, contribution strategies included, so that the successor prices
+   * enrollments at once; their order (which one wins among equals) is kept. 409 if the plan is already renewed.
+   */
+  async renewPlan(scope: Scope, id: string, input: RenewPlanBody): Promise<PlanResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const found = await repository.findPlanById(trx, scope, id);
+      if (!found) throw new NotFound('plan');
+      // Like every link change of the employer's plans (see updatePlan).
+      await lockEmployerRow(trx, found.provider_id, found.employer_id);
+      const current = await repository.lockPlanById(trx, scope, id);
+      if (!current) throw new NotFound('plan');
+      if (current.next_plan_id !== null) {
+        throw new InvalidState(`The plan is already renewed by plan ${current.next_plan_id} (next_plan); a plan has at most one successor.`);
+      }
+      const given = <T>(value: T | undefined, currentValue: T): T => (value !== undefined ? value : currentValue);
+      const terms: PlanTerms = {
+        effective_start: input.effective_start ?? renewalStart(current),
+        effective_end: input.effective_end,
+        premium_type: given(input.premium_type, current.premium_type),
+        composite_rates: given(input.composite_rates && canonicalCompositeRates(input.composite_rates), parseCompositeRates(current.composite_rates)),
+        age_rates: given(input.age_rates && canonicalAgeRates(input.age_rates), parseAgeRates(current.age_rates)),
+      };
+      const now = this.#clock.now().toISOString();
+      const successor: PlanRow = {
+        ...current,
+        id: newId('plan'),
+        plan_name: input.plan_name ?? current.plan_name,
+        effective_start: terms.effective_start,
+        effective_end: terms.effective_end,
+        premium_type: terms.premium_type,
+        composite_rates: jsonOrNull(terms.composite_rates),
+        age_rates: jsonOrNull(terms.age_rates),
+        guaranteed_issue_volume_cents:
+          input.guaranteed_issue_volume !== undefined ? centsOrNull(input.guaranteed_issue_volume) : current.guaranteed_issue_volume_cents,
+        previous_plan_id: current.id,
+        next_plan_id: null,
+        metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
+        created_at: now,
+      };
+      const errors = [...renewalLinkErrors(current, successor, ['effective_start']), ...planTermsErrors(terms)];
+      if (errors.length > 0) throw new ValidationFailed(errors);
+      const configurations = await findPlanConfigurationsForPlans(trx, current.provider_id, [current.id]);
+      // Copies made in one instant are ordered by id: ordered ids keep the originals' order.
+      const copies = configurations.map((configuration): PlanConfigurationRow => ({ ...configuration, id: newOrderedId('plan_configuration'), plan_id: successor.id, created_at: now }));
+      await repository.insertPlan(trx, successor);
+      await repository.updatePlanLink(trx, current.provider_id, current.id, 'next_plan_id', successor.id);
+      for (const copy of copies) await insertPlanConfiguration(trx, copy);
+      await this.#events.recordMany(trx, [
+        eventOf('plan', 'created', successor),
+        eventOf('plan', 'updated', { ...current, next_plan_id: successor.id }),
+        ...copies.map((copy) => eventOf('plan_configuration', 'created', copy)),
+      ]);
+      return toPlanResponse(successor, found.carrier_id);
+    });
+  }
+
+  /**
+   * What a PATCH does to the plan's renewal links (`updated` holds the links and dates asked for): each new
+   * link is checked against the rules of plan-renewal.ts at its field, each kept one against the plan's new
+   * dates. Returns the neighbours whose side of a link changes: those left (`unlinked`) and those joined.
+   */
+  async #linkChanges(
+    trx: Transaction<Database>,
+    scope: Scope,
+    current: PlanRow,
+    updated: PlanRow,
+  ): Promise<{ errors: InputError[]; unlinked: NeighbourChange[]; linked: NeighbourChange[] }> {
+    const errors: InputError[] = [];
+    const unlinked: NeighbourChange[] = [];
+    const linked: NeighbourChange[] = [];
+    const named = [updated.previous_plan_id, updated.next_plan_id].filter((planId): planId is string => planId !== null);
+    const visible = new Set<string>();
+    for (const planId of named) if (await isVisibleReference(trx, scope, 'plan', planId)) visible.add(planId);
+    const ids = [...new Set([current.previous_plan_id, current.next_plan_id, ...visible].filter((planId): planId is string => planId !== null))];
+    const plans = new Map((await repository.lockPlansByIds(trx, current.provider_id, ids)).map((plan) => [plan.id, plan]));
+    const sides = [
+      { field: 'previous_plan', own: 'previous_plan_id', theirs: 'next_plan_id' },
+      { field: 'next_plan', own: 'next_plan_id', theirs: 'previous_plan_id' },
+    ] as const;
+    for (const { field, own, theirs } of sides) {
+      const before = current[own];
+      const after = updated[own];
+      const neighbour = after === null ? undefined : plans.get(after);
+      if (before === after) {
+        // A link kept: the plan's dates may have moved away from its neighbour.
+        if (neighbour) errors.push(...linkedDatesErrors(updated, own === 'previous_plan_id' ? { predecessor: neighbour } : { successor: neighbour }));
+        continue;
+      }
+      const left = before === null ? undefined : plans.get(before);
+      if (left) unlinked.push({ plan: left, column: theirs, value: null });
+      if (after === null) continue;
+      if (!neighbour || !visible.has(after)) {
+        errors.push(inputError([field], 'No such plan.'));
+        continue;
+      }
+      const [predecessor, successor] = own === 'previous_plan_id' ? [neighbour, updated] : [updated, neighbour];
+      errors.push(...renewalLinkErrors(predecessor, successor, [field]));
+      linked.push({ plan: neighbour, column: theirs, value: updated.id });
+    }
+    return { errors, unlinked, linked };
+  }
+}
+
+/** A neighbour's side of a renewal link changing: `column` of `plan` becomes `value`. */
+interface NeighbourChange {
+  plan: PlanRow;
+  column: 'previous_plan_id' | 'next_plan_id';
+  value: string | null;
 }

@@ -42,6 +42,9 @@ export interface PlanTable {
   age_rates: string | null;
   guaranteed_issue_volume_cents: number | null;
   requires_primary_care_provider: boolean | number;
+  /** The plan this one renews (last year's), and the plan that renews this one: each link is kept on both sides. */
+  previous_plan_id: string | null;
+  next_plan_id: string | null;
   metadata: string;
   created_at: string;
 }
