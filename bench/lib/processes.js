@@ -37,6 +37,23 @@ export async function startNodeServer({ label, script, args = [], nodeArgs = [],
     env: { ...process.env, ...env, PORT: String(port), HOST },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const { output, exited, stop } = superviseChild(child, label);
+
+  const url = `http://${HOST}:${port}`;
+  try {
+    await waitUntilReady(url + readyPath, exited, startTimeoutMs);
+  } catch (error) {
+    await stop();
+    throw new Error(`${label} did not start: ${error.message}\n--- ${label} output ---\n${output.trim()}`, { cause: error });
+  }
+  return { pid: child.pid, url, output, stop };
+}
+
+/**
+ * Keeps the tail of a child process's output and stops it at cleanup whatever happens (SIGTERM, then SIGKILL
+ * after 10 s; SIGKILL when the bench itself is interrupted). Returns { output(), exited, stop() }.
+ */
+export function superviseChild(child, label) {
   let output = '';
   const collect = (chunk) => {
     output = (output + chunk.toString()).slice(-OUTPUT_TAIL);
@@ -48,7 +65,6 @@ export async function startNodeServer({ label, script, args = [], nodeArgs = [],
   void exited.then(() => {
     running = false;
   });
-
   const stop = onCleanup(
     `stop ${label} (pid ${child.pid})`,
     async () => {
@@ -62,15 +78,7 @@ export async function startNodeServer({ label, script, args = [], nodeArgs = [],
       if (running) child.kill('SIGKILL');
     },
   );
-
-  const url = `http://${HOST}:${port}`;
-  try {
-    await waitUntilReady(url + readyPath, exited, startTimeoutMs);
-  } catch (error) {
-    await stop();
-    throw new Error(`${label} did not start: ${error.message}\n--- ${label} output ---\n${output.trim()}`, { cause: error });
-  }
-  return { pid: child.pid, url, output: () => output, stop };
+  return { output: () => output, exited, stop };
 }
 
 /**

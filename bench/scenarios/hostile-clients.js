@@ -22,11 +22,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forEachDatabase, getJson, startService } from '../lib/bench.js';
-import { onCleanup } from '../lib/cleanup.js';
 import { createBenchDatabase } from '../lib/databases.js';
 import { attackBodies, documentBodies, oneFieldBodies, operationsWithJsonBodies, overLimitBodies, stringFields, worstBodies } from '../lib/hostile-bodies.js';
 import { measureAlternating } from '../lib/load.js';
-import { PROJECT_ROOT, cpuSecondsOf, memoryOf, round } from '../lib/processes.js';
+import { PROJECT_ROOT, cpuSecondsOf, memoryOf, round, superviseChild } from '../lib/processes.js';
 import { importDist } from '../lib/service.js';
 import { insertRows, secondsSince } from '../lib/seed.js';
 
@@ -285,28 +284,7 @@ async function startAttacker({ url, slowKey, carrierId, limits }) {
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
-  let output = '';
-  const collect = (chunk) => {
-    output = (output + chunk.toString()).slice(-4000);
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  let running = true;
-  void exited.then(() => {
-    running = false;
-  });
-  const stop = onCleanup(
-    `stop attacker (pid ${child.pid})`,
-    async () => {
-      if (!running) return;
-      child.kill('SIGTERM');
-      await exited;
-    },
-    () => {
-      if (running) child.kill('SIGKILL');
-    },
-  );
+  const { output, exited, stop } = superviseChild(child, 'attacker');
   const next = (type) =>
     new Promise((resolve, reject) => {
       const onMessage = (message) => {
@@ -316,7 +294,7 @@ async function startAttacker({ url, slowKey, carrierId, limits }) {
         else resolve(message.result);
       };
       child.on('message', onMessage);
-      void exited.then(({ code, signal }) => reject(new Error(`the attacker exited (code ${code}, signal ${signal}) waiting for "${type}"\n${output.trim()}`)));
+      void exited.then(({ code, signal }) => reject(new Error(`the attacker exited (code ${code}, signal ${signal}) waiting for "${type}"\n${output().trim()}`)));
     });
   await next('ready');
   return {
