@@ -3,7 +3,7 @@ import { buildDailySweep } from '../../src/app.ts';
 import { createCarrier, createEmployer, createGroup, createMember } from '../helpers/factories.ts';
 import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { createPlan, createPlanConfiguration } from '../helpers/plan-factories.ts';
-import { ApiClient, createTestApp, type TestContext } from '../helpers/test-app.ts';
+import { ApiClient, createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
 
 // Clock: 2026-03-02. Each world is a provider of its own with plan year 2026 and a member with a family.
 let t: TestContext;
@@ -13,12 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-
-async function ok(response: Promise<{ status: number; body: any; text: string }>, status = 200) {
-  const answered = await response;
-  if (answered.status !== status) throw new Error(`expected ${status}, got ${answered.status}: ${answered.text}`);
-  return answered.body;
-}
 
 /** The coverage the carrier already holds since 2026-01-01: medical for spouse and child, dental for the spouse, vision, life. */
 async function familyCoverage(w: EnrollmentWorld, dependents: { medical?: string[]; dental?: string[] } = {}) {

@@ -6,7 +6,7 @@ import { FixedClock } from '../../src/shared/clock.ts';
 import { createMember } from '../helpers/factories.ts';
 import { createDependent } from '../helpers/people-factories.ts';
 import { createEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
-import { createTestApp, type TestContext } from '../helpers/test-app.ts';
+import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
 
 // Clock: 2026-03-02. Each world's employer has an active window 2026-03-01..2026-03-31 renewing 2026-04-01.
 let t: TestContext;
@@ -18,12 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-
-async function ok(response: Promise<{ status: number; body: any; text: string }>, status = 200) {
-  const answered = await response;
-  if (answered.status !== status) throw new Error(`expected ${status}, got ${answered.status}: ${answered.text}`);
-  return answered.body;
-}
 
 async function notifications(w: EnrollmentWorld, type: string, relatedObjectId?: string) {
   const filter = relatedObjectId ? `&related_object_id=${relatedObjectId}` : '';

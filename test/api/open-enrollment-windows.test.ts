@@ -12,7 +12,7 @@ import { createEmployer, createMember } from '../helpers/factories.ts';
 import { createDependent } from '../helpers/people-factories.ts';
 import { compositeRates } from '../helpers/plan-factories.ts';
 import { activeWindow, createEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
-import { createTestApp, type TestContext } from '../helpers/test-app.ts';
+import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
 
 // Clock: 2026-03-02. Each world's employer has an active window 2026-03-01..2026-03-31 renewing 2026-04-01.
 let t: TestContext;
@@ -24,12 +24,6 @@ afterAll(async () => {
 });
 
 const fieldPaths = (response: { body: { input_errors?: { field_path: string[] }[] } }) => (response.body.input_errors ?? []).map((error) => error.field_path.join('.'));
-
-async function ok(response: Promise<{ status: number; body: any; text: string }>, status = 200) {
-  const answered = await response;
-  if (answered.status !== status) throw new Error(`expected ${status}, got ${answered.status}: ${answered.text}`);
-  return answered.body;
-}
 
 async function submit(w: EnrollmentWorld, member: string, body: Record<string, unknown> = {}) {
   const enrollment = await createEnrollment(w, { member, enrolled_plans: [{ plan: w.plans.medical.id }], ...body });

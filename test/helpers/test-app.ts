@@ -65,6 +65,13 @@ export class ApiClient {
   }
 }
 
+/** The body of a response that must have `status` (200 by default); otherwise throws with what came back. */
+export async function ok(response: Promise<{ status: number; body: any; text: string }>, status = 200) {
+  const answered = await response;
+  if (answered.status !== status) throw new Error(`expected ${status}, got ${answered.status}: ${answered.text}`);
+  return answered.body;
+}
+
 export interface TestContext {
   app: App;
   database: TestDatabase;
