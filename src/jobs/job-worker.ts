@@ -272,7 +272,7 @@ export class JobWorker {
     const error = jobErrorMessage(failure);
     const about = { jobId: row.id, kind: row.kind, attempt: row.attempts, error };
     if (failure instanceof RetryJobLater && row.attempts < row.max_attempts) {
-      return requeueClaimedJob(this.#db, claim, { claimedRunAt: row.run_at, runAt: failure.runAt.toISOString(), lastError: error });
+      return requeueClaimedJob(this.#db, claim, { runAt: failure.runAt.toISOString(), lastError: error });
     }
     if (!(failure instanceof PermanentJobError) && row.attempts < row.max_attempts) {
       const runAt = new Date(now.getTime() + retryDelayMs(row.attempts)).toISOString();

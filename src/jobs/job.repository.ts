@@ -3,6 +3,13 @@ import type { Executor } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import type { JobRow, JobTable } from './job.table.ts';
 
+/**
+ * A running job's run_at: later than any real time. While a job runs, its run_at only records being brought
+ * forward (`bringJobForward` lowers it); a RetryJobLater then takes the earlier of the two. A marker rather than
+ * the claimed time, because a job brought forward in the very millisecond it was due would look untouched.
+ */
+const RUNNING_RUN_AT = '9999-12-31T23:59:59.999Z';
+
 export async function insertJobs(trx: Executor, rows: Insertable<JobTable>[]): Promise<void> {
   if (rows.length > 0) await trx.insertInto('jobs').values(rows).execute();
 }
@@ -78,6 +85,7 @@ export async function claimDueJobs(
       .updateTable('jobs')
       .set((eb) => ({
         state: 'running',
+        run_at: RUNNING_RUN_AT,
         locked_by: options.workerId,
         locked_until: options.lockedUntil.toISOString(),
         attempts: eb('attempts', '+', 1),
@@ -122,20 +130,16 @@ export async function renewJobLocks(db: Kysely<Database>, workerId: string, lock
 
 /**
  * Puts a claimed job back in the queue for `runAt` (a handler's RetryJobLater). If someone brought the job
- * forward while it ran (its run_at moved since the claim), the earlier of the two times wins.
+ * forward while it ran (its run_at is below RUNNING_RUN_AT), the earlier of the two times wins.
  */
-export function requeueClaimedJob(
-  db: Kysely<Database>,
-  claim: JobClaim,
-  options: { claimedRunAt: string; runAt: string; lastError: string },
-): Promise<boolean> {
-  const { claimedRunAt, runAt } = options;
+export function requeueClaimedJob(db: Kysely<Database>, claim: JobClaim, options: { runAt: string; lastError: string }): Promise<boolean> {
+  const { runAt } = options;
   return updateClaimedJob(db, claim, {
     state: 'queued',
     locked_by: null,
     locked_until: null,
     last_error: options.lastError,
-    run_at: sql<string>`case when run_at <> ${claimedRunAt} and run_at < ${runAt} then run_at else ${runAt} end`,
+    run_at: sql<string>`case when run_at < ${runAt} then run_at else ${runAt} end`,
   });
 }
 
@@ -150,7 +154,8 @@ export async function bringJobForward(db: Executor, id: string, runAt: Date): Pr
     .updateTable('jobs')
     .set({ run_at: at })
     .where('id', '=', id)
-    .where((eb) => eb.or([eb.and([eb('state', '=', 'queued'), eb('run_at', '>', at)]), eb('state', '=', 'running')]))
+    .where('state', 'in', ['queued', 'running'])
+    .where('run_at', '>', at)
     .executeTakeFirst();
   if (result.numUpdatedRows > 0n) return true;
   const job = await db.selectFrom('jobs').select('state').where('id', '=', id).executeTakeFirst();

@@ -160,6 +160,28 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
       expect(await jobRow(id)).toMatchObject({ state: 'queued', run_at: at(1000), last_error: 'waiting for another' });
     });
 
+    it('when a running job is brought forward in the very millisecond it was due, then that still counts', async () => {
+      // The frozen clock makes the bring-forward time equal the time the job was queued for.
+      const release = Promise.withResolvers<void>();
+      const started = Promise.withResolvers<void>();
+      const worker = makeWorker({
+        [KIND]: async () => {
+          started.resolve();
+          await release.promise;
+          throw new RetryJobLater(new Date(at(60 * MINUTE)), 'waiting for another');
+        },
+      });
+      const id = await enqueue();
+      const pass = worker.runDueJobs();
+      await started.promise;
+
+      expect(await bringJobForward(database.db, id, clock.now())).toBe(true);
+      release.resolve();
+      await pass;
+
+      expect(await jobRow(id)).toMatchObject({ state: 'queued', run_at: NOW });
+    });
+
     it('when a job asks to retry later without being brought forward, then it waits until then', async () => {
       const worker = makeWorker({ [KIND]: () => Promise.reject(new RetryJobLater(new Date(at(60 * MINUTE)), 'later')) });
       const id = await enqueue();
