@@ -34,6 +34,20 @@ export default tseslint.config(
     },
   },
   {
+    // Enrollment status has one owner: other modules go through src/modules/enrollments (enrollment-lifecycle.ts).
+    files: ['src/**/*.ts'],
+    ignores: ['src/modules/enrollments/**', 'src/db/migrations/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='updateTable'][arguments.0.value='enrollments']",
+          message: 'Only the enrollments module writes enrollments: use its functions (e.g. settleEnrollment in enrollment-lifecycle.ts).',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',

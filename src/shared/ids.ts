@@ -27,6 +27,7 @@ export const ID_PREFIXES = {
   webhook_endpoint: 'whe',
   webhook_delivery: 'whd',
   cobra_event: 'cobra',
+  coverage_termination: 'term',
   api_key: 'key',
   provider: 'prov',
   request: 'req',

@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -10,7 +11,7 @@ function beneficiaries(db: Executor, scope: Scope) {
 
 export const findBeneficiaryById: (db: Executor, scope: Scope, id: string) => Promise<BeneficiaryRow | undefined> = findByIdInScope(beneficiaries);
 
-export function lockBeneficiaryById(trx: Executor, scope: Scope, id: string): Promise<BeneficiaryRow | undefined> {
+export function lockBeneficiaryById(trx: Transaction<Database>, scope: Scope, id: string): Promise<BeneficiaryRow | undefined> {
   return forUpdate(trx, beneficiaries(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 

@@ -2,7 +2,7 @@ import type { Executor, Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
-import type { EnrollmentRow, EnrollmentStatus } from '../enrollments/enrollment.table.ts';
+import type { EnrollmentStatus } from '../enrollments/enrollment.table.ts';
 import type { ConnectionMethod } from '../groups/group.table.ts';
 import type { BenefitChangeRow, DeliveryState } from './benefit-change.table.ts';
 
@@ -59,35 +59,18 @@ export async function updateBenefitChange(
  * arrives twice (at-least-once jobs) or races a person's completion applies once. True when it applied.
  */
 export async function transitionDelivery(
-  db: Executor,
+  trx: Transaction<Database>,
   id: string,
   from: readonly DeliveryState[],
   to: { delivery_state: DeliveryState; completed_at?: string | null; memo?: string | null },
 ): Promise<boolean> {
-  const result = await db.updateTable('benefit_changes').set(to).where('id', '=', id).where('delivery_state', 'in', [...from]).executeTakeFirst();
+  const result = await trx.updateTable('benefit_changes').set(to).where('id', '=', id).where('delivery_state', 'in', [...from]).executeTakeFirst();
   return result.numUpdatedRows > 0n;
-}
-
-/**
- * Locks the enrollment row, so that concurrent roll-ups of its changes run one after the other; returns its
- * status with the ids its event carries.
- */
-export function lockEnrollmentStatus(
-  trx: Transaction<Database>,
-  enrollmentId: string,
-): Promise<Pick<EnrollmentRow, 'id' | 'provider_id' | 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id'> | undefined> {
-  const columns = ['id', 'provider_id', 'employer_id', 'member_id', 'status', 'category', 'open_enrollment_window_id'] as const;
-  return forUpdate(trx, trx.selectFrom('enrollments').select(columns).where('id', '=', enrollmentId)).executeTakeFirst();
 }
 
 export async function listDeliveryStatesOfEnrollment(db: Executor, enrollmentId: string): Promise<DeliveryState[]> {
   const rows = await db.selectFrom('benefit_changes').select('delivery_state').where('enrollment_id', '=', enrollmentId).execute();
   return rows.map((row) => row.delivery_state);
-}
-
-/** A conditional status change (`... WHERE status IN from`), so that a race loses cleanly. */
-export async function transitionEnrollment(trx: Transaction<Database>, enrollmentId: string, from: readonly EnrollmentStatus[], to: EnrollmentStatus): Promise<void> {
-  await trx.updateTable('enrollments').set({ status: to }).where('id', '=', enrollmentId).where('status', 'in', [...from]).execute();
 }
 
 /**

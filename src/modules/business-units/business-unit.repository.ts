@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -10,7 +11,7 @@ function businessUnits(db: Executor, scope: Scope) {
 
 export const findBusinessUnitById: (db: Executor, scope: Scope, id: string) => Promise<BusinessUnitRow | undefined> = findByIdInScope(businessUnits);
 
-export function lockBusinessUnitById(trx: Executor, scope: Scope, id: string): Promise<BusinessUnitRow | undefined> {
+export function lockBusinessUnitById(trx: Transaction<Database>, scope: Scope, id: string): Promise<BusinessUnitRow | undefined> {
   return forUpdate(trx, businessUnits(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 

@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -11,7 +12,7 @@ function carriers(db: Executor, scope: Scope) {
 
 export const findCarrierById: (db: Executor, scope: Scope, id: string) => Promise<CarrierRow | undefined> = findByIdInScope(carriers);
 
-export function lockCarrierById(trx: Executor, scope: Scope, id: string): Promise<CarrierRow | undefined> {
+export function lockCarrierById(trx: Transaction<Database>, scope: Scope, id: string): Promise<CarrierRow | undefined> {
   return forUpdate(trx, carriers(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 

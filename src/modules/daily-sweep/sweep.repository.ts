@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.ts';
-import { coverageInForceOn } from '../enrollments/enrollment.repository.ts';
+import { coverageInForceOn, isCoverage } from '../coverage/coverage-in-force.ts';
 import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
 
 /**
@@ -59,7 +59,7 @@ export async function findSubclassesOfMembers(db: Executor, memberIds: readonly 
   return byMember;
 }
 
-/** Dependents covered on `day` by approved or synced enrollments, with the plan and member covering them. */
+/** Dependents covered on `day` (coverageInForceOn), with the plan and member covering them. */
 export function findCoveredDependents(db: Executor, day: string) {
   return db
     .selectFrom('enrolled_dependents')
@@ -71,6 +71,9 @@ export function findCoveredDependents(db: Executor, day: string) {
       'dependents.dob',
       'dependents.member_relationship',
       'dependents.has_disability',
+      'dependents.disability_certified_on',
+      'enrolled_plans.effective_start',
+      'enrolled_plans.effective_end',
       'enrolled_plans.plan_id',
       'enrollments.member_id',
       'enrollments.employer_id',
@@ -81,8 +84,8 @@ export function findCoveredDependents(db: Executor, day: string) {
 }
 
 /**
- * Coverage of members terminated before `day` that runs past their termination_date (approved or synced
- * enrollments): candidates for ending.
+ * Coverage (isCoverage) of members terminated before `day` that runs past their termination_date (or starts
+ * after it) and that no termination of theirs on that date ended yet: candidates for ending.
  */
 export function findCoverageOfTerminatedMembers(db: Executor, day: string) {
   return db
@@ -90,10 +93,23 @@ export function findCoverageOfTerminatedMembers(db: Executor, day: string) {
     .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
     .innerJoin('members', 'members.id', 'enrolled_plans.member_id')
     .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
-    .select(['members.id as member_id', 'members.provider_id', 'members.termination_date', 'enrolled_plans.plan_id', 'enrolled_plans.effective_end', 'plans.line_of_coverage'])
+    .select(['members.id as member_id', 'members.provider_id', 'members.termination_date', 'enrolled_plans.plan_id', 'enrolled_plans.effective_start', 'enrolled_plans.effective_end'])
     .where('members.termination_date', '<', day)
-    .where('enrollments.status', 'in', ['approved', 'synced'])
+    .where(isCoverage())
     .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>', eb.ref('members.termination_date'))]))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('coverage_termination_items')
+            .innerJoin('coverage_terminations', 'coverage_terminations.id', 'coverage_termination_items.termination_id')
+            .select('coverage_termination_items.enrolled_plan_id')
+            .whereRef('coverage_termination_items.enrolled_plan_id', '=', 'enrolled_plans.id')
+            .whereRef('coverage_terminations.termination_date', '=', 'members.termination_date')
+            .where('coverage_terminations.undone_at', 'is', null),
+        ),
+      ),
+    )
     .orderBy('members.id')
     .execute();
 }

@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -11,7 +12,7 @@ function dependents(db: Executor, scope: Scope) {
 
 export const findDependentById: (db: Executor, scope: Scope, id: string) => Promise<DependentRow | undefined> = findByIdInScope(dependents);
 
-export function lockDependentById(trx: Executor, scope: Scope, id: string): Promise<DependentRow | undefined> {
+export function lockDependentById(trx: Transaction<Database>, scope: Scope, id: string): Promise<DependentRow | undefined> {
   return forUpdate(trx, dependents(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 
@@ -51,7 +52,7 @@ export async function findEnrolledPlanIds(db: Executor, dependentIds: readonly s
  * and the delete.
  */
 export async function lockEnrollmentsNamingDependent(
-  trx: Executor,
+  trx: Transaction<Database>,
   dependentId: string,
 ): Promise<Pick<EnrollmentRow, 'id' | 'provider_id' | 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id'>[]> {
   const covering = await trx

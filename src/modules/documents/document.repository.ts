@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -47,7 +48,7 @@ export async function insertDocument(db: Executor, row: DocumentRow): Promise<vo
  * The member a document is about, locked for the rest of the transaction so that a concurrent delete of the
  * member cannot slip in between the check and the insert.
  */
-export function lockMemberOfDocument(trx: Executor, scope: Scope, memberId: string): Promise<{ id: string; employer_id: string } | undefined> {
+export function lockMemberOfDocument(trx: Transaction<Database>, scope: Scope, memberId: string): Promise<{ id: string; employer_id: string } | undefined> {
   const member = inScope(trx.selectFrom('members').select(['id', 'employer_id']), scope, 'members', 'employer_id').where('id', '=', memberId);
   return forUpdate(trx, member).executeTakeFirst();
 }

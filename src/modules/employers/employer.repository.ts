@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -10,7 +11,7 @@ function employers(db: Executor, scope: Scope) {
 
 export const findEmployerById: (db: Executor, scope: Scope, id: string) => Promise<EmployerRow | undefined> = findByIdInScope(employers);
 
-export function lockEmployerById(trx: Executor, scope: Scope, id: string): Promise<EmployerRow | undefined> {
+export function lockEmployerById(trx: Transaction<Database>, scope: Scope, id: string): Promise<EmployerRow | undefined> {
   return forUpdate(trx, employers(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 

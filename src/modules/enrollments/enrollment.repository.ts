@@ -1,9 +1,10 @@
-import type { ExpressionBuilder } from 'kysely';
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { selectCoverageEntries, type CoverageEntry } from '../coverage/coverage-entry.ts';
+import { coverageInForceOn, latestPerLine } from '../coverage/coverage-in-force.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
 import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
@@ -29,7 +30,7 @@ function enrollments(db: Executor, scope: Scope) {
 
 export const findEnrollmentById: (db: Executor, scope: Scope, id: string) => Promise<EnrollmentRow | undefined> = findByIdInScope(enrollments);
 
-export function lockEnrollmentById(trx: Executor, scope: Scope, id: string): Promise<EnrollmentRow | undefined> {
+export function lockEnrollmentById(trx: Transaction<Database>, scope: Scope, id: string): Promise<EnrollmentRow | undefined> {
   return forUpdate(trx, enrollments(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 
@@ -60,11 +61,11 @@ export async function updateEnrollmentFields(trx: Executor, row: EnrollmentRow):
  * still in one of `from`, so of two racing requests exactly one wins. Returns whether this one did.
  */
 export async function transitionEnrollment(
-  trx: Executor,
+  trx: Transaction<Database>,
   id: string,
   from: readonly EnrollmentStatus[],
   to: EnrollmentStatus,
-  set: { submitted_at?: string | null; approved_at?: string; open_enrollment_window_id?: string | null } = {},
+  set: { submitted_at?: string | null; approved_at?: string; open_enrollment_window_id?: string | null; cancellation_reason?: EnrollmentRow['cancellation_reason'] } = {},
 ): Promise<boolean> {
   const result = await trx.updateTable('enrollments').set({ status: to, ...set }).where('id', '=', id).where('status', 'in', from).executeTakeFirst();
   return result.numUpdatedRows > 0n;
@@ -115,6 +116,12 @@ export async function findElections(db: Executor, enrollmentIds: readonly string
     .orderBy('position')
     .execute();
   return { plans, dependents, waivers };
+}
+
+/** The enrolled dependents of enrolled plans, in their positions. */
+export function findEnrolledDependentsOf(db: Executor, enrolledPlanIds: readonly string[]): Promise<EnrolledDependentRow[]> {
+  if (enrolledPlanIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('enrolled_dependents').selectAll().where('enrolled_plan_id', 'in', [...enrolledPlanIds]).orderBy('enrolled_plan_id').orderBy('position').execute();
 }
 
 export async function updateEnrolledPlanVolume(
@@ -172,30 +179,9 @@ export async function findMemberSubclassIds(db: Executor, memberId: string): Pro
   return rows.map((row) => row.subclass_id);
 }
 
-/** Filter for enrolled plans (joined with their enrollments) of approved or synced coverage in force on `date`. */
-export function coverageInForceOn(date: string) {
-  return (eb: ExpressionBuilder<Database, 'enrolled_plans' | 'enrollments'>) =>
-    eb.and([
-      eb('enrollments.status', 'in', ['approved', 'synced']),
-      eb('enrolled_plans.effective_start', '<=', date),
-      eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>=', date)]),
-    ]);
-}
-
-/** An enrolled plan in force, with its plan's line and predecessor and what its enrollment's events carry. */
-export type CoverageInForce = EnrolledPlanRow & {
-  line_of_coverage: LineOfCoverage;
-  group_id: string;
-  previous_plan_id: string | null;
-  enrollment_employer_id: string;
-  enrollment_status: EnrollmentStatus;
-  enrollment_category: EnrollmentRow['category'];
-  enrollment_window_id: string | null;
-};
-
 /**
- * The member's coverage in force on `date` on the given lines: enrolled plans of their approved or synced
- * enrollments (other than `exceptEnrollmentId`), the latest starting one per line.
+ * The member's coverage in force on `date` on the given lines (coverageInForceOn), other than that of
+ * `exceptEnrollmentId`: the latest starting one per line.
  */
 export async function findCoverageInForce(
   db: Executor,
@@ -203,22 +189,9 @@ export async function findCoverageInForce(
   lines: readonly LineOfCoverage[],
   date: string,
   exceptEnrollmentId: string,
-): Promise<CoverageInForce[]> {
+): Promise<CoverageEntry[]> {
   if (lines.length === 0) return [];
-  const rows = await db
-    .selectFrom('enrolled_plans')
-    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
-    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
-    .selectAll('enrolled_plans')
-    .select([
-      'plans.line_of_coverage',
-      'plans.group_id',
-      'plans.previous_plan_id',
-      'enrollments.employer_id as enrollment_employer_id',
-      'enrollments.status as enrollment_status',
-      'enrollments.category as enrollment_category',
-      'enrollments.open_enrollment_window_id as enrollment_window_id',
-    ])
+  const rows = await selectCoverageEntries(db)
     .where('enrolled_plans.member_id', '=', memberId)
     .where(coverageInForceOn(date))
     .where('enrollments.id', '!=', exceptEnrollmentId)
@@ -226,26 +199,24 @@ export async function findCoverageInForce(
     .orderBy('enrolled_plans.effective_start', 'desc')
     .orderBy('enrolled_plans.created_at', 'desc')
     .execute();
-  const latest = new Map<LineOfCoverage, (typeof rows)[number]>();
-  for (const row of rows) if (!latest.has(row.line_of_coverage)) latest.set(row.line_of_coverage, row);
-  return [...latest.values()];
+  return latestPerLine(rows);
 }
 
-/** Every line of the member's approved or synced coverage in force on `date`. */
+/** The member's coverage in force on `date` (coverageInForceOn), the latest starting one per line. */
 export async function findAllCoverageInForce(db: Executor, memberId: string, date: string) {
-  return db
+  const rows = await db
     .selectFrom('enrolled_plans')
     .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
     .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
     .selectAll('enrolled_plans')
     .select(['plans.line_of_coverage', 'enrollments.status as enrollment_status'])
     .where('enrolled_plans.member_id', '=', memberId)
-    .where('enrollments.status', 'in', ['approved', 'synced', 'failed'])
-    .where('enrolled_plans.effective_start', '<=', date)
-    .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>=', date)]))
+    .where(coverageInForceOn(date))
     .orderBy('plans.line_of_coverage')
     .orderBy('enrolled_plans.effective_start', 'desc')
+    .orderBy('enrolled_plans.created_at', 'desc')
     .execute();
+  return latestPerLine(rows);
 }
 
 export async function endCoverage(trx: Executor, enrolledPlanId: string, lastDay: string): Promise<void> {

@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -10,7 +11,7 @@ function groups(db: Executor, scope: Scope) {
 
 export const findGroupById: (db: Executor, scope: Scope, id: string) => Promise<GroupRow | undefined> = findByIdInScope(groups);
 
-export function lockGroupById(trx: Executor, scope: Scope, id: string): Promise<GroupRow | undefined> {
+export function lockGroupById(trx: Transaction<Database>, scope: Scope, id: string): Promise<GroupRow | undefined> {
   return forUpdate(trx, groups(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 

@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -15,7 +16,7 @@ function cards(db: Executor, scope: Scope) {
 
 export const findCardById: (db: Executor, scope: Scope, id: string) => Promise<MemberIdCardRow | undefined> = findByIdInScope(cards);
 
-export function lockCardById(trx: Executor, scope: Scope, id: string): Promise<MemberIdCardRow | undefined> {
+export function lockCardById(trx: Transaction<Database>, scope: Scope, id: string): Promise<MemberIdCardRow | undefined> {
   return forUpdate(trx, cards(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 
@@ -33,7 +34,7 @@ export async function insertCard(db: Executor, row: MemberIdCardRow): Promise<vo
  * The card's member, locked for the rest of the transaction. Every write of cards takes this lock first, like
  * deleting the member does, so that they never deadlock and a card never outlives its member.
  */
-export function lockMember(trx: Executor, scope: Scope, memberId: string): Promise<{ id: string; employer_id: string } | undefined> {
+export function lockMember(trx: Transaction<Database>, scope: Scope, memberId: string): Promise<{ id: string; employer_id: string } | undefined> {
   const member = inScope(trx.selectFrom('members').select(['id', 'employer_id']), scope, 'members', 'employer_id').where('id', '=', memberId);
   return forUpdate(trx, member).executeTakeFirst();
 }

@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -11,7 +12,7 @@ function members(db: Executor, scope: Scope) {
 
 export const findMemberById: (db: Executor, scope: Scope, id: string) => Promise<MemberRow | undefined> = findByIdInScope(members);
 
-export function lockMemberById(trx: Executor, scope: Scope, id: string): Promise<MemberRow | undefined> {
+export function lockMemberById(trx: Transaction<Database>, scope: Scope, id: string): Promise<MemberRow | undefined> {
   return forUpdate(trx, members(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 

@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder } from 'kysely';
-import type { Executor } from '../../db/database.ts';
-import { coverageInForceOn } from '../enrollments/enrollment.repository.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
+import { coverageInForceOn, latestPerLine } from '../coverage/coverage-in-force.ts';
 import { paginate, type Page, type PageRequest, type Position } from '../../db/keyset.ts';
 import type { Database } from '../../db/schema.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
@@ -17,7 +17,7 @@ function windows(db: Executor, scope: Scope) {
 
 export const findWindowById: (db: Executor, scope: Scope, id: string) => Promise<OpenEnrollmentWindowRow | undefined> = findByIdInScope(windows);
 
-export function lockWindowById(trx: Executor, scope: Scope, id: string): Promise<OpenEnrollmentWindowRow | undefined> {
+export function lockWindowById(trx: Transaction<Database>, scope: Scope, id: string): Promise<OpenEnrollmentWindowRow | undefined> {
   return forUpdate(trx, windows(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 
@@ -44,7 +44,7 @@ export async function updateWindowFields(trx: Executor, row: OpenEnrollmentWindo
 
 /** A status change as one conditional UPDATE: it applies only if the window is still in one of `from`. */
 export async function transitionWindow(
-  trx: Executor,
+  trx: Transaction<Database>,
   id: string,
   from: readonly WindowStatus[],
   to: WindowStatus,
@@ -248,9 +248,8 @@ export async function findCoverageOn(db: Executor, memberId: string, date: strin
     .orderBy('enrolled_plans.effective_start', 'desc')
     .orderBy('enrolled_plans.created_at', 'desc')
     .execute();
-  const seen = new Set<string>();
   // The latest-starting plan per line, in the order the member elected them.
-  const lines = plans.filter((row) => !seen.has(row.line_of_coverage) && Boolean(seen.add(row.line_of_coverage))).sort((a, b) => a.position - b.position);
+  const lines = latestPerLine(plans).sort((a, b) => a.position - b.position);
   const dependents =
     lines.length === 0
       ? []
@@ -264,6 +263,7 @@ export async function findCoverageOn(db: Executor, memberId: string, date: strin
             'dependents.member_relationship',
             'dependents.dob',
             'dependents.has_disability',
+            'dependents.disability_certified_on',
           ])
           .where('enrolled_dependents.enrolled_plan_id', 'in', lines.map((row) => row.id))
           .orderBy('enrolled_dependents.position')

@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -10,7 +11,7 @@ function payRates(db: Executor, scope: Scope) {
 
 export const findPayRateById: (db: Executor, scope: Scope, id: string) => Promise<PayRateRow | undefined> = findByIdInScope(payRates);
 
-export function lockPayRateById(trx: Executor, scope: Scope, id: string): Promise<PayRateRow | undefined> {
+export function lockPayRateById(trx: Transaction<Database>, scope: Scope, id: string): Promise<PayRateRow | undefined> {
   return forUpdate(trx, payRates(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 

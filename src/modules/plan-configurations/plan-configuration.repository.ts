@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -10,7 +11,7 @@ function planConfigurations(db: Executor, scope: Scope) {
 
 export const findPlanConfigurationById: (db: Executor, scope: Scope, id: string) => Promise<PlanConfigurationRow | undefined> = findByIdInScope(planConfigurations);
 
-export function lockPlanConfigurationById(trx: Executor, scope: Scope, id: string): Promise<PlanConfigurationRow | undefined> {
+export function lockPlanConfigurationById(trx: Transaction<Database>, scope: Scope, id: string): Promise<PlanConfigurationRow | undefined> {
   return forUpdate(trx, planConfigurations(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 

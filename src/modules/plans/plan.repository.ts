@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -21,12 +22,12 @@ export function findPlanById(db: Executor, scope: Scope, id: string): Promise<Pl
 }
 
 /** Locks the plan row alone (not its group) for the rest of the transaction. */
-export function lockPlanById(trx: Executor, scope: Scope, id: string): Promise<PlanRow | undefined> {
+export function lockPlanById(trx: Transaction<Database>, scope: Scope, id: string): Promise<PlanRow | undefined> {
   return forUpdate(trx, inScope(trx.selectFrom('plans').selectAll(), scope, 'plans', 'employer_id').where('id', '=', id)).executeTakeFirst();
 }
 
 /** Plans of the provider by id, locked for the rest of the transaction (in id order); visibility is checked before. */
-export function lockPlansByIds(trx: Executor, providerId: string, ids: readonly string[]): Promise<PlanRow[]> {
+export function lockPlansByIds(trx: Transaction<Database>, providerId: string, ids: readonly string[]): Promise<PlanRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return forUpdate(trx, trx.selectFrom('plans').selectAll().where('provider_id', '=', providerId).where('id', 'in', [...ids]).orderBy('id')).execute();
 }

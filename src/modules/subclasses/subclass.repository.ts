@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -10,7 +11,7 @@ function subclasses(db: Executor, scope: Scope) {
 
 export const findSubclassById: (db: Executor, scope: Scope, id: string) => Promise<SubclassRow | undefined> = findByIdInScope(subclasses);
 
-export function lockSubclassById(trx: Executor, scope: Scope, id: string): Promise<SubclassRow | undefined> {
+export function lockSubclassById(trx: Transaction<Database>, scope: Scope, id: string): Promise<SubclassRow | undefined> {
   return forUpdate(trx, subclasses(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 

@@ -1,5 +1,6 @@
 import { sql, type Insertable } from 'kysely';
-import type { Executor } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { forNoKeyUpdate } from '../../db/scope.ts';
 import { batches } from '../../shared/batches.ts';
@@ -25,7 +26,7 @@ export function findEndpointById(db: Executor, providerId: string, id: string): 
 }
 
 /** Locks an endpoint to change it (not its key: deliveries may still be inserted for it meanwhile). */
-export function lockEndpointById(trx: Executor, providerId: string, id: string): Promise<WebhookEndpointRow | undefined> {
+export function lockEndpointById(trx: Transaction<Database>, providerId: string, id: string): Promise<WebhookEndpointRow | undefined> {
   return forNoKeyUpdate(trx, trx.selectFrom('webhook_endpoints').selectAll().where('provider_id', '=', providerId).where('id', '=', id)).executeTakeFirst();
 }
 
@@ -34,7 +35,7 @@ export function lockEndpointById(trx: Executor, providerId: string, id: string):
  * row while its own event's deliveries reference the other endpoints; two deletes at once would each hold what
  * the other's deliveries need (a deadlock on PostgreSQL) without this one order.
  */
-export async function lockProviderEndpoints(trx: Executor, providerId: string): Promise<void> {
+export async function lockProviderEndpoints(trx: Transaction<Database>, providerId: string): Promise<void> {
   await forNoKeyUpdate(trx, trx.selectFrom('webhook_endpoints').select('id').where('provider_id', '=', providerId).orderBy('id')).execute();
 }
 

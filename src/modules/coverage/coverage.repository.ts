@@ -1,0 +1,153 @@
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+import { selectCoverageEntries, type CoverageEntry } from './coverage-entry.ts';
+import type { EnrolledPlanRow, EnrollmentStatus } from '../enrollments/enrollment.table.ts';
+import { coverageInForceOn, isCoverage } from './coverage-in-force.ts';
+import type { CoverageTerminationItemRow, CoverageTerminationRow } from './coverage.table.ts';
+
+/**
+ * Every coverage entry of the member (isCoverage, any dates) that runs past `date` or starts after it: what a
+ * termination on `date` may have to end or cancel. Oldest first.
+ */
+export function findCoverageRunningPast(trx: Transaction<Database>, memberId: string, date: string): Promise<CoverageEntry[]> {
+  return selectCoverageEntries(trx)
+    .where('enrolled_plans.member_id', '=', memberId)
+    .where(isCoverage())
+    .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>', date)]))
+    .orderBy('enrolled_plans.effective_start')
+    .orderBy('enrolled_plans.created_at')
+    .orderBy('enrolled_plans.enrollment_id')
+    .orderBy('enrolled_plans.position')
+    .execute();
+}
+
+/**
+ * The member's coverage on plans `planIds` in force on `date`: what an age-out whose first day without
+ * coverage is `date` may still change (the coverage runs past the day before).
+ */
+export function findCoverageOfPlansOn(trx: Transaction<Database>, memberId: string, planIds: readonly string[], date: string): Promise<EnrolledPlanRow[]> {
+  if (planIds.length === 0) return Promise.resolve([]);
+  return trx
+    .selectFrom('enrolled_plans')
+    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
+    .selectAll('enrolled_plans')
+    .where('enrolled_plans.member_id', '=', memberId)
+    .where('enrolled_plans.plan_id', 'in', [...planIds])
+    .where(coverageInForceOn(date))
+    .orderBy('enrolled_plans.enrollment_id')
+    .orderBy('enrolled_plans.position')
+    .execute();
+}
+
+/** The dependents each enrolled plan covers, in their positions. */
+export async function findDependentIdsOfPlans(db: Executor, enrolledPlanIds: readonly string[]): Promise<Map<string, string[]>> {
+  const byPlan = new Map(enrolledPlanIds.map((id) => [id, [] as string[]]));
+  if (enrolledPlanIds.length === 0) return byPlan;
+  const rows = await db
+    .selectFrom('enrolled_dependents')
+    .select(['enrolled_plan_id', 'dependent_id'])
+    .where('enrolled_plan_id', 'in', [...new Set(enrolledPlanIds)])
+    .orderBy('enrolled_plan_id')
+    .orderBy('position')
+    .execute();
+  for (const row of rows) byPlan.get(row.enrolled_plan_id)?.push(row.dependent_id);
+  return byPlan;
+}
+
+/** The member's enrollments not yet approved (not_started, pending), with the starts of their enrolled plans. */
+export async function findEnrollmentsNotApproved(trx: Transaction<Database>, memberId: string) {
+  const enrollments = await trx
+    .selectFrom('enrollments')
+    .selectAll()
+    .where('member_id', '=', memberId)
+    .where('status', 'in', ['not_started', 'pending'] satisfies EnrollmentStatus[])
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  if (enrollments.length === 0) return [];
+  const plans = await trx
+    .selectFrom('enrolled_plans')
+    .select(['enrollment_id', 'effective_start'])
+    .where('enrollment_id', 'in', enrollments.map((row) => row.id))
+    .execute();
+  const starts = Map.groupBy(plans, (plan) => plan.enrollment_id);
+  return enrollments.map((row) => ({ row, planStarts: (starts.get(row.id) ?? []).flatMap((plan) => (plan.effective_start === null ? [] : [plan.effective_start])) }));
+}
+
+export async function insertTermination(trx: Transaction<Database>, row: CoverageTerminationRow, items: readonly CoverageTerminationItemRow[]): Promise<void> {
+  await trx.insertInto('coverage_terminations').values(row).execute();
+  if (items.length > 0) await trx.insertInto('coverage_termination_items').values([...items]).execute();
+}
+
+/** The member's terminations applied and not undone, oldest first. */
+export function findTerminationsInEffect(trx: Transaction<Database>, memberId: string): Promise<CoverageTerminationRow[]> {
+  return trx
+    .selectFrom('coverage_terminations')
+    .selectAll()
+    .where('member_id', '=', memberId)
+    .where('undone_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** What a termination ended, with each enrolled plan as it is now (CoverageEntry columns), in its order. */
+export function findTerminationItems(trx: Transaction<Database>, terminationId: string) {
+  return selectCoverageEntries(trx)
+    .innerJoin('coverage_termination_items', 'coverage_termination_items.enrolled_plan_id', 'enrolled_plans.id')
+    .select(['coverage_termination_items.previous_end', 'coverage_termination_items.ended_on'])
+    .where('coverage_termination_items.termination_id', '=', terminationId)
+    .orderBy('coverage_termination_items.position')
+    .execute();
+}
+
+/** Gives an enrolled plan back the end it had, if it still has the one the termination gave it. */
+export async function restoreEnd(trx: Transaction<Database>, enrolledPlanId: string, endedOn: string, previousEnd: string | null): Promise<boolean> {
+  const result = await trx.updateTable('enrolled_plans').set({ effective_end: previousEnd }).where('id', '=', enrolledPlanId).where('effective_end', '=', endedOn).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Marks the member's terminations in effect dated after `terminationDate` as replaced by an earlier one
+ * (`undone_at` set, no restoring enrollment): what they ended is now the earlier termination's to end, undo
+ * or record as a COBRA event.
+ */
+export async function supersedeTerminationsAfter(trx: Transaction<Database>, memberId: string, terminationDate: string, at: string): Promise<void> {
+  await trx
+    .updateTable('coverage_terminations')
+    .set({ undone_at: at })
+    .where('member_id', '=', memberId)
+    .where('undone_at', 'is', null)
+    .where('termination_date', '>', terminationDate)
+    .execute();
+}
+
+export async function markUndone(trx: Transaction<Database>, id: string, at: string, byEnrollmentId: string): Promise<void> {
+  await trx.updateTable('coverage_terminations').set({ undone_at: at, undone_by_enrollment_id: byEnrollmentId }).where('id', '=', id).execute();
+}
+
+/** Terminations in effect whose coverage was lost by `day` and whose COBRA event is not recorded yet. */
+export function findTerminationsWithCobraDue(db: Executor, day: string) {
+  return db
+    .selectFrom('coverage_terminations')
+    .select(['id', 'provider_id', 'member_id'])
+    .where('cobra_recorded_at', 'is', null)
+    .where('coverage_end', '<', day)
+    .where('undone_at', 'is', null)
+    .orderBy('member_id')
+    .orderBy('id')
+    .execute();
+}
+
+/** Claims the recording of a termination's COBRA event: false when it was recorded, or the termination undone, meanwhile. */
+export async function claimCobraRecording(trx: Transaction<Database>, id: string, at: string): Promise<CoverageTerminationRow | undefined> {
+  const result = await trx
+    .updateTable('coverage_terminations')
+    .set({ cobra_recorded_at: at })
+    .where('id', '=', id)
+    .where('cobra_recorded_at', 'is', null)
+    .where('undone_at', 'is', null)
+    .executeTakeFirst();
+  if (result.numUpdatedRows === 0n) return undefined;
+  return trx.selectFrom('coverage_terminations').selectAll().where('id', '=', id).executeTakeFirst();
+}

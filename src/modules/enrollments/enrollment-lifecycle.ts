@@ -1,0 +1,61 @@
+/**
+ * What other modules may do to an enrollment's status: the enrollments module is its only writer. Benefit
+ * changes settle an approved enrollment (all completed: synced; one rejected: failed) through settleEnrollment,
+ * and lock it through lockEnrollmentStatus before reading its changes, never by updating `enrollments` themselves.
+ */
+import type { Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+import { forUpdate } from '../../db/scope.ts';
+import { ENROLLMENT_TRANSITIONS } from './enrollment-status.ts';
+import { newId } from '../../shared/ids.ts';
+import type { MemberRow } from '../members/member.table.ts';
+import { transitionEnrollment } from './enrollment.repository.ts';
+import type { EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
+
+/** The enrollment's status with the ids its events carry. */
+export type EnrollmentStatusRow = Pick<EnrollmentRow, 'id' | 'provider_id' | 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id'>;
+
+/** Locks the enrollment row, so that concurrent settlements of its changes run one after the other. */
+export function lockEnrollmentStatus(trx: Transaction<Database>, enrollmentId: string): Promise<EnrollmentStatusRow | undefined> {
+  const columns = ['id', 'provider_id', 'employer_id', 'member_id', 'status', 'category', 'open_enrollment_window_id'] as const;
+  return forUpdate(trx, trx.selectFrom('enrollments').select(columns).where('id', '=', enrollmentId)).executeTakeFirst();
+}
+
+/**
+ * Settles an approved enrollment once its benefit changes are settled: `complete` (synced) or `reject`
+ * (failed), as a conditional update from `approved` only, so a race loses cleanly. Returns the status it
+ * moved to, or undefined when it was no longer approved.
+ */
+export async function settleEnrollment(trx: Transaction<Database>, enrollmentId: string, action: 'complete' | 'reject'): Promise<EnrollmentStatus | undefined> {
+  const { from, to } = ENROLLMENT_TRANSITIONS[action];
+  return (await transitionEnrollment(trx, enrollmentId, from, to)) ? to : undefined;
+}
+
+/**
+ * A `qle` enrollment the service itself records for a member (a termination, its undoing, an age-out):
+ * submitted at `now`, and approved then when `status` is `approved` (else `pending`, for approveEnrollmentIn).
+ */
+export function serviceEnrollmentRow(
+  member: Pick<MemberRow, 'id' | 'provider_id' | 'employer_id'>,
+  input: { status: 'pending' | 'approved'; reason: string; changeDate: string; effectiveStart: string; now: string },
+): EnrollmentRow {
+  return {
+    id: newId('enrollment'),
+    provider_id: member.provider_id,
+    employer_id: member.employer_id,
+    member_id: member.id,
+    category: 'qle',
+    status: input.status,
+    effective_start: input.effectiveStart,
+    effective_end: null,
+    reason: input.reason,
+    change_date: input.changeDate,
+    qualifying_life_event_documents: '[]',
+    metadata: '{}',
+    submitted_at: input.now,
+    approved_at: input.status === 'approved' ? input.now : null,
+    open_enrollment_window_id: null,
+    cancellation_reason: null,
+    created_at: input.now,
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Enrollments as the API answers them, and the JSON forms of their nested values.
+ */
+import { newId } from '../../shared/ids.ts';
+import { parseMetadata } from '../../shared/metadata.ts';
+import { fromCents } from '../../shared/money.ts';
+import type { LineOfCoverage } from '../plans/plan.table.ts';
+import type { Elections } from './enrollment.repository.ts';
+import type { EnrollmentResponse, PrimaryCareProvider, PrimaryCareProviderInput } from './enrollment.schemas.ts';
+import type { EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow } from './enrollment.table.ts';
+
+export const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
+
+export function toEnrollmentResponse(row: EnrollmentRow, elections: Elections): EnrollmentResponse {
+  const dependentsByPlan = Map.groupBy(elections.dependents, (dependent) => dependent.enrolled_plan_id);
+  const plansById = new Map(elections.plans.map((plan) => [plan.id, plan]));
+  return {
+    id: row.id,
+    member: row.member_id,
+    employer: row.employer_id,
+    category: row.category,
+    status: row.status,
+    effective_start: row.effective_start,
+    effective_end: row.effective_end,
+    reason: row.reason as EnrollmentResponse['reason'],
+    change_date: row.change_date,
+    qualifying_life_event_documents: JSON.parse(row.qualifying_life_event_documents) as string[],
+    enrolled_plans: elections.plans
+      .filter((plan) => plan.enrollment_id === row.id)
+      .map((plan) => ({
+        id: plan.id,
+        enrollment: row.id,
+        plan: plan.plan_id,
+        enrolled_dependents: (dependentsByPlan.get(plan.id) ?? []).map((dependent) => ({
+          id: dependent.id,
+          plan: plansById.get(dependent.enrolled_plan_id)?.plan_id ?? plan.plan_id,
+          dependent: dependent.dependent_id,
+          primary_care_provider: parsePrimaryCareProvider(dependent.primary_care_provider),
+          ...volumeFields(dependent),
+        })),
+        primary_care_provider: parsePrimaryCareProvider(plan.primary_care_provider),
+        effective_start: plan.effective_start,
+        effective_end: plan.effective_end,
+        premium: money(plan.premium_cents),
+        employer_contribution: money(plan.employer_contribution_cents),
+        member_contribution: money(plan.member_contribution_cents),
+        payroll_provider_external_id: plan.payroll_provider_external_id,
+        ...volumeFields(plan),
+      })),
+    coverage_waivers: elections.waivers
+      .filter((waiver) => waiver.enrollment_id === row.id)
+      .map((waiver) => ({
+        id: waiver.id,
+        line_of_coverage: waiver.line_of_coverage as LineOfCoverage,
+        reason: waiver.reason as EnrollmentResponse['coverage_waivers'][number]['reason'],
+        member: waiver.member_id,
+        dependent: waiver.dependent_id,
+      })),
+    metadata: parseMetadata(row.metadata),
+    submitted_at: row.submitted_at,
+    approved_at: row.approved_at,
+    open_enrollment_window: row.open_enrollment_window_id,
+    cancellation_reason: row.cancellation_reason,
+    created_at: row.created_at,
+  };
+}
+
+function volumeFields(row: EnrolledPlanRow | EnrolledDependentRow) {
+  return {
+    volume: money(row.volume_cents),
+    requested_volume: money(row.requested_volume_cents),
+    volume_approved_at: row.volume_approved_at,
+    eoi_dismissed_at: row.eoi_dismissed_at,
+    eoi_status: row.eoi_status,
+  };
+}
+
+export function parsePrimaryCareProvider(json: string | null): PrimaryCareProvider | null {
+  return json === null ? null : (JSON.parse(json) as PrimaryCareProvider);
+}
+
+export function primaryCareProviderJson(input: PrimaryCareProviderInput | null | undefined): string | null {
+  if (!input) return null;
+  return JSON.stringify({
+    id: newId('primary_care_provider'),
+    full_name: input.full_name,
+    is_existing_patient: input.is_existing_patient ?? false,
+    provider_id_number: input.provider_id_number ?? null,
+  });
+}
+
