@@ -9,6 +9,8 @@ import * as idempotencyKeyOwner from './migrations/2026-11-22T0006-idempotency-k
 import * as planRenewals from './migrations/2026-11-23T0001-plan-renewals.ts';
 import * as benefitChangeCoverageDates from './migrations/2026-11-23T0002-benefit-change-coverage-dates.ts';
 import * as cobraEvents from './migrations/2026-11-23T0003-cobra-events.ts';
+import * as coverageTerminations from './migrations/2026-11-24T0001-coverage-terminations.ts';
+import * as disabilityCertification from './migrations/2026-11-24T0002-dependent-disability-certification.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -21,6 +23,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-23T0001-plan-renewals': planRenewals,
   '2026-11-23T0002-benefit-change-coverage-dates': benefitChangeCoverageDates,
   '2026-11-23T0003-cobra-events': cobraEvents,
+  '2026-11-24T0001-coverage-terminations': coverageTerminations,
+  '2026-11-24T0002-dependent-disability-certification': disabilityCertification,
 };
 
 export class MigrationError extends Error {

@@ -3,6 +3,7 @@ import type { JobTable } from '../jobs/job.table.ts';
 import type { BenefitChangeTable } from '../modules/benefit-changes/benefit-change.table.ts';
 import type { BeneficiaryTable } from '../modules/beneficiaries/beneficiary.table.ts';
 import type { CobraEventLossTable, CobraEventTable } from '../modules/cobra-events/cobra-event.table.ts';
+import type { CoverageTerminationItemTable, CoverageTerminationTable } from '../modules/coverage/coverage.table.ts';
 import type { BusinessUnitTable } from '../modules/business-units/business-unit.table.ts';
 import type { CarrierTable } from '../modules/carriers/carrier.table.ts';
 import type { DependentTable } from '../modules/dependents/dependent.table.ts';
@@ -64,4 +65,6 @@ export interface Database {
   webhook_attempts: WebhookAttemptTable;
   cobra_events: CobraEventTable;
   cobra_event_losses: CobraEventLossTable;
+  coverage_terminations: CoverageTerminationTable;
+  coverage_termination_items: CoverageTerminationItemTable;
 }

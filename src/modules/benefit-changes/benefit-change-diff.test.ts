@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
-import { diffCoverage, lastDayWhenReplaced, type CoverageItem } from './benefit-change-diff.ts';
+import { diffCoverage, type CoverageItem } from './benefit-change-diff.ts';
 import type { BenefitChangeStatus, ChangeKind } from './benefit-change.table.ts';
 
 function item(overrides: Partial<CoverageItem> = {}): CoverageItem {
@@ -131,21 +131,6 @@ describe('diffCoverage coverage dates of every status', () => {
   it.each(cases)('when %s', (_name, previous, next, waived, start, status, coverageStart, coverageEnd) => {
     const [change] = diffCoverage(previous, next, waived, start);
     expect(change).toMatchObject({ status, coverageStart, coverageEnd });
-  });
-});
-
-describe('lastDayWhenReplaced', () => {
-  const cases: [string | null, string, string][] = [
-    [null, '2026-06-01', '2026-05-31'],
-    ['2026-12-31', '2026-06-01', '2026-05-31'],
-    ['2026-05-31', '2026-06-01', '2026-05-31'],
-    ['2026-05-30', '2026-06-01', '2026-05-30'],
-    ['2026-12-31', '2027-01-01', '2026-12-31'],
-    [null, '2024-03-01', '2024-02-29'],
-  ];
-
-  it.each(cases)('when the coverage ends %s and the next starts %s, then it ends %s', (effectiveEnd, start, expected) => {
-    expect(lastDayWhenReplaced({ effectiveEnd }, start)).toBe(expected);
   });
 });
 

@@ -1,4 +1,4 @@
-import { addDays, compareDates } from '../../shared/dates.ts';
+import { lastDayWhenReplaced } from '../coverage/coverage-rules.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { CHANGE_KINDS, type BenefitChangeStatus, type ChangeKind } from './benefit-change.table.ts';
 
@@ -74,12 +74,6 @@ export function diffCoverage(previous: readonly CoverageItem[], next: readonly C
     out.push(removed(before, start));
   }
   return out;
-}
-
-/** The last day of `item` once coverage starting on `start` replaces it: the day before, unless it ends sooner. */
-export function lastDayWhenReplaced(item: Pick<CoverageItem, 'effectiveEnd'>, start: string): string {
-  const dayBefore = addDays(start, -1);
-  return item.effectiveEnd !== null && compareDates(item.effectiveEnd, dayBefore) <= 0 ? item.effectiveEnd : dayBefore;
 }
 
 function added(item: CoverageItem): LineChange {

@@ -7,7 +7,8 @@ import { InvalidState, NotFound, validationFailed } from '../../shared/errors.ts
 import { newId } from '../../shared/ids.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
-import { ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS, type EnrollmentAction } from '../enrollments/enrollment-status.ts';
+import { lockEnrollmentStatus, settleEnrollment } from '../enrollments/enrollment-lifecycle.ts';
+import { ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS } from '../enrollments/enrollment-status.ts';
 import type { ConnectionMethod } from '../groups/group.table.ts';
 import type { LineChange } from './benefit-change-diff.ts';
 import { eventOf } from '../events/event-data.ts';
@@ -125,8 +126,7 @@ export class BenefitChangeService {
     // The enrollment was approved in this transaction and these are all its changes (an approved enrollment is
     // never approved again), so they alone settle it; no need to lock and read them back as rollUpEnrollment does.
     if (rows.some((row) => row.delivery_state !== 'completed')) return { status: 'approved', events };
-    const { from, to } = ENROLLMENT_TRANSITIONS.complete;
-    await repository.transitionEnrollment(trx, input.enrollmentId, from, to);
+    await settleEnrollment(trx, input.enrollmentId, 'complete');
     return { status: 'synced', events };
   }
 
@@ -174,7 +174,7 @@ export class BenefitChangeService {
     if (completedAt === null) {
       if (current.delivery_state !== 'completed') return { completed_at: null, delivery_state: current.delivery_state };
       // Change row first, then the enrollment: the order every roll-up takes its locks in.
-      const enrollment = await repository.lockEnrollmentStatus(trx, current.enrollment_id);
+      const enrollment = await lockEnrollmentStatus(trx, current.enrollment_id);
       if (enrollment?.status !== 'approved') {
         throw new InvalidState(`The enrollment is ${enrollment?.status ?? 'gone'}: a completed change can be reopened only while its enrollment is approved.`);
       }
@@ -218,18 +218,18 @@ export function deliveryEventAction(before: Pick<BenefitChangeRow, 'delivery_sta
  * (the caller's events of the changes that settled) and the enrollment's own event in one statement.
  */
 export async function rollUpEnrollment(trx: Transaction<Database>, events: EventLog, enrollmentId: string, withEvents: readonly NewEvent[]): Promise<void> {
-  const enrollment = await repository.lockEnrollmentStatus(trx, enrollmentId);
+  const enrollment = await lockEnrollmentStatus(trx, enrollmentId);
   const action = enrollment?.status === 'approved' ? settlingAction(await repository.listDeliveryStatesOfEnrollment(trx, enrollmentId)) : undefined;
   if (enrollment === undefined || action === undefined) {
     await events.recordMany(trx, withEvents);
     return;
   }
-  const { from, to } = ENROLLMENT_TRANSITIONS[action];
-  await repository.transitionEnrollment(trx, enrollmentId, from, to);
+  const to = ENROLLMENT_TRANSITIONS[action].to;
+  await settleEnrollment(trx, enrollmentId, action);
   await events.recordMany(trx, [...withEvents, eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS[action], { ...enrollment, status: to })]);
 }
 
-function settlingAction(states: readonly DeliveryState[]): EnrollmentAction | undefined {
+function settlingAction(states: readonly DeliveryState[]): 'complete' | 'reject' | undefined {
   if (states.includes('rejected')) return 'reject';
   if (states.every((state) => state === 'completed')) return 'complete';
   return undefined;

@@ -57,7 +57,8 @@ export interface DependentFacts {
   memberId: string;
   relationship: DependentRelationship;
   dob: string;
-  hasDisability: boolean;
+  /** The last day a current disability certification counts (disabilityCertifiedThrough), or null. */
+  disabilityCertifiedThrough: string | null;
 }
 
 export interface SubmissionFacts {
@@ -148,8 +149,15 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
         const { dependent_age_limit: limit, dependent_age_out_rule: rule } = configuration;
         if (compareDates(dependent.dob, start) > 0) {
           errors.push(inputError(path, 'The dependent is born after coverage starts.'));
-        } else if (!isChildEligibleOn(dependent.dob, limit, rule, start, dependent.hasDisability)) {
-          errors.push(inputError(path, `The dependent aged out of this plan on ${ageOutDate(dependent.dob, limit, rule)} (age limit ${limit}).`));
+        } else if (!isChildEligibleOn(dependent.dob, limit, rule, start, dependent.disabilityCertifiedThrough)) {
+          errors.push(
+            inputError(
+              path,
+              dependent.disabilityCertifiedThrough === null
+                ? `The dependent aged out of this plan on ${ageOutDate(dependent.dob, limit, rule)} (age limit ${limit}); a disabled child stays covered with has_disability and a current disability_certified_on.`
+                : `The dependent aged out of this plan on ${ageOutDate(dependent.dob, limit, rule)} (age limit ${limit}) and the disability certification counted only through ${dependent.disabilityCertifiedThrough}: record a new disability_certified_on.`,
+            ),
+          );
         }
       }
     });

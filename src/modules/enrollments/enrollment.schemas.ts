@@ -12,7 +12,7 @@ import {
 } from '../../http/schemas.ts';
 import { LINES_OF_COVERAGE } from '../plans/plan.table.ts';
 import { COVERAGE_WAIVER_REASONS, ENROLLMENT_REASONS } from './enrollment-rules.ts';
-import { ENROLLMENT_CATEGORIES, ENROLLMENT_STATUSES, EOI_STATUSES } from './enrollment.table.ts';
+import { ENROLLMENT_CANCELLATION_REASONS, ENROLLMENT_CATEGORIES, ENROLLMENT_STATUSES, EOI_STATUSES } from './enrollment.table.ts';
 
 const PrimaryCareProviderInput = Type.Object(
   {
@@ -166,6 +166,11 @@ export const EnrollmentSchema = Type.Object({
   submitted_at: Nullable(TimestampSchema),
   approved_at: Nullable(TimestampSchema),
   open_enrollment_window: Nullable(IdSchema),
+  cancellation_reason: Nullable(
+    StringEnum(ENROLLMENT_CANCELLATION_REASONS, {
+      description: 'Read-only. Why the service cancelled the enrollment (member_terminated: the member\'s termination ended coverage before it would start); null when a client cancelled it or it is not cancelled.',
+    }),
+  ),
   created_at: TimestampSchema,
 });
 export type EnrollmentResponse = Static<typeof EnrollmentSchema>;

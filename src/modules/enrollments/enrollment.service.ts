@@ -3,32 +3,33 @@ import type { Executor, Transaction } from '../../db/database.ts';
 import { type Page, type PageRequest } from '../../db/keyset.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { addDays, ageOn, compareDates, toDateString } from '../../shared/dates.ts';
+import { addDays, compareDates, toDateString } from '../../shared/dates.ts';
 import { InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
-import { fromCents, toCents } from '../../shared/money.ts';
+import { toCents } from '../../shared/money.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { LineChange } from '../benefit-changes/benefit-change-diff.ts';
-import { diffCoverage, lastDayWhenReplaced, type CoverageItem } from '../benefit-changes/benefit-change-diff.ts';
+import { diffCoverage, type CoverageItem } from '../benefit-changes/benefit-change-diff.ts';
+import { lastDayWhenReplaced } from '../coverage/coverage-rules.ts';
+import { findCoverageOfPlansOn } from '../coverage/coverage.repository.ts';
+import { coverageItemOf, enrollmentOfCoverage } from '../coverage/coverage-entry.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import { findMemberById, lockMemberById } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import type { Notifier } from '../notifications/notification.service.ts';
-import { selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
-import { parseContributionStrategy } from '../plan-configurations/plan-configuration.service.ts';
-import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
-import { coverageTier } from '../plans/coverage-tier.ts';
-import { toPlanRates } from '../plans/plan.service.ts';
-import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
-import { contributionSplit, premiumCents } from '../plans/pricing.ts';
+import { disabilityCertifiedThrough } from '../plan-configurations/eligibility.ts';
+import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { eventOf, type EventSource } from '../events/event-data.ts';
 import type { QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
 import type { EventLog, NewEvent } from '../events/event-log.ts';
 import { decideVolume, submissionErrors } from './enrollment-rules.ts';
+import { serviceEnrollmentRow } from './enrollment-lifecycle.ts';
 import { assertTransition, ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS, type EnrollmentAction } from './enrollment-status.ts';
 import * as repository from './enrollment.repository.ts';
-import type { CreateEnrollmentBody, EnrolledPlanInput, EnrollmentResponse, MemberCoverage, PrimaryCareProvider, PrimaryCareProviderInput, UpdateEnrollmentBody } from './enrollment.schemas.ts';
+import { electionPrice } from './enrollment-pricing.ts';
+import { money, parsePrimaryCareProvider, primaryCareProviderJson, toEnrollmentResponse } from './enrollment.response.ts';
+import type { CreateEnrollmentBody, EnrolledPlanInput, EnrollmentResponse, MemberCoverage, UpdateEnrollmentBody } from './enrollment.schemas.ts';
 import type { EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
 
 /**
@@ -47,101 +48,14 @@ type EnrollmentEventSource = EventSource<'enrollment'>;
 
 type Elections = repository.Elections;
 
-const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
-
-export function toEnrollmentResponse(row: EnrollmentRow, elections: Elections): EnrollmentResponse {
-  const dependentsByPlan = Map.groupBy(elections.dependents, (dependent) => dependent.enrolled_plan_id);
-  const plansById = new Map(elections.plans.map((plan) => [plan.id, plan]));
-  return {
-    id: row.id,
-    member: row.member_id,
-    employer: row.employer_id,
-    category: row.category,
-    status: row.status,
-    effective_start: row.effective_start,
-    effective_end: row.effective_end,
-    reason: row.reason as EnrollmentResponse['reason'],
-    change_date: row.change_date,
-    qualifying_life_event_documents: JSON.parse(row.qualifying_life_event_documents) as string[],
-    enrolled_plans: elections.plans
-      .filter((plan) => plan.enrollment_id === row.id)
-      .map((plan) => ({
-        id: plan.id,
-        enrollment: row.id,
-        plan: plan.plan_id,
-        enrolled_dependents: (dependentsByPlan.get(plan.id) ?? []).map((dependent) => ({
-          id: dependent.id,
-          plan: plansById.get(dependent.enrolled_plan_id)?.plan_id ?? plan.plan_id,
-          dependent: dependent.dependent_id,
-          primary_care_provider: parsePrimaryCareProvider(dependent.primary_care_provider),
-          ...volumeFields(dependent),
-        })),
-        primary_care_provider: parsePrimaryCareProvider(plan.primary_care_provider),
-        effective_start: plan.effective_start,
-        effective_end: plan.effective_end,
-        premium: money(plan.premium_cents),
-        employer_contribution: money(plan.employer_contribution_cents),
-        member_contribution: money(plan.member_contribution_cents),
-        payroll_provider_external_id: plan.payroll_provider_external_id,
-        ...volumeFields(plan),
-      })),
-    coverage_waivers: elections.waivers
-      .filter((waiver) => waiver.enrollment_id === row.id)
-      .map((waiver) => ({
-        id: waiver.id,
-        line_of_coverage: waiver.line_of_coverage as LineOfCoverage,
-        reason: waiver.reason as EnrollmentResponse['coverage_waivers'][number]['reason'],
-        member: waiver.member_id,
-        dependent: waiver.dependent_id,
-      })),
-    metadata: parseMetadata(row.metadata),
-    submitted_at: row.submitted_at,
-    approved_at: row.approved_at,
-    open_enrollment_window: row.open_enrollment_window_id,
-    created_at: row.created_at,
-  };
-}
-
-function volumeFields(row: EnrolledPlanRow | EnrolledDependentRow) {
-  return {
-    volume: money(row.volume_cents),
-    requested_volume: money(row.requested_volume_cents),
-    volume_approved_at: row.volume_approved_at,
-    eoi_dismissed_at: row.eoi_dismissed_at,
-    eoi_status: row.eoi_status,
-  };
-}
-
-function parsePrimaryCareProvider(json: string | null): PrimaryCareProvider | null {
-  return json === null ? null : (JSON.parse(json) as PrimaryCareProvider);
-}
-
-function primaryCareProviderJson(input: PrimaryCareProviderInput | null | undefined): string | null {
-  if (!input) return null;
-  return JSON.stringify({
-    id: newId('primary_care_provider'),
-    full_name: input.full_name,
-    is_existing_patient: input.is_existing_patient ?? false,
-    provider_id_number: input.provider_id_number ?? null,
-  });
-}
-
-/** The enrollment an enrolled plan in force belongs to, from the columns findCoverageInForce joins in. */
-function enrollmentOfCoverage(row: repository.CoverageInForce): EnrollmentEventSource {
-  return {
-    id: row.enrollment_id,
-    provider_id: row.provider_id,
-    employer_id: row.enrollment_employer_id,
-    member_id: row.member_id,
-    status: row.enrollment_status,
-    category: row.enrollment_category,
-    open_enrollment_window_id: row.enrollment_window_id,
-  };
-}
-
-/** Age in whole years on `date`; 0 for someone not yet born then (priced as a newborn). */
-function ageOrZero(dob: string, date: string): number {
-  return compareDates(dob, date) > 0 ? 0 : ageOn(dob, date);
+/** One enrolled plan per plan: the latest starting (rows come in any order). */
+function latestPerPlan(rows: readonly EnrolledPlanRow[]): EnrolledPlanRow[] {
+  const latest = new Map<string, EnrolledPlanRow>();
+  for (const row of rows) {
+    const kept = latest.get(row.plan_id);
+    if (!kept || compareDates(row.effective_start ?? '0001-01-01', kept.effective_start ?? '0001-01-01') > 0) latest.set(row.plan_id, row);
+  }
+  return [...latest.values()];
 }
 
 export class EnrollmentService {
@@ -197,6 +111,7 @@ export class EnrollmentService {
       submitted_at: null,
       approved_at: input.category === 'carrier_sync' ? now : null,
       open_enrollment_window_id: options.windowId ?? openWindow?.id ?? null,
+      cancellation_reason: null,
       created_at: now,
     };
     await this.#assertDocumentsVisible(trx, member, input.qualifying_life_event_documents ?? []);
@@ -402,40 +317,67 @@ export class EnrollmentService {
   }
 
   /**
-   * Ends a terminated member's coverage on `lines` after `coverageEnd` (daily sweep), through the engine: a
-   * `terminated` qle enrollment starting the next day that waives each line is recorded as submitted and
-   * approved, so the coverage ends on `coverageEnd` and each line gets a `removed` benefit change handed to
-   * its carrier like any other. Call it with the member locked; the caller wakes the job worker after commit.
+   * Ends dependents' coverage when they age out (daily sweep): `leaving` maps plans to the dependents whose
+   * coverage on them ends the day before `firstDayOut` (the member's coverage on those plans in force on
+   * `firstDayOut` is what changes). Through the engine, like any change: a
+   * `qle` enrollment with reason `dependent_aged_out` starting `firstDayOut` re-elects each of those plans
+   * with the dependents who stay (same plan, volumes, providers, end), priced again for the smaller tier,
+   * recorded as submitted and approved. Approval ends the old coverage the day before and records a `change`
+   * (`dependent_change`, and `contribution_change` when the price moved) per line, and the COBRA event of a
+   * child ceasing to be a dependent (29 U.S.C. 1163(5)). Decides again under the caller's lock on the member:
+   * coverage no longer in force on `firstDayOut`, or a dependent no longer on it, is left alone. Returns
+   * whether it changed anything. The caller wakes the job worker after commit.
    */
-  async endCoverageOnTerminationIn(trx: Transaction<Database>, member: MemberRow, coverageEnd: string, lines: readonly LineOfCoverage[]): Promise<EnrollmentResponse> {
+  async endDependentCoverageIn(trx: Transaction<Database>, member: MemberRow, firstDayOut: string, leaving: ReadonlyMap<string, ReadonlySet<string>>): Promise<boolean> {
+    const current = latestPerPlan(await findCoverageOfPlansOn(trx, member.id, [...leaving.keys()], firstDayOut));
+    const stored = await repository.findEnrolledDependentsOf(trx, current.map((row) => row.id));
+    const leaves = (plan: EnrolledPlanRow, dependentId: string) => leaving.get(plan.plan_id)!.has(dependentId);
+    const affected = current.filter((row) => stored.some((d) => d.enrolled_plan_id === row.id && leaves(row, d.dependent_id)));
+    if (affected.length === 0) return false;
     const now = this.#clock.now().toISOString();
-    const row: EnrollmentRow = {
-      id: newId('enrollment'),
-      provider_id: member.provider_id,
-      employer_id: member.employer_id,
-      member_id: member.id,
-      category: 'qle',
-      status: 'pending',
-      effective_start: addDays(coverageEnd, 1),
-      effective_end: null,
-      reason: 'terminated',
-      change_date: member.termination_date,
-      qualifying_life_event_documents: '[]',
-      metadata: '{}',
-      submitted_at: now,
-      approved_at: null,
-      open_enrollment_window_id: null,
-      created_at: now,
-    };
-    const elections: Elections = {
-      plans: [],
-      dependents: [],
-      waivers: lines.map((line, position) => ({ id: newId('coverage_waiver'), enrollment_id: row.id, position, line_of_coverage: line, reason: 'other', member_id: member.id, dependent_id: null })),
-    };
+    const row = serviceEnrollmentRow(member, { status: 'pending', reason: 'dependent_aged_out', changeDate: firstDayOut, effectiveStart: firstDayOut, now });
+    const staying = (plan: EnrolledPlanRow) => stored.filter((d) => d.enrolled_plan_id === plan.id && !leaves(plan, d.dependent_id));
+    const inputs: EnrolledPlanInput[] = affected.map((plan) => ({
+      plan: plan.plan_id,
+      enrolled_dependents: staying(plan).map((d) => ({
+        dependent: d.dependent_id,
+        primary_care_provider: parsePrimaryCareProvider(d.primary_care_provider),
+        requested_volume: money(d.requested_volume_cents),
+      })),
+      primary_care_provider: parsePrimaryCareProvider(plan.primary_care_provider),
+      payroll_provider_external_id: plan.payroll_provider_external_id,
+      requested_volume: money(plan.requested_volume_cents),
+      effective_start: firstDayOut,
+      effective_end: plan.effective_end,
+    }));
+    const elections = await this.#buildElections(trx, row, member, inputs, []);
+    // The same coverage goes on: volumes and EOI decisions as they were, and for plans without rates the
+    // figures the client gave (nothing to price them from).
+    const kept = (before: EnrolledPlanRow | EnrolledDependentRow) => ({
+      volume_cents: before.volume_cents,
+      requested_volume_cents: before.requested_volume_cents,
+      volume_approved_at: before.volume_approved_at,
+      eoi_dismissed_at: before.eoi_dismissed_at,
+      eoi_status: before.eoi_status,
+      member_id_card_id: before.member_id_card_id,
+    });
+    elections.plans.forEach((plan, index) => {
+      const before = affected[index]!;
+      Object.assign(plan, kept(before));
+      if (plan.premium_cents === null) {
+        Object.assign(plan, { premium_cents: before.premium_cents, employer_contribution_cents: before.employer_contribution_cents, member_contribution_cents: before.member_contribution_cents });
+      }
+    });
+    for (const dependent of elections.dependents) {
+      const plan = elections.plans.find((p) => p.id === dependent.enrolled_plan_id)!;
+      const before = stored.find((d) => d.enrolled_plan_id === affected[plan.position]!.id && d.dependent_id === dependent.dependent_id)!;
+      Object.assign(dependent, kept(before));
+    }
     await repository.insertEnrollment(trx, row);
     await repository.insertElections(trx, elections);
-    const recorded = [eventOf('enrollment', 'created', row), eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.save_and_submit, row)];
-    return this.approveEnrollmentIn(trx, { providerId: member.provider_id, employerId: null }, row.id, recorded);
+    const recorded = [eventOf('enrollment', 'created', { ...row, status: 'not_started' as const }), eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.save_and_submit, row)];
+    await this.approveEnrollmentIn(trx, { providerId: member.provider_id, employerId: null }, row.id, recorded);
+    return true;
   }
 
   /** Wakes the job worker (after a caller's transaction that approved enrollments has committed). */
@@ -451,10 +393,7 @@ export class EnrollmentService {
     const member = await findMemberById(this.#db, scope, memberId);
     if (!member) throw new NotFound('member');
     const on = date ?? toDateString(this.#clock.now());
-    const rows = await repository.findAllCoverageInForce(this.#db, member.id, on);
-    // Rows come latest-starting first within each line: keep the first of each.
-    const seen = new Set<string>();
-    const lines = rows.filter((row) => !seen.has(row.line_of_coverage) && Boolean(seen.add(row.line_of_coverage)));
+    const lines = await repository.findAllCoverageInForce(this.#db, member.id, on);
     const dependents =
       lines.length === 0
         ? []
@@ -493,7 +432,7 @@ export class EnrollmentService {
 
   /** Checks the action against the status machine, then applies it as a conditional update. */
   async #transition(
-    trx: Executor,
+    trx: Transaction<Database>,
     enrollment: EnrollmentRow,
     action: EnrollmentAction,
     set: { submitted_at?: string | null; approved_at?: string; open_enrollment_window_id?: string | null } = {},
@@ -598,7 +537,7 @@ export class EnrollmentService {
       });
       const start = input.effective_start ?? enrollment.effective_start ?? plan.effective_start;
       const end = input.effective_end ?? enrollment.effective_end ?? plan.effective_end;
-      const price = this.#price(plan, configurations.get(plan.id) ?? [], subclassIds, member, covered, start, input, ['enrolled_plans', index], errors);
+      const price = electionPrice(plan, configurations.get(plan.id) ?? [], subclassIds, member, covered, start, input, ['enrolled_plans', index], errors);
       const planVolume = decideVolume(input.requested_volume ? toCents(input.requested_volume) : null, plan.guaranteed_issue_volume_cents);
       const enrolledPlanId = newId('enrolled_plan');
       elections.plans.push({
@@ -664,40 +603,6 @@ export class EnrollmentService {
     return elections;
   }
 
-  #price(
-    plan: PlanRow,
-    configurations: readonly PlanConfigurationRow[],
-    subclassIds: readonly string[],
-    member: MemberRow,
-    covered: readonly DependentRow[],
-    coverageStart: string,
-    input: EnrolledPlanInput,
-    path: (string | number)[],
-    errors: InputError[],
-  ): { premium: number | null; employer: number | null; member: number | null } {
-    const tier = coverageTier(covered.map((dependent) => dependent.member_relationship));
-    const ages = [ageOrZero(member.dob, coverageStart), ...covered.map((dependent) => ageOrZero(dependent.dob, coverageStart))];
-    const premium = premiumCents(toPlanRates(plan), tier, ages);
-    if (premium === undefined) {
-      // No rates on the plan: the client's figures, as given.
-      return {
-        premium: input.premium ? toCents(input.premium) : null,
-        employer: input.employer_contribution ? toCents(input.employer_contribution) : null,
-        member: input.member_contribution ? toCents(input.member_contribution) : null,
-      };
-    }
-    for (const field of ['premium', 'employer_contribution', 'member_contribution'] as const) {
-      if (input[field] !== undefined && input[field] !== null) {
-        errors.push(inputError([...path, field], "The plan has rates: this figure is computed from them and the member's plan configuration."));
-      }
-    }
-    const configuration = selectPlanConfiguration(subclassIds, configurations);
-    const rule = parseContributionStrategy(configuration?.contribution_strategy ?? null)?.[tier];
-    // Without a contribution strategy the employer pays nothing and the member the whole premium.
-    const split = rule ? contributionSplit(premium, rule) : { employerCents: 0, memberCents: premium };
-    return { premium, employer: split.employerCents, member: split.memberCents };
-  }
-
   #storedPlanInputs(stored: Elections): EnrolledPlanInput[] {
     return stored.plans.map((plan) => ({
       plan: plan.plan_id,
@@ -723,7 +628,7 @@ export class EnrollmentService {
     const dependentFacts = (id: string) => {
       const dependent = dependents.get(id);
       return dependent
-        ? { id, memberId: dependent.member_id, relationship: dependent.member_relationship, dob: dependent.dob, hasDisability: Boolean(dependent.has_disability) }
+        ? { id, memberId: dependent.member_id, relationship: dependent.member_relationship, dob: dependent.dob, disabilityCertifiedThrough: disabilityCertifiedThrough(Boolean(dependent.has_disability), dependent.disability_certified_on) }
         : undefined;
     };
     return submissionErrors({
@@ -768,19 +673,7 @@ export class EnrollmentService {
    */
   async #coverageBeforeAndAfter(trx: Executor, enrollment: EnrollmentRow, elections: Elections) {
     const plans = new Map((await repository.findPlans(trx, enrollment.provider_id, elections.plans.map((p) => p.plan_id))).map((p) => [p.id, p]));
-    const toItem = (row: EnrolledPlanRow, plan: Pick<PlanRow, 'group_id' | 'line_of_coverage' | 'previous_plan_id'>, dependentIds: string[]): CoverageItem => ({
-      enrolledPlanId: row.id,
-      planId: row.plan_id,
-      groupId: plan.group_id,
-      previousPlanId: plan.previous_plan_id,
-      lineOfCoverage: plan.line_of_coverage,
-      effectiveStart: row.effective_start,
-      effectiveEnd: row.effective_end,
-      dependentIds,
-      volumeCents: row.volume_cents,
-      employerContributionCents: row.employer_contribution_cents,
-      memberContributionCents: row.member_contribution_cents,
-    });
+    const toItem = coverageItemOf;
     const next = elections.plans.map((row) =>
       toItem(row, plans.get(row.plan_id)!, elections.dependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
     );

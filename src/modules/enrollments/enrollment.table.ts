@@ -10,6 +10,10 @@ export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
  */
 export const SENT_ENROLLMENT_STATUSES: readonly EnrollmentStatus[] = ['approved', 'synced', 'failed'];
 
+/** Why the service itself cancelled an enrollment: the member's termination ended coverage before it would start. */
+export const ENROLLMENT_CANCELLATION_REASONS = ['member_terminated'] as const;
+export type EnrollmentCancellationReason = (typeof ENROLLMENT_CANCELLATION_REASONS)[number];
+
 export const ENROLLMENT_CATEGORIES = ['qle', 'open_enrollment', 'carrier_sync'] as const;
 export type EnrollmentCategory = (typeof ENROLLMENT_CATEGORIES)[number];
 
@@ -35,6 +39,8 @@ export interface EnrollmentTable {
   approved_at: string | null;
   /** The open enrollment window the enrollment was submitted in (open_enrollment enrollments only). */
   open_enrollment_window_id: string | null;
+  /** Why the service cancelled it (ENROLLMENT_CANCELLATION_REASONS); null when a client cancelled it, or it is not cancelled. */
+  cancellation_reason: EnrollmentCancellationReason | null;
   created_at: string;
 }
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
 import { type Page, type PageRequest } from '../../db/keyset.ts';
 import { assertReferencesVisible } from '../../db/references.ts';
 import type { Database } from '../../db/schema.ts';
@@ -19,6 +19,12 @@ import type { EventLog } from '../events/event-log.ts';
 import * as repository from './member.repository.ts';
 import type { CreateMemberBody, MemberResponse, UpdateMemberBody } from './member.schemas.ts';
 import type { MemberRow } from './member.table.ts';
+
+/** What a change of termination_date does to coverage (the coverage module's CoverageTerminations). */
+export interface TerminationOfCoverage {
+  applyIn(trx: Transaction<Database>, member: MemberRow, today: string): Promise<number>;
+  undoIn(trx: Transaction<Database>, member: MemberRow, today: string): Promise<number>;
+}
 
 /** API.md section 5: a welcome goes to members hired within the last 30 days or hired for a future date. */
 const WELCOME_WINDOW_DAYS = 30;
@@ -56,13 +62,17 @@ export class MemberService {
   readonly #encrypter: Encrypter;
   readonly #notifier: Notifier;
   readonly #events: EventLog;
+  readonly #terminations: TerminationOfCoverage;
+  readonly #jobs: { wake(): void } | undefined;
 
-  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, notifier: Notifier, events: EventLog) {
+  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, notifier: Notifier, events: EventLog, terminations: TerminationOfCoverage, jobs?: { wake(): void }) {
     this.#db = db;
     this.#clock = clock;
     this.#encrypter = encrypter;
     this.#notifier = notifier;
     this.#events = events;
+    this.#terminations = terminations;
+    this.#jobs = jobs;
   }
 
   async createMember(scope: Scope, input: CreateMemberBody): Promise<MemberResponse> {
@@ -115,7 +125,8 @@ export class MemberService {
   }
 
   async updateMember(scope: Scope, id: string, input: UpdateMemberBody): Promise<MemberResponse> {
-    return this.#db.transaction().execute(async (trx) => {
+    let coverageChanged = false;
+    const response = await this.#db.transaction().execute(async (trx) => {
       const current = await repository.lockMemberById(trx, scope, id);
       if (!current) throw new NotFound('member');
       const updated: MemberRow = {
@@ -148,8 +159,24 @@ export class MemberService {
       if (updated.termination_date !== null && updated.termination_date !== current.termination_date) {
         await this.#notifyTerminated(trx, updated);
       }
+      if (updated.termination_date !== current.termination_date) coverageChanged = await this.#applyTerminationChange(trx, updated);
       return toMemberResponse(updated, { subclasses, enrollments: links.enrollments });
     });
+    // Benefit changes for `api` carriers were queued with the termination: hand them over now.
+    if (coverageChanged) this.#jobs?.wake();
+    return response;
+  }
+
+  /**
+   * A termination_date set, moved or cleared (the member locked): a termination it no longer calls for is
+   * undone if it has not taken effect, and one already past is applied at once rather than at the next daily
+   * sweep (coverage/termination.service.ts). Returns whether coverage changed.
+   */
+  async #applyTerminationChange(trx: Transaction<Database>, member: MemberRow): Promise<boolean> {
+    const today = toDateString(this.#clock.now());
+    const undone = await this.#terminations.undoIn(trx, member, today);
+    const applied = member.termination_date !== null && compareDates(member.termination_date, today) < 0 ? await this.#terminations.applyIn(trx, member, today) : 0;
+    return undone + applied > 0;
   }
 
   /**

@@ -26,16 +26,17 @@ describe('carriedPlan', () => {
 
 describe('isDependentCarried', () => {
   const configuration: { dependent_age_limit: number; dependent_age_out_rule: AgeOutRule } = { dependent_age_limit: 26, dependent_age_out_rule: 'date_of_birth' };
-  const child = (dob: string, hasDisability = false): DependentFacts => ({ relationship: 'child', dob, hasDisability });
+  const child = (dob: string, disabilityCertifiedThrough: string | null = null): DependentFacts => ({ relationship: 'child', dob, disabilityCertifiedThrough });
   const cases: [string, DependentFacts, typeof configuration | undefined, boolean][] = [
-    ['a spouse', { relationship: 'spouse', dob: '1950-01-01', hasDisability: false }, configuration, true],
-    ['an ex-spouse covered in the spouse\'s place', { relationship: 'ex_spouse', dob: '1950-01-01', hasDisability: false }, configuration, true],
+    ['a spouse', { relationship: 'spouse', dob: '1950-01-01', disabilityCertifiedThrough: null }, configuration, true],
+    ['an ex-spouse covered in the spouse\'s place', { relationship: 'ex_spouse', dob: '1950-01-01', disabilityCertifiedThrough: null }, configuration, true],
     ['a young child', child('2012-01-01'), configuration, true],
     ['a child turning 26 on the renewal date (covered through the day before)', child('2001-01-01'), configuration, false],
     ['a child turning 26 the day after the renewal date', child('2001-01-02'), configuration, true],
     ['a child who turned 26 in December', child('2000-12-15'), configuration, false],
-    ['a child past the limit with a disability', child('1990-01-01', true), configuration, true],
-    ['a grandchild past the limit (child-like)', { relationship: 'grandchild', dob: '1999-01-01', hasDisability: false }, configuration, false],
+    ['a child past the limit with a disability certified through the renewal date', child('1990-01-01', RENEWAL), configuration, true],
+    ['a child past the limit whose disability certification lapsed the day before', child('1990-01-01', '2026-12-31'), configuration, false],
+    ['a grandchild past the limit (child-like)', { relationship: 'grandchild', dob: '1999-01-01', disabilityCertifiedThrough: null }, configuration, false],
     ['a child aged out under end_of_year only at the end of 2026', child('2000-12-15'), { dependent_age_limit: 26, dependent_age_out_rule: 'end_of_year' }, false],
     ['a child whose 26th birthday is in 2027, under end_of_year', child('2001-06-01'), { dependent_age_limit: 26, dependent_age_out_rule: 'end_of_year' }, true],
     ['a child past the limit, with no configuration for the member (submission decides)', child('1990-01-01'), undefined, true],

@@ -33,12 +33,13 @@ export function carriedPlan<T extends OfferedPlan>(planId: string, offered: read
 export interface DependentFacts {
   relationship: DependentRelationship;
   dob: string;
-  hasDisability: boolean;
+  /** The last day a current disability certification counts (disabilityCertifiedThrough), or null. */
+  disabilityCertifiedThrough: string | null;
 }
 
 /**
  * Whether a covered dependent comes along: spouse-like dependents always; a child while still within the age
- * limit of the member's configuration of the new plan on the renewal date (a child with a disability stays,
+ * limit of the member's configuration of the new plan on the renewal date (a child with a disability certified through the renewal date stays,
  * as at submission). Without a configuration the member is not eligible for the plan at all and submission
  * refuses the line; the dependents are kept for it to say so.
  */
@@ -48,7 +49,7 @@ export function isDependentCarried(
   renewalDate: string,
 ): boolean {
   if (!isChildLike(dependent.relationship) || configuration === undefined) return true;
-  return isChildEligibleOn(dependent.dob, configuration.dependent_age_limit, configuration.dependent_age_out_rule, renewalDate, dependent.hasDisability);
+  return isChildEligibleOn(dependent.dob, configuration.dependent_age_limit, configuration.dependent_age_out_rule, renewalDate, dependent.disabilityCertifiedThrough);
 }
 
 /**

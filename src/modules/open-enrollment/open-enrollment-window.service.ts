@@ -19,7 +19,7 @@ import type { NewNotification, Notifier } from '../notifications/notification.se
 import { REMINDER_DAYS_BEFORE_END, reminderDaysBefore } from '../daily-sweep/sweep-rules.ts';
 import { claimOccurrence } from '../daily-sweep/sweep.repository.ts';
 import { findConfigurations, findMemberSubclassIds } from '../enrollments/enrollment.repository.ts';
-import { selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
+import { disabilityCertifiedThrough, selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
 import { carriedPlan, carriedVolumeCents, isDependentCarried } from './carry-over.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
@@ -438,7 +438,7 @@ export class OpenEnrollmentWindowService {
             plan: plan.id,
             enrolled_dependents: line.dependents
               .filter((dependent) =>
-                isDependentCarried({ relationship: dependent.member_relationship, dob: dependent.dob, hasDisability: Boolean(dependent.has_disability) }, configuration, window.renewal_date),
+                isDependentCarried({ relationship: dependent.member_relationship, dob: dependent.dob, disabilityCertifiedThrough: disabilityCertifiedThrough(Boolean(dependent.has_disability), dependent.disability_certified_on) }, configuration, window.renewal_date),
               )
               .map((dependent) => ({ dependent: dependent.dependent_id, requested_volume: volume(dependent.volume_cents) })),
             primary_care_provider: provider(line.primary_care_provider),
@@ -472,7 +472,7 @@ export class OpenEnrollmentWindowService {
 
   /** Checks the action against the status machine, then applies it as a conditional update. */
   async #transition(
-    trx: Executor,
+    trx: Transaction<Database>,
     window: OpenEnrollmentWindowRow,
     action: WindowAction,
     set: Parameters<typeof repository.transitionWindow>[4] = {},

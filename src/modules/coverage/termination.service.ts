@@ -1,0 +1,287 @@
+import type { Kysely } from 'kysely';
+import type { Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { batches } from '../../shared/batches.ts';
+import { addDays, compareDates } from '../../shared/dates.ts';
+import { newId } from '../../shared/ids.ts';
+import type { CoverageItem, LineChange } from '../benefit-changes/benefit-change-diff.ts';
+import type { QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
+import type { BenefitChangeRecorder } from '../enrollments/enrollment.service.ts';
+import { serviceEnrollmentRow } from '../enrollments/enrollment-lifecycle.ts';
+import { ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS } from '../enrollments/enrollment-status.ts';
+import * as enrollments from '../enrollments/enrollment.repository.ts';
+import type { EnrollmentRow } from '../enrollments/enrollment.table.ts';
+import { eventOf, type EventSource } from '../events/event-data.ts';
+import type { EventLog, NewEvent } from '../events/event-log.ts';
+import { lockMemberById } from '../members/member.repository.ts';
+import type { MemberRow } from '../members/member.table.ts';
+import type { LineOfCoverage } from '../plans/plan.table.ts';
+import { cancelledByTermination, coverageLostBy, enrollmentStart, terminationCoverageEnd, terminationEffect, undoableOn, type TerminationEffect } from './coverage-rules.ts';
+import { coverageItemOf, enrollmentOfCoverage, type CoverageEntry } from './coverage-entry.ts';
+import * as repository from './coverage.repository.ts';
+import type { CoverageTerminationItemRow, CoverageTerminationRow } from './coverage.table.ts';
+
+type Entry = CoverageEntry;
+
+const toItem = (row: Entry, dependentIds: readonly string[], effectiveEnd: string | null = row.effective_end): CoverageItem => coverageItemOf(row, row, dependentIds, effectiveEnd);
+
+/**
+ * What a member's termination does to their coverage (API.md section 5, issue 12), applied by the daily sweep
+ * the day after termination_date, or at once when a termination_date already past is recorded:
+ *
+ * - every coverage of the member and their dependents ends on the plan configuration's coverage end date
+ *   (terminationCoverageEnd); coverage that would start after it is cancelled (its last day the day before its
+ *   first). Each gets a `removed` benefit change carrying its dates, handed to its carrier like any other;
+ * - enrollments not yet approved (not_started, pending) that would start after it are cancelled, with
+ *   cancellation_reason `member_terminated`;
+ * - the COBRA qualifying event (29 U.S.C. 1163(2): termination of employment) is recorded once the coverage
+ *   is lost, the day after the coverage end (recordDueCobraEvents), not before: a termination undone before
+ *   then never was one.
+ *
+ * Each coverage end is one `qle` enrollment with reason `terminated` (status approved, then synced once the
+ * carriers have it) that waives the lines it ends, and one coverage_terminations row remembering what it
+ * ended. Undoing the termination (clearing termination_date or moving it later) until the coverage end gives
+ * back exactly that, with a `change` (date_change) benefit change per entry; from the first day without
+ * coverage it is a rehire: nothing is given back, the member enrolls again.
+ *
+ * Every method runs in the caller's transaction with the member locked (lockMemberById), as every path that
+ * changes a member's enrollments does; the caller wakes the job worker once it has committed.
+ */
+export class CoverageTerminations {
+  readonly #db: Kysely<Database>;
+  readonly #clock: Clock;
+  readonly #events: EventLog;
+  readonly #benefitChanges: BenefitChangeRecorder;
+  readonly #qualifyingEvents: QualifyingEventRecorder;
+
+  constructor(db: Kysely<Database>, clock: Clock, events: EventLog, benefitChanges: BenefitChangeRecorder, qualifyingEvents: QualifyingEventRecorder) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#events = events;
+    this.#benefitChanges = benefitChanges;
+    this.#qualifyingEvents = qualifyingEvents;
+  }
+
+  /**
+   * Applies the member's termination_date to their coverage as of `today`. Returns how many coverage ends it
+   * applied (0 when nothing was left to end: it is safe to call again).
+   */
+  async applyIn(trx: Transaction<Database>, member: MemberRow, today: string): Promise<number> {
+    const terminationDate = member.termination_date;
+    if (terminationDate === null) return 0;
+    // A date moved earlier after a later one was applied: the later one is replaced, never undone or recorded.
+    await repository.supersedeTerminationsAfter(trx, member.id, terminationDate, this.#clock.now().toISOString());
+    const rows = await repository.findCoverageRunningPast(trx, member.id, terminationDate);
+    if (rows.length === 0) return 0;
+    const configurations = Map.groupBy(await enrollments.findConfigurations(trx, member.provider_id, rows.map((row) => row.plan_id)), (c) => c.plan_id);
+    const subclassIds = await enrollments.findMemberSubclassIds(trx, member.id);
+    const byEnd = new Map<string, { row: Entry; effect: TerminationEffect }[]>();
+    for (const row of rows) {
+      const coverageEnd = terminationCoverageEnd(terminationDate, subclassIds, configurations.get(row.plan_id) ?? []);
+      const effect = terminationEffect({ effectiveStart: row.effective_start, effectiveEnd: row.effective_end }, coverageEnd);
+      if (effect === undefined) continue;
+      byEnd.set(coverageEnd, [...(byEnd.get(coverageEnd) ?? []), { row, effect }]);
+    }
+    const ends = [...byEnd.keys()].sort(compareDates);
+    for (const coverageEnd of ends) await this.#applyEnd(trx, member, terminationDate, coverageEnd, byEnd.get(coverageEnd)!, today);
+    return ends.length;
+  }
+
+  async #applyEnd(trx: Transaction<Database>, member: MemberRow, terminationDate: string, coverageEnd: string, ended: { row: Entry; effect: TerminationEffect }[], today: string): Promise<void> {
+    const now = this.#clock.now().toISOString();
+    const lines = [...new Set(ended.map(({ row }) => row.line_of_coverage))];
+    const enrollment = await this.#insertApprovedEnrollment(trx, member, {
+      reason: 'terminated',
+      changeDate: terminationDate,
+      effectiveStart: addDays(coverageEnd, 1),
+      waivedLines: lines,
+    });
+    const dependents = await repository.findDependentIdsOfPlans(trx, ended.map(({ row }) => row.id));
+    const changes: LineChange[] = [];
+    for (const { row, effect } of ended) {
+      await enrollments.endCoverage(trx, row.id, effect.lastDay);
+      changes.push({
+        lineOfCoverage: row.line_of_coverage,
+        status: 'removed',
+        changes: [],
+        previous: toItem(row, dependents.get(row.id) ?? []),
+        next: null,
+        coverageStart: row.effective_start,
+        coverageEnd: effect.lastDay,
+      });
+    }
+    const termination: CoverageTerminationRow = {
+      id: newId('coverage_termination'),
+      provider_id: member.provider_id,
+      member_id: member.id,
+      enrollment_id: enrollment.row.id,
+      termination_date: terminationDate,
+      coverage_end: coverageEnd,
+      created_at: now,
+      cobra_recorded_at: null,
+      undone_at: null,
+      undone_by_enrollment_id: null,
+    };
+    const items = ended.map(({ row, effect }, position): CoverageTerminationItemRow => ({
+      termination_id: termination.id,
+      enrolled_plan_id: row.id,
+      previous_end: row.effective_end,
+      ended_on: effect.lastDay,
+      position,
+    }));
+    await repository.insertTermination(trx, termination, items);
+    const cancelled = await this.#cancelEnrollmentsStartingAfter(trx, member.id, coverageEnd);
+    const recorded = await this.#benefitChanges.recordChanges(trx, { providerId: member.provider_id, employerId: member.employer_id, enrollmentId: enrollment.row.id, memberId: member.id, changes });
+    // A termination entered after its coverage end: the coverage is already lost, so is the event.
+    const cobra = coverageLostBy(coverageEnd, today) ? await this.#recordCobraEvent(trx, termination) : [];
+    const updated = new Map(ended.map(({ row }) => [row.enrollment_id, enrollmentOfCoverage(row)]));
+    await this.#events.recordMany(trx, [
+      ...enrollment.events,
+      ...[...updated.values()].map((other) => eventOf('enrollment', 'updated', other)),
+      ...cancelled,
+      ...recorded.events,
+      ...cobra,
+      ...(recorded.status === 'synced' ? [eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.complete, { ...enrollment.row, status: 'synced' as const })] : []),
+    ]);
+  }
+
+  /**
+   * Undoes the member's terminations that their termination_date (cleared, or moved later than theirs) no
+   * longer calls for and that have not taken effect on `today` (undoableOn): each enrolled plan gets back the
+   * end it had, if nothing else changed it since, and each carrier a `change` (date_change) benefit change
+   * saying so. Enrollments the termination cancelled stay cancelled: they were elections, not coverage. Returns
+   * how many terminations it undid.
+   */
+  async undoIn(trx: Transaction<Database>, member: MemberRow, today: string): Promise<number> {
+    const undone = (await repository.findTerminationsInEffect(trx, member.id)).filter(
+      (termination) =>
+        (member.termination_date === null || compareDates(termination.termination_date, member.termination_date) < 0) && undoableOn(termination.coverage_end, today),
+    );
+    // Newest first: each gives back the end the one before it left, which that one then gives back in turn.
+    for (const termination of undone.reverse()) await this.#undo(trx, member, termination, today);
+    return undone.length;
+  }
+
+  async #undo(trx: Transaction<Database>, member: MemberRow, termination: CoverageTerminationRow, today: string): Promise<void> {
+    const items = await repository.findTerminationItems(trx, termination.id);
+    const enrollment = await this.#insertApprovedEnrollment(trx, member, {
+      // The employment goes on: a change of employment status (interface.md has no reason for an undone termination).
+      reason: 'employment_change',
+      changeDate: today,
+      effectiveStart: addDays(termination.coverage_end, 1),
+      waivedLines: [],
+    });
+    const dependents = await repository.findDependentIdsOfPlans(trx, items.map((item) => item.id));
+    const changes: LineChange[] = [];
+    const updated = new Map<string, EventSource<'enrollment'>>();
+    for (const item of items) {
+      if (!(await repository.restoreEnd(trx, item.id, item.ended_on, item.previous_end))) continue;
+      updated.set(item.enrollment_id, enrollmentOfCoverage(item));
+      changes.push({
+        lineOfCoverage: item.line_of_coverage,
+        status: 'change',
+        changes: ['date_change'],
+        previous: toItem(item, dependents.get(item.id) ?? [], item.ended_on),
+        next: toItem(item, dependents.get(item.id) ?? [], item.previous_end),
+        coverageStart: item.effective_start,
+        coverageEnd: item.previous_end,
+      });
+    }
+    await repository.markUndone(trx, termination.id, this.#clock.now().toISOString(), enrollment.row.id);
+    const recorded = await this.#benefitChanges.recordChanges(trx, { providerId: member.provider_id, employerId: member.employer_id, enrollmentId: enrollment.row.id, memberId: member.id, changes });
+    await this.#events.recordMany(trx, [
+      ...enrollment.events,
+      ...[...updated.values()].map((other) => eventOf('enrollment', 'updated', other)),
+      ...recorded.events,
+      ...(recorded.status === 'synced' ? [eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.complete, { ...enrollment.row, status: 'synced' as const })] : []),
+    ]);
+  }
+
+  /**
+   * Records the COBRA qualifying events of terminations whose coverage was lost by `day` (the daily sweep),
+   * each once: a conditional update claims it in the transaction that records it, after locking the member;
+   * `batchSize` terminations to a transaction. Returns how many it recorded.
+   */
+  async recordDueCobraEvents(day: string, batchSize: number): Promise<number> {
+    let recorded = 0;
+    for (const batch of batches(await repository.findTerminationsWithCobraDue(this.#db, day), batchSize)) {
+      recorded += await this.#db.transaction().execute(async (trx) => {
+        let done = 0;
+        for (const due of batch) {
+          await lockMemberById(trx, { providerId: due.provider_id, employerId: null }, due.member_id);
+          const termination = await repository.claimCobraRecording(trx, due.id, this.#clock.now().toISOString());
+          if (!termination) continue;
+          await this.#events.recordMany(trx, await this.#recordCobraEvent(trx, termination));
+          done += 1;
+        }
+        return done;
+      });
+    }
+    return recorded;
+  }
+
+  /** The qualifying event of a termination: who lost which line of group health coverage it ended (not what it cancelled). */
+  async #recordCobraEvent(trx: Transaction<Database>, termination: CoverageTerminationRow): Promise<NewEvent[]> {
+    if (termination.cobra_recorded_at === null) {
+      termination = (await repository.claimCobraRecording(trx, termination.id, this.#clock.now().toISOString())) ?? termination;
+    }
+    const enrollment = await trx.selectFrom('enrollments').selectAll().where('id', '=', termination.enrollment_id).executeTakeFirstOrThrow();
+    const items = (await repository.findTerminationItems(trx, termination.id)).filter((item) => item.effective_start === null || compareDates(item.effective_start, termination.coverage_end) <= 0);
+    const dependents = await repository.findDependentIdsOfPlans(trx, items.map((item) => item.id));
+    return this.#qualifyingEvents.recordCoverageLoss(trx, {
+      enrollment,
+      before: items.map((item) => ({ lineOfCoverage: item.line_of_coverage, dependentIds: dependents.get(item.id) ?? [] })),
+      after: [],
+      firstDayWithout: addDays(termination.coverage_end, 1),
+    });
+  }
+
+  /** Cancels the member's enrollments not yet approved that would start after `coverageEnd`; returns their events. */
+  async #cancelEnrollmentsStartingAfter(trx: Transaction<Database>, memberId: string, coverageEnd: string): Promise<NewEvent[]> {
+    const events: NewEvent[] = [];
+    for (const { row, planStarts } of await repository.findEnrollmentsNotApproved(trx, memberId)) {
+      if (!cancelledByTermination(enrollmentStart(row.effective_start, planStarts), coverageEnd)) continue;
+      const { from, to } = ENROLLMENT_TRANSITIONS.cancel;
+      if (!(await enrollments.transitionEnrollment(trx, row.id, from, to, { cancellation_reason: 'member_terminated' }))) continue;
+      events.push(eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.cancel, { ...row, status: to }));
+    }
+    return events;
+  }
+
+  /**
+   * A `qle` enrollment the service records for the member, submitted and approved at once: the one a
+   * termination's (or its undoing's) benefit changes belong to. Returns the row and its events.
+   */
+  async #insertApprovedEnrollment(
+    trx: Transaction<Database>,
+    member: MemberRow,
+    input: { reason: 'terminated' | 'employment_change'; changeDate: string; effectiveStart: string; waivedLines: readonly LineOfCoverage[] },
+  ): Promise<{ row: EnrollmentRow; events: NewEvent[] }> {
+    const now = this.#clock.now().toISOString();
+    const row = serviceEnrollmentRow(member, { status: 'approved', reason: input.reason, changeDate: input.changeDate, effectiveStart: input.effectiveStart, now });
+    await enrollments.insertEnrollment(trx, row);
+    await enrollments.insertElections(trx, {
+      plans: [],
+      dependents: [],
+      waivers: input.waivedLines.map((line, position) => ({
+        id: newId('coverage_waiver'),
+        enrollment_id: row.id,
+        position,
+        line_of_coverage: line,
+        reason: 'other',
+        member_id: member.id,
+        dependent_id: null,
+      })),
+    });
+    const pending = { ...row, status: 'pending' as const, approved_at: null };
+    return {
+      row,
+      events: [
+        eventOf('enrollment', 'created', { ...pending, status: 'not_started' as const }),
+        eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.save_and_submit, pending),
+        eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.approve, row),
+      ],
+    };
+  }
+}
