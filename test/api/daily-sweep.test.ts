@@ -52,8 +52,8 @@ describe('dependent_age_out', () => {
       await ok(w.admin.patch(`/plan_configurations/${await configurationOf(w, w.plans[line].id)}`, { dependent_age_out_rule: rule }));
       children[line] = (await createDependent(w.admin, { member: w.member.id, member_relationship: 'child', first_name: line, dob: '2000-05-10' })).id;
     }
-    // A disabled child stays covered past the limit: never told.
-    const disabled = await createDependent(w.admin, { member: w.member.id, member_relationship: 'child', first_name: 'Disabled', dob: '2000-05-10', has_disability: true });
+    // A disabled child with a current certification (through 2027-02-28) stays covered past the limit: not told in 2026.
+    const disabled = await createDependent(w.admin, { member: w.member.id, member_relationship: 'child', first_name: 'Disabled', dob: '2000-05-10', has_disability: true, disability_certified_on: '2026-03-01' });
     await ok(
       w.admin.post('/enrollments', {
         member: w.member.id,
@@ -89,9 +89,136 @@ describe('dependent_age_out', () => {
     ]);
   });
 
-  it('when every notice day has been swept, then each child was told once and the disabled child never', async () => {
+  it('when every notice day has been swept, then each child was told once and the certified disabled child not in 2026', async () => {
     const told = await notifications(w, 'dependent_age_out');
     expect(told.map((n) => n.related_object_id).sort()).toEqual(Object.values(children).sort());
+  });
+});
+
+describe('age-outs end coverage, and the carrier is told', () => {
+  interface Change {
+    line_of_coverage: string;
+    status: string;
+    changes: string[];
+    coverage_start: string | null;
+    coverage_end: string | null;
+  }
+  const coverageOn = async (w: EnrollmentWorld, member: string, date: string) =>
+    (await ok(w.admin.get(`/members/${member}/coverage?date=${date}`))).coverage as { line_of_coverage: string; dependents: string[]; premium: string | null; member_contribution: string | null; effective_end: string | null }[];
+  const agedOutEnrollments = async (w: EnrollmentWorld, member: string) =>
+    ((await ok(w.admin.get(`/enrollments?member=${member}&page_size=100`))).results as { id: string; reason: string; status: string; effective_start: string }[]).filter((e) => e.reason === 'dependent_aged_out');
+  const dependentsOn = async (w: EnrollmentWorld, member: string, date: string) =>
+    Object.fromEntries((await coverageOn(w, member, date)).map((c) => [c.line_of_coverage, c.dependents]));
+
+  // A child born 2000-05-10, age limit 26: last covered day 2026-05-09 (date_of_birth), 2026-05-31 (end_of_month).
+  async function ageOutWorld() {
+    const w = await createEnrollmentWorld(t);
+    await ok(w.admin.patch(`/plan_configurations/${await configurationOf(w, w.plans.medical.id)}`, { dependent_age_out_rule: 'date_of_birth' }));
+    await ok(w.admin.patch(`/plan_configurations/${await configurationOf(w, w.plans.dental.id)}`, { dependent_age_out_rule: 'end_of_month' }));
+    const member = await createMember(w.admin, { employer: w.employer.id, first_name: 'Parent', dob: '1975-01-01', hire_date: '2020-01-01' });
+    const child = await createDependent(w.admin, { member: member.id, member_relationship: 'child', first_name: 'Grown', dob: '2000-05-10' });
+    await ok(
+      w.admin.post('/enrollments', {
+        member: member.id,
+        category: 'carrier_sync',
+        effective_start: '2026-01-01',
+        enrolled_plans: [
+          { plan: w.plans.medical.id, enrolled_dependents: [{ dependent: child.id }] },
+          { plan: w.plans.dental.id, enrolled_dependents: [{ dependent: child.id }] },
+        ],
+      }),
+      201,
+    );
+    return { w, member, child };
+  }
+
+  it('when the last covered day is swept, then the child\'s coverage ends that day on that line only, the member is re-priced alone from the next day, the carrier gets a change, and COBRA records the loss', async () => {
+    const { w, member, child } = await ageOutWorld();
+    expect((await sweep.run('2026-05-08')).dependent_coverage_ended).toBe(0);
+    expect((await dependentsOn(w, member.id, '2026-05-10')).medical).toEqual([child.id]);
+
+    expect((await sweep.run('2026-05-09')).dependent_coverage_ended).toBe(1);
+    expect((await sweep.run('2026-05-09')).dependent_coverage_ended).toBe(0);
+    await sweep.run('2026-05-10');
+    expect(await dependentsOn(w, member.id, '2026-05-09')).toEqual({ dental: [child.id], medical: [child.id] });
+    expect(await dependentsOn(w, member.id, '2026-05-10')).toEqual({ dental: [child.id], medical: [] });
+    const before = (await coverageOn(w, member.id, '2026-05-09')).find((c) => c.line_of_coverage === 'medical')!;
+    const after = (await coverageOn(w, member.id, '2026-05-10')).find((c) => c.line_of_coverage === 'medical')!;
+    expect([before.premium, after.premium]).toEqual(['905.15', '512.40']);
+    expect(after.effective_end).toBe('2026-12-31');
+
+    const [agedOut, ...others] = await agedOutEnrollments(w, member.id);
+    expect(others).toEqual([]);
+    expect(agedOut).toMatchObject({ status: 'approved', effective_start: '2026-05-10' });
+    const changes = (await ok(w.admin.get(`/enrollments/${agedOut!.id}/benefit_changes`))) as Change[];
+    expect(changes.map((c) => [c.line_of_coverage, c.status, c.changes, c.coverage_start, c.coverage_end])).toEqual([
+      ['medical', 'change', ['dependent_change', 'contribution_change'], '2026-05-10', '2026-12-31'],
+    ]);
+    // 29 U.S.C. 1163(5): a dependent child ceasing to be a dependent child.
+    const cobra = (await ok(w.admin.get(`/cobra_events?member=${member.id}`))).results;
+    expect(cobra).toEqual([expect.objectContaining({ event_type: 'dependent_ceased_to_be_dependent', coverage_lost_date: '2026-05-10', lines_of_coverage: ['medical'], dependents: [child.id], member_lost_coverage: false })]);
+  });
+
+  it('when the last covered day was not swept, then the next sweep ends the coverage on that day', async () => {
+    const { w, member, child } = await ageOutWorld();
+    await sweep.run('2026-05-30');
+    expect((await dependentsOn(w, member.id, '2026-06-01')).dental).toEqual([child.id]);
+    // 2026-05-31 (the dental last day under end_of_month) is skipped.
+    await sweep.run('2026-06-02');
+    expect(await dependentsOn(w, member.id, '2026-05-31')).toEqual({ dental: [child.id], medical: [] });
+    expect(await dependentsOn(w, member.id, '2026-06-01')).toEqual({ dental: [], medical: [] });
+    const dental = (await agedOutEnrollments(w, member.id)).find((e) => e.effective_start === '2026-06-01');
+    const changes = (await ok(w.admin.get(`/enrollments/${dental!.id}/benefit_changes`))) as Change[];
+    expect(changes.map((c) => [c.line_of_coverage, c.status, c.coverage_start])).toEqual([['dental', 'change', '2026-06-01']]);
+  });
+
+  it('when a child over the limit is disabled, then only a current certification keeps the coverage: certified through the day stays, uncertified and lapsed end', async () => {
+    const w = await createEnrollmentWorld(t);
+    const member = await createMember(w.admin, { employer: w.employer.id, first_name: 'Carer', dob: '1960-01-01', hire_date: '2020-01-01' });
+    const child = (first_name: string, extra: Record<string, unknown>) =>
+      createDependent(w.admin, { member: member.id, member_relationship: 'child', first_name, dob: '1990-01-01', has_disability: true, ...extra });
+    const certified = await child('Certified', { disability_certified_on: '2025-09-01' });
+    const uncertified = await child('Uncertified', {});
+    const lapsed = await child('Lapsed', { disability_certified_on: '2025-03-01' });
+    await ok(
+      w.admin.post('/enrollments', {
+        member: member.id,
+        category: 'carrier_sync',
+        effective_start: '2026-01-01',
+        enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [certified, uncertified, lapsed].map((d) => ({ dependent: d.id })) }],
+      }),
+      201,
+    );
+    expect((await ok(w.admin.get(`/dependents/${certified.id}`))).disability_certification_expires_on).toBe('2026-08-31');
+    await sweep.run('2026-03-03');
+    // Uncertified: aged out in 2016, before the coverage began, so taken off it from its first day.
+    // Lapsed: certified through 2026-02-28, the last covered day.
+    expect((await dependentsOn(w, member.id, '2026-01-01')).medical).toEqual([certified.id, lapsed.id]);
+    expect((await dependentsOn(w, member.id, '2026-02-28')).medical).toEqual([certified.id, lapsed.id]);
+    expect((await dependentsOn(w, member.id, '2026-03-03')).medical).toEqual([certified.id]);
+    // The certified child is told 30 days before the certification stops counting, and without a new one
+    // the coverage ends on its last day.
+    await sweep.run('2026-08-02');
+    const told = await notifications(w, 'dependent_age_out', certified.id);
+    expect(told).toEqual([expect.objectContaining({ payload: { dependent: certified.id, member: member.id, employer: w.employer.id, coverage_ends_before: '2026-09-01', disability_certified_through: '2026-08-31' } })]);
+    await sweep.run('2026-08-31');
+    expect((await dependentsOn(w, member.id, '2026-08-31')).medical).toEqual([certified.id]);
+    expect((await dependentsOn(w, member.id, '2026-09-01')).medical).toEqual([]);
+  });
+
+  it('when a disability certification is sent without has_disability, in the future, or before birth, then it is a 400 naming the field', async () => {
+    const w = await createEnrollmentWorld(t);
+    const base = { member: w.member.id, member_relationship: 'child', first_name: 'X', last_name: 'Y', dob: '2010-01-01' };
+    for (const body of [
+      { ...base, disability_certified_on: '2026-01-01' },
+      { ...base, has_disability: true, disability_certified_on: '2026-03-03' },
+      { ...base, has_disability: true, disability_certified_on: '2009-12-31' },
+    ]) {
+      const response = await w.admin.post('/dependents', body);
+      expect(response.status).toBe(400);
+      expect(response.body.input_errors[0].field).toBe('disability_certified_on');
+    }
+    expect((await w.admin.post('/dependents', { ...base, has_disability: true, disability_certified_on: '2026-03-02' })).status).toBe(201);
   });
 });
 

@@ -33,6 +33,7 @@ describe('POST /dependents', () => {
       biological_sex: 'female',
       address: address({ line2: 'Apt 4' }),
       has_disability: true,
+      disability_certified_on: '2026-02-01',
       metadata: { hris_id: 'D-77' },
     };
     const response = await t.admin.post('/dependents', body);
@@ -41,6 +42,8 @@ describe('POST /dependents', () => {
       ...body,
       id: expect.stringMatching(/^dep_[A-Za-z0-9]{20}$/),
       enrolled_plans: [],
+      // One year of certification (coverage-rules/eligibility: disabilityCertifiedThrough).
+      disability_certification_expires_on: '2027-01-31',
       created_at: t.clock.now().toISOString(),
     });
     expect((await t.admin.get(`/dependents/${response.body.id}`)).body).toEqual(response.body);
@@ -69,6 +72,8 @@ describe('POST /dependents', () => {
       address: null,
       enrolled_plans: [],
       has_disability: false,
+      disability_certified_on: null,
+      disability_certification_expires_on: null,
       metadata: {},
       created_at: t.clock.now().toISOString(),
     });

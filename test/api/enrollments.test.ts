@@ -2,6 +2,7 @@ import { buildEventLog } from '../../src/app.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, createTestApp, type TestContext } from '../helpers/test-app.ts';
 import { approvedEnrollment, createEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
+import { createDependent } from '../helpers/people-factories.ts';
 
 // Clock: 2026-03-02. Plan year 2026. The member was hired 2025-01-01.
 let t: TestContext;
@@ -138,6 +139,17 @@ describe('submission rules', () => {
     expect(
       await submitErrors({ enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: w.family.child.id }, { dependent: w.family.grownChild.id }] }] }),
     ).toEqual(['enrolled_plans.0.enrolled_dependents.1.dependent']);
+  });
+
+  it('when a disabled child past the age limit has no current certification on the coverage start, then that dependent is named; certified through it, the child is accepted', async () => {
+    const disabled = (extra: Record<string, unknown>) => createDependent(w.admin, { member: w.member.id, member_relationship: 'child', dob: '1990-01-01', has_disability: true, ...extra });
+    // Coverage starts 2026-04-01: certified 2025-04-02 counts through 2026-04-01 (last day in); 2025-04-01 through 2026-03-31 (first day out).
+    const uncertified = await disabled({});
+    const lapsed = await disabled({ disability_certified_on: '2025-04-01' });
+    const current = await disabled({ disability_certified_on: '2025-04-02' });
+    expect(
+      await submitErrors({ enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [uncertified, lapsed, current].map((d) => ({ dependent: d.id })) }] }),
+    ).toEqual(['enrolled_plans.0.enrolled_dependents.0.dependent', 'enrolled_plans.0.enrolled_dependents.1.dependent']);
   });
 
   it('when the plan requires a primary care provider and none is given, then it is named', async () => {

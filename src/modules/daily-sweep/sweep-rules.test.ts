@@ -1,19 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { ageOutNoticeDate, firstDayAgedOut, hireDateEligibleOn, localDateAndTime, reminderDaysBefore, sweepDayDue } from './sweep-rules.ts';
+import { lastDayAsChild } from '../plan-configurations/eligibility.ts';
+import { ageOutNoticeDay, hireDateEligibleOn, localDateAndTime, reminderDaysBefore, sweepDayDue } from './sweep-rules.ts';
 
 describe('age-out dates', () => {
   it.each([
-    // dob, limit, rule, first day without coverage, notice day
-    ['2000-05-10', 26, 'date_of_birth', '2026-05-10', '2026-04-10'],
-    ['2000-05-10', 26, 'end_of_month', '2026-06-01', '2026-05-02'],
-    ['2000-05-10', 26, 'end_of_year', '2027-01-01', '2026-12-02'],
-    ['2000-02-29', 26, 'date_of_birth', '2026-02-28', '2026-01-29'],
-    ['2000-02-29', 26, 'end_of_month', '2026-03-01', '2026-01-30'],
-    ['2000-03-15', 19, 'date_of_birth', '2019-03-15', '2019-02-13'],
-    ['1999-12-31', 26, 'end_of_year', '2026-01-01', '2025-12-02'],
-  ] as const)('when born %s with limit %i under %s, then coverage ends before %s and the notice goes on %s', (dob, limit, rule, firstDay, notice) => {
-    expect(firstDayAgedOut(dob, limit, rule)).toBe(firstDay);
-    expect(ageOutNoticeDate(dob, limit, rule)).toBe(notice);
+    // dob, limit, rule, last covered day, notice day (30 days before the first day without)
+    ['2000-05-10', 26, 'date_of_birth', '2026-05-09', '2026-04-10'],
+    ['2000-05-10', 26, 'end_of_month', '2026-05-31', '2026-05-02'],
+    ['2000-05-10', 26, 'end_of_year', '2026-12-31', '2026-12-02'],
+    ['2000-02-29', 26, 'date_of_birth', '2026-02-27', '2026-01-29'],
+    ['2000-02-29', 26, 'end_of_month', '2026-02-28', '2026-01-30'],
+    ['2000-03-15', 19, 'date_of_birth', '2019-03-14', '2019-02-13'],
+    ['1999-12-31', 26, 'end_of_year', '2025-12-31', '2025-12-02'],
+  ] as const)('when born %s with limit %i under %s, then the last covered day is %s and the notice goes on %s', (dob, limit, rule, lastDay, notice) => {
+    expect(lastDayAsChild(dob, limit, rule, null)).toBe(lastDay);
+    expect(ageOutNoticeDay(lastDay)).toBe(notice);
+  });
+
+  it.each([
+    // certified through, last covered day: the certification's when later than the age-out, else the age-out
+    ['2026-08-31', '2026-08-31'],
+    ['2026-05-09', '2026-05-09'],
+    ['2026-05-08', '2026-05-09'],
+    [null, '2026-05-09'],
+  ] as const)('when a child born 2000-05-10 (limit 26, date_of_birth) has a disability certified through %s, then the last covered day is %s', (through, lastDay) => {
+    expect(lastDayAsChild('2000-05-10', 26, 'date_of_birth', through)).toBe(lastDay);
   });
 });
 

@@ -2,22 +2,13 @@
  * The date rules of the daily sweep (API.md section 5), as pure functions of calendar dates ('YYYY-MM-DD').
  */
 import { addDays } from '../../shared/dates.ts';
-import { ageOutDate, type AgeOutRule } from '../plan-configurations/eligibility.ts';
 
 /** API.md section 5: a member is told 30 days before a covered dependent ages out. */
 export const AGE_OUT_NOTICE_DAYS = 30;
 
-/**
- * The first day a child is no longer covered (the day after `ageOutDate`, the last covered day under the
- * plan configuration's rule): what "ages out" means here.
- */
-export function firstDayAgedOut(dob: string, ageLimit: number, rule: AgeOutRule): string {
-  return addDays(ageOutDate(dob, ageLimit, rule), 1);
-}
-
-/** The day the dependent_age_out notice goes out: 30 days before the first day without coverage. */
-export function ageOutNoticeDate(dob: string, ageLimit: number, rule: AgeOutRule): string {
-  return addDays(firstDayAgedOut(dob, ageLimit, rule), -AGE_OUT_NOTICE_DAYS);
+/** The day the dependent_age_out notice goes out for a child whose last covered day is `lastDay`: 30 days before the first day without. */
+export function ageOutNoticeDay(lastDay: string): string {
+  return addDays(lastDay, 1 - AGE_OUT_NOTICE_DAYS);
 }
 
 /** The hire date whose waiting period of `waitingPeriodDays` ends on `day` (see waitingPeriodEnd). */

@@ -1,17 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
-import type { Clock } from '../../shared/clock.ts';
-import { compareDates } from '../../shared/dates.ts';
-import type { EnrollmentResponse } from '../enrollments/enrollment.schemas.ts';
+import { batches } from '../../shared/batches.ts';
+import { addDays, compareDates } from '../../shared/dates.ts';
 import { lockMemberById } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import type { Notifier } from '../notifications/notification.service.ts';
-import { coverageEndOnTermination, selectPlanConfiguration, waitingPeriodEnd } from '../plan-configurations/eligibility.ts';
-import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
+import { disabilityCertifiedThrough, lastDayAsChild, selectPlanConfiguration, waitingPeriodEnd } from '../plan-configurations/eligibility.ts';
+import { terminationCoverageEnd, terminationEffect } from '../coverage/coverage-rules.ts';
 import { isChildLike } from '../plans/coverage-tier.ts';
-import type { LineOfCoverage } from '../plans/plan.table.ts';
-import { firstDayAgedOut, ageOutNoticeDate, hireDateEligibleOn } from './sweep-rules.ts';
+import { ageOutNoticeDay, hireDateEligibleOn } from './sweep-rules.ts';
 import * as repository from './sweep.repository.ts';
 
 /** What the sweep needs from the open enrollment windows. */
@@ -20,49 +18,76 @@ export interface WindowRules {
   closeWindowsPastEnd(day: string): Promise<number>;
 }
 
-/** What the sweep needs from the enrollment engine to end a terminated member's coverage. */
+/** What the sweep needs from the enrollment engine: ending aged-out dependents' coverage. */
 export interface CoverageEnder {
-  endCoverageOnTerminationIn(trx: Transaction<Database>, member: MemberRow, coverageEnd: string, lines: readonly LineOfCoverage[]): Promise<EnrollmentResponse>;
+  /** `leaving`: plan id -> the dependents whose coverage on it ends the day before `firstDayOut`. */
+  endDependentCoverageIn(trx: Transaction<Database>, member: MemberRow, firstDayOut: string, leaving: ReadonlyMap<string, ReadonlySet<string>>): Promise<boolean>;
   wakeJobs(): void;
+}
+
+/** What the sweep needs from the coverage module to carry out terminations (coverage/termination.service.ts). */
+export interface TerminationRules {
+  applyIn(trx: Transaction<Database>, member: MemberRow, today: string): Promise<number>;
+  recordDueCobraEvents(day: string, batchSize: number): Promise<number>;
+}
+
+/**
+ * Members whose coverage the sweep changes go this many to a transaction: one commit each (on SQLite a
+ * commit with its sync costs about as much as changing a member) while no lock is held long (a batch takes
+ * well under a second). A failure rolls back its batch only; the rerun finds what is left (every step is
+ * idempotent by state).
+ */
+export const SWEEP_BATCH_SIZE = 100;
+
+/** A covered child and the last day they are covered under the plan configuration that applies. */
+interface AgeOut {
+  row: Awaited<ReturnType<typeof repository.findCoveredDependents>>[number];
+  lastDay: string;
+  /** Whether the last day is the disability certification's, past the age limit. */
+  certified: boolean;
 }
 
 export interface SweepSummary {
   day: string;
   newly_eligible: number;
   dependent_age_out: number;
+  dependent_coverage_ended: number;
   open_enrollment_reminder: number;
   windows_closed: number;
   coverage_ended: number;
+  termination_cobra_events: number;
 }
 
 /**
  * Applies every date-driven rule for one day (API.md section 5). Running it again for the same day, or twice
- * at once, creates nothing new: each occurrence has a unique key (a notification's occurrence_key, a
- * sweep_occurrences row, a window's conditional status update), inserted in the transaction that acts on it.
+ * at once, creates nothing new: a notification has a unique occurrence_key and a window closes by a
+ * conditional status update, inserted or made in the transaction that acts; terminations and age-outs decide
+ * again under the member's lock, and a termination's COBRA event is claimed by a conditional update.
  */
 export class DailySweep {
   readonly #db: Kysely<Database>;
-  readonly #clock: Clock;
   readonly #notifier: Notifier;
   readonly #windows: WindowRules;
   readonly #coverage: CoverageEnder;
+  readonly #terminations: TerminationRules;
 
-  constructor(db: Kysely<Database>, clock: Clock, notifier: Notifier, windows: WindowRules, coverage: CoverageEnder) {
+  constructor(db: Kysely<Database>, notifier: Notifier, windows: WindowRules, coverage: CoverageEnder, terminations: TerminationRules) {
     this.#db = db;
-    this.#clock = clock;
     this.#notifier = notifier;
     this.#windows = windows;
     this.#coverage = coverage;
+    this.#terminations = terminations;
   }
 
   async run(day: string): Promise<SweepSummary> {
     const summary: SweepSummary = {
       day,
       newly_eligible: await this.#newlyEligible(day),
-      dependent_age_out: await this.#dependentAgeOut(day),
+      ...(await this.#ageOuts(day)),
       open_enrollment_reminder: await this.#windows.remindIncompleteMembers(day),
       windows_closed: await this.#windows.closeWindowsPastEnd(day),
       coverage_ended: await this.#endCoverageOfTerminatedMembers(day),
+      termination_cobra_events: await this.#terminations.recordDueCobraEvents(day, SWEEP_BATCH_SIZE),
     };
     return summary;
   }
@@ -105,20 +130,37 @@ export class DailySweep {
     return recorded;
   }
 
-  /** dependent_age_out to the member, 30 days before a covered child ages out of the plan's configuration. */
-  async #dependentAgeOut(day: string): Promise<number> {
-    const covered = (await repository.findCoveredDependents(this.#db, day)).filter((row) => isChildLike(row.member_relationship) && !row.has_disability);
-    if (covered.length === 0) return 0;
+  /**
+   * Covered children and the age-out of each (the plan configuration that applies to the member; children
+   * with a current disability certification stay covered while it counts): the notices due on `day`, then the
+   * coverage whose last day has come.
+   */
+  async #ageOuts(day: string): Promise<{ dependent_age_out: number; dependent_coverage_ended: number }> {
+    const covered = (await repository.findCoveredDependents(this.#db, day)).filter((row) => isChildLike(row.member_relationship));
+    if (covered.length === 0) return { dependent_age_out: 0, dependent_coverage_ended: 0 };
     const configurations = Map.groupBy(await repository.findConfigurationsOfPlans(this.#db, covered.map((row) => row.plan_id)), (c) => c.plan_id);
     const subclasses = await repository.findSubclassesOfMembers(this.#db, covered.map((row) => row.member_id));
-    const notices = new Map<string, Parameters<Notifier['record']>[1]>();
-    for (const row of covered) {
+    const ageOuts = covered.flatMap((row) => {
       const configuration = selectPlanConfiguration(subclasses.get(row.member_id) ?? [], configurations.get(row.plan_id) ?? []);
-      if (!configuration) continue;
-      const { dependent_age_limit: limit, dependent_age_out_rule: rule } = configuration;
-      if (ageOutNoticeDate(row.dob, limit, rule) !== day) continue;
-      const agedOut = firstDayAgedOut(row.dob, limit, rule);
-      const key = `dependent_age_out:${row.dependent_id}:${agedOut}`;
+      if (!configuration) return [];
+      const certifiedThrough = disabilityCertifiedThrough(Boolean(row.has_disability), row.disability_certified_on);
+      const lastDay = lastDayAsChild(row.dob, configuration.dependent_age_limit, configuration.dependent_age_out_rule, certifiedThrough);
+      return [{ row, lastDay, certified: lastDay === certifiedThrough }];
+    });
+    return { dependent_age_out: await this.#ageOutNotices(day, ageOuts), dependent_coverage_ended: await this.#endAgedOutCoverage(day, ageOuts) };
+  }
+
+  /**
+   * dependent_age_out to the member, 30 days before a covered child's first day without coverage (API.md
+   * section 5); for a child covered on a disability certification, 30 days before it stops counting, so that
+   * the member can send a new one (payload `disability_certified_through`).
+   */
+  async #ageOutNotices(day: string, ageOuts: readonly AgeOut[]): Promise<number> {
+    const notices = new Map<string, Parameters<Notifier['record']>[1]>();
+    for (const { row, lastDay, certified } of ageOuts) {
+      if (ageOutNoticeDay(lastDay) !== day) continue;
+      const firstDayOut = addDays(lastDay, 1);
+      const key = `dependent_age_out:${row.dependent_id}:${firstDayOut}`;
       notices.set(key, {
         providerId: row.provider_id,
         employerId: row.employer_id,
@@ -126,7 +168,7 @@ export class DailySweep {
         relatedObjectType: 'dependent',
         relatedObjectId: row.dependent_id,
         owner: 'member',
-        payload: { dependent: row.dependent_id, member: row.member_id, employer: row.employer_id, coverage_ends_before: agedOut },
+        payload: { dependent: row.dependent_id, member: row.member_id, employer: row.employer_id, coverage_ends_before: firstDayOut, ...(certified ? { disability_certified_through: lastDay } : {}) },
         occurrenceKey: key,
       });
     }
@@ -135,35 +177,65 @@ export class DailySweep {
   }
 
   /**
-   * Members terminated before `day` whose coverage runs past the end their plan configuration's termination
-   * policy gives: the coverage ends then, through the enrollment engine (a `removed` benefit change per line,
-   * handed to the carrier). One transaction per member and end date, keyed so it happens once.
+   * Children whose last covered day has come (`day` or earlier: a missed day is caught up) on coverage that
+   * runs past it: the enrollment engine ends it (CoverageEnder.endDependentCoverageIn), per member and first
+   * day out with the member locked, SWEEP_BATCH_SIZE to a transaction. The engine decides again under the lock, so a rerun or a
+   * concurrent sweep changes nothing more.
+   */
+  async #endAgedOutCoverage(day: string, ageOuts: readonly AgeOut[]): Promise<number> {
+    const due = new Map<string, { providerId: string; memberId: string; firstDayOut: string; leaving: Map<string, Set<string>> }>();
+    for (const { row, lastDay } of ageOuts) {
+      if (compareDates(lastDay, day) > 0) continue;
+      if (row.effective_end !== null && compareDates(row.effective_end, lastDay) <= 0) continue;
+      // A child already over the limit when the coverage began is taken off it from its first day.
+      const firstDayOut = row.effective_start !== null && compareDates(row.effective_start, lastDay) > 0 ? row.effective_start : addDays(lastDay, 1);
+      const key = `${row.member_id}|${firstDayOut}`;
+      const entry = due.get(key) ?? { providerId: row.provider_id, memberId: row.member_id, firstDayOut, leaving: new Map<string, Set<string>>() };
+      entry.leaving.set(row.plan_id, (entry.leaving.get(row.plan_id) ?? new Set<string>()).add(row.dependent_id));
+      due.set(key, entry);
+    }
+    let ended = 0;
+    const work = [...due.values()].sort((a, b) => compareDates(a.firstDayOut, b.firstDayOut) || a.memberId.localeCompare(b.memberId));
+    for (const batch of batches(work, SWEEP_BATCH_SIZE)) {
+      ended += await this.#db.transaction().execute(async (trx) => {
+        let done = 0;
+        for (const { providerId, memberId, firstDayOut, leaving } of batch) {
+          const member = await lockMemberById(trx, { providerId, employerId: null }, memberId);
+          if (member && (await this.#coverage.endDependentCoverageIn(trx, member, firstDayOut, leaving))) done += 1;
+        }
+        return done;
+      });
+    }
+    if (ended > 0) this.#coverage.wakeJobs();
+    return ended;
+  }
+
+  /**
+   * Members terminated before `day` with coverage that runs past the end their plan configuration's
+   * termination policy gives (or starts after it): the coverage module ends it (TerminationRules.applyIn), with
+   * the member locked, SWEEP_BATCH_SIZE members to a transaction; applyIn decides again under the lock, so a rerun or a
+   * concurrent sweep finds nothing left to do.
    */
   async #endCoverageOfTerminatedMembers(day: string): Promise<number> {
     const rows = await repository.findCoverageOfTerminatedMembers(this.#db, day);
     if (rows.length === 0) return 0;
     const configurations = Map.groupBy(await repository.findConfigurationsOfPlans(this.#db, rows.map((row) => row.plan_id)), (c) => c.plan_id);
     const subclasses = await repository.findSubclassesOfMembers(this.#db, rows.map((row) => row.member_id));
-    const toEnd = new Map<string, { providerId: string; memberId: string; coverageEnd: string; lines: Set<LineOfCoverage> }>();
+    const members = new Map<string, string>();
     for (const row of rows) {
-      const configuration: PlanConfigurationRow | undefined = selectPlanConfiguration(subclasses.get(row.member_id) ?? [], configurations.get(row.plan_id) ?? []);
-      const coverageEnd = coverageEndOnTermination(row.termination_date!, configuration?.termination_policy ?? 'termination_date');
-      if (row.effective_end !== null && compareDates(row.effective_end, coverageEnd) <= 0) continue;
-      const key = `coverage_ended:${row.member_id}:${row.termination_date}:${coverageEnd}`;
-      const entry = toEnd.get(key) ?? { providerId: row.provider_id, memberId: row.member_id, coverageEnd, lines: new Set<LineOfCoverage>() };
-      entry.lines.add(row.line_of_coverage);
-      toEnd.set(key, entry);
+      const coverageEnd = terminationCoverageEnd(row.termination_date!, subclasses.get(row.member_id) ?? [], configurations.get(row.plan_id) ?? []);
+      if (terminationEffect({ effectiveStart: row.effective_start, effectiveEnd: row.effective_end }, coverageEnd) !== undefined) members.set(row.member_id, row.provider_id);
     }
     let ended = 0;
-    for (const [key, { providerId, memberId, coverageEnd, lines }] of toEnd) {
-      const done = await this.#db.transaction().execute(async (trx) => {
-        if (!(await repository.claimOccurrence(trx, key, this.#clock.now().toISOString()))) return false;
-        const member = await lockMemberById(trx, { providerId, employerId: null }, memberId);
-        if (!member) return false;
-        await this.#coverage.endCoverageOnTerminationIn(trx, member, coverageEnd, [...lines]);
-        return true;
+    for (const batch of batches([...members].sort(([a], [b]) => a.localeCompare(b)), SWEEP_BATCH_SIZE)) {
+      ended += await this.#db.transaction().execute(async (trx) => {
+        let applied = 0;
+        for (const [memberId, providerId] of batch) {
+          const member = await lockMemberById(trx, { providerId, employerId: null }, memberId);
+          if (member && member.termination_date !== null && compareDates(member.termination_date, day) < 0) applied += await this.#terminations.applyIn(trx, member, day);
+        }
+        return applied;
       });
-      if (done) ended += 1;
     }
     if (ended > 0) this.#coverage.wakeJobs();
     return ended;

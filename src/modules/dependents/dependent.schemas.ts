@@ -31,12 +31,27 @@ export const DependentSchema = Type.Object({
   address: Nullable(AddressResponseSchema),
   enrolled_plans: Type.Array(IdSchema, { description: 'Ids of the enrolled plans that cover this dependent (read-only)' }),
   has_disability: Type.Boolean(),
+  disability_certified_on: Nullable(DateSchema),
+  disability_certification_expires_on: Nullable(
+    Type.String({ format: 'date', description: 'Read-only. The last day the disability certification counts (one year after disability_certified_on, less a day); null without one.' }),
+  ),
   metadata: MetadataResponseSchema,
   created_at: TimestampSchema,
 });
 export type DependentResponse = Static<typeof DependentSchema>;
 
+const CertifiedOnSchema = Type.Optional(
+  Nullable(
+    Type.String({
+      format: 'date',
+      description:
+      'The day a disabled child\'s incapacity was last certified (a physician\'s statement the plan accepted); needs has_disability. A child over the plan configuration\'s age limit stays covered only while the certification is current: one year, through disability_certification_expires_on. Not in the future.',
+    }),
+  ),
+);
+
 const writable = {
+  disability_certified_on: CertifiedOnSchema,
   middle_name: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   ssn_last_four: Type.Optional(Nullable(LastFourDigitsSchema)),
   biological_sex: Type.Optional(Nullable(StringEnum(BIOLOGICAL_SEXES))),

@@ -13,6 +13,7 @@ import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { SENT_ENROLLMENT_STATUSES } from '../enrollments/enrollment.table.ts';
 import { lockMemberById } from '../members/member.repository.ts';
+import { disabilityCertifiedThrough } from '../plan-configurations/eligibility.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
 import * as repository from './dependent.repository.ts';
@@ -36,6 +37,8 @@ export function toDependentResponse(row: DependentRow, enrolledPlans: string[]):
     address: row.address === null ? null : parseAddress(row.address),
     enrolled_plans: enrolledPlans,
     has_disability: Boolean(row.has_disability),
+    disability_certified_on: row.disability_certified_on,
+    disability_certification_expires_on: disabilityCertifiedThrough(Boolean(row.has_disability), row.disability_certified_on),
     metadata: parseMetadata(row.metadata),
     created_at: row.created_at,
   };
@@ -63,6 +66,7 @@ export class DependentService {
       const member = await lockMemberById(trx, scope, input.member);
       if (!member) throw validationFailed(['member'], 'No such member.');
       this.#assertDobNotInFuture(input.dob);
+      this.#assertCertification(input.has_disability ?? false, input.disability_certified_on ?? null, input.dob);
       const row: DependentRow = {
         id: newId('dependent'),
         provider_id: scope.providerId,
@@ -77,6 +81,7 @@ export class DependentService {
         biological_sex: input.biological_sex ?? null,
         address: addressJson(input.address),
         has_disability: input.has_disability ?? false,
+        disability_certified_on: input.disability_certified_on ?? null,
         metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
         created_at: this.#clock.now().toISOString(),
       };
@@ -113,10 +118,14 @@ export class DependentService {
           'dob',
           'biological_sex',
           'has_disability',
+          'disability_certified_on',
         ]),
         address: input.address !== undefined ? addressJson(input.address) : current.address,
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
       };
+      // Clearing has_disability clears its certification with it, unless the request sets both.
+      if (input.has_disability === false && input.disability_certified_on === undefined) updated.disability_certified_on = null;
+      this.#assertCertification(Boolean(updated.has_disability), updated.disability_certified_on, updated.dob);
       await repository.updateDependent(trx, updated);
       await this.#events.record(trx, eventOf('dependent', 'updated', updated));
       return this.#withEnrolledPlans(trx, updated);
@@ -146,6 +155,14 @@ export class DependentService {
       await this.#events.recordMany(trx, [...enrollments.map((enrollment) => eventOf('enrollment', 'updated', enrollment)), eventOf('dependent', 'deleted', dependent)]);
       return { id, object: 'dependent', deleted: true };
     });
+  }
+
+  /** disability_certified_on: only with has_disability, not in the future, not before the date of birth. */
+  #assertCertification(hasDisability: boolean, certifiedOn: string | null, dob: string): void {
+    if (certifiedOn === null) return;
+    if (!hasDisability) throw validationFailed(['disability_certified_on'], 'A disability certification needs has_disability: true.');
+    if (compareDates(certifiedOn, toDateString(this.#clock.now())) > 0) throw validationFailed(['disability_certified_on'], 'The certification date cannot be in the future.');
+    if (compareDates(certifiedOn, dob) < 0) throw validationFailed(['disability_certified_on'], 'The certification date cannot be before the date of birth.');
   }
 
   #assertDobNotInFuture(dob: string): void {

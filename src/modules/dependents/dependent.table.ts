@@ -17,6 +17,8 @@ export interface DependentTable {
   /** Address as JSON text. */
   address: string | null;
   has_disability: boolean | number;
+  /** The day the disability was last certified (see coverage-rules.ts disabilityCertificationExpiresOn). */
+  disability_certified_on: string | null;
   metadata: string;
   created_at: string;
 }

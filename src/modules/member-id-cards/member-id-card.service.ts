@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
 import type { Page, PageRequest } from '../../db/keyset.ts';
 import { isVisibleReference } from '../../db/references.ts';
 import type { Database } from '../../db/schema.ts';
@@ -101,7 +101,7 @@ export class MemberIdCardService {
    * member, locked for the rest of the transaction.
    */
   async #lockMemberAndAssertReferences(
-    trx: Executor,
+    trx: Transaction<Database>,
     scope: Scope,
     input: CreateMemberIdCardBody,
     coverage: { enrolledPlans: readonly string[]; enrolledDependents: readonly string[] },

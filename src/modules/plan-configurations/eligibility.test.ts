@@ -5,6 +5,7 @@ import {
   TERMINATION_POLICIES,
   ageOutDate,
   coverageEndOnTermination,
+  disabilityCertifiedThrough,
   isChildEligibleOn,
   selectPlanConfiguration,
   waitingPeriodEnd,
@@ -73,6 +74,17 @@ describe('ageOutDate', () => {
   });
 });
 
+describe('disabilityCertifiedThrough', () => {
+  it.each<[boolean, string | null, string | null]>([
+    [true, '2026-03-02', '2027-03-01'],
+    [true, '2024-02-29', '2025-02-27'],
+    [true, null, null],
+    [false, '2026-03-02', null],
+  ])('when has_disability is %s and certified on %s, then it counts through %s', (hasDisability, certifiedOn, through) => {
+    expect(disabilityCertifiedThrough(hasDisability, certifiedOn)).toBe(through);
+  });
+});
+
 describe('isChildEligibleOn', () => {
   it.each<[AgeOutRule, string, string, boolean]>([
     ['date_of_birth', '2000-06-15', '2026-06-14', true],
@@ -95,7 +107,7 @@ describe('isChildEligibleOn', () => {
     ['end_of_year', '2010-03-20', '2010-03-20', true],
     ['date_of_birth', '1990-03-20', '2024-03-20', false],
   ])('when the rule is %s, born %s, on %s, then eligible is %s (age limit 26, no disability)', (rule, dob, date, eligible) => {
-    expect(isChildEligibleOn(dob, 26, rule, date, false)).toBe(eligible);
+    expect(isChildEligibleOn(dob, 26, rule, date, null)).toBe(eligible);
   });
 
   it.each<[AgeOutRule, string, string]>([
@@ -103,15 +115,16 @@ describe('isChildEligibleOn', () => {
     ['end_of_month', '2000-06-15', '2026-07-01'],
     ['end_of_year', '2000-06-15', '2027-01-01'],
     ['date_of_birth', '1970-01-01', '2026-11-22'],
-  ])('when the rule is %s, born %s, on %s past the limit with a disability, then the child stays eligible', (rule, dob, date) => {
-    expect(isChildEligibleOn(dob, 26, rule, date, true)).toBe(true);
+  ])('when the rule is %s, born %s, on %s past the limit with a disability certified through that day, then the child stays eligible', (rule, dob, date) => {
+    expect(isChildEligibleOn(dob, 26, rule, date, date)).toBe(true);
+    expect(isChildEligibleOn(dob, 26, rule, date, addDays(date, -1))).toBe(false);
   });
 
   it.each<[AgeOutRule, string, string]>([
     ['date_of_birth', '2000-06-15', '2026-06-14'],
     ['end_of_year', '2010-01-01', '2024-01-01'],
   ])('when the rule is %s, born %s, on %s within the limit with a disability, then the child is eligible', (rule, dob, date) => {
-    expect(isChildEligibleOn(dob, 26, rule, date, true)).toBe(true);
+    expect(isChildEligibleOn(dob, 26, rule, date, '2000-01-01')).toBe(true);
   });
 
   it.each<[number, AgeOutRule, string, string, boolean]>([
@@ -125,7 +138,7 @@ describe('isChildEligibleOn', () => {
     [24, 'end_of_month', '2000-02-29', '2024-02-29', true],
     [24, 'end_of_month', '2000-02-29', '2024-03-01', false],
   ])('when the age limit is %i under %s, born %s, on %s, then eligible is %s', (ageLimit, rule, dob, date, eligible) => {
-    expect(isChildEligibleOn(dob, ageLimit, rule, date, false)).toBe(eligible);
+    expect(isChildEligibleOn(dob, ageLimit, rule, date, null)).toBe(eligible);
   });
 
   it.each<[string, string, boolean]>([
@@ -134,7 +147,7 @@ describe('isChildEligibleOn', () => {
     ['2000-06-15', '2024-01-01T00:00:00Z', false],
     ['2000-06-31', '2024-01-01', true],
   ])('when born %s on %s (disability %s), with a malformed date, then it throws', (dob, date, hasDisability) => {
-    expect(() => isChildEligibleOn(dob, 26, 'date_of_birth', date, hasDisability)).toThrow(RangeError);
+    expect(() => isChildEligibleOn(dob, 26, 'date_of_birth', date, hasDisability ? '2030-01-01' : null)).toThrow(RangeError);
   });
 });
 

@@ -32,11 +32,38 @@ export function ageOutDate(dob: string, ageLimit: number, rule: AgeOutRule): str
   }
 }
 
-export function isChildEligibleOn(dob: string, ageLimit: number, rule: AgeOutRule, date: string, hasDisability: boolean): boolean {
-  const lastCoveredDay = ageOutDate(dob, ageLimit, rule);
-  // Usual disabled-dependent provision: a child unable to self-support due to a disability stays covered past the limit.
-  if (hasDisability) return true;
-  return compareDates(date, lastCoveredDay) <= 0;
+/**
+ * How long a disability certification counts: one year from the day it was given. Continuing coverage of an
+ * incapacitated child past the limiting age, and proof of the incapacity, are plan and state-law terms (many
+ * states mandate it for insured plans; carriers commonly ask for proof shortly after the limiting age and then
+ * at most yearly), not a federal rule: PHSA 2714 (42 U.S.C. 300gg-14; 45 CFR 147.120) only sets the age-26
+ * floor. Hence one configurable-looking constant here rather than a per-state table.
+ */
+export const DISABILITY_CERTIFICATION_YEARS = 1;
+
+/**
+ * The last day a dependent's disability certification counts, or null when there is none to count (no
+ * disability recorded, or no certification date): one year after `certifiedOn`, less a day.
+ */
+export function disabilityCertifiedThrough(hasDisability: boolean, certifiedOn: string | null): string | null {
+  if (!hasDisability || certifiedOn === null) return null;
+  assertCalendarDate(certifiedOn);
+  return addDays(addYears(certifiedOn, DISABILITY_CERTIFICATION_YEARS), -1);
+}
+
+/**
+ * The last day a child is covered as a dependent child: the age-out date under the rule (45 CFR 147.120: at
+ * least to age 26), or, for a child with a current disability certification, the last day it counts when
+ * that is later (a certified child stays covered past the limit while certified).
+ */
+export function lastDayAsChild(dob: string, ageLimit: number, rule: AgeOutRule, certifiedThrough: string | null): string {
+  const ageOut = ageOutDate(dob, ageLimit, rule);
+  return certifiedThrough !== null && compareDates(certifiedThrough, ageOut) > 0 ? certifiedThrough : ageOut;
+}
+
+export function isChildEligibleOn(dob: string, ageLimit: number, rule: AgeOutRule, date: string, certifiedThrough: string | null): boolean {
+  assertCalendarDate(date);
+  return compareDates(date, lastDayAsChild(dob, ageLimit, rule, certifiedThrough)) <= 0;
 }
 
 /** The first day of eligibility after a waiting period counted in calendar days from the hire date. */
