@@ -51,6 +51,7 @@ import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
 import { registerCobraEventRoutes } from './modules/cobra-events/cobra-event.routes.ts';
 import { CobraEventService } from './modules/cobra-events/cobra-event.service.ts';
 import { DailySweep } from './modules/daily-sweep/sweep.service.ts';
+import { CoverageTerminations } from './modules/coverage/termination.service.ts';
 import { EventLog } from './modules/events/event-log.ts';
 import { webhookFanOut } from './modules/webhooks/webhook-fan-out.ts';
 import { webhookJobHandlers } from './modules/webhooks/webhook-delivery.job.ts';
@@ -212,7 +213,7 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   const notifier = new Notifier(clock, events);
   registerNotificationRoutes(app, { notifications: new NotificationService(db), pages });
   registerEventRoutes(app, { events: new EventService(db), pages });
-  registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier, events), pages });
+  registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier, events, buildTerminations(db, clock, events), jobs), pages });
   registerPlanRoutes(app, { plans: new PlanService(db, clock, events), pages });
   registerPlanConfigurationRoutes(app, { planConfigurations: new PlanConfigurationService(db, clock, events), pages });
   registerDependentRoutes(app, { dependents: new DependentService(db, clock, events), pages });
@@ -240,8 +241,9 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
  * here, as the app builds its routes' services).
  */
 export function buildDailySweep(deps: BackgroundDependencies): DailySweep {
-  const { notifier, enrollments, windows } = buildOpenEnrollment({ ...deps, events: buildEventLog(deps) });
-  return new DailySweep(deps.db, deps.clock, notifier, windows, enrollments);
+  const events = buildEventLog(deps);
+  const { notifier, enrollments, windows } = buildOpenEnrollment({ ...deps, events });
+  return new DailySweep(deps.db, notifier, windows, enrollments, buildTerminations(deps.db, deps.clock, events));
 }
 
 /** What webhook delivery jobs need: the key the signing secrets are encrypted with, and the HTTP sender. */
@@ -303,6 +305,11 @@ function buildOpenEnrollment({ db, clock, jobs, events }: BackgroundDependencies
   const notifier = new Notifier(clock, events);
   const enrollments = new EnrollmentService(db, clock, notifier, events, new BenefitChangeService(db, clock, events), new CobraEventService(db, clock), jobs);
   return { notifier, enrollments, windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments) };
+}
+
+/** What terminations do to coverage (the daily sweep and member updates use it). */
+function buildTerminations(db: Kysely<Database>, clock: Clock, events: EventLog): CoverageTerminations {
+  return new CoverageTerminations(db, clock, events, new BenefitChangeService(db, clock, events), new CobraEventService(db, clock));
 }
 
 /** A random secret kept in the database so that every process of the deployment shares it. */

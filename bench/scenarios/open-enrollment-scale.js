@@ -1,8 +1,10 @@
 // open-enrollment-scale: one employer of 50,000 members, half of them enrolled in a closed open enrollment
 // window. Times, on the real server, the full CSV incomplete members report (25,000 rows), the change report
 // (25,000 summaries) and completing the window, then one daily sweep in a process of its own that reminds the
-// 49,900 eligible members of a second, active window and ends the coverage of 100 terminated members through the
-// enrollment engine. Targets on SQLite: each <= 2 s, peak RSS <= 300 MB (the server's, and the sweep's).
+// 48,750 eligible members of a second, active window and, for 5% of the members, changes coverage that day: it
+// ends the coverage of 1,250 members terminated the day before (and records their COBRA events) and takes
+// 1,250 children whose last covered day it is off their parent's medical, re-priced, through the enrollment
+// engine. Targets on SQLite: each <= 2 s, peak RSS <= 300 MB (the server's, and the sweep's).
 
 import { performance } from 'node:perf_hooks';
 import { spawn } from 'node:child_process';
@@ -18,7 +20,8 @@ export const key = 'open_enrollment_scale';
 export const description = 'open enrollment at 50,000 members: complete, change_report, CSV incomplete_members_report, one sweep';
 
 const DEFAULT_MEMBERS = 50_000;
-const TERMINATED = 100;
+/** The share of members whose coverage the swept day changes: half terminated the day before, half with a child ageing out. */
+const CHANGING_SHARE = 0.05;
 const MAX_SECONDS = 2;
 const MAX_RSS_MB = 300;
 const SWEEP_DAY = '2026-12-24';
@@ -27,18 +30,23 @@ export async function run({ service, settings: _settings, kinds, log, env = proc
   const members = wholeNumberFrom(env, 'BENCH_OE_MEMBERS', DEFAULT_MEMBERS, 10);
   const enrollmentType = env.BENCH_OE_TYPE?.trim() || 'active';
   if (!['active', 'passive'].includes(enrollmentType)) throw new Error(`BENCH_OE_TYPE must be active or passive (got "${enrollmentType}")`);
-  const result = { settings: { members, enrolled: Math.floor(members / 2), enrollment_type: enrollmentType, terminated_with_coverage: TERMINATED, sweep_day: SWEEP_DAY } };
-  const byDatabase = await forEachDatabase(kinds, log, (kind) => runOn(kind, { service, members, enrollmentType, log: (line) => log(`[${kind}] ${line}`) }));
+  const share = Number(env.BENCH_OE_CHANGING_SHARE?.trim() || CHANGING_SHARE);
+  if (!(share >= 0 && share <= 0.5)) throw new Error(`BENCH_OE_CHANGING_SHARE must be a share between 0 and 0.5 (got "${env.BENCH_OE_CHANGING_SHARE}")`);
+  const changing = Math.round((members * share) / 2);
+  const result = {
+    settings: { members, enrolled: Math.floor(members / 2), enrollment_type: enrollmentType, terminated_with_coverage: changing, children_ageing_out: changing, sweep_day: SWEEP_DAY },
+  };
+  const byDatabase = await forEachDatabase(kinds, log, (kind) => runOn(kind, { service, members, changing, enrollmentType, log: (line) => log(`[${kind}] ${line}`) }));
   return { ...result, ...byDatabase };
 }
 
-async function runOn(kind, { service, members, enrollmentType, log }) {
+async function runOn(kind, { service, members, changing, enrollmentType, log }) {
   const database = await createBenchDatabase(kind, service);
   try {
     const seedStarted = Date.now();
     const db = database.handle.db;
     const created = await new service.ApiKeyService(db, service.systemClock).createKeyForProvider('bench', { role: 'admin', name: 'benchmark' });
-    const seeded = await seed(service, db, created.provider, members, enrollmentType);
+    const seeded = await seed(service, db, created.provider, members, enrollmentType, changing);
     if (kind === 'postgres') await sql`analyze`.execute(db);
     const seedSeconds = secondsSince(seedStarted);
     log(`seeded ${members} members, ${seeded.enrolled} enrolled, in ${seedSeconds} s`);
@@ -83,7 +91,8 @@ async function runOn(kind, { service, members, enrollmentType, log }) {
 
     const sweep = await runSweepChild(database.url, SWEEP_DAY);
     // Members terminated before the active window's renewal date are not eligible for it: they get no reminder.
-    if (sweep.summary.open_enrollment_reminder !== members - TERMINATED || sweep.summary.coverage_ended !== TERMINATED) {
+    const { summary } = sweep;
+    if (summary.open_enrollment_reminder !== members - changing || summary.coverage_ended !== changing || summary.dependent_coverage_ended !== changing) {
       throw new Error(`the sweep did ${JSON.stringify(sweep.summary)}`);
     }
     timings.sweep = { seconds: round(sweep.ms / 1000, 3), max_rss_mb: sweep.max_rss_mb, ...sweep.summary };
@@ -139,10 +148,11 @@ function runSweepChild(databaseUrl, day) {
 /**
  * One employer, `count` members (hired 2024), medical and dental plans running 2026-2027, a closed window
  * (January 2026) in which every other member has an approved enrollment with one benefit change, an active
- * window ending 2026-12-31 in which nobody has enrolled yet, and TERMINATED enrolled members terminated on
- * 2026-12-01 whose coverage still runs.
+ * window ending 2026-12-31 in which nobody has enrolled yet; of the enrolled members, `changing` were terminated
+ * on 2026-12-23 with their coverage still running, and `changing` others cover a child born 2000-12-25 (age
+ * limit 26, date_of_birth: last covered day 2026-12-24).
  */
-async function seed(service, db, providerId, count, enrollmentType) {
+async function seed(service, db, providerId, count, enrollmentType, changing) {
   const at = (offsetSeconds) => new Date(Date.parse('2025-06-01T00:00:00.000Z') + offsetSeconds * 1000).toISOString();
   const id = (kind) => service.newId(kind);
   const employer = id('employer');
@@ -261,18 +271,21 @@ async function seed(service, db, providerId, count, enrollmentType) {
   const changes = [];
   const carried = [];
   const carriedPlans = [];
-  let terminated = 0;
+  const dependents = [];
+  const enrolledDependents = [];
+  let enrolledSoFar = 0;
   for (let i = 0; i < count; i++) {
     const enrolled = i % 2 === 0;
-    const isTerminated = enrolled && terminated < TERMINATED;
-    if (isTerminated) terminated += 1;
+    const isTerminated = enrolled && enrolledSoFar < changing;
+    const hasChildAgeingOut = enrolled && !isTerminated && enrolledSoFar < 2 * changing;
+    if (enrolled) enrolledSoFar += 1;
     const member = memberRow({
       id: id('member'),
       providerId,
       employerId: employer,
       i,
       lastName: i % 7 === 0 ? `O'Last, ${i}` : `Last${i}`,
-      terminationDate: isTerminated ? '2026-12-01' : null,
+      terminationDate: isTerminated ? '2026-12-23' : null,
       createdAt: at(10 + i),
     });
     members.push(member);
@@ -289,6 +302,42 @@ async function seed(service, db, providerId, count, enrollmentType) {
     enrollments.push(enrollment);
     const enrolledPlan = enrolledPlanRow(enrollment, member, plans[0].id);
     enrolledPlans.push(enrolledPlan);
+    if (hasChildAgeingOut) {
+      const child = {
+        id: id('dependent'),
+        provider_id: providerId,
+        employer_id: employer,
+        member_id: member.id,
+        first_name: `Child${i}`,
+        middle_name: null,
+        last_name: member.last_name,
+        member_relationship: 'child',
+        ssn_last_four: null,
+        dob: '2000-12-25',
+        biological_sex: null,
+        address: null,
+        has_disability: false,
+        disability_certified_on: null,
+        metadata: '{}',
+        created_at: member.created_at,
+      };
+      dependents.push(child);
+      enrolledDependents.push({
+        id: id('enrolled_dependent'),
+        provider_id: providerId,
+        enrolled_plan_id: enrolledPlan.id,
+        dependent_id: child.id,
+        position: 0,
+        volume_cents: null,
+        requested_volume_cents: null,
+        volume_approved_at: null,
+        eoi_dismissed_at: null,
+        eoi_status: 'not_required',
+        primary_care_provider: null,
+        member_id_card_id: null,
+        created_at: enrollment.created_at,
+      });
+    }
     changes.push({
       id: id('benefit_change'),
       provider_id: providerId,
@@ -314,6 +363,8 @@ async function seed(service, db, providerId, count, enrollmentType) {
   await insertRows(db, 'members', members, { rowsPerInsert: 400 });
   await insertRows(db, 'enrollments', [...enrollments, ...carried], { rowsPerInsert: 500 });
   await insertRows(db, 'enrolled_plans', [...enrolledPlans, ...carriedPlans], { rowsPerInsert: 400 });
+  await insertRows(db, 'dependents', dependents, { rowsPerInsert: 400 });
+  await insertRows(db, 'enrolled_dependents', enrolledDependents, { rowsPerInsert: 400 });
   await insertRows(db, 'benefit_changes', changes, { rowsPerInsert: 400 });
   return { closedWindow: closedWindow.id, activeWindow: activeWindow.id, enrolled: enrollments.length, carried: carried.length };
 }
