@@ -11,6 +11,7 @@ import * as benefitChangeCoverageDates from './migrations/2026-11-23T0002-benefi
 import * as cobraEvents from './migrations/2026-11-23T0003-cobra-events.ts';
 import * as coverageTerminations from './migrations/2026-11-24T0001-coverage-terminations.ts';
 import * as disabilityCertification from './migrations/2026-11-24T0002-dependent-disability-certification.ts';
+import * as lifeEventRules from './migrations/2026-11-25T0001-life-event-rules.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-23T0003-cobra-events': cobraEvents,
   '2026-11-24T0001-coverage-terminations': coverageTerminations,
   '2026-11-24T0002-dependent-disability-certification': disabilityCertification,
+  '2026-11-25T0001-life-event-rules': lifeEventRules,
 };
 
 export class MigrationError extends Error {

@@ -583,7 +583,7 @@ describe('edi connections', () => {
 
 describe('moves between carrier groups and coverage dates, through approval', () => {
   // The world's clock stands at 2026-03-02; its first coverage starts 2026-04-01, the change below 2026-06-01.
-  const lifeEvent = { category: 'qle', reason: 'marriage', change_date: '2026-02-20', effective_start: '2026-06-01' };
+  const lifeEvent = { category: 'qle', reason: 'employment_change', change_date: '2026-02-20', effective_start: '2026-06-01' };
 
   /** A plan of another carrier (carrier B) for the world's employer, in a group of its own, ready to enroll in. */
   async function otherCarrierPlan(w: EnrollmentWorld, connection_method: ConnectionMethod, line_of_coverage: LineOfCoverage) {

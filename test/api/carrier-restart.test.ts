@@ -39,8 +39,8 @@ describe(`carrier hand-off across a restart (${testDatabaseKind()})`, () => {
     await post(client, '/plan_configurations', { plan: plan.id });
     const member = await post(client, '/members', { employer: employer.id, first_name: 'Ren', last_name: 'Start', dob: '1980-01-01', address: address(), hire_date: '2020-01-01' });
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-    const effectiveStart = day(1);
-    const window = await post(client, '/open_enrollment_windows', { employer: employer.id, start_date: day(-1), end_date: day(10), renewal_date: day(30), plans: [plan.id] });
+    const effectiveStart = day(30);
+    const window = await post(client, '/open_enrollment_windows', { employer: employer.id, start_date: day(-1), end_date: day(10), renewal_date: effectiveStart, plans: [plan.id] });
     await post(client, `/open_enrollment_windows/${window.id}/activate`);
     const enrollment = await post(client, '/enrollments', { member: member.id, category: 'open_enrollment', effective_start: effectiveStart, enrolled_plans: [{ plan: plan.id }] });
     await post(client, `/enrollments/${enrollment.id}/save_and_submit`);

@@ -133,7 +133,9 @@ describe('recording qualifying events', () => {
     const { spouse, child } = w.family;
     const withoutSpouse = { enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: child.id }] }, { plan: w.plans.dental.id }] };
     await qle(w, 'divorce', withoutSpouse);
+    // A correction of the divorce entered by mistake: an admin puts the spouse back past the life event rules.
     await qle(w, 'dependent_court_order', {
+      rules_override: { reason: 'The divorce was entered for the wrong member.' },
       enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: child.id }, { dependent: spouse.id }] }, { plan: w.plans.dental.id, enrolled_dependents: [{ dependent: spouse.id }] }],
     });
     await qle(w, 'divorce', withoutSpouse);

@@ -181,8 +181,7 @@ describe('submission rules', () => {
 
   it.each([
     ['a marriage exactly 30 days ago', { reason: 'marriage', change_date: '2026-01-31' }],
-    ['a lost coverage 60 days ago', { reason: 'lost_coverage', change_date: '2026-01-01' }],
-    ['a gained coverage 45 days ago', { reason: 'gain_coverage', change_date: '2026-01-16' }],
+    ['a lost Medicaid coverage 60 days ago', { reason: 'lost_coverage', change_date: '2026-01-01', other_coverage: 'medicaid' }],
   ])('when a qle enrollment reports %s, then it is accepted', async (_case, qle) => {
     const enrollment = await createEnrollment(w, { category: 'qle', ...qle, enrolled_plans: [{ plan: w.plans.medical.id }] });
     expect((await w.admin.post(`/enrollments/${enrollment.id}/save_and_submit`)).status).toBe(200);
@@ -284,7 +283,7 @@ describe('approval: coverage and benefit changes', () => {
     t.clock.advance(1000);
     const second = await approvedEnrollment(w, {
       category: 'qle',
-      reason: 'marriage',
+      reason: 'employment_change',
       change_date: '2026-02-20',
       effective_start: '2026-06-01',
       enrolled_plans: [
@@ -325,7 +324,7 @@ describe('approval: coverage and benefit changes', () => {
   it('when approved coverage needs no change, then the change is completed at once and the enrollment is synced', async () => {
     const w = await createEnrollmentWorld(t);
     await approvedEnrollment(w, { effective_start: '2026-04-01', enrolled_plans: [{ plan: w.plans.vision.id, premium: '10.00' }] });
-    const renewal = await approvedEnrollment(w, { effective_start: '2026-05-01', enrolled_plans: [{ plan: w.plans.vision.id, premium: '10.00' }] });
+    const renewal = await approvedEnrollment(w, { category: 'qle', reason: 'employment_change', change_date: '2026-02-27', effective_start: '2026-05-01', enrolled_plans: [{ plan: w.plans.vision.id, premium: '10.00' }] });
     const [change] = (await w.admin.get(`/enrollments/${renewal.id}/benefit_changes`)).body;
     expect(change).toMatchObject({ status: 'no_change', changes: [] });
     expect(change.completed_at).not.toBeNull();

@@ -214,7 +214,7 @@ describe('enrollments', () => {
       ['enrollment.approved', 'approved'],
       ['enrollment.synced', 'synced'],
     ]);
-    expect(events[0]!.data).toEqual({ member: w.member.id, employer: w.employer.id, status: 'not_started', category: 'open_enrollment', open_enrollment_window: w.window.id });
+    expect(events[0]!.data).toEqual({ member: w.member.id, employer: w.employer.id, status: 'not_started', category: 'open_enrollment', open_enrollment_window: w.window.id, rules_overridden: false });
     const changeEvents = (await listAll(w.admin, `object_id=${change.id}`)).reverse();
     expect(changeEvents.map((event) => [event.event_type, event.data.delivery_state])).toEqual([
       ['benefit_change.created', 'manual'],
@@ -255,7 +255,7 @@ describe('enrollments', () => {
   it('when an approval replaces earlier coverage, then the replaced enrollment gets enrollment.updated (its coverage now ends)', async () => {
     const member = await createMember(w.admin, { employer: w.employer.id, first_name: 'Switcher' });
     const first = await approvedEnrollment(w, { member: member.id, enrolled_plans: [{ plan: w.plans.medical.id }] });
-    const second = await approvedEnrollment(w, { member: member.id, effective_start: '2026-06-01', enrolled_plans: [{ plan: w.plans.medicalSilver.id, primary_care_provider: { full_name: 'Dr. A' } }] });
+    const second = await approvedEnrollment(w, { member: member.id, category: 'qle', reason: 'employment_change', change_date: '2026-02-27', effective_start: '2026-06-01', enrolled_plans: [{ plan: w.plans.medicalSilver.id, primary_care_provider: { full_name: 'Dr. A' } }] });
     expect((await typesOf(w.admin, first.id)).at(-1)).toBe('enrollment.updated');
     expect(await typesOf(w.admin, second.id)).toEqual(['enrollment.created', 'enrollment.submitted', 'enrollment.approved']);
   });

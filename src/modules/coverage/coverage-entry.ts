@@ -17,6 +17,7 @@ export type CoverageEntry = EnrolledPlanRow & {
   enrollment_status: EnrollmentStatus;
   enrollment_category: EnrollmentRow['category'];
   enrollment_window_id: string | null;
+  enrollment_rules_override_reason: string | null;
 };
 
 /** Enrolled plans joined with their enrollment and plan, selecting the CoverageEntry columns; add the filters. */
@@ -34,6 +35,7 @@ export function selectCoverageEntries(db: Executor) {
       'enrollments.status as enrollment_status',
       'enrollments.category as enrollment_category',
       'enrollments.open_enrollment_window_id as enrollment_window_id',
+      'enrollments.rules_override_reason as enrollment_rules_override_reason',
     ]);
 }
 
@@ -69,5 +71,6 @@ export function enrollmentOfCoverage(row: CoverageEntry): EventSource<'enrollmen
     status: row.enrollment_status,
     category: row.enrollment_category,
     open_enrollment_window_id: row.enrollment_window_id,
+    rules_override_reason: row.enrollment_rules_override_reason,
   };
 }

@@ -54,7 +54,7 @@ export async function findEnrolledPlanIds(db: Executor, dependentIds: readonly s
 export async function lockEnrollmentsNamingDependent(
   trx: Transaction<Database>,
   dependentId: string,
-): Promise<Pick<EnrollmentRow, 'id' | 'provider_id' | 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id'>[]> {
+): Promise<Pick<EnrollmentRow, 'id' | 'provider_id' | 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id' | 'rules_override_reason'>[]> {
   const covering = await trx
     .selectFrom('enrolled_dependents')
     .innerJoin('enrolled_plans', 'enrolled_plans.id', 'enrolled_dependents.enrolled_plan_id')
@@ -64,7 +64,7 @@ export async function lockEnrollmentsNamingDependent(
   const waiving = await trx.selectFrom('coverage_waivers').select('enrollment_id').where('dependent_id', '=', dependentId).execute();
   const ids = [...new Set([...covering, ...waiving].map((row) => row.enrollment_id))];
   if (ids.length === 0) return [];
-  const columns = ['id', 'provider_id', 'employer_id', 'member_id', 'status', 'category', 'open_enrollment_window_id'] as const;
+  const columns = ['id', 'provider_id', 'employer_id', 'member_id', 'status', 'category', 'open_enrollment_window_id', 'rules_override_reason'] as const;
   return forUpdate(trx, trx.selectFrom('enrollments').select(columns).where('id', 'in', ids).orderBy('id')).execute();
 }
 

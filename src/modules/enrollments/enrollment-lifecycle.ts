@@ -13,11 +13,11 @@ import { transitionEnrollment } from './enrollment.repository.ts';
 import type { EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
 
 /** The enrollment's status with the ids its events carry. */
-export type EnrollmentStatusRow = Pick<EnrollmentRow, 'id' | 'provider_id' | 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id'>;
+export type EnrollmentStatusRow = Pick<EnrollmentRow, 'id' | 'provider_id' | 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id' | 'rules_override_reason'>;
 
 /** Locks the enrollment row, so that concurrent settlements of its changes run one after the other. */
 export function lockEnrollmentStatus(trx: Transaction<Database>, enrollmentId: string): Promise<EnrollmentStatusRow | undefined> {
-  const columns = ['id', 'provider_id', 'employer_id', 'member_id', 'status', 'category', 'open_enrollment_window_id'] as const;
+  const columns = ['id', 'provider_id', 'employer_id', 'member_id', 'status', 'category', 'open_enrollment_window_id', 'rules_override_reason'] as const;
   return forUpdate(trx, trx.selectFrom('enrollments').select(columns).where('id', '=', enrollmentId)).executeTakeFirst();
 }
 
@@ -56,6 +56,10 @@ export function serviceEnrollmentRow(
     approved_at: input.status === 'approved' ? input.now : null,
     open_enrollment_window_id: null,
     cancellation_reason: null,
+    other_coverage: null,
+    rules_override_reason: null,
+    rules_override_api_key_id: null,
+    rules_override_at: null,
     created_at: input.now,
   };
 }

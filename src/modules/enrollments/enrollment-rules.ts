@@ -1,4 +1,4 @@
-import { addDays, compareDates } from '../../shared/dates.ts';
+import { compareDates } from '../../shared/dates.ts';
 import { inputError, type InputError } from '../../shared/errors.ts';
 import { ageOutDate, isChildEligibleOn, selectPlanConfiguration, waitingPeriodEnd, type AgeOutRule } from '../plan-configurations/eligibility.ts';
 import { isChildLike, type DependentRelationship } from '../plans/coverage-tier.ts';
@@ -25,14 +25,6 @@ export function isQleReason(reason: string | null): reason is EnrollmentReason {
 export const COVERAGE_WAIVER_REASONS = [
   'covered_as_dependent', 'covered_by_spouse', 'other_employer_coverage', 'individual_coverage', 'medicare', 'medicaid', 'tricare', 'cost', 'other',
 ] as const;
-
-/**
- * HIPAA special enrollment: elections within 30 days of the event, 60 for loss or gain of Medicaid/CHIP-like
- * coverage (API.md section 6: lost_coverage, gain_coverage).
- */
-export function qleWindowDays(reason: EnrollmentReason): number {
-  return reason === 'lost_coverage' || reason === 'gain_coverage' ? 60 : 30;
-}
 
 export interface ConfigurationFacts {
   id: string;
@@ -62,8 +54,6 @@ export interface DependentFacts {
 }
 
 export interface SubmissionFacts {
-  /** The day of submission. */
-  today: string;
   member: { id: string; employerId: string; hireDate: string; terminationDate: string | null; subclassIds: readonly string[] };
   enrollment: { category: 'qle' | 'open_enrollment' | 'carrier_sync'; reason: string | null; changeDate: string | null; effectiveStart: string | null };
   plans: readonly {
@@ -80,21 +70,15 @@ export interface SubmissionFacts {
 /** Every reason the enrollment cannot be submitted, each at its field path (API.md section 6). */
 export function submissionErrors(facts: SubmissionFacts): InputError[] {
   const errors: InputError[] = [];
-  const { member, enrollment, today } = facts;
+  const { member, enrollment } = facts;
   if (enrollment.effectiveStart === null) errors.push(inputError(['effective_start'], 'An enrollment needs an effective_start to be submitted.'));
 
   if (enrollment.category === 'qle') {
     if (!isQleReason(enrollment.reason)) {
       errors.push(inputError(['reason'], 'A qle enrollment needs the qualifying life event as its reason.'));
     }
-    if (enrollment.changeDate === null) {
-      errors.push(inputError(['change_date'], 'A qle enrollment needs the change_date of the event.'));
-    } else if (isQleReason(enrollment.reason)) {
-      const window = qleWindowDays(enrollment.reason);
-      if (compareDates(today, addDays(enrollment.changeDate, window)) > 0) {
-        errors.push(inputError(['change_date'], `A ${enrollment.reason} event must be reported within ${window} days of its change_date.`));
-      }
-    }
+    // Its window, who it may add or drop and when coverage starts: the life event table (life-events.ts).
+    if (enrollment.changeDate === null) errors.push(inputError(['change_date'], 'A qle enrollment needs the change_date of the event.'));
   }
 
   const linesElected = new Map<LineOfCoverage, number>();
@@ -122,6 +106,8 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
       }
       if (elected.coverageEnd !== null && compareDates(elected.coverageEnd, start) < 0) {
         errors.push(inputError(at('effective_end'), 'Coverage cannot end before it starts.'));
+      } else if (elected.coverageEnd !== null && compareDates(elected.coverageEnd, plan.effectiveEnd) > 0) {
+        errors.push(inputError(at('effective_end'), `Coverage cannot end after the plan year, which ends on ${plan.effectiveEnd}.`));
       }
       if (configuration) {
         const eligibleFrom = waitingPeriodEnd(member.hireDate, configuration.waiting_period_days);

@@ -225,20 +225,21 @@ export async function endCoverage(trx: Executor, enrolledPlanId: string, lastDay
 
 export interface WindowOfEnrollment {
   id: string;
+  renewalDate: string | null;
   planIds: string[];
 }
 
-async function withPlanIds(db: Executor, window: { id: string } | undefined): Promise<WindowOfEnrollment | undefined> {
+async function withPlanIds(db: Executor, window: { id: string; renewal_date: string | null } | undefined): Promise<WindowOfEnrollment | undefined> {
   if (!window) return undefined;
   const plans = await db.selectFrom('open_enrollment_window_plans').select('plan_id').where('window_id', '=', window.id).orderBy('position').execute();
-  return { id: window.id, planIds: plans.map((row) => row.plan_id) };
+  return { id: window.id, renewalDate: window.renewal_date, planIds: plans.map((row) => row.plan_id) };
 }
 
 /** The employer's active open enrollment window whose dates contain `date` (active windows never overlap). */
 export async function findOpenWindowOn(db: Executor, providerId: string, employerId: string, date: string): Promise<WindowOfEnrollment | undefined> {
   const window = await db
     .selectFrom('open_enrollment_windows')
-    .select('id')
+    .select(['id', 'renewal_date'])
     .where('provider_id', '=', providerId)
     .where('employer_id', '=', employerId)
     .where('status', '=', 'active')
@@ -249,5 +250,5 @@ export async function findOpenWindowOn(db: Executor, providerId: string, employe
 }
 
 export async function findWindowById(db: Executor, id: string): Promise<WindowOfEnrollment | undefined> {
-  return withPlanIds(db, await db.selectFrom('open_enrollment_windows').select('id').where('id', '=', id).executeTakeFirst());
+  return withPlanIds(db, await db.selectFrom('open_enrollment_windows').select(['id', 'renewal_date']).where('id', '=', id).executeTakeFirst());
 }

@@ -61,6 +61,9 @@ export function toEnrollmentResponse(row: EnrollmentRow, elections: Elections): 
     approved_at: row.approved_at,
     open_enrollment_window: row.open_enrollment_window_id,
     cancellation_reason: row.cancellation_reason,
+    other_coverage: row.other_coverage,
+    rules_override:
+      row.rules_override_reason === null ? null : { reason: row.rules_override_reason, api_key: row.rules_override_api_key_id!, created_at: row.rules_override_at! },
     created_at: row.created_at,
   };
 }

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Paginator } from '../../http/pagination.ts';
 import { IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
-import { scopeOf, type Scope } from '../../shared/tenancy.ts';
+import { assertAdmin, scopeOf, type AuthContext, type Scope } from '../../shared/tenancy.ts';
 import {
   CoverageQuerySchema,
   CreateEnrollmentBodySchema,
@@ -29,7 +29,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, deps: { enrollmen
         response: { 201: EnrollmentSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
       },
     },
-    async (request, reply) => reply.code(201).send(await enrollments.createEnrollment(scopeOf(request.auth), request.body)),
+    async (request, reply) => reply.code(201).send(await enrollments.createEnrollment(scopeOf(request.auth), request.body, overrideBy(request.auth, request.body))),
   );
 
   api.get(
@@ -65,7 +65,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, deps: { enrollmen
         response: { 200: EnrollmentSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },
-    async (request) => enrollments.updateEnrollment(scopeOf(request.auth), request.params.public_id, request.body),
+    async (request) => enrollments.updateEnrollment(scopeOf(request.auth), request.params.public_id, request.body, overrideBy(request.auth, request.body)),
   );
 
   api.get(
@@ -99,4 +99,11 @@ export function registerEnrollmentRoutes(app: FastifyInstance, deps: { enrollmen
       async (request) => run(scopeOf(request.auth), request.params.public_id),
     );
   }
+}
+
+/** The admin API key setting or clearing `rules_override` (403 for any other key); null when the body has none. */
+function overrideBy(auth: AuthContext, body: { rules_override?: unknown }): string | null {
+  if (body.rules_override === undefined) return null;
+  assertAdmin(auth);
+  return auth.apiKeyId;
 }

@@ -12,6 +12,7 @@ import {
 } from '../../http/schemas.ts';
 import { LINES_OF_COVERAGE } from '../plans/plan.table.ts';
 import { COVERAGE_WAIVER_REASONS, ENROLLMENT_REASONS } from './enrollment-rules.ts';
+import { OTHER_COVERAGE_TYPES } from './life-events.ts';
 import { ENROLLMENT_CANCELLATION_REASONS, ENROLLMENT_CATEGORIES, ENROLLMENT_STATUSES, EOI_STATUSES } from './enrollment.table.ts';
 
 const PrimaryCareProviderInput = Type.Object(
@@ -89,6 +90,26 @@ const elections = {
   enrolled_plans: Type.Optional(Type.Array(EnrolledPlanInput, { maxItems: 20 })),
   coverage_waivers: Type.Optional(Type.Array(CoverageWaiverInput, { maxItems: 20 })),
   metadata: Type.Optional(MetadataSchema),
+  other_coverage: Type.Optional(
+    Nullable(
+      StringEnum(OTHER_COVERAGE_TYPES, {
+        description:
+          'The other coverage a lost_coverage, gain_coverage, dependent_lost_coverage or dependent_gained_coverage event is about: losing medicaid or chip, or becoming eligible for medicaid_chip_premium_assistance, opens 60 days instead of 30 (29 U.S.C. 1181(f)(3)).',
+      }),
+    ),
+  ),
+  rules_override: Type.Optional(
+    Nullable(
+      Type.Object(
+        { reason: Type.String({ minLength: 1, maxLength: 1000, description: 'Why the life event rules do not apply to this enrollment (kept on the record).' }) },
+        {
+          additionalProperties: false,
+          description:
+            'Admin API keys only: submit this qle enrollment past the life event rules (window, who may be added or dropped, plan changes, coverage start; see docs/decisions.md). null removes it. Every other rule still applies.',
+        },
+      ),
+    ),
+  ),
 };
 
 export const CreateEnrollmentBodySchema = Type.Object(
@@ -170,6 +191,13 @@ export const EnrollmentSchema = Type.Object({
     StringEnum(ENROLLMENT_CANCELLATION_REASONS, {
       description: 'Read-only. Why the service cancelled the enrollment (member_terminated: the member\'s termination ended coverage before it would start); null when a client cancelled it or it is not cancelled.',
     }),
+  ),
+  other_coverage: Nullable(StringEnum(OTHER_COVERAGE_TYPES)),
+  rules_override: Nullable(
+    Type.Object(
+      { reason: Type.String(), api_key: IdSchema, created_at: TimestampSchema },
+      { description: 'Read-only. The admin override of the life event rules: why, the admin API key that set it, when; null without one.' },
+    ),
   ),
   created_at: TimestampSchema,
 });

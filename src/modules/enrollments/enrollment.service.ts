@@ -4,7 +4,7 @@ import { type Page, type PageRequest } from '../../db/keyset.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { addDays, compareDates, toDateString } from '../../shared/dates.ts';
-import { InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
+import { InvalidState, NotFound, PermissionDenied, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { toCents } from '../../shared/money.ts';
@@ -24,6 +24,7 @@ import { eventOf, type EventSource } from '../events/event-data.ts';
 import type { QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
 import type { EventLog, NewEvent } from '../events/event-log.ts';
 import { decideVolume, submissionErrors } from './enrollment-rules.ts';
+import { lifeEventErrors, lifeEventRule, type LifeEventReason, type LineBeforeAfter } from './life-events.ts';
 import { serviceEnrollmentRow } from './enrollment-lifecycle.ts';
 import { assertTransition, ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS, type EnrollmentAction } from './enrollment-status.ts';
 import * as repository from './enrollment.repository.ts';
@@ -77,8 +78,9 @@ export class EnrollmentService {
     this.#jobs = jobs;
   }
 
-  async createEnrollment(scope: Scope, input: CreateEnrollmentBody): Promise<EnrollmentResponse> {
-    return this.#db.transaction().execute(async (trx) => this.createEnrollmentIn(trx, scope, input));
+  /** `overrideBy`: the admin API key setting `rules_override`, if the body has one (the route checks the role). */
+  async createEnrollment(scope: Scope, input: CreateEnrollmentBody, overrideBy: string | null = null): Promise<EnrollmentResponse> {
+    return this.#db.transaction().execute(async (trx) => this.createEnrollmentIn(trx, scope, input, { overrideBy }));
   }
 
   /**
@@ -86,7 +88,12 @@ export class EnrollmentService {
    * open_enrollment enrollment is linked to the employer's window open today, if any, until submission
    * links it to the window of the submission day; `windowId` links it to a given window instead.
    */
-  async createEnrollmentIn(trx: Transaction<Database>, scope: Scope, input: CreateEnrollmentBody, options: { windowId?: string } = {}): Promise<EnrollmentResponse> {
+  async createEnrollmentIn(
+    trx: Transaction<Database>,
+    scope: Scope,
+    input: CreateEnrollmentBody,
+    options: { windowId?: string; overrideBy?: string | null } = {},
+  ): Promise<EnrollmentResponse> {
     const member = await lockMemberById(trx, scope, input.member);
     if (!member) throw new ValidationFailed([inputError(['member'], 'No such member.')]);
     const now = this.#clock.now().toISOString();
@@ -112,6 +119,8 @@ export class EnrollmentService {
       approved_at: input.category === 'carrier_sync' ? now : null,
       open_enrollment_window_id: options.windowId ?? openWindow?.id ?? null,
       cancellation_reason: null,
+      other_coverage: input.other_coverage ?? null,
+      ...rulesOverrideColumns(input.rules_override, options.overrideBy ?? null, now),
       created_at: now,
     };
     await this.#assertDocumentsVisible(trx, member, input.qualifying_life_event_documents ?? []);
@@ -142,7 +151,7 @@ export class EnrollmentService {
     return { ...rows, results: rows.results.map((row) => toEnrollmentResponse(row, elections)) };
   }
 
-  async updateEnrollment(scope: Scope, id: string, input: UpdateEnrollmentBody): Promise<EnrollmentResponse> {
+  async updateEnrollment(scope: Scope, id: string, input: UpdateEnrollmentBody, overrideBy: string | null = null): Promise<EnrollmentResponse> {
     return this.#db.transaction().execute(async (trx) => {
       const current = await repository.lockEnrollmentById(trx, scope, id);
       if (!current) throw new NotFound('enrollment');
@@ -164,6 +173,8 @@ export class EnrollmentService {
         qualifying_life_event_documents:
           input.qualifying_life_event_documents !== undefined ? JSON.stringify(input.qualifying_life_event_documents) : current.qualifying_life_event_documents,
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
+        other_coverage: input.other_coverage !== undefined ? input.other_coverage : current.other_coverage,
+        ...(input.rules_override !== undefined ? rulesOverrideColumns(input.rules_override, overrideBy, this.#clock.now().toISOString()) : {}),
       };
       await this.#assertDocumentsVisible(trx, member, input.qualifying_life_event_documents ?? []);
       const stored = await repository.findElections(trx, [id]);
@@ -240,6 +251,10 @@ export class EnrollmentService {
     const errors = elections.plans.flatMap((plan) =>
       offered.has(plan.plan_id) ? [] : [inputError(['enrolled_plans', plan.position, 'plan'], `The plan is not offered in open enrollment window ${window.id}.`)],
     );
+    // Open enrollment elections take effect on the window's renewal date, the first day of the new plan year.
+    if (window.renewalDate !== null && enrollment.effective_start !== null && enrollment.effective_start !== window.renewalDate) {
+      errors.push(inputError(['effective_start'], `Open enrollment elections start on the window's renewal_date, ${window.renewalDate}.`));
+    }
     return { errors, windowId: window.id };
   }
 
@@ -631,8 +646,21 @@ export class EnrollmentService {
         ? { id, memberId: dependent.member_id, relationship: dependent.member_relationship, dob: dependent.dob, disabilityCertifiedThrough: disabilityCertifiedThrough(Boolean(dependent.has_disability), dependent.disability_certified_on) }
         : undefined;
     };
-    return submissionErrors({
-      today: toDateString(this.#clock.now()),
+    const today = toDateString(this.#clock.now());
+    const rule = enrollment.category === 'qle' ? lifeEventRule(enrollment.reason) : undefined;
+    const lifeEvent =
+      rule && enrollment.change_date !== null && enrollment.rules_override_reason === null
+        ? lifeEventErrors({
+            reason: enrollment.reason as LifeEventReason,
+            changeDate: enrollment.change_date,
+            otherCoverage: enrollment.other_coverage,
+            today,
+            hireDate: member.hire_date,
+            effectiveStart: enrollment.effective_start,
+            lines: await this.#linesBeforeAndAfter(trx, enrollment, elections, plans, enrollment.effective_start ?? today),
+          })
+        : [];
+    return [...lifeEvent, ...submissionErrors({
       member: {
         id: member.id,
         employerId: member.employer_id,
@@ -664,6 +692,51 @@ export class EnrollmentService {
         dependentId: waiver.dependent_id,
         dependent: waiver.dependent_id ? dependentFacts(waiver.dependent_id) : undefined,
       })),
+    })];
+  }
+
+  /**
+   * Each line the enrollment elects or waives (for the member), with the coverage in force on it on `start`
+   * (another enrollment's) and what the enrollment makes of it: what a life event rule judges.
+   */
+  async #linesBeforeAndAfter(
+    trx: Executor,
+    enrollment: EnrollmentRow,
+    elections: Elections,
+    plans: ReadonlyMap<string, { id: string; line_of_coverage: LineOfCoverage; previous_plan_id: string | null }>,
+    start: string,
+  ): Promise<LineBeforeAfter[]> {
+    const elected = elections.plans.flatMap((row) => {
+      const plan = plans.get(row.plan_id);
+      return plan ? [{ row, plan }] : [];
+    });
+    const waived = elections.waivers.filter((waiver) => waiver.dependent_id === null);
+    const lines = [...new Set([...elected.map(({ plan }) => plan.line_of_coverage), ...waived.map((waiver) => waiver.line_of_coverage as LineOfCoverage)])];
+    const inForce = await repository.findCoverageInForce(trx, enrollment.member_id, lines, start, enrollment.id);
+    const beforeDependents =
+      inForce.length === 0 ? [] : await trx.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id']).where('enrolled_plan_id', 'in', inForce.map((row) => row.id)).execute();
+    const dependentIds = [...elections.dependents.map((d) => d.dependent_id), ...beforeDependents.map((d) => d.dependent_id)];
+    const relationships = new Map((await repository.findDependents(trx, enrollment.provider_id, dependentIds)).map((d) => [d.id, d.member_relationship]));
+    const persons = (ids: readonly string[]) => new Map(ids.flatMap((id) => (relationships.has(id) ? [[id, relationships.get(id)!] as const] : [])));
+    const before = (line: LineOfCoverage) => {
+      const row = inForce.find((entry) => entry.line_of_coverage === line);
+      return row ? { planId: row.plan_id, dependents: persons(beforeDependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)) } : null;
+    };
+    return lines.map((line): LineBeforeAfter => {
+      const election = elected.find(({ plan }) => plan.line_of_coverage === line);
+      if (election) {
+        return {
+          lineOfCoverage: line,
+          path: ['enrolled_plans', election.row.position],
+          before: before(line),
+          after: {
+            planId: election.plan.id,
+            previousPlanId: election.plan.previous_plan_id,
+            dependents: persons(elections.dependents.filter((d) => d.enrolled_plan_id === election.row.id).map((d) => d.dependent_id)),
+          },
+        };
+      }
+      return { lineOfCoverage: line, path: ['coverage_waivers', elections.waivers.findIndex((waiver) => waiver.dependent_id === null && waiver.line_of_coverage === line)], before: before(line), after: null };
     });
   }
 
@@ -723,4 +796,15 @@ export class EnrollmentService {
     }
     return [...changed.values()];
   }
+}
+
+/** The columns of a rules_override as given (null clears it); only an admin key (`by`) may set one. */
+function rulesOverrideColumns(
+  input: { reason: string } | null | undefined,
+  by: string | null,
+  now: string,
+): Pick<EnrollmentRow, 'rules_override_reason' | 'rules_override_api_key_id' | 'rules_override_at'> {
+  if (!input) return { rules_override_reason: null, rules_override_api_key_id: null, rules_override_at: null };
+  if (by === null) throw new PermissionDenied('Only admin API keys may set rules_override.');
+  return { rules_override_reason: input.reason, rules_override_api_key_id: by, rules_override_at: now };
 }

@@ -1,3 +1,4 @@
+import type { OtherCoverageType } from './life-events.ts';
 import type { Selectable } from 'kysely';
 
 /** interface.md Enrollment.status. */
@@ -41,6 +42,12 @@ export interface EnrollmentTable {
   open_enrollment_window_id: string | null;
   /** Why the service cancelled it (ENROLLMENT_CANCELLATION_REASONS); null when a client cancelled it, or it is not cancelled. */
   cancellation_reason: EnrollmentCancellationReason | null;
+  /** OTHER_COVERAGE_TYPES (life-events.ts): the other coverage a lost/gained-coverage event is about. */
+  other_coverage: OtherCoverageType | null;
+  /** An admin's rules_override: why, by which API key, when (all null without one). */
+  rules_override_reason: string | null;
+  rules_override_api_key_id: string | null;
+  rules_override_at: string | null;
   created_at: string;
 }
 

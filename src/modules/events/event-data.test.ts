@@ -38,6 +38,7 @@ const PERSONAL = {
   biological_sex: 'female',
   url: 'https://hooks.example.com/secret-path',
   secret_ciphertext: 'v1:secret',
+  rules_override_reason: 'Quintessa brought the form late',
 };
 const IDS_AND_STATES = {
   id: 'obj_1',
@@ -92,7 +93,7 @@ describe('EVENT_DATA', () => {
     ['member', { employer: 'er_1' }, 'er_1'],
     ['dependent', { member: 'mem_1', employer: 'er_1' }, 'er_1'],
     ['plan', { employer: 'er_1', group: 'grp_1', line_of_coverage: 'medical', previous_plan: 'plan_0', next_plan: 'plan_2' }, 'er_1'],
-    ['enrollment', { member: 'mem_1', employer: 'er_1', status: 'approved', category: 'qle', open_enrollment_window: 'oew_1' }, 'er_1'],
+    ['enrollment', { member: 'mem_1', employer: 'er_1', status: 'approved', category: 'qle', open_enrollment_window: 'oew_1', rules_overridden: true }, 'er_1'],
     [
       'benefit_change',
       { enrollment: 'enr_1', member: 'mem_1', employer: 'er_1', line_of_coverage: 'medical', status: 'approved', delivery_state: 'manual' },

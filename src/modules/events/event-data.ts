@@ -39,7 +39,7 @@ interface EventSources {
   member_id_card: Pick<MemberIdCardRow, 'employer_id' | 'member_id' | 'carrier_id' | 'document_id'>;
   plan: Pick<PlanRow, 'employer_id' | 'group_id' | 'line_of_coverage' | 'previous_plan_id' | 'next_plan_id'>;
   plan_configuration: Pick<PlanConfigurationRow, 'employer_id' | 'plan_id' | 'required_subclass_id'>;
-  enrollment: Pick<EnrollmentRow, 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id'>;
+  enrollment: Pick<EnrollmentRow, 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id' | 'rules_override_reason'>;
   benefit_change: Pick<BenefitChangeRow, 'employer_id' | 'enrollment_id' | 'member_id' | 'line_of_coverage' | 'status' | 'delivery_state'>;
   open_enrollment_window: Pick<OpenEnrollmentWindowRow, 'employer_id' | 'status' | 'enrollment_type'>;
   notification: Pick<NotificationRow, 'employer_id' | 'notification_type' | 'related_object_type' | 'related_object_id' | 'owner'>;
@@ -79,7 +79,16 @@ export const EVENT_DATA: { [T in EventObjectType]: (row: EventSource<T>) => Desc
   plan_configuration: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id, plan: row.plan_id, required_subclass: row.required_subclass_id } }),
   enrollment: (row) => ({
     employer: row.employer_id,
-    data: { member: row.member_id, employer: row.employer_id, status: row.status, category: row.category, open_enrollment_window: row.open_enrollment_window_id },
+    data: {
+      member: row.member_id,
+      employer: row.employer_id,
+      status: row.status,
+      category: row.category,
+      open_enrollment_window: row.open_enrollment_window_id,
+      // That an admin overrode the life event rules is part of the audit trail; the reason (free text, which
+      // may name people) stays on the enrollment, as every event's data holds ids and states only.
+      rules_overridden: row.rules_override_reason !== null,
+    },
   }),
   benefit_change: (row) => ({
     employer: row.employer_id,

@@ -131,7 +131,7 @@ export async function deleteMemberAndRecords(trx: Executor, memberId: string) {
   const enrollments = await trx
     .deleteFrom('enrollments')
     .where('member_id', '=', memberId)
-    .returning([...owned, 'status', 'category', 'open_enrollment_window_id'])
+    .returning([...owned, 'status', 'category', 'open_enrollment_window_id', 'rules_override_reason'])
     .execute();
   const memberIdCards = await trx.deleteFrom('member_id_cards').where('member_id', '=', memberId).returning([...owned, 'carrier_id', 'document_id']).execute();
   const payRates = await trx.deleteFrom('pay_rates').where('member_id', '=', memberId).returning(owned).execute();
