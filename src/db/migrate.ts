@@ -12,6 +12,7 @@ import * as cobraEvents from './migrations/2026-11-23T0003-cobra-events.ts';
 import * as coverageTerminations from './migrations/2026-11-24T0001-coverage-terminations.ts';
 import * as disabilityCertification from './migrations/2026-11-24T0002-dependent-disability-certification.ts';
 import * as lifeEventRules from './migrations/2026-11-25T0001-life-event-rules.ts';
+import * as eligibilityByEmployment from './migrations/2026-11-25T0002-eligibility-by-employment.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-24T0001-coverage-terminations': coverageTerminations,
   '2026-11-24T0002-dependent-disability-certification': disabilityCertification,
   '2026-11-25T0001-life-event-rules': lifeEventRules,
+  '2026-11-25T0002-eligibility-by-employment': eligibilityByEmployment,
 };
 
 export class MigrationError extends Error {

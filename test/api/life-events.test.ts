@@ -84,12 +84,15 @@ describe('each life event\'s window, at its boundaries', () => {
   it.each(reasons.filter((reason) => LIFE_EVENT_RULES[reason].windowFrom === 'hire_date'))(
     'when a %s enrollment comes 30 days after the hire date on record it is accepted, 31 days after it is refused, whatever change_date says',
     async (reason) => {
+      // No effective_start: a new hire's coverage starts as the plan configuration's coverage_start_rule says.
+      const election = (people: Awaited<ReturnType<typeof coveredMember>>) => ({ enrolled_plans: [medical(people.spouse.id)] });
       const inside = await coveredMember({ hire_date: addDays(TODAY, -30) });
-      const accepted = await submitQle(w.admin, inside.member.id, { reason, change_date: TODAY, ...unchangedElection(reason, inside, TODAY) });
+      const accepted = await submitQle(w.admin, inside.member.id, { reason, change_date: TODAY, ...election(inside) });
       expect(accepted.status, accepted.text).toBe(200);
+      expect(accepted.body.effective_start).toBe(addDays(TODAY, -30));
 
       const outside = await coveredMember({ hire_date: addDays(TODAY, -31) });
-      const refused = await submitQle(w.admin, outside.member.id, { reason, change_date: TODAY, ...unchangedElection(reason, outside, TODAY) });
+      const refused = await submitQle(w.admin, outside.member.id, { reason, change_date: TODAY, ...election(outside) });
       expect(refusedBy(refused)).toEqual([`reason: ${reason}/window`]);
     },
   );

@@ -39,6 +39,9 @@ describe('POST /plan_configurations', () => {
       dependent_age_limit: 25,
       dependent_age_out_rule: 'end_of_year',
       required_subclass: subclass.id,
+      coverage_start_rule: 'first_of_month_following_waiting_period',
+      minimum_hours_per_week: 30,
+      eligible_employment_statuses: ['full_time', 'seasonal'],
       metadata: { source: 'renewal-2026' },
     };
     const response = await t.admin.post('/plan_configurations', body);
@@ -64,11 +67,36 @@ describe('POST /plan_configurations', () => {
       dependent_age_limit: 26,
       dependent_age_out_rule: 'date_of_birth',
       required_subclass: null,
+      coverage_start_rule: 'end_of_waiting_period',
+      minimum_hours_per_week: null,
+      eligible_employment_statuses: null,
       contribution_strategy: null,
       metadata: {},
       created_at: t.clock.now().toISOString(),
     });
   });
+
+  it.each([
+    ['first_of_month_following_waiting_period', 60, 201],
+    ['first_of_month_following_waiting_period', 61, 400],
+    ['end_of_waiting_period', 90, 201],
+    ['date_of_hire', 0, 201],
+    ['date_of_hire', 1, 400],
+    ['first_of_month_following_hire', 0, 201],
+    ['first_of_month_following_hire', 1, 400],
+  ] as const)(
+    'when coverage_start_rule is %s with a %i-day waiting period, then %i (ACA 90-day limit, 29 CFR 2590.715-2708; hire-date rules take no waiting period)',
+    async (rule, days, status) => {
+      const plan = await createPlan(t.admin);
+      const response = await t.admin.post('/plan_configurations', { plan: plan.id, coverage_start_rule: rule, waiting_period_days: days });
+      expect(response.status, response.text).toBe(status);
+      if (status === 201) {
+        // A PATCH that would break the limit is refused the same way.
+        const patched = await t.admin.patch(`/plan_configurations/${response.body.id}`, { waiting_period_days: days + 1 });
+        expect(patched.status).toBe(400);
+      }
+    },
+  );
 
   it.each([0, 90])('when waiting_period_days is %i, then 201', async (days) => {
     const configuration = await createPlanConfiguration(t.admin, { waiting_period_days: days });

@@ -1,6 +1,15 @@
 import { compareDates } from '../../shared/dates.ts';
 import { inputError, type InputError } from '../../shared/errors.ts';
-import { ageOutDate, isChildEligibleOn, selectPlanConfiguration, waitingPeriodEnd, type AgeOutRule } from '../plan-configurations/eligibility.ts';
+import {
+  ageOutDate,
+  employmentIneligibility,
+  isChildEligibleOn,
+  newHireCoverageStart,
+  selectPlanConfiguration,
+  waitingPeriodEnd,
+  type AgeOutRule,
+  type CoverageStartRule,
+} from '../plan-configurations/eligibility.ts';
 import { isChildLike, type DependentRelationship } from '../plans/coverage-tier.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 
@@ -32,6 +41,10 @@ export interface ConfigurationFacts {
   waiting_period_days: number;
   dependent_age_limit: number;
   dependent_age_out_rule: AgeOutRule;
+  coverage_start_rule: CoverageStartRule;
+  minimum_hours_per_week: number | null;
+  /** JSON text of the eligible employment statuses, or null for any. */
+  eligible_employment_statuses: string | null;
 }
 
 export interface PlanFacts {
@@ -54,7 +67,17 @@ export interface DependentFacts {
 }
 
 export interface SubmissionFacts {
-  member: { id: string; employerId: string; hireDate: string; terminationDate: string | null; subclassIds: readonly string[] };
+  member: {
+    id: string;
+    employerId: string;
+    hireDate: string;
+    terminationDate: string | null;
+    subclassIds: readonly string[];
+    hoursWorked: number | null;
+    employmentStatus: string | null;
+  };
+  /** A new_hire or rehire enrollment without a rules_override: coverage starts as the configuration's coverage_start_rule says. */
+  newHireStart: boolean;
   enrollment: { category: 'qle' | 'open_enrollment' | 'carrier_sync'; reason: string | null; changeDate: string | null; effectiveStart: string | null };
   plans: readonly {
     /** Undefined when the plan does not exist for the caller. */
@@ -98,6 +121,10 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
     const configuration = selectPlanConfiguration(member.subclassIds, plan.configurations);
     if (!configuration) {
       errors.push(inputError(at('plan'), 'The member is not eligible for this plan (no plan configuration applies to them).'));
+    } else {
+      const statuses = configuration.eligible_employment_statuses === null ? null : (JSON.parse(configuration.eligible_employment_statuses) as string[]);
+      const ineligible = employmentIneligibility(member, { minimum_hours_per_week: configuration.minimum_hours_per_week, eligible_employment_statuses: statuses });
+      if (ineligible !== undefined) errors.push(inputError(at('plan'), `The member is not eligible for this plan: ${ineligible}`));
     }
     const start = elected.coverageStart;
     if (start !== null) {
@@ -111,7 +138,10 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
       }
       if (configuration) {
         const eligibleFrom = waitingPeriodEnd(member.hireDate, configuration.waiting_period_days);
-        if (compareDates(start, eligibleFrom) < 0) {
+        const newHireFrom = facts.newHireStart ? newHireCoverageStart(member.hireDate, configuration.waiting_period_days, configuration.coverage_start_rule) : undefined;
+        if (newHireFrom !== undefined && start !== newHireFrom) {
+          errors.push(inputError(at('effective_start'), `A new hire's coverage on this plan starts on ${newHireFrom} (coverage_start_rule ${configuration.coverage_start_rule}, from the hire date ${member.hireDate}).`));
+        } else if (compareDates(start, eligibleFrom) < 0) {
           errors.push(inputError(at('effective_start'), `The waiting period ends on ${eligibleFrom}; coverage cannot start before.`));
         }
       }

@@ -18,7 +18,7 @@ import type { DependentRow } from '../dependents/dependent.table.ts';
 import { findMemberById, lockMemberById } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import type { Notifier } from '../notifications/notification.service.ts';
-import { disabilityCertifiedThrough } from '../plan-configurations/eligibility.ts';
+import { disabilityCertifiedThrough, newHireCoverageStart, selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { eventOf, type EventSource } from '../events/event-data.ts';
 import type { QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
@@ -128,6 +128,7 @@ export class EnrollmentService {
       throw new ValidationFailed([inputError(['effective_start'], 'A carrier_sync enrollment records coverage from a date: give effective_start.')]);
     }
     const elections = await this.#buildElections(trx, row, member, input.enrolled_plans ?? [], input.coverage_waivers ?? []);
+    row.effective_start ??= computedStart(row, elections);
     await repository.insertEnrollment(trx, row);
     await repository.insertElections(trx, elections);
     const replaced = row.status === 'synced' ? await this.#endCoverageReplacedBy(trx, await this.#coverageBeforeAndAfter(trx, row, elections)) : [];
@@ -190,6 +191,7 @@ export class EnrollmentService {
           dependent: waiver.dependent_id,
         }));
         elections = await this.#buildElections(trx, updated, member, planInputs, waiverInputs);
+        updated.effective_start ??= computedStart(updated, elections);
         await repository.replaceElections(trx, id, elections);
       }
       await repository.updateEnrollmentFields(trx, updated);
@@ -550,7 +552,10 @@ export class EnrollmentService {
           covered.push(dependent);
         }
       });
-      const start = input.effective_start ?? enrollment.effective_start ?? plan.effective_start;
+      // A new hire's coverage starts by the plan configuration's rule when no date is given.
+      const configuration = isNewHireStart(enrollment) ? selectPlanConfiguration(subclassIds, configurations.get(plan.id) ?? []) : undefined;
+      const ruleStart = configuration && newHireCoverageStart(member.hire_date, configuration.waiting_period_days, configuration.coverage_start_rule);
+      const start = input.effective_start ?? enrollment.effective_start ?? ruleStart ?? plan.effective_start;
       const end = input.effective_end ?? enrollment.effective_end ?? plan.effective_end;
       const price = electionPrice(plan, configurations.get(plan.id) ?? [], subclassIds, member, covered, start, input, ['enrolled_plans', index], errors);
       const planVolume = decideVolume(input.requested_volume ? toCents(input.requested_volume) : null, plan.guaranteed_issue_volume_cents);
@@ -667,7 +672,10 @@ export class EnrollmentService {
         hireDate: member.hire_date,
         terminationDate: member.termination_date,
         subclassIds: await repository.findMemberSubclassIds(trx, member.id),
+        hoursWorked: member.hours_worked,
+        employmentStatus: member.employment_status,
       },
+      newHireStart: isNewHireStart(enrollment),
       enrollment: { category: enrollment.category, reason: enrollment.reason, changeDate: enrollment.change_date, effectiveStart: enrollment.effective_start },
       plans: elections.plans.map((elected) => {
         const plan = plans.get(elected.plan_id);
@@ -807,4 +815,15 @@ function rulesOverrideColumns(
   if (!input) return { rules_override_reason: null, rules_override_api_key_id: null, rules_override_at: null };
   if (by === null) throw new PermissionDenied('Only admin API keys may set rules_override.');
   return { rules_override_reason: input.reason, rules_override_api_key_id: by, rules_override_at: now };
+}
+
+/** new_hire and rehire enrollments start coverage by the plan configuration's coverage_start_rule, unless overridden. */
+function isNewHireStart(enrollment: Pick<EnrollmentRow, 'category' | 'reason' | 'rules_override_reason'>): boolean {
+  return enrollment.category === 'qle' && (enrollment.reason === 'new_hire' || enrollment.reason === 'rehire') && enrollment.rules_override_reason === null;
+}
+
+/** A new hire's enrollment given no effective_start takes the earliest start its plans' rules gave. */
+function computedStart(enrollment: EnrollmentRow, elections: Elections): string | null {
+  if (!isNewHireStart(enrollment) || elections.plans.length === 0) return null;
+  return elections.plans.map((plan) => plan.effective_start!).reduce((earliest, start) => (compareDates(start, earliest) < 0 ? start : earliest));
 }

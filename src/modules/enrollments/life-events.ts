@@ -1,5 +1,6 @@
 import { addDays, compareDates } from '../../shared/dates.ts';
 import { inputError, type InputError } from '../../shared/errors.ts';
+import { firstOfNextMonth } from '../plan-configurations/eligibility.ts';
 import { isChildLike, type DependentRelationship } from '../plans/coverage-tier.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import type { EnrollmentReason } from './enrollment-rules.ts';
@@ -271,9 +272,4 @@ export function lifeEventErrors(facts: LifeEventFacts): InputError[] {
   }
   if (rule.mustAdd !== undefined && !added.has(rule.mustAdd)) refuse(['enrolled_plans'], 'must_add', `the enrollment must add ${PERSON_WORDS[rule.mustAdd]}`);
   return errors;
-}
-
-function firstOfNextMonth(date: string): string {
-  const [year, month] = date.split('-').map(Number) as [number, number];
-  return month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
 }

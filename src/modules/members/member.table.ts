@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 
 export const EMPLOYMENT_STATUSES = ['full_time', 'part_time', 'seasonal', 'temporary'] as const;
+export type EmploymentStatus = (typeof EMPLOYMENT_STATUSES)[number];
 export const PAY_FREQUENCIES = ['weekly', 'biweekly', 'semimonthly', 'monthly'] as const;
 export const BIOLOGICAL_SEXES = ['male', 'female'] as const;
 

@@ -6,7 +6,10 @@ import {
   ageOutDate,
   coverageEndOnTermination,
   disabilityCertifiedThrough,
+  employmentIneligibility,
   isChildEligibleOn,
+  MAX_WAITING_PERIOD_DAYS_BEFORE_FIRST_OF_MONTH,
+  newHireCoverageStart,
   selectPlanConfiguration,
   waitingPeriodEnd,
   type AgeOutRule,
@@ -232,3 +235,46 @@ describe('selectPlanConfiguration', () => {
     expect(selected?.waiting_period_days).toBe(60);
   });
 });
+
+describe('newHireCoverageStart', () => {
+  it.each([
+    ['end_of_waiting_period', '2026-12-15', 0, '2026-12-15'],
+    ['end_of_waiting_period', '2026-12-15', 90, '2027-03-15'],
+    ['first_of_month_following_waiting_period', '2026-12-02', 30, '2027-01-01'],
+    ['first_of_month_following_waiting_period', '2026-12-03', 30, '2027-02-01'],
+    ['first_of_month_following_waiting_period', '2028-01-31', 29, '2028-03-01'],
+    ['date_of_hire', '2028-02-29', 0, '2028-02-29'],
+    ['first_of_month_following_hire', '2026-12-01', 0, '2027-01-01'],
+    ['first_of_month_following_hire', '2026-12-31', 0, '2027-01-01'],
+  ] as const)('%s from a hire on %s with %i days of waiting starts on %s', (rule, hireDate, days, expected) => {
+    expect(newHireCoverageStart(hireDate, days, rule)).toBe(expected);
+  });
+
+  it('keeps within the ACA 90-day limit at its worst case: 60 days of waiting then the next first is at most 90 days after the hire date', () => {
+    // The day after the period falls on the 2nd of a 31-day month: the next first is 30 days on.
+    expect(newHireCoverageStart('2026-11-03', MAX_WAITING_PERIOD_DAYS_BEFORE_FIRST_OF_MONTH, 'first_of_month_following_waiting_period')).toBe('2027-02-01');
+    expect(daysBetween('2026-11-03', '2027-02-01')).toBeLessThanOrEqual(90);
+  });
+});
+
+describe('employmentIneligibility', () => {
+  const rule = { minimum_hours_per_week: 30, eligible_employment_statuses: ['full_time', 'seasonal'] };
+  it.each([
+    [30, 'full_time', true],
+    [29.99, 'full_time', false],
+    [null, 'full_time', false],
+    [40, 'seasonal', true],
+    [40, 'part_time', false],
+    [40, null, false],
+  ] as const)('at %s hours a week, %s: eligible %s', (hoursWorked, employmentStatus, eligible) => {
+    expect(employmentIneligibility({ hoursWorked, employmentStatus }, rule) === undefined).toBe(eligible);
+  });
+
+  it('without requirements, everyone is eligible', () => {
+    expect(employmentIneligibility({ hoursWorked: null, employmentStatus: null }, { minimum_hours_per_week: null, eligible_employment_statuses: null })).toBeUndefined();
+  });
+});
+
+function daysBetween(from: string, to: string): number {
+  return (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000;
+}

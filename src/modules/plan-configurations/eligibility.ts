@@ -66,6 +66,72 @@ export function isChildEligibleOn(dob: string, ageLimit: number, rule: AgeOutRul
   return compareDates(date, lastDayAsChild(dob, ageLimit, rule, certifiedThrough)) <= 0;
 }
 
+/**
+ * When a new hire's coverage starts under a plan configuration (`coverage_start_rule`), from the hire date on
+ * record and the waiting period:
+ * - `end_of_waiting_period`: the first day after the waiting period (the hire date itself with none);
+ * - `first_of_month_following_waiting_period`: that day if it is the first of a month, else the first of the
+ *   next month ("coincident with or next following");
+ * - `date_of_hire`: the hire date (no waiting period);
+ * - `first_of_month_following_hire`: the first of the month after the hire date, even when hired on a first
+ *   (no waiting period).
+ */
+export const COVERAGE_START_RULES = ['end_of_waiting_period', 'first_of_month_following_waiting_period', 'date_of_hire', 'first_of_month_following_hire'] as const;
+export type CoverageStartRule = (typeof COVERAGE_START_RULES)[number];
+
+/** Rules counted from the hire date alone: they allow no waiting period. */
+export const HIRE_DATE_RULES: ReadonlySet<CoverageStartRule> = new Set(['date_of_hire', 'first_of_month_following_hire']);
+
+/**
+ * ACA 90-day waiting period limit (PHSA 2708; 29 CFR 2590.715-2708(b)): coverage must be able to start by the
+ * 91st day after eligibility. A first-of-the-month rule may add up to 30 days to the waiting period (the day
+ * after the period is the 2nd of a 31-day month), so it allows at most 60 days of waiting period.
+ */
+export const MAX_WAITING_PERIOD_DAYS_BEFORE_FIRST_OF_MONTH = 60;
+
+export function newHireCoverageStart(hireDate: string, waitingPeriodDays: number, rule: CoverageStartRule): string {
+  const eligible = waitingPeriodEnd(hireDate, waitingPeriodDays);
+  switch (rule) {
+    case 'end_of_waiting_period':
+      return eligible;
+    case 'first_of_month_following_waiting_period':
+      return eligible.endsWith('-01') ? eligible : firstOfNextMonth(eligible);
+    case 'date_of_hire':
+      return hireDate;
+    case 'first_of_month_following_hire':
+      return firstOfNextMonth(hireDate);
+  }
+}
+
+/** The first day of the month after the one `date` is in. */
+export function firstOfNextMonth(date: string): string {
+  assertCalendarDate(date);
+  const [year, month] = date.split('-').map(Number) as [number, number];
+  return month === 12 ? `${String(year + 1).padStart(4, '0')}-01-01` : `${String(year).padStart(4, '0')}-${String(month + 1).padStart(2, '0')}-01`;
+}
+
+/**
+ * Eligibility by employment (issue 13): a configuration may require a least number of scheduled hours a week
+ * (the member's `hours_worked`; ACA full-time is 30, 26 CFR 54.4980H-1(a)(21)) and a set of employment
+ * statuses. Returns why the member is not eligible, or undefined when they are.
+ */
+export function employmentIneligibility(
+  member: { hoursWorked: number | null; employmentStatus: string | null },
+  configuration: { minimum_hours_per_week: number | null; eligible_employment_statuses: readonly string[] | null },
+): string | undefined {
+  const minimum = configuration.minimum_hours_per_week;
+  if (minimum !== null && (member.hoursWorked === null || member.hoursWorked < minimum)) {
+    return member.hoursWorked === null
+      ? `The plan requires at least ${minimum} scheduled hours a week and the member has no hours_worked on record.`
+      : `The plan requires at least ${minimum} scheduled hours a week; the member works ${member.hoursWorked}.`;
+  }
+  const statuses = configuration.eligible_employment_statuses;
+  if (statuses !== null && (member.employmentStatus === null || !statuses.includes(member.employmentStatus))) {
+    return `The plan is offered to ${statuses.join(', ')} employees; the member is ${member.employmentStatus ?? 'of no employment_status on record'}.`;
+  }
+  return undefined;
+}
+
 /** The first day of eligibility after a waiting period counted in calendar days from the hire date. */
 export function waitingPeriodEnd(hireDate: string, waitingPeriodDays: number): string {
   if (!Number.isSafeInteger(waitingPeriodDays) || waitingPeriodDays < 0) {

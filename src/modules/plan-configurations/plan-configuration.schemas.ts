@@ -11,7 +11,8 @@ import {
 import { MONEY_PATTERN } from '../../shared/money.ts';
 import { COVERAGE_TIERS, type CoverageTier } from '../plans/coverage-tier.ts';
 import { PERCENTAGE_PATTERN } from '../plans/pricing.ts';
-import { AGE_OUT_RULES, TERMINATION_POLICIES } from './eligibility.ts';
+import { EMPLOYMENT_STATUSES } from '../members/member.table.ts';
+import { AGE_OUT_RULES, COVERAGE_START_RULES, TERMINATION_POLICIES } from './eligibility.ts';
 
 export const MAX_WAITING_PERIOD_DAYS = 90;
 export const MAX_DEPENDENT_AGE_LIMIT = 99;
@@ -42,6 +43,21 @@ const dependentAgeLimit = { minimum: 0, maximum: MAX_DEPENDENT_AGE_LIMIT, descri
 const TerminationPolicySchema = StringEnum(TERMINATION_POLICIES, { description: "When coverage ends after the member's termination date" });
 const AgeOutRuleSchema = StringEnum(AGE_OUT_RULES, { description: 'Which day a child reaching the age limit loses coverage' });
 const RequiredSubclassSchema = Nullable(IdSchema);
+const CoverageStartRuleSchema = StringEnum(COVERAGE_START_RULES, {
+  description:
+    "When a new hire's coverage starts (new_hire and rehire enrollments): end_of_waiting_period (the day after the waiting period; the hire date without one), first_of_month_following_waiting_period (that day if a first of the month, else the next first; at most 60 days of waiting period, for the ACA 90-day limit), date_of_hire or first_of_month_following_hire (both without a waiting period)",
+});
+const MinimumHoursSchema = Nullable(
+  Type.Number({ minimum: 0, maximum: 168, description: "Least scheduled hours a week (the member's hours_worked) to be eligible; null for any. ACA full-time is 30." }),
+);
+const EligibleStatusesSchema = Nullable(
+  Type.Array(StringEnum(EMPLOYMENT_STATUSES), { minItems: 1, maxItems: EMPLOYMENT_STATUSES.length, uniqueItems: true, description: "The members' employment_status values eligible; null for any" }),
+);
+const employmentFields = {
+  coverage_start_rule: CoverageStartRuleSchema,
+  minimum_hours_per_week: MinimumHoursSchema,
+  eligible_employment_statuses: EligibleStatusesSchema,
+};
 
 export const PlanConfigurationSchema = Type.Object({
   id: IdSchema,
@@ -51,6 +67,7 @@ export const PlanConfigurationSchema = Type.Object({
   dependent_age_limit: Type.Integer(),
   dependent_age_out_rule: AgeOutRuleSchema,
   required_subclass: RequiredSubclassSchema,
+  ...employmentFields,
   contribution_strategy: Nullable(ContributionStrategySchema),
   metadata: MetadataResponseSchema,
   created_at: TimestampSchema,
@@ -65,6 +82,9 @@ export const CreatePlanConfigurationBodySchema = Type.Object(
     dependent_age_limit: Type.Optional(Type.Integer({ ...dependentAgeLimit, default: 26 })),
     dependent_age_out_rule: Type.Optional(StringEnum(AGE_OUT_RULES, { description: 'Defaults to date_of_birth', default: 'date_of_birth' })),
     required_subclass: Type.Optional(RequiredSubclassSchema),
+    coverage_start_rule: Type.Optional(StringEnum(COVERAGE_START_RULES, { ...CoverageStartRuleSchema, default: 'end_of_waiting_period' })),
+    minimum_hours_per_week: Type.Optional(MinimumHoursSchema),
+    eligible_employment_statuses: Type.Optional(EligibleStatusesSchema),
     metadata: Type.Optional(MetadataSchema),
   },
   { additionalProperties: false },
@@ -79,6 +99,9 @@ export const UpdatePlanConfigurationBodySchema = Type.Object(
     dependent_age_limit: Type.Optional(Type.Integer(dependentAgeLimit)),
     dependent_age_out_rule: Type.Optional(AgeOutRuleSchema),
     required_subclass: Type.Optional(RequiredSubclassSchema),
+    coverage_start_rule: Type.Optional(CoverageStartRuleSchema),
+    minimum_hours_per_week: Type.Optional(MinimumHoursSchema),
+    eligible_employment_statuses: Type.Optional(EligibleStatusesSchema),
     metadata: Type.Optional(MetadataSchema),
   },
   { additionalProperties: false },

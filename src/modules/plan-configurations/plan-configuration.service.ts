@@ -5,6 +5,8 @@ import { isVisibleReference } from '../../db/references.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
+import type { EmploymentStatus } from '../members/member.table.ts';
+import { HIRE_DATE_RULES, MAX_WAITING_PERIOD_DAYS_BEFORE_FIRST_OF_MONTH } from './eligibility.ts';
 import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { fromCents, toCents } from '../../shared/money.ts';
@@ -43,6 +45,9 @@ export function toPlanConfigurationResponse(row: PlanConfigurationRow): PlanConf
     dependent_age_limit: row.dependent_age_limit,
     dependent_age_out_rule: row.dependent_age_out_rule,
     required_subclass: row.required_subclass_id,
+    coverage_start_rule: row.coverage_start_rule,
+    minimum_hours_per_week: row.minimum_hours_per_week,
+    eligible_employment_statuses: parseEmploymentStatuses(row.eligible_employment_statuses),
     contribution_strategy: parseContributionStrategy(row.contribution_strategy),
     metadata: parseMetadata(row.metadata),
     created_at: row.created_at,
@@ -102,10 +107,14 @@ export class PlanConfigurationService {
         dependent_age_limit: input.dependent_age_limit ?? 26,
         dependent_age_out_rule: input.dependent_age_out_rule ?? 'date_of_birth',
         required_subclass_id: requiredSubclassId,
+        coverage_start_rule: input.coverage_start_rule ?? 'end_of_waiting_period',
+        minimum_hours_per_week: input.minimum_hours_per_week ?? null,
+        eligible_employment_statuses: input.eligible_employment_statuses ? JSON.stringify(input.eligible_employment_statuses) : null,
         contribution_strategy: null,
         metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
         created_at: this.#clock.now().toISOString(),
       };
+      assertStartRuleFits(row);
       // The unique index decides, not a prior lookup: two concurrent creates cannot both pass it.
       await withUniqueConfiguration(requiredSubclassId, () => repository.insertPlanConfiguration(trx, row));
       await this.#events.record(trx, eventOf('plan_configuration', 'created', row));
@@ -132,10 +141,15 @@ export class PlanConfigurationService {
         await this.#assertSubclassOfEmployer(trx, current.provider_id, current.employer_id, input.required_subclass);
       }
       const updated: PlanConfigurationRow = {
-        ...applyChanges(current, input, ['waiting_period_days', 'termination_policy', 'dependent_age_limit', 'dependent_age_out_rule']),
+        ...applyChanges(current, input, ['waiting_period_days', 'termination_policy', 'dependent_age_limit', 'dependent_age_out_rule', 'coverage_start_rule', 'minimum_hours_per_week']),
         required_subclass_id: input.required_subclass !== undefined ? input.required_subclass : current.required_subclass_id,
+        eligible_employment_statuses:
+          input.eligible_employment_statuses !== undefined
+            ? input.eligible_employment_statuses && JSON.stringify(input.eligible_employment_statuses)
+            : current.eligible_employment_statuses,
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
       };
+      assertStartRuleFits(updated);
       await withUniqueConfiguration(updated.required_subclass_id, () => repository.updatePlanConfiguration(trx, updated));
       await this.#events.record(trx, eventOf('plan_configuration', 'updated', updated));
       return toPlanConfigurationResponse(updated);
@@ -183,5 +197,27 @@ export class PlanConfigurationService {
     if (!(await repository.isEmployerSubclass(trx, providerId, employerId, subclassId))) {
       throw new ValidationFailed([inputError(['required_subclass'], "No such subclass for the plan's employer.")]);
     }
+  }
+}
+
+export function parseEmploymentStatuses(json: string | null): EmploymentStatus[] | null {
+  return json === null ? null : (JSON.parse(json) as EmploymentStatus[]);
+}
+
+/**
+ * A coverage start rule counted from the hire date allows no waiting period; a first-of-the-month rule after a
+ * waiting period keeps within the ACA 90-day limit (MAX_WAITING_PERIOD_DAYS_BEFORE_FIRST_OF_MONTH).
+ */
+function assertStartRuleFits(row: Pick<PlanConfigurationRow, 'coverage_start_rule' | 'waiting_period_days'>): void {
+  if (HIRE_DATE_RULES.has(row.coverage_start_rule) && row.waiting_period_days !== 0) {
+    throw new ValidationFailed([inputError(['coverage_start_rule'], `${row.coverage_start_rule} counts from the hire date: it allows no waiting period (waiting_period_days is ${row.waiting_period_days}).`)]);
+  }
+  if (row.coverage_start_rule === 'first_of_month_following_waiting_period' && row.waiting_period_days > MAX_WAITING_PERIOD_DAYS_BEFORE_FIRST_OF_MONTH) {
+    throw new ValidationFailed([
+      inputError(
+        ['waiting_period_days'],
+        `With first_of_month_following_waiting_period the waiting period may be at most ${MAX_WAITING_PERIOD_DAYS_BEFORE_FIRST_OF_MONTH} days, so that coverage starts within 90 days (29 CFR 2590.715-2708).`,
+      ),
+    ]);
   }
 }

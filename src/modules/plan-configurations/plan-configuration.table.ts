@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { AgeOutRule, TerminationPolicy } from './eligibility.ts';
+import type { AgeOutRule, CoverageStartRule, TerminationPolicy } from './eligibility.ts';
 
 export interface PlanConfigurationTable {
   id: string;
@@ -12,6 +12,11 @@ export interface PlanConfigurationTable {
   dependent_age_limit: number;
   dependent_age_out_rule: AgeOutRule;
   required_subclass_id: string | null;
+  coverage_start_rule: CoverageStartRule;
+  /** The least scheduled hours a week (member hours_worked) for eligibility, or null for any. */
+  minimum_hours_per_week: number | null;
+  /** JSON text: the employment statuses eligible (EMPLOYMENT_STATUSES), or null for any. */
+  eligible_employment_statuses: string | null;
   /** JSON text of the ContributionStrategy (endpoint 11), or null until one is set. */
   contribution_strategy: string | null;
   metadata: string;
