@@ -13,6 +13,7 @@ import * as coverageTerminations from './migrations/2026-11-24T0001-coverage-ter
 import * as disabilityCertification from './migrations/2026-11-24T0002-dependent-disability-certification.ts';
 import * as lifeEventRules from './migrations/2026-11-25T0001-life-event-rules.ts';
 import * as eligibilityByEmployment from './migrations/2026-11-25T0002-eligibility-by-employment.ts';
+import * as acaChildRating from './migrations/2026-11-25T0003-aca-child-rating.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-24T0002-dependent-disability-certification': disabilityCertification,
   '2026-11-25T0001-life-event-rules': lifeEventRules,
   '2026-11-25T0002-eligibility-by-employment': eligibilityByEmployment,
+  '2026-11-25T0003-aca-child-rating': acaChildRating,
 };
 
 export class MigrationError extends Error {

@@ -63,6 +63,7 @@ describe('POST /plans', () => {
       composite_rates: compositeRates(),
       guaranteed_issue_volume: '50000.00',
       requires_primary_care_provider: true,
+      aca_child_rating_limit: true,
       metadata: { carrier_plan_code: 'GPPO-1500', tier: 'gold' },
     };
     const response = await t.admin.post('/plans', body);
@@ -104,6 +105,7 @@ describe('POST /plans', () => {
       age_rates: null,
       guaranteed_issue_volume: null,
       requires_primary_care_provider: false,
+      aca_child_rating_limit: false,
       previous_plan: null,
       next_plan: null,
       metadata: {},

@@ -10,10 +10,10 @@ import type { MemberRow } from '../members/member.table.ts';
 import { selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
 import { parseContributionStrategy } from '../plan-configurations/plan-configuration.service.ts';
 import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
-import { coverageTier } from '../plans/coverage-tier.ts';
+import { coverageTier, isChildLike } from '../plans/coverage-tier.ts';
 import { toPlanRates } from '../plans/plan.service.ts';
 import type { PlanRow } from '../plans/plan.table.ts';
-import { contributionSplit, premiumCents } from '../plans/pricing.ts';
+import { chargedAges, contributionSplit, premiumCents } from '../plans/pricing.ts';
 import type { EnrolledPlanInput } from './enrollment.schemas.ts';
 
 /** Age in whole years on `date`; 0 for someone not yet born then (priced as a newborn). */
@@ -37,7 +37,12 @@ export function electionPrice(
   errors: InputError[],
 ): { premium: number | null; employer: number | null; member: number | null } {
   const tier = coverageTier(covered.map((dependent) => dependent.member_relationship));
-  const ages = [ageOrZero(member.dob, coverageStart), ...covered.map((dependent) => ageOrZero(dependent.dob, coverageStart))];
+  const ageOf = (dependent: DependentRow) => ageOrZero(dependent.dob, coverageStart);
+  const ages = chargedAges(
+    [ageOrZero(member.dob, coverageStart), ...covered.filter((dependent) => !isChildLike(dependent.member_relationship)).map(ageOf)],
+    covered.filter((dependent) => isChildLike(dependent.member_relationship)).map(ageOf),
+    Boolean(plan.aca_child_rating_limit),
+  );
   const premium = premiumCents(toPlanRates(plan), tier, ages);
   if (premium === undefined) {
     // No rates on the plan: the client's figures, as given.

@@ -51,6 +51,11 @@ const NextPlanSchema = Type.Union([IdSchema, Type.Null()], {
   description: 'The plan that renews this one (the next plan year, starting the day after this one ends), or null',
 });
 
+const AcaChildRatingLimitSchema = Type.Boolean({
+  description:
+    'ACA small-group age rating (45 CFR 147.102(c)(3)(i)): an age_banded premium charges at most the three oldest covered children under 21; younger ones are covered free. Default false.',
+});
+
 export const PlanSchema = Type.Object({
   id: IdSchema,
   group: IdSchema,
@@ -66,6 +71,7 @@ export const PlanSchema = Type.Object({
   age_rates: Nullable(AgeRatesSchema),
   guaranteed_issue_volume: Nullable(MoneySchema),
   requires_primary_care_provider: Type.Boolean(),
+  aca_child_rating_limit: AcaChildRatingLimitSchema,
   previous_plan: PreviousPlanSchema,
   next_plan: NextPlanSchema,
   metadata: MetadataResponseSchema,
@@ -90,6 +96,7 @@ export const CreatePlanBodySchema = Type.Object(
     effective_start: DateSchema,
     effective_end: DateSchema,
     requires_primary_care_provider: Type.Optional(Type.Boolean({ default: false })),
+    aca_child_rating_limit: Type.Optional(AcaChildRatingLimitSchema),
     ...writable,
   },
   { additionalProperties: false },
@@ -106,6 +113,7 @@ export const UpdatePlanBodySchema = Type.Object(
     effective_start: Type.Optional(DateSchema),
     effective_end: Type.Optional(DateSchema),
     requires_primary_care_provider: Type.Optional(Type.Boolean()),
+    aca_child_rating_limit: Type.Optional(AcaChildRatingLimitSchema),
     previous_plan: Type.Optional(PreviousPlanSchema),
     next_plan: Type.Optional(NextPlanSchema),
     ...writable,

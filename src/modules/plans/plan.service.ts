@@ -67,6 +67,7 @@ export function toPlanResponse(row: PlanRow, carrierId: string): PlanResponse {
     age_rates: parseAgeRates(row.age_rates),
     guaranteed_issue_volume: row.guaranteed_issue_volume_cents === null ? null : fromCents(row.guaranteed_issue_volume_cents),
     requires_primary_care_provider: Boolean(row.requires_primary_care_provider),
+    aca_child_rating_limit: Boolean(row.aca_child_rating_limit),
     previous_plan: row.previous_plan_id,
     next_plan: row.next_plan_id,
     metadata: parseMetadata(row.metadata),
@@ -165,6 +166,7 @@ export class PlanService {
         age_rates: jsonOrNull(terms.age_rates),
         guaranteed_issue_volume_cents: centsOrNull(input.guaranteed_issue_volume ?? null),
         requires_primary_care_provider: input.requires_primary_care_provider ?? false,
+        aca_child_rating_limit: input.aca_child_rating_limit ?? false,
         previous_plan_id: null,
         next_plan_id: null,
         metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
@@ -214,7 +216,7 @@ export class PlanService {
       };
       const errors = planTermsErrors(terms);
       const updated: PlanRow = {
-        ...applyChanges(current, input, ['plan_name', 'plan_type', 'effective_start', 'effective_end', 'premium_type', 'requires_primary_care_provider']),
+        ...applyChanges(current, input, ['plan_name', 'plan_type', 'effective_start', 'effective_end', 'premium_type', 'requires_primary_care_provider', 'aca_child_rating_limit']),
         composite_rates: jsonOrNull(terms.composite_rates),
         age_rates: jsonOrNull(terms.age_rates),
         guaranteed_issue_volume_cents:

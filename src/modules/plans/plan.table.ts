@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 /** API.md section 11: lines of coverage of plans and waivers. */
 export const LINES_OF_COVERAGE = [
@@ -42,6 +42,8 @@ export interface PlanTable {
   age_rates: string | null;
   guaranteed_issue_volume_cents: number | null;
   requires_primary_care_provider: boolean | number;
+  /** Age-banded premiums charge at most the three oldest covered children under 21 (45 CFR 147.102(c)(3)(i)). */
+  aca_child_rating_limit: Generated<boolean | number>;
   /** The plan this one renews (last year's), and the plan that renews this one: each link is kept on both sides. */
   previous_plan_id: string | null;
   next_plan_id: string | null;

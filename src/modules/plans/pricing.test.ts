@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CoverageTier } from './coverage-tier.ts';
-import { PERCENTAGE_PATTERN, contributionSplit, isPercentage, premiumCents, type ContributionRule, type PlanRates } from './pricing.ts';
+import { PERCENTAGE_PATTERN, chargedAges, contributionSplit, isPercentage, premiumCents, type ContributionRule, type PlanRates } from './pricing.ts';
 
 const COMPOSITE: PlanRates = {
   premium_type: 'composite',
@@ -231,5 +231,17 @@ describe('contributionSplit', () => {
     ['a premium that is not a number', Number.NaN, rule('50')],
   ])('when given %s, then it throws', (_case, premium, contributionRule) => {
     expect(() => contributionSplit(premium, contributionRule)).toThrow(RangeError);
+  });
+});
+
+describe('chargedAges (ACA, 45 CFR 147.102(c)(3)(i))', () => {
+  it.each([
+    [[40], [20, 15, 10, 5], true, [40, 20, 15, 10]],
+    [[40], [20, 15, 10], true, [40, 20, 15, 10]],
+    [[40], [20, 15, 10, 5], false, [40, 20, 15, 10, 5]],
+    [[40, 38], [21, 20, 20, 3, 1], true, [40, 38, 21, 20, 20, 3]],
+    [[40], [25, 22, 21], true, [40, 25, 22, 21]],
+  ] as const)('adults %j, children %j, rule %s: charged %j', (adults, children, limit, expected) => {
+    expect(chargedAges(adults, children, limit)).toEqual(expected);
   });
 });

@@ -41,6 +41,23 @@ function ageBandedPremiumCents(bands: readonly { age: number; amount: string }[]
   return total;
 }
 
+/**
+ * ACA small-group age rating, 45 CFR 147.102(c)(3)(i): with respect to family members under 21, the premiums of
+ * no more than the three oldest covered children under 21 are taken into account.
+ */
+export const ACA_CHARGED_CHILDREN_UNDER_21 = 3;
+const ACA_CHILD_AGE_LIMIT = 21;
+
+/**
+ * The ages an age-banded premium charges: the member and every adult as given; children under 21 only the
+ * three oldest when the plan applies the ACA rule (`limitChildren`).
+ */
+export function chargedAges(adultAges: readonly number[], childAges: readonly number[], limitChildren: boolean): number[] {
+  if (!limitChildren) return [...adultAges, ...childAges];
+  const under21 = childAges.filter((age) => age < ACA_CHILD_AGE_LIMIT).sort((a, b) => b - a);
+  return [...adultAges, ...childAges.filter((age) => age >= ACA_CHILD_AGE_LIMIT), ...under21.slice(0, ACA_CHARGED_CHILDREN_UNDER_21)];
+}
+
 /** The band with the greatest `age` not above the person's age; someone younger than every band gets the lowest. */
 function bandFor<T extends { age: number }>(bands: readonly T[], age: number): T {
   let applicable: T | undefined;
