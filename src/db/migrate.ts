@@ -14,6 +14,7 @@ import * as disabilityCertification from './migrations/2026-11-24T0002-dependent
 import * as lifeEventRules from './migrations/2026-11-25T0001-life-event-rules.ts';
 import * as eligibilityByEmployment from './migrations/2026-11-25T0002-eligibility-by-employment.ts';
 import * as acaChildRating from './migrations/2026-11-25T0003-aca-child-rating.ts';
+import * as beneficiaryDesignations from './migrations/2026-11-25T0004-beneficiary-designations.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-25T0001-life-event-rules': lifeEventRules,
   '2026-11-25T0002-eligibility-by-employment': eligibilityByEmployment,
   '2026-11-25T0003-aca-child-rating': acaChildRating,
+  '2026-11-25T0004-beneficiary-designations': beneficiaryDesignations,
 };
 
 export class MigrationError extends Error {

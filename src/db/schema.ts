@@ -12,6 +12,7 @@ import type { EmployerTable } from '../modules/employers/employer.table.ts';
 import type {
   CoverageWaiverTable,
   EnrolledDependentTable,
+  BeneficiaryDesignationTable,
   EnrolledPlanTable,
   EnrollmentTable,
 } from '../modules/enrollments/enrollment.table.ts';
@@ -51,6 +52,7 @@ export interface Database {
   enrollments: EnrollmentTable;
   enrolled_plans: EnrolledPlanTable;
   enrolled_dependents: EnrolledDependentTable;
+  beneficiary_designations: BeneficiaryDesignationTable;
   coverage_waivers: CoverageWaiverTable;
   notifications: NotificationTable;
   benefit_changes: BenefitChangeTable;

@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   enrollment: 'enr',
   enrolled_plan: 'ep',
   enrolled_dependent: 'ed',
+  beneficiary_designation: 'bd',
   primary_care_provider: 'pcp',
   coverage_waiver: 'cw',
   benefit_change: 'bc',

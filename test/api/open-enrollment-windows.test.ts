@@ -9,7 +9,7 @@ import { EnrollmentService } from '../../src/modules/enrollments/enrollment.serv
 import { Notifier } from '../../src/modules/notifications/notification.service.ts';
 import { OpenEnrollmentWindowService } from '../../src/modules/open-enrollment/open-enrollment-window.service.ts';
 import { createEmployer, createMember } from '../helpers/factories.ts';
-import { createDependent } from '../helpers/people-factories.ts';
+import { createBeneficiary, createDependent } from '../helpers/people-factories.ts';
 import { compositeRates } from '../helpers/plan-factories.ts';
 import { activeWindow, createEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
@@ -415,6 +415,7 @@ describe('renewals: members carried into next year\'s plans', () => {
     const spouse = await createDependent(w.admin, { member: member.id, member_relationship: 'spouse', dob: '1981-03-03' });
     const child = await createDependent(w.admin, { member: member.id, member_relationship: 'child', dob: '2012-01-01' });
     const agingOut = await createDependent(w.admin, { member: member.id, member_relationship: 'child', dob: '2000-12-15' });
+    const beneficiary = await createBeneficiary(w.admin, { member: member.id, full_name: 'Jo Idle', member_relationship: 'spouse' });
     const synced = await ok(
       w.admin.post('/enrollments', {
         member: member.id,
@@ -422,14 +423,14 @@ describe('renewals: members carried into next year\'s plans', () => {
         effective_start: '2026-01-01',
         enrolled_plans: [
           { plan: w.plans.medical.id, enrolled_dependents: [{ dependent: spouse.id }, { dependent: child.id }, { dependent: agingOut.id }] },
-          { plan: w.plans.life.id, requested_volume: '40000.00' },
+          { plan: w.plans.life.id, requested_volume: '40000.00', beneficiary_designations: [{ beneficiary: beneficiary.id, designation: 'primary', percentage: '100' }] },
           { plan: w.plans.dental.id },
         ],
       }),
       201,
     );
     const previous = Object.fromEntries(synced.enrolled_plans.map((plan: { plan: string; id: string }) => [plan.plan, plan.id]));
-    return { w, medical2027, life2027, member, spouse, child, agingOut, previous };
+    return { w, medical2027, life2027, member, spouse, child, agingOut, beneficiary, previous };
   }
 
   /** A window of the renewal world's employer for the 2027 plans, renewing 2027-01-01, activated. */
@@ -462,6 +463,9 @@ describe('renewals: members carried into next year\'s plans', () => {
     // The child who turned 26 on 2026-12-15 is no longer eligible on 2027-01-01: left behind.
     expect(medical.enrolled_dependents.map((dependent: { dependent: string }) => dependent.dependent)).toEqual([r.spouse.id, r.child.id]);
     expect(life).toMatchObject({ plan: r.life2027.id, volume: '30000.00', requested_volume: '30000.00', eoi_status: 'not_required' });
+    // Who the member named goes on with the life coverage.
+    expect(life.beneficiary_designations).toMatchObject([{ beneficiary: r.beneficiary.id, designation: 'primary', percentage: '100.00' }]);
+    expect(life.primary_beneficiary_missing).toBe(false);
 
     const coverage = await ok(r.w.admin.get(`/members/${r.member.id}/coverage?date=2027-01-01`));
     expect(new Map(coverage.coverage.map((line: { line_of_coverage: string; plan: string }) => [line.line_of_coverage, line.plan]))).toEqual(

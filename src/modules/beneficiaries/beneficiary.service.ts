@@ -5,7 +5,7 @@ import type { Database } from '../../db/schema.ts';
 import { parseAddress, type Address } from '../../http/schemas.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { compareDates, toDateString } from '../../shared/dates.ts';
-import { NotFound, validationFailed } from '../../shared/errors.ts';
+import { InvalidState, NotFound, validationFailed } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -101,6 +101,11 @@ export class BeneficiaryService {
     return this.#db.transaction().execute(async (trx) => {
       const beneficiary = await repository.lockBeneficiaryById(trx, scope, id);
       if (!beneficiary) throw new NotFound('beneficiary');
+      if (await repository.isDesignated(trx, id)) {
+        throw new InvalidState(
+          'This beneficiary is named in a life or accidental_death election (beneficiary_designations), so the record cannot be deleted. Name someone else through the enrollment (PATCH while not_started, or a new enrollment) first.',
+        );
+      }
       await repository.deleteBeneficiary(trx, id);
       await this.#events.record(trx, eventOf('beneficiary', 'deleted', beneficiary));
       return { id, object: 'beneficiary', deleted: true };

@@ -264,6 +264,8 @@ export class CoverageTerminations {
     await enrollments.insertElections(trx, {
       plans: [],
       dependents: [],
+      designations: [],
+      lines: new Map(),
       waivers: input.waivedLines.map((line, position) => ({
         id: newId('coverage_waiver'),
         enrollment_id: row.id,

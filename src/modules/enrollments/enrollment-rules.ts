@@ -11,6 +11,7 @@ import {
   type CoverageStartRule,
 } from '../plan-configurations/eligibility.ts';
 import { isChildLike, type DependentRelationship } from '../plans/coverage-tier.ts';
+import { fromBasisPoints } from '../plans/pricing.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 
 /** interface.md Enrollment.reason values. */
@@ -86,6 +87,8 @@ export interface SubmissionFacts {
     coverageEnd: string | null;
     hasPrimaryCareProvider: boolean;
     dependents: readonly { dependent: DependentFacts | undefined }[];
+    /** Beneficiary designations (life and AD&D plans), their shares in basis points. */
+    designations: readonly { designation: 'primary' | 'contingent'; basisPoints: number }[];
   }[];
   waivers: readonly { lineOfCoverage: LineOfCoverage; dependentId: string | null; dependent: DependentFacts | undefined }[];
 }
@@ -147,6 +150,13 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
       }
       if (member.terminationDate !== null && compareDates(start, member.terminationDate) > 0) {
         errors.push(inputError(at('effective_start'), `The member was terminated on ${member.terminationDate}; coverage cannot start after.`));
+      }
+    }
+    for (const kind of ['primary', 'contingent'] as const) {
+      const shares = elected.designations.filter((designation) => designation.designation === kind);
+      const total = shares.reduce((sum, share) => sum + share.basisPoints, 0);
+      if (shares.length > 0 && total !== 10_000) {
+        errors.push(inputError(at('beneficiary_designations'), `The ${kind} beneficiaries' shares add up to ${fromBasisPoints(total)}%; they must add up to exactly 100.00%.`));
       }
     }
     if (plan.requiresPrimaryCareProvider && !elected.hasPrimaryCareProvider) {

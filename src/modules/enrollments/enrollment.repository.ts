@@ -9,6 +9,7 @@ import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
 import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
 import type {
+  BeneficiaryDesignationRow,
   EnrolledDependentRow,
   EnrolledPlanRow,
   EnrollmentRow,
@@ -22,6 +23,10 @@ export interface Elections {
   plans: EnrolledPlanRow[];
   dependents: EnrolledDependentRow[];
   waivers: CoverageWaiverRow[];
+  /** Beneficiary designations of the life and AD&D plans, in their positions. */
+  designations: BeneficiaryDesignationRow[];
+  /** The line of coverage of each enrolled plan (by enrolled plan id). */
+  lines: Map<string, LineOfCoverage>;
 }
 
 function enrollments(db: Executor, scope: Scope) {
@@ -82,18 +87,23 @@ export async function insertElections(trx: Executor, elections: Elections): Prom
   if (elections.plans.length > 0) await trx.insertInto('enrolled_plans').values(elections.plans).execute();
   if (elections.dependents.length > 0) await trx.insertInto('enrolled_dependents').values(elections.dependents).execute();
   if (elections.waivers.length > 0) await trx.insertInto('coverage_waivers').values(elections.waivers).execute();
+  if (elections.designations.length > 0) await trx.insertInto('beneficiary_designations').values(elections.designations).execute();
 }
 
 /** Enrolled plans, their dependents and the waivers of several enrollments, in their positions. */
 export async function findElections(db: Executor, enrollmentIds: readonly string[]): Promise<Elections> {
-  if (enrollmentIds.length === 0) return { plans: [], dependents: [], waivers: [] };
-  const plans = await db
+  if (enrollmentIds.length === 0) return { plans: [], dependents: [], waivers: [], designations: [], lines: new Map() };
+  const rows = await db
     .selectFrom('enrolled_plans')
-    .selectAll()
-    .where('enrollment_id', 'in', enrollmentIds)
-    .orderBy('enrollment_id')
-    .orderBy('position')
+    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
+    .selectAll('enrolled_plans')
+    .select('plans.line_of_coverage as plan_line_of_coverage')
+    .where('enrolled_plans.enrollment_id', 'in', enrollmentIds)
+    .orderBy('enrolled_plans.enrollment_id')
+    .orderBy('enrolled_plans.position')
     .execute();
+  const lines = new Map(rows.map((row) => [row.id, row.plan_line_of_coverage]));
+  const plans: EnrolledPlanRow[] = rows.map(({ plan_line_of_coverage: _line, ...plan }) => plan);
   const dependents =
     plans.length === 0
       ? []
@@ -115,7 +125,19 @@ export async function findElections(db: Executor, enrollmentIds: readonly string
     .orderBy('enrollment_id')
     .orderBy('position')
     .execute();
-  return { plans, dependents, waivers };
+  return { plans, dependents, waivers, designations: await findDesignationsOf(db, plans.map((plan) => plan.id)), lines };
+}
+
+/** The beneficiary designations of enrolled plans, in their positions. */
+export function findDesignationsOf(db: Executor, enrolledPlanIds: readonly string[]): Promise<BeneficiaryDesignationRow[]> {
+  if (enrolledPlanIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('beneficiary_designations')
+    .selectAll()
+    .where('enrolled_plan_id', 'in', [...enrolledPlanIds])
+    .orderBy('enrolled_plan_id')
+    .orderBy('position')
+    .execute();
 }
 
 /** The enrolled dependents of enrolled plans, in their positions. */
@@ -251,4 +273,10 @@ export async function findOpenWindowOn(db: Executor, providerId: string, employe
 
 export async function findWindowById(db: Executor, id: string): Promise<WindowOfEnrollment | undefined> {
   return withPlanIds(db, await db.selectFrom('open_enrollment_windows').select(['id', 'renewal_date']).where('id', '=', id).executeTakeFirst());
+}
+
+/** Beneficiaries named by designations: their ids and members, for the reference check. */
+export function findBeneficiaries(db: Executor, providerId: string, ids: readonly string[]): Promise<{ id: string; member_id: string }[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('beneficiaries').select(['id', 'member_id']).where('provider_id', '=', providerId).where('id', 'in', [...new Set(ids)]).execute();
 }

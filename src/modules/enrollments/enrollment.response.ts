@@ -5,15 +5,17 @@ import { newId } from '../../shared/ids.ts';
 import { parseMetadata } from '../../shared/metadata.ts';
 import { fromCents } from '../../shared/money.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
+import { fromBasisPoints } from '../plans/pricing.ts';
 import type { Elections } from './enrollment.repository.ts';
-import type { EnrollmentResponse, PrimaryCareProvider, PrimaryCareProviderInput } from './enrollment.schemas.ts';
-import type { EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow } from './enrollment.table.ts';
+import type { BeneficiaryDesignationInput, EnrollmentResponse, PrimaryCareProvider, PrimaryCareProviderInput } from './enrollment.schemas.ts';
+import type { BeneficiaryDesignationRow, EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow } from './enrollment.table.ts';
 
 export const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
 
 export function toEnrollmentResponse(row: EnrollmentRow, elections: Elections): EnrollmentResponse {
   const dependentsByPlan = Map.groupBy(elections.dependents, (dependent) => dependent.enrolled_plan_id);
   const plansById = new Map(elections.plans.map((plan) => [plan.id, plan]));
+  const designationsByPlan = Map.groupBy(elections.designations, (designation) => designation.enrolled_plan_id);
   return {
     id: row.id,
     member: row.member_id,
@@ -46,6 +48,14 @@ export function toEnrollmentResponse(row: EnrollmentRow, elections: Elections): 
         member_contribution: money(plan.member_contribution_cents),
         payroll_provider_external_id: plan.payroll_provider_external_id,
         ...volumeFields(plan),
+        beneficiary_designations: (designationsByPlan.get(plan.id) ?? []).map((designation) => ({
+          id: designation.id,
+          beneficiary: designation.beneficiary_id,
+          designation: designation.designation,
+          percentage: fromBasisPoints(designation.percentage_basis_points),
+        })),
+        primary_beneficiary_missing:
+          takesDesignations(elections.lines.get(plan.id)) && !(designationsByPlan.get(plan.id) ?? []).some((designation) => designation.designation === 'primary'),
       })),
     coverage_waivers: elections.waivers
       .filter((waiver) => waiver.enrollment_id === row.id)
@@ -92,3 +102,17 @@ export function primaryCareProviderJson(input: PrimaryCareProviderInput | null |
   });
 }
 
+
+/** Lines whose elections name beneficiaries: life and AD&D (accidental_death). */
+export const DESIGNATION_LINES: ReadonlySet<LineOfCoverage> = new Set(['life', 'accidental_death']);
+
+export function takesDesignations(line: LineOfCoverage | undefined): boolean {
+  return line !== undefined && DESIGNATION_LINES.has(line);
+}
+
+/** A plan's stored designations as input again (an election rebuilt keeps who the member named). */
+export function designationInputs(designations: readonly BeneficiaryDesignationRow[], enrolledPlanId: string): BeneficiaryDesignationInput[] {
+  return designations
+    .filter((designation) => designation.enrolled_plan_id === enrolledPlanId)
+    .map((designation) => ({ beneficiary: designation.beneficiary_id, designation: designation.designation, percentage: fromBasisPoints(designation.percentage_basis_points) }));
+}

@@ -13,7 +13,8 @@ import {
 import { LINES_OF_COVERAGE } from '../plans/plan.table.ts';
 import { COVERAGE_WAIVER_REASONS, ENROLLMENT_REASONS } from './enrollment-rules.ts';
 import { OTHER_COVERAGE_TYPES } from './life-events.ts';
-import { ENROLLMENT_CANCELLATION_REASONS, ENROLLMENT_CATEGORIES, ENROLLMENT_STATUSES, EOI_STATUSES } from './enrollment.table.ts';
+import { PERCENTAGE_PATTERN } from '../plans/pricing.ts';
+import { BENEFICIARY_DESIGNATIONS, ENROLLMENT_CANCELLATION_REASONS, ENROLLMENT_CATEGORIES, ENROLLMENT_STATUSES, EOI_STATUSES } from './enrollment.table.ts';
 
 const PrimaryCareProviderInput = Type.Object(
   {
@@ -42,9 +43,25 @@ const EnrolledDependentInput = Type.Object(
   { additionalProperties: false },
 );
 
+const BeneficiaryDesignationInput = Type.Object(
+  {
+    beneficiary: IdSchema,
+    designation: StringEnum(BENEFICIARY_DESIGNATIONS),
+    percentage: Type.String({ pattern: PERCENTAGE_PATTERN, description: 'Share of the benefit: "0.01" to "100", at most 2 decimals; per designation the shares sum to 100' }),
+  },
+  { additionalProperties: false },
+);
+export type BeneficiaryDesignationInput = Static<typeof BeneficiaryDesignationInput>;
+
 const EnrolledPlanInput = Type.Object(
   {
     plan: IdSchema,
+    beneficiary_designations: Type.Optional(
+      Type.Array(BeneficiaryDesignationInput, {
+        maxItems: 20,
+        description: "Life and accidental_death plans only: the member's beneficiaries who receive the benefit (primary; contingent when no primary survives). Replaced whole.",
+      }),
+    ),
     enrolled_dependents: Type.Optional(Type.Array(EnrolledDependentInput, { maxItems: 30 })),
     primary_care_provider: Type.Optional(Nullable(PrimaryCareProviderInput)),
     effective_start: Type.Optional(Nullable(DateSchema)),
@@ -160,6 +177,12 @@ export const EnrolledPlanSchema = Type.Object({
   member_contribution: Nullable(MoneySchema),
   payroll_provider_external_id: Nullable(Type.String()),
   ...volumeFields,
+  beneficiary_designations: Type.Array(
+    Type.Object({ id: IdSchema, beneficiary: IdSchema, designation: StringEnum(BENEFICIARY_DESIGNATIONS), percentage: Type.String() }),
+  ),
+  primary_beneficiary_missing: Type.Boolean({
+    description: 'Read-only. True for a life or accidental_death plan without a primary beneficiary designation: the benefit would go to the estate.',
+  }),
 });
 
 export const CoverageWaiverSchema = Type.Object({

@@ -29,7 +29,8 @@ import { serviceEnrollmentRow } from './enrollment-lifecycle.ts';
 import { assertTransition, ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS, type EnrollmentAction } from './enrollment-status.ts';
 import * as repository from './enrollment.repository.ts';
 import { electionPrice } from './enrollment-pricing.ts';
-import { money, parsePrimaryCareProvider, primaryCareProviderJson, toEnrollmentResponse } from './enrollment.response.ts';
+import { designationInputs, money, parsePrimaryCareProvider, primaryCareProviderJson, takesDesignations, toEnrollmentResponse } from './enrollment.response.ts';
+import { toBasisPoints } from '../plans/pricing.ts';
 import type { CreateEnrollmentBody, EnrolledPlanInput, EnrollmentResponse, MemberCoverage, UpdateEnrollmentBody } from './enrollment.schemas.ts';
 import type { EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
 
@@ -349,6 +350,7 @@ export class EnrollmentService {
     const current = latestPerPlan(await findCoverageOfPlansOn(trx, member.id, [...leaving.keys()], firstDayOut));
     const stored = await repository.findEnrolledDependentsOf(trx, current.map((row) => row.id));
     const leaves = (plan: EnrolledPlanRow, dependentId: string) => leaving.get(plan.plan_id)!.has(dependentId);
+    const storedDesignations = await repository.findDesignationsOf(trx, current.map((row) => row.id));
     const affected = current.filter((row) => stored.some((d) => d.enrolled_plan_id === row.id && leaves(row, d.dependent_id)));
     if (affected.length === 0) return false;
     const now = this.#clock.now().toISOString();
@@ -356,6 +358,7 @@ export class EnrollmentService {
     const staying = (plan: EnrolledPlanRow) => stored.filter((d) => d.enrolled_plan_id === plan.id && !leaves(plan, d.dependent_id));
     const inputs: EnrolledPlanInput[] = affected.map((plan) => ({
       plan: plan.plan_id,
+      beneficiary_designations: designationInputs(storedDesignations, plan.id),
       enrolled_dependents: staying(plan).map((d) => ({
         dependent: d.dependent_id,
         primary_care_provider: parsePrimaryCareProvider(d.primary_care_provider),
@@ -533,9 +536,12 @@ export class EnrollmentService {
     const dependents = new Map((await repository.findDependents(trx, member.provider_id, dependentIds)).map((dependent) => [dependent.id, dependent]));
     const configurations = Map.groupBy(await repository.findConfigurations(trx, member.provider_id, [...plans.keys()]), (c) => c.plan_id);
     const subclassIds = await repository.findMemberSubclassIds(trx, member.id);
+    const beneficiaries = new Map(
+      (await repository.findBeneficiaries(trx, member.provider_id, planInputs.flatMap((plan) => (plan.beneficiary_designations ?? []).map((d) => d.beneficiary)))).map((b) => [b.id, b]),
+    );
     const errors: InputError[] = [];
     const now = this.#clock.now().toISOString();
-    const elections: Elections = { plans: [], dependents: [], waivers: [] };
+    const elections: Elections = { plans: [], dependents: [], waivers: [], designations: [], lines: new Map() };
 
     planInputs.forEach((input, index) => {
       const plan = plans.get(input.plan);
@@ -582,6 +588,35 @@ export class EnrollmentService {
         member_id_card_id: null,
         created_at: now,
       });
+      elections.lines.set(enrolledPlanId, plan.line_of_coverage);
+      const designations = input.beneficiary_designations ?? [];
+      if (designations.length > 0 && !takesDesignations(plan.line_of_coverage)) {
+        errors.push(inputError(['enrolled_plans', index, 'beneficiary_designations'], `Only life and accidental_death plans name beneficiaries; this plan is ${plan.line_of_coverage}.`));
+      } else {
+        const named = new Set<string>();
+        designations.forEach((designation, designationIndex) => {
+          const path = ['enrolled_plans', index, 'beneficiary_designations', designationIndex];
+          const beneficiary = beneficiaries.get(designation.beneficiary);
+          if (!beneficiary || beneficiary.member_id !== member.id) {
+            errors.push(inputError([...path, 'beneficiary'], 'No such beneficiary of the member.'));
+            return;
+          }
+          const key = `${designation.designation}|${designation.beneficiary}`;
+          if (named.has(key)) errors.push(inputError([...path, 'beneficiary'], `The beneficiary is named twice as ${designation.designation}.`));
+          named.add(key);
+          const basisPoints = toBasisPoints(designation.percentage);
+          if (basisPoints === 0) errors.push(inputError([...path, 'percentage'], 'A share must be more than 0.'));
+          elections.designations.push({
+            id: newId('beneficiary_designation'),
+            provider_id: member.provider_id,
+            enrolled_plan_id: enrolledPlanId,
+            beneficiary_id: designation.beneficiary,
+            designation: designation.designation,
+            percentage_basis_points: basisPoints,
+            position: designationIndex,
+          });
+        });
+      }
       (input.enrolled_dependents ?? []).forEach((dependentInput, dependentIndex) => {
         if (!covered.some((dependent) => dependent.id === dependentInput.dependent)) return;
         const volume = decideVolume(dependentInput.requested_volume ? toCents(dependentInput.requested_volume) : null, plan.guaranteed_issue_volume_cents);
@@ -626,6 +661,7 @@ export class EnrollmentService {
   #storedPlanInputs(stored: Elections): EnrolledPlanInput[] {
     return stored.plans.map((plan) => ({
       plan: plan.plan_id,
+      beneficiary_designations: designationInputs(stored.designations, plan.id),
       enrolled_dependents: stored.dependents
         .filter((dependent) => dependent.enrolled_plan_id === plan.id)
         .map((dependent) => ({
@@ -693,6 +729,7 @@ export class EnrollmentService {
           coverageEnd: elected.effective_end,
           hasPrimaryCareProvider: elected.primary_care_provider !== null,
           dependents: elections.dependents.filter((d) => d.enrolled_plan_id === elected.id).map((d) => ({ dependent: dependentFacts(d.dependent_id) })),
+          designations: elections.designations.filter((d) => d.enrolled_plan_id === elected.id).map((d) => ({ designation: d.designation, basisPoints: d.percentage_basis_points })),
         };
       }),
       waivers: elections.waivers.map((waiver) => ({

@@ -86,6 +86,22 @@ export interface EnrolledDependentTable extends CoverageColumns {
   position: number;
 }
 
+/** Life and AD&D elections only: who receives the benefit, primary or contingent, and what share. */
+export const BENEFICIARY_DESIGNATIONS = ['primary', 'contingent'] as const;
+export type BeneficiaryDesignation = (typeof BENEFICIARY_DESIGNATIONS)[number];
+
+export interface BeneficiaryDesignationTable {
+  id: string;
+  provider_id: string;
+  enrolled_plan_id: string;
+  beneficiary_id: string;
+  designation: BeneficiaryDesignation;
+  /** The share in basis points: 10000 is 100.00%. */
+  percentage_basis_points: number;
+  position: number;
+}
+export type BeneficiaryDesignationRow = Selectable<BeneficiaryDesignationTable>;
+
 export interface CoverageWaiverTable {
   id: string;
   enrollment_id: string;

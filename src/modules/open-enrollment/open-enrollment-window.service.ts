@@ -18,7 +18,8 @@ import type { CreateEnrollmentBody, EnrollmentResponse, PrimaryCareProvider } fr
 import type { NewNotification, Notifier } from '../notifications/notification.service.ts';
 import { REMINDER_DAYS_BEFORE_END, reminderDaysBefore } from '../daily-sweep/sweep-rules.ts';
 import { claimOccurrence } from '../daily-sweep/sweep.repository.ts';
-import { findConfigurations, findMemberSubclassIds } from '../enrollments/enrollment.repository.ts';
+import { findConfigurations, findDesignationsOf, findMemberSubclassIds } from '../enrollments/enrollment.repository.ts';
+import { designationInputs } from '../enrollments/enrollment.response.ts';
 import { disabilityCertifiedThrough, selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
 import { carriedPlan, carriedVolumeCents, isDependentCarried } from './carry-over.ts';
 import { eventOf } from '../events/event-data.ts';
@@ -421,6 +422,8 @@ export class OpenEnrollmentWindowService {
       });
       if (carried.length === 0) continue;
       const subclassIds = await findMemberSubclassIds(trx, member);
+      // Beneficiary designations go on with the life coverage they belong to.
+      const designations = await findDesignationsOf(trx, carried.map(({ line }) => line.id));
       const provider = (json: string | null) => {
         if (json === null) return null;
         const { id: _id, ...rest } = JSON.parse(json) as PrimaryCareProvider;
@@ -436,6 +439,7 @@ export class OpenEnrollmentWindowService {
           const volume = (cents: number | null) => money(carriedVolumeCents(cents, plan.guaranteed_issue_volume_cents));
           return {
             plan: plan.id,
+            beneficiary_designations: designationInputs(designations, line.id),
             enrolled_dependents: line.dependents
               .filter((dependent) =>
                 isDependentCarried({ relationship: dependent.member_relationship, dob: dependent.dob, disabilityCertifiedThrough: disabilityCertifiedThrough(Boolean(dependent.has_disability), dependent.disability_certified_on) }, configuration, window.renewal_date),

@@ -88,7 +88,7 @@ export function isPercentage(value: string): boolean {
 }
 
 /** "33.33" -> 3333. */
-function toBasisPoints(percentage: string): number {
+export function toBasisPoints(percentage: string): number {
   if (!percentageRegExp.test(percentage)) throw new RangeError(`not a percentage from 0 to 100: ${percentage}`);
   const [whole = '0', fraction = ''] = percentage.split('.');
   return Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
@@ -109,4 +109,9 @@ export function contributionSplit(premiumCents: number, rule: ContributionRule):
   const thresholded = Math.min(Math.max(percentageShare, minimumCents), maximumCents);
   const employerCents = Math.min(Math.max(thresholded, 0), premiumCents);
   return { employerCents, memberCents: premiumCents - employerCents };
+}
+
+/** 3333 -> "33.33". */
+export function fromBasisPoints(basisPoints: number): string {
+  return `${Math.trunc(basisPoints / 100)}.${String(basisPoints % 100).padStart(2, '0')}`;
 }
