@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lifeEventTableRows } from '../helpers/life-event-table.ts';
 import { createTestApp, type ApiClient, type TestContext } from '../helpers/test-app.ts';
 import { createMember } from '../helpers/factories.ts';
 import { createDependent } from '../helpers/people-factories.ts';
@@ -269,3 +271,10 @@ describe('dates every category keeps', () => {
 function medical(...dependents: string[]) {
   return { plan: w.plans.medical.id, enrolled_dependents: dependents.map((dependent) => ({ dependent })) };
 }
+
+describe('docs/decisions.md', () => {
+  it('shows the life event table exactly as the code has it', () => {
+    const docs = readFileSync(new URL('../../docs/decisions.md', import.meta.url), 'utf8');
+    expect(docs).toContain(lifeEventTableRows(LIFE_EVENT_RULES).join('\n'));
+  });
+});

@@ -42,12 +42,3 @@ describe('the life event table', () => {
     expect(messages({ reason: 'new_hire', hireDate: '2026-11-14', changeDate: '2026-12-15' })).toEqual(['reason: new_hire/window']);
   });
 });
-
-describe('docs/decisions.md', () => {
-  it('shows the life event table exactly as the code has it', async () => {
-    const { readFileSync } = await import('node:fs');
-    const { lifeEventTableRows } = await import('../../../test/helpers/life-event-table.ts');
-    const docs = readFileSync(new URL('../../../docs/decisions.md', import.meta.url), 'utf8');
-    expect(docs).toContain(lifeEventTableRows(LIFE_EVENT_RULES).join('\n'));
-  });
-});
