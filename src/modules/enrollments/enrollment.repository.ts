@@ -8,6 +8,7 @@ import { coverageInForceOn, latestPerLine } from '../coverage/coverage-in-force.
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
 import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
+import { DESIGNATION_LINES } from './enrollment.table.ts';
 import type {
   BeneficiaryDesignationRow,
   EnrolledDependentRow,
@@ -125,7 +126,9 @@ export async function findElections(db: Executor, enrollmentIds: readonly string
     .orderBy('enrollment_id')
     .orderBy('position')
     .execute();
-  return { plans, dependents, waivers, designations: await findDesignationsOf(db, plans.map((plan) => plan.id)), lines };
+  // Only life and AD&D plans carry designations: most enrollments need no query for them.
+  const designated = plans.filter((plan) => DESIGNATION_LINES.has(lines.get(plan.id)!)).map((plan) => plan.id);
+  return { plans, dependents, waivers, designations: await findDesignationsOf(db, designated), lines };
 }
 
 /** The beneficiary designations of enrolled plans, in their positions. */

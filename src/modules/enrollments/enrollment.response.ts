@@ -8,7 +8,7 @@ import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { fromBasisPoints } from '../plans/pricing.ts';
 import type { Elections } from './enrollment.repository.ts';
 import type { BeneficiaryDesignationInput, EnrollmentResponse, PrimaryCareProvider, PrimaryCareProviderInput } from './enrollment.schemas.ts';
-import type { BeneficiaryDesignationRow, EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow } from './enrollment.table.ts';
+import { DESIGNATION_LINES, type BeneficiaryDesignationRow, type EnrolledDependentRow, type EnrolledPlanRow, type EnrollmentRow } from './enrollment.table.ts';
 
 export const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
 
@@ -102,9 +102,6 @@ export function primaryCareProviderJson(input: PrimaryCareProviderInput | null |
   });
 }
 
-
-/** Lines whose elections name beneficiaries: life and AD&D (accidental_death). */
-export const DESIGNATION_LINES: ReadonlySet<LineOfCoverage> = new Set(['life', 'accidental_death']);
 
 export function takesDesignations(line: LineOfCoverage | undefined): boolean {
   return line !== undefined && DESIGNATION_LINES.has(line);

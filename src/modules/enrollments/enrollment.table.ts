@@ -89,6 +89,8 @@ export interface EnrolledDependentTable extends CoverageColumns {
 /** Life and AD&D elections only: who receives the benefit, primary or contingent, and what share. */
 export const BENEFICIARY_DESIGNATIONS = ['primary', 'contingent'] as const;
 export type BeneficiaryDesignation = (typeof BENEFICIARY_DESIGNATIONS)[number];
+/** Lines whose elections name beneficiaries: life and AD&D (accidental_death). */
+export const DESIGNATION_LINES: ReadonlySet<string> = new Set(['life', 'accidental_death']);
 
 export interface BeneficiaryDesignationTable {
   id: string;
