@@ -1,4 +1,5 @@
-import type { ApiClient, TestContext } from './test-app.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { createTestApp, type ApiClient, type TestContext } from './test-app.ts';
 import { createCarrier, createEmployer, createGroup, createMember } from './factories.ts';
 import { createDependent } from './people-factories.ts';
 import { compositeRates, contributionStrategy, createPlan, createPlanConfiguration } from './plan-factories.ts';
@@ -79,4 +80,20 @@ export async function approvedEnrollment(world: EnrollmentWorld, body: Record<st
   const approved = await world.admin.post(`/enrollments/${enrollment.id}/approve`);
   if (approved.status !== 200) throw new Error(`approve answered ${approved.status}: ${approved.text}`);
   return approved.body;
+}
+
+/**
+ * One test app and one enrollment world for a whole test file: made before its first test, closed after its
+ * last. Read `t` and `w` inside tests (they exist only once beforeAll has run).
+ */
+export function enrollmentWorldPerFile(): { readonly t: TestContext; readonly w: EnrollmentWorld } {
+  const context = {} as { t: TestContext; w: EnrollmentWorld };
+  beforeAll(async () => {
+    context.t = await createTestApp();
+    context.w = await createEnrollmentWorld(context.t);
+  });
+  afterAll(async () => {
+    await context.t.close();
+  });
+  return context;
 }
