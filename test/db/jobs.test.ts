@@ -138,7 +138,11 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
       expect((await jobRow(sooner)).run_at).toBe(at(-MINUTE));
     });
 
-    it('when a running job is brought forward and then asks to retry later, then the earlier time wins', async () => {
+    /**
+     * Runs a job that, once started, is brought forward (after `advanceMs` on the clock) and then asks to retry
+     * an hour later; the job's row afterwards.
+     */
+    async function broughtForwardWhileRunning(advanceMs: number) {
       const release = Promise.withResolvers<void>();
       const started = Promise.withResolvers<void>();
       const worker = makeWorker({
@@ -151,35 +155,20 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
       const id = await enqueue();
       const pass = worker.runDueJobs();
       await started.promise;
-
-      clock.advance(1000);
+      clock.advance(advanceMs);
       expect(await bringJobForward(database.db, id, clock.now())).toBe(true);
       release.resolve();
       await pass;
+      return jobRow(id);
+    }
 
-      expect(await jobRow(id)).toMatchObject({ state: 'queued', run_at: at(1000), last_error: 'waiting for another' });
+    it('when a running job is brought forward and then asks to retry later, then the earlier time wins', async () => {
+      expect(await broughtForwardWhileRunning(1000)).toMatchObject({ state: 'queued', run_at: at(1000), last_error: 'waiting for another' });
     });
 
     it('when a running job is brought forward in the very millisecond it was due, then that still counts', async () => {
       // The frozen clock makes the bring-forward time equal the time the job was queued for.
-      const release = Promise.withResolvers<void>();
-      const started = Promise.withResolvers<void>();
-      const worker = makeWorker({
-        [KIND]: async () => {
-          started.resolve();
-          await release.promise;
-          throw new RetryJobLater(new Date(at(60 * MINUTE)), 'waiting for another');
-        },
-      });
-      const id = await enqueue();
-      const pass = worker.runDueJobs();
-      await started.promise;
-
-      expect(await bringJobForward(database.db, id, clock.now())).toBe(true);
-      release.resolve();
-      await pass;
-
-      expect(await jobRow(id)).toMatchObject({ state: 'queued', run_at: NOW });
+      expect(await broughtForwardWhileRunning(0)).toMatchObject({ state: 'queued', run_at: NOW });
     });
 
     it('when a job asks to retry later without being brought forward, then it waits until then', async () => {
