@@ -15,6 +15,7 @@ import * as lifeEventRules from './migrations/2026-11-25T0001-life-event-rules.t
 import * as eligibilityByEmployment from './migrations/2026-11-25T0002-eligibility-by-employment.ts';
 import * as acaChildRating from './migrations/2026-11-25T0003-aca-child-rating.ts';
 import * as beneficiaryDesignations from './migrations/2026-11-25T0004-beneficiary-designations.ts';
+import * as planVolumeRules from './migrations/2026-11-25T0005-plan-volume-rules.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-25T0002-eligibility-by-employment': eligibilityByEmployment,
   '2026-11-25T0003-aca-child-rating': acaChildRating,
   '2026-11-25T0004-beneficiary-designations': beneficiaryDesignations,
+  '2026-11-25T0005-plan-volume-rules': planVolumeRules,
 };
 
 export class MigrationError extends Error {

@@ -64,6 +64,7 @@ describe('POST /plans', () => {
       guaranteed_issue_volume: '50000.00',
       requires_primary_care_provider: true,
       aca_child_rating_limit: true,
+      volume_rules: { increment: '1000.00', maximum: '100000.00' },
       metadata: { carrier_plan_code: 'GPPO-1500', tier: 'gold' },
     };
     const response = await t.admin.post('/plans', body);
@@ -106,6 +107,7 @@ describe('POST /plans', () => {
       guaranteed_issue_volume: null,
       requires_primary_care_provider: false,
       aca_child_rating_limit: false,
+      volume_rules: null,
       previous_plan: null,
       next_plan: null,
       metadata: {},

@@ -11,7 +11,9 @@ import {
   type CoverageStartRule,
 } from '../plan-configurations/eligibility.ts';
 import { isChildLike, type DependentRelationship } from '../plans/coverage-tier.ts';
-import { fromBasisPoints } from '../plans/pricing.ts';
+import { fromBasisPoints, toBasisPoints } from '../plans/pricing.ts';
+import type { VolumeRules } from '../plans/plan.schemas.ts';
+import { fromCents, toCents } from '../../shared/money.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 
 /** interface.md Enrollment.reason values. */
@@ -56,6 +58,7 @@ export interface PlanFacts {
   effectiveEnd: string;
   requiresPrimaryCareProvider: boolean;
   configurations: readonly ConfigurationFacts[];
+  volumeRules: VolumeRules | null;
 }
 
 export interface DependentFacts {
@@ -86,7 +89,8 @@ export interface SubmissionFacts {
     coverageStart: string | null;
     coverageEnd: string | null;
     hasPrimaryCareProvider: boolean;
-    dependents: readonly { dependent: DependentFacts | undefined }[];
+    dependents: readonly { dependent: DependentFacts | undefined; requestedVolumeCents: number | null }[];
+    requestedVolumeCents: number | null;
     /** Beneficiary designations (life and AD&D plans), their shares in basis points. */
     designations: readonly { designation: 'primary' | 'contingent'; basisPoints: number }[];
   }[];
@@ -152,6 +156,7 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
         errors.push(inputError(at('effective_start'), `The member was terminated on ${member.terminationDate}; coverage cannot start after.`));
       }
     }
+    if (plan.volumeRules !== null) errors.push(...volumeErrors(plan.volumeRules, elected, at));
     for (const kind of ['primary', 'contingent'] as const) {
       const shares = elected.designations.filter((designation) => designation.designation === kind);
       const total = shares.reduce((sum, share) => sum + share.basisPoints, 0);
@@ -217,4 +222,46 @@ export function decideVolume(requestedCents: number | null, guaranteedIssueCents
     return { volumeCents: guaranteedIssueCents, requestedVolumeCents: requestedCents, eoiStatus: 'pending' };
   }
   return { volumeCents: requestedCents, requestedVolumeCents: requestedCents, eoiStatus: 'not_required' };
+}
+
+/**
+ * A plan's volume rules on the requested volumes of one election: the member's a multiple of the increment
+ * between the minimum and the maximum; a dependent's a multiple of the increment, a spouse's at most the
+ * plan's share of the member's, a child's at most the child maximum.
+ */
+export function volumeErrors(
+  rules: VolumeRules,
+  elected: { requestedVolumeCents: number | null; dependents: readonly { dependent: DependentFacts | undefined; requestedVolumeCents: number | null }[] },
+  at: (...path: (string | number)[]) => (string | number)[],
+): InputError[] {
+  const errors: InputError[] = [];
+  const cents = (money: string | null | undefined) => (money === null || money === undefined ? null : toCents(money));
+  const increment = cents(rules.increment);
+  const inSteps = (volume: number, path: (string | number)[]) => {
+    if (increment !== null && increment > 0 && volume % increment !== 0) errors.push(inputError(path, `The volume must be a multiple of ${fromCents(increment)}.`));
+  };
+  const member = elected.requestedVolumeCents;
+  if (member !== null) {
+    const path = at('requested_volume');
+    inSteps(member, path);
+    const minimum = cents(rules.minimum);
+    const maximum = cents(rules.maximum);
+    if (minimum !== null && member < minimum) errors.push(inputError(path, `The volume must be at least ${fromCents(minimum)}.`));
+    if (maximum !== null && member > maximum) errors.push(inputError(path, `The volume can be at most ${fromCents(maximum)}.`));
+  }
+  elected.dependents.forEach(({ dependent, requestedVolumeCents: volume }, index) => {
+    if (volume === null || dependent === undefined) return;
+    const path = at('enrolled_dependents', index, 'requested_volume');
+    inSteps(volume, path);
+    if (isChildLike(dependent.relationship)) {
+      const childMaximum = cents(rules.child_maximum);
+      if (childMaximum !== null && volume > childMaximum) errors.push(inputError(path, `A child's volume can be at most ${fromCents(childMaximum)}.`));
+    } else if (rules.spouse_max_percent !== null && rules.spouse_max_percent !== undefined) {
+      const limit = Math.floor(((member ?? 0) * toBasisPoints(rules.spouse_max_percent)) / 10_000);
+      if (volume > limit) {
+        errors.push(inputError(path, `A spouse's volume can be at most ${rules.spouse_max_percent}% of the member's requested volume (${fromCents(limit)}).`));
+      }
+    }
+  });
+  return errors;
 }

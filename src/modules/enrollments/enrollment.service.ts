@@ -31,6 +31,7 @@ import * as repository from './enrollment.repository.ts';
 import { electionPrice } from './enrollment-pricing.ts';
 import { designationInputs, money, parsePrimaryCareProvider, primaryCareProviderJson, takesDesignations, toEnrollmentResponse } from './enrollment.response.ts';
 import { toBasisPoints } from '../plans/pricing.ts';
+import { parseVolumeRules } from '../plans/plan.service.ts';
 import type { CreateEnrollmentBody, EnrolledPlanInput, EnrollmentResponse, MemberCoverage, UpdateEnrollmentBody } from './enrollment.schemas.ts';
 import type { EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
 
@@ -724,11 +725,15 @@ export class EnrollmentService {
             effectiveEnd: plan.effective_end,
             requiresPrimaryCareProvider: Boolean(plan.requires_primary_care_provider),
             configurations: configurations.get(plan.id) ?? [],
+            volumeRules: parseVolumeRules(plan.volume_rules),
           },
           coverageStart: elected.effective_start,
           coverageEnd: elected.effective_end,
           hasPrimaryCareProvider: elected.primary_care_provider !== null,
-          dependents: elections.dependents.filter((d) => d.enrolled_plan_id === elected.id).map((d) => ({ dependent: dependentFacts(d.dependent_id) })),
+          dependents: elections.dependents
+            .filter((d) => d.enrolled_plan_id === elected.id)
+            .map((d) => ({ dependent: dependentFacts(d.dependent_id), requestedVolumeCents: d.requested_volume_cents })),
+          requestedVolumeCents: elected.requested_volume_cents,
           designations: elections.designations.filter((d) => d.enrolled_plan_id === elected.id).map((d) => ({ designation: d.designation, basisPoints: d.percentage_basis_points })),
         };
       }),

@@ -1,3 +1,4 @@
+import { PERCENTAGE_PATTERN } from './pricing.ts';
 import { Type, type Static } from 'typebox';
 import {
   DateSchema,
@@ -56,6 +57,22 @@ const AcaChildRatingLimitSchema = Type.Boolean({
     'ACA small-group age rating (45 CFR 147.102(c)(3)(i)): an age_banded premium charges at most the three oldest covered children under 21; younger ones are covered free. Default false.',
 });
 
+export const VolumeRulesSchema = Type.Object(
+  {
+    increment: Type.Optional(Nullable(MoneySchema)),
+    minimum: Type.Optional(Nullable(MoneySchema)),
+    maximum: Type.Optional(Nullable(MoneySchema)),
+    spouse_max_percent: Type.Optional(Nullable(Type.String({ pattern: PERCENTAGE_PATTERN, description: "A spouse's volume as at most this percentage of the member's (often 50)" }))),
+    child_maximum: Type.Optional(Nullable(MoneySchema)),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Volume rules of a life or disability plan, checked on requested volumes at save_and_submit: a multiple of increment, between minimum and maximum (the member\'s), a spouse at most spouse_max_percent of the member\'s requested volume, a child at most child_maximum. Omitted or null parts do not apply.',
+  },
+);
+export type VolumeRules = Static<typeof VolumeRulesSchema>;
+
 export const PlanSchema = Type.Object({
   id: IdSchema,
   group: IdSchema,
@@ -72,6 +89,7 @@ export const PlanSchema = Type.Object({
   guaranteed_issue_volume: Nullable(MoneySchema),
   requires_primary_care_provider: Type.Boolean(),
   aca_child_rating_limit: AcaChildRatingLimitSchema,
+  volume_rules: Nullable(VolumeRulesSchema),
   previous_plan: PreviousPlanSchema,
   next_plan: NextPlanSchema,
   metadata: MetadataResponseSchema,
@@ -85,6 +103,7 @@ const writable = {
   composite_rates: Type.Optional(Nullable(CompositeRatesSchema)),
   age_rates: Type.Optional(Nullable(AgeRatesSchema)),
   guaranteed_issue_volume: Type.Optional(Nullable(MoneySchema)),
+  volume_rules: Type.Optional(Nullable(VolumeRulesSchema)),
   metadata: Type.Optional(MetadataSchema),
 };
 

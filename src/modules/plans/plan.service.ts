@@ -19,7 +19,7 @@ import type { PlanRates } from './pricing.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
 import * as repository from './plan.repository.ts';
-import type { AgeRates, CompositeRates, CreatePlanBody, ListPlansQuery, PlanResponse, RenewPlanBody, UpdatePlanBody } from './plan.schemas.ts';
+import type { AgeRates, CompositeRates, CreatePlanBody, ListPlansQuery, PlanResponse, RenewPlanBody, UpdatePlanBody, VolumeRules } from './plan.schemas.ts';
 import type { PlanRow, PremiumType } from './plan.table.ts';
 
 /** Money as the API answers it: two decimals ("412.5" is stored and returned as "412.50"). */
@@ -68,6 +68,7 @@ export function toPlanResponse(row: PlanRow, carrierId: string): PlanResponse {
     guaranteed_issue_volume: row.guaranteed_issue_volume_cents === null ? null : fromCents(row.guaranteed_issue_volume_cents),
     requires_primary_care_provider: Boolean(row.requires_primary_care_provider),
     aca_child_rating_limit: Boolean(row.aca_child_rating_limit),
+    volume_rules: parseVolumeRules(row.volume_rules),
     previous_plan: row.previous_plan_id,
     next_plan: row.next_plan_id,
     metadata: parseMetadata(row.metadata),
@@ -167,6 +168,7 @@ export class PlanService {
         guaranteed_issue_volume_cents: centsOrNull(input.guaranteed_issue_volume ?? null),
         requires_primary_care_provider: input.requires_primary_care_provider ?? false,
         aca_child_rating_limit: input.aca_child_rating_limit ?? false,
+        volume_rules: volumeRulesJson(input.volume_rules ?? null),
         previous_plan_id: null,
         next_plan_id: null,
         metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
@@ -221,6 +223,7 @@ export class PlanService {
         age_rates: jsonOrNull(terms.age_rates),
         guaranteed_issue_volume_cents:
           input.guaranteed_issue_volume !== undefined ? centsOrNull(input.guaranteed_issue_volume) : current.guaranteed_issue_volume_cents,
+        volume_rules: input.volume_rules !== undefined ? volumeRulesJson(input.volume_rules) : current.volume_rules,
         previous_plan_id: given(input.previous_plan, current.previous_plan_id),
         next_plan_id: given(input.next_plan, current.next_plan_id),
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
@@ -353,4 +356,19 @@ interface NeighbourChange {
   plan: PlanRow;
   column: 'previous_plan_id' | 'next_plan_id';
   value: string | null;
+}
+
+/** Volume rules as stored: money in canonical form ("50000" -> "50000.00"), parts not given left out. */
+function volumeRulesJson(rules: VolumeRules | null): string | null {
+  if (rules === null) return null;
+  const canonical = Object.fromEntries(
+    Object.entries(rules)
+      .filter(([, value]) => value !== null && value !== undefined)
+      .map(([key, value]) => [key, key === 'spouse_max_percent' ? value : fromCents(toCents(value as string))]),
+  );
+  return JSON.stringify(canonical);
+}
+
+export function parseVolumeRules(json: string | null): VolumeRules | null {
+  return json === null ? null : (JSON.parse(json) as VolumeRules);
 }

@@ -44,6 +44,8 @@ export interface PlanTable {
   requires_primary_care_provider: boolean | number;
   /** Age-banded premiums charge at most the three oldest covered children under 21 (45 CFR 147.102(c)(3)(i)). */
   aca_child_rating_limit: Generated<boolean | number>;
+  /** JSON text of the plan's VolumeRules (plan.schemas.ts), or null for none. */
+  volume_rules: Generated<string | null>;
   /** The plan this one renews (last year's), and the plan that renews this one: each link is kept on both sides. */
   previous_plan_id: string | null;
   next_plan_id: string | null;
