@@ -699,7 +699,7 @@ export class EnrollmentService {
             today,
             hireDate: member.hire_date,
             effectiveStart: enrollment.effective_start,
-            lines: await this.#linesBeforeAndAfter(trx, enrollment, elections, plans, enrollment.effective_start ?? today),
+            lines: await this.#linesBeforeAndAfter(trx, enrollment, elections, plans, dependents, enrollment.effective_start ?? today),
           })
         : [];
     return [...lifeEvent, ...submissionErrors({
@@ -754,26 +754,30 @@ export class EnrollmentService {
     enrollment: EnrollmentRow,
     elections: Elections,
     plans: ReadonlyMap<string, { id: string; line_of_coverage: LineOfCoverage; previous_plan_id: string | null }>,
+    elected: ReadonlyMap<string, Pick<DependentRow, 'member_relationship'>>,
     start: string,
   ): Promise<LineBeforeAfter[]> {
-    const elected = elections.plans.flatMap((row) => {
+    const electedPlans = elections.plans.flatMap((row) => {
       const plan = plans.get(row.plan_id);
       return plan ? [{ row, plan }] : [];
     });
     const waived = elections.waivers.filter((waiver) => waiver.dependent_id === null);
-    const lines = [...new Set([...elected.map(({ plan }) => plan.line_of_coverage), ...waived.map((waiver) => waiver.line_of_coverage as LineOfCoverage)])];
+    const lines = [...new Set([...electedPlans.map(({ plan }) => plan.line_of_coverage), ...waived.map((waiver) => waiver.line_of_coverage as LineOfCoverage)])];
     const inForce = await repository.findCoverageInForce(trx, enrollment.member_id, lines, start, enrollment.id);
-    const beforeDependents =
-      inForce.length === 0 ? [] : await trx.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id']).where('enrolled_plan_id', 'in', inForce.map((row) => row.id)).execute();
-    const dependentIds = [...elections.dependents.map((d) => d.dependent_id), ...beforeDependents.map((d) => d.dependent_id)];
-    const relationships = new Map((await repository.findDependents(trx, enrollment.provider_id, dependentIds)).map((d) => [d.id, d.member_relationship]));
+    const beforeDependents = await repository.findEnrolledDependentsOf(trx, inForce.map((row) => row.id));
+    // The elected dependents are loaded already; only those covered before and no longer elected are read.
+    const unknown = beforeDependents.map((d) => d.dependent_id).filter((id) => !elected.has(id));
+    const relationships = new Map([
+      ...[...elected].map(([id, dependent]) => [id, dependent.member_relationship] as const),
+      ...(await repository.findDependents(trx, enrollment.provider_id, unknown)).map((d) => [d.id, d.member_relationship] as const),
+    ]);
     const persons = (ids: readonly string[]) => new Map(ids.flatMap((id) => (relationships.has(id) ? [[id, relationships.get(id)!] as const] : [])));
     const before = (line: LineOfCoverage) => {
       const row = inForce.find((entry) => entry.line_of_coverage === line);
       return row ? { planId: row.plan_id, dependents: persons(beforeDependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)) } : null;
     };
     return lines.map((line): LineBeforeAfter => {
-      const election = elected.find(({ plan }) => plan.line_of_coverage === line);
+      const election = electedPlans.find(({ plan }) => plan.line_of_coverage === line);
       if (election) {
         return {
           lineOfCoverage: line,
