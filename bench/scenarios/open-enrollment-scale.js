@@ -25,6 +25,16 @@ const CHANGING_SHARE = 0.05;
 const MAX_SECONDS = 2;
 const MAX_RSS_MB = 300;
 const SWEEP_DAY = '2026-12-24';
+/** The coverage columns of a seeded enrolled plan or dependent: no volume, no EOI, no provider, no card. */
+const UNCHANGED_COVERAGE_COLUMNS = {
+  volume_cents: null,
+  requested_volume_cents: null,
+  volume_approved_at: null,
+  eoi_dismissed_at: null,
+  eoi_status: 'not_required',
+  primary_care_provider: null,
+  member_id_card_id: null,
+};
 
 export async function run({ service, settings: _settings, kinds, log, env = process.env }) {
   const members = wholeNumberFrom(env, 'BENCH_OE_MEMBERS', DEFAULT_MEMBERS, 10);
@@ -255,13 +265,7 @@ async function seed(service, db, providerId, count, enrollmentType, changing) {
     employer_contribution_cents: null,
     member_contribution_cents: null,
     payroll_provider_external_id: null,
-    volume_cents: null,
-    requested_volume_cents: null,
-    volume_approved_at: null,
-    eoi_dismissed_at: null,
-    eoi_status: 'not_required',
-    primary_care_provider: null,
-    member_id_card_id: null,
+    ...UNCHANGED_COVERAGE_COLUMNS,
     created_at: enrollment.created_at,
   });
 
@@ -328,13 +332,7 @@ async function seed(service, db, providerId, count, enrollmentType, changing) {
         enrolled_plan_id: enrolledPlan.id,
         dependent_id: child.id,
         position: 0,
-        volume_cents: null,
-        requested_volume_cents: null,
-        volume_approved_at: null,
-        eoi_dismissed_at: null,
-        eoi_status: 'not_required',
-        primary_care_provider: null,
-        member_id_card_id: null,
+        ...UNCHANGED_COVERAGE_COLUMNS,
         created_at: enrollment.created_at,
       });
     }
