@@ -16,6 +16,7 @@ import * as eligibilityByEmployment from './migrations/2026-11-25T0002-eligibili
 import * as acaChildRating from './migrations/2026-11-25T0003-aca-child-rating.ts';
 import * as beneficiaryDesignations from './migrations/2026-11-25T0004-beneficiary-designations.ts';
 import * as planVolumeRules from './migrations/2026-11-25T0005-plan-volume-rules.ts';
+import * as planVolumeRating from './migrations/2026-11-26T0001-plan-volume-rating.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-25T0003-aca-child-rating': acaChildRating,
   '2026-11-25T0004-beneficiary-designations': beneficiaryDesignations,
   '2026-11-25T0005-plan-volume-rules': planVolumeRules,
+  '2026-11-26T0001-plan-volume-rating': planVolumeRating,
 };
 
 export class MigrationError extends Error {

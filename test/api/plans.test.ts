@@ -65,6 +65,8 @@ describe('POST /plans', () => {
       requires_primary_care_provider: true,
       aca_child_rating_limit: true,
       volume_rules: { increment: '1000.00', maximum: '100000.00' },
+      rate_basis: 'flat',
+      age_rating_date: 'plan_year_start',
       metadata: { carrier_plan_code: 'GPPO-1500', tier: 'gold' },
     };
     const response = await t.admin.post('/plans', body);
@@ -108,6 +110,8 @@ describe('POST /plans', () => {
       requires_primary_care_provider: false,
       aca_child_rating_limit: false,
       volume_rules: null,
+      rate_basis: 'flat',
+      age_rating_date: 'coverage_start',
       previous_plan: null,
       next_plan: null,
       metadata: {},

@@ -15,6 +15,8 @@ export interface CoverageItem {
   effectiveEnd: string | null;
   dependentIds: readonly string[];
   volumeCents: number | null;
+  /** The covered dependents' volumes in force, when the caller knows them (a change to one is a volume_change). */
+  dependentVolumeCents?: ReadonlyMap<string, number | null>;
   employerContributionCents: number | null;
   memberContributionCents: number | null;
 }
@@ -99,11 +101,19 @@ function changeKinds(before: CoverageItem, after: CoverageItem): ChangeKind[] {
     // A mid-year change to the same plan keeps the plan year's end; a renewal moves it.
     date_change: before.effectiveEnd !== after.effectiveEnd,
     dependent_change: !sameSet(before.dependentIds, after.dependentIds),
-    volume_change: before.volumeCents !== after.volumeCents,
+    volume_change: before.volumeCents !== after.volumeCents || dependentVolumeChanged(before, after),
     contribution_change:
       before.employerContributionCents !== after.employerContributionCents || before.memberContributionCents !== after.memberContributionCents,
   };
   return CHANGE_KINDS.filter((kind) => differs[kind]);
+}
+
+/** Whether a dependent covered before and after has another volume in force (known on both sides). */
+function dependentVolumeChanged(before: CoverageItem, after: CoverageItem): boolean {
+  const was = before.dependentVolumeCents;
+  const is = after.dependentVolumeCents;
+  if (was === undefined || is === undefined) return false;
+  return [...is].some(([id, volume]) => was.has(id) && was.get(id) !== volume);
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {

@@ -1,6 +1,7 @@
 /**
  * The price of one election (API.md section 6): the tier from the covered dependents, the premium from the
- * plan's rates (ages on the coverage start), the employer share from the member's plan configuration.
+ * plan's rates (ages on the plan's age rating date; per unit of volume in force when the plan's rate basis
+ * says so), the employer share from the member's plan configuration.
  */
 import { ageOn, compareDates } from '../../shared/dates.ts';
 import { inputError, type InputError } from '../../shared/errors.ts';
@@ -13,7 +14,7 @@ import type { PlanConfigurationRow } from '../plan-configurations/plan-configura
 import { coverageTier, isChildLike } from '../plans/coverage-tier.ts';
 import { toPlanRates } from '../plans/plan.service.ts';
 import type { PlanRow } from '../plans/plan.table.ts';
-import { chargedAges, contributionSplit, premiumCents } from '../plans/pricing.ts';
+import { chargedAges, contributionSplit, premiumCents, volumePremiumCents } from '../plans/pricing.ts';
 import type { EnrolledPlanInput } from './enrollment.schemas.ts';
 
 /** Age in whole years on `date`; 0 for someone not yet born then (priced as a newborn). */
@@ -32,18 +33,29 @@ export function electionPrice(
   member: MemberRow,
   covered: readonly DependentRow[],
   coverageStart: string,
+  volumes: { member: number | null; dependents: ReadonlyMap<string, number | null> },
   input: EnrolledPlanInput,
   path: (string | number)[],
   errors: InputError[],
 ): { premium: number | null; employer: number | null; member: number | null } {
   const tier = coverageTier(covered.map((dependent) => dependent.member_relationship));
-  const ageOf = (dependent: DependentRow) => ageOrZero(dependent.dob, coverageStart);
-  const ages = chargedAges(
-    [ageOrZero(member.dob, coverageStart), ...covered.filter((dependent) => !isChildLike(dependent.member_relationship)).map(ageOf)],
-    covered.filter((dependent) => isChildLike(dependent.member_relationship)).map(ageOf),
-    Boolean(plan.aca_child_rating_limit),
-  );
-  const premium = premiumCents(toPlanRates(plan), tier, ages);
+  const ageDate = plan.age_rating_date === 'plan_year_start' ? plan.effective_start : coverageStart;
+  const ageOf = (dependent: DependentRow) => ageOrZero(dependent.dob, ageDate);
+  const premium =
+    plan.rate_basis === 'flat'
+      ? premiumCents(
+          toPlanRates(plan),
+          tier,
+          chargedAges(
+            [ageOrZero(member.dob, ageDate), ...covered.filter((dependent) => !isChildLike(dependent.member_relationship)).map(ageOf)],
+            covered.filter((dependent) => isChildLike(dependent.member_relationship)).map(ageOf),
+            Boolean(plan.aca_child_rating_limit),
+          ),
+        )
+      : volumePremiumCents(toPlanRates(plan), plan.rate_basis, tier, [
+          { age: ageOrZero(member.dob, ageDate), volumeCents: volumes.member },
+          ...covered.map((dependent) => ({ age: ageOf(dependent), volumeCents: volumes.dependents.get(dependent.id) ?? null })),
+        ]);
   if (premium === undefined) {
     // No rates on the plan: the client's figures, as given.
     return {

@@ -14,7 +14,7 @@ import { isChildLike, type DependentRelationship } from '../plans/coverage-tier.
 import { fromBasisPoints, toBasisPoints } from '../plans/pricing.ts';
 import type { VolumeRules } from '../plans/plan.schemas.ts';
 import { fromCents, toCents } from '../../shared/money.ts';
-import type { LineOfCoverage } from '../plans/plan.table.ts';
+import type { LineOfCoverage, RateBasis } from '../plans/plan.table.ts';
 
 /** interface.md Enrollment.reason values. */
 export const ENROLLMENT_REASONS = [
@@ -59,6 +59,7 @@ export interface PlanFacts {
   requiresPrimaryCareProvider: boolean;
   configurations: readonly ConfigurationFacts[];
   volumeRules: VolumeRules | null;
+  rateBasis: RateBasis;
 }
 
 export interface DependentFacts {
@@ -157,6 +158,14 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
       }
     }
     if (plan.volumeRules !== null) errors.push(...volumeErrors(plan.volumeRules, elected, at));
+    if (plan.rateBasis !== 'flat') {
+      // Priced per unit of volume: every covered person has one.
+      const unit = plan.rateBasis === 'per_1000_volume' ? '$1,000 of volume' : '$100 of monthly benefit';
+      if (elected.requestedVolumeCents === null) errors.push(inputError(at('requested_volume'), `Required: the plan is rated per ${unit}.`));
+      elected.dependents.forEach(({ requestedVolumeCents }, index) => {
+        if (requestedVolumeCents === null) errors.push(inputError(at('enrolled_dependents', index, 'requested_volume'), `Required: the plan is rated per ${unit}.`));
+      });
+    }
     for (const kind of ['primary', 'contingent'] as const) {
       const shares = elected.designations.filter((designation) => designation.designation === kind);
       const total = shares.reduce((sum, share) => sum + share.basisPoints, 0);
@@ -213,16 +222,27 @@ export interface VolumeDecision {
 }
 
 /**
- * Evidence of insurability: a requested volume above the plan's guaranteed-issue amount needs EOI; until it
- * is approved the coverage is the guaranteed amount.
+ * Evidence of insurability: a requested volume above the person's guaranteed issue needs EOI; until it is
+ * approved the coverage is the guaranteed amount. A late entrant (`lateEntrant`) has no guaranteed issue:
+ * any amount needs EOI and nothing is in force until it is approved.
  */
-export function decideVolume(requestedCents: number | null, guaranteedIssueCents: number | null): VolumeDecision {
+export function decideVolume(requestedCents: number | null, guaranteedIssueCents: number | null, lateEntrant = false): VolumeDecision {
   if (requestedCents === null) return { volumeCents: null, requestedVolumeCents: null, eoiStatus: 'not_required' };
-  if (guaranteedIssueCents !== null && requestedCents > guaranteedIssueCents) {
-    return { volumeCents: guaranteedIssueCents, requestedVolumeCents: requestedCents, eoiStatus: 'pending' };
+  const guaranteed = lateEntrant ? 0 : guaranteedIssueCents;
+  if (guaranteed !== null && requestedCents > guaranteed) {
+    return { volumeCents: guaranteed, requestedVolumeCents: requestedCents, eoiStatus: 'pending' };
   }
   return { volumeCents: requestedCents, requestedVolumeCents: requestedCents, eoiStatus: 'not_required' };
 }
+
+/** The guaranteed issue of a person on a plan: a spouse's or a child's by the plan's volume rules, else the plan's. */
+export function guaranteedIssueCents(planGuaranteedIssueCents: number | null, rules: VolumeRules | null, person: 'member' | 'spouse' | 'child'): number | null {
+  const own = person === 'spouse' ? rules?.spouse_guaranteed_issue : person === 'child' ? rules?.child_guaranteed_issue : undefined;
+  return own === undefined || own === null ? planGuaranteedIssueCents : toCents(own);
+}
+
+/** Enrollments in the member's initial window, for the late-entrant EOI rule: a new hire's, a rehire's, a newly eligible member's. */
+export const INITIAL_ELECTION_REASONS: readonly string[] = ['new_hire', 'rehire', 'new_eligibility'];
 
 /**
  * A plan's volume rules on the requested volumes of one election: the member's a multiple of the increment

@@ -152,7 +152,7 @@ export function findEnrolledDependentsOf(db: Executor, enrolledPlanIds: readonly
 export async function updateEnrolledPlanVolume(
   trx: Executor,
   id: string,
-  set: Pick<EnrolledPlanRow, 'volume_cents' | 'eoi_status' | 'volume_approved_at'>,
+  set: Partial<Pick<EnrolledPlanRow, 'volume_cents' | 'eoi_status' | 'volume_approved_at' | 'premium_cents' | 'employer_contribution_cents' | 'member_contribution_cents'>>,
 ): Promise<void> {
   await trx.updateTable('enrolled_plans').set(set).where('id', '=', id).execute();
 }
@@ -160,7 +160,7 @@ export async function updateEnrolledPlanVolume(
 export async function updateEnrolledDependentVolume(
   trx: Executor,
   id: string,
-  set: Pick<EnrolledDependentRow, 'volume_cents' | 'eoi_status' | 'volume_approved_at'>,
+  set: Partial<Pick<EnrolledDependentRow, 'volume_cents' | 'eoi_status' | 'volume_approved_at'>>,
 ): Promise<void> {
   await trx.updateTable('enrolled_dependents').set(set).where('id', '=', id).execute();
 }

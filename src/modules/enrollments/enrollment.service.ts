@@ -19,11 +19,12 @@ import { findMemberById, lockMemberById } from '../members/member.repository.ts'
 import type { MemberRow } from '../members/member.table.ts';
 import type { Notifier } from '../notifications/notification.service.ts';
 import { disabilityCertifiedThrough, newHireCoverageStart, selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
-import type { LineOfCoverage } from '../plans/plan.table.ts';
+import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
+import { isChildLike } from '../plans/coverage-tier.ts';
 import { eventOf, type EventSource } from '../events/event-data.ts';
 import type { QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
 import type { EventLog, NewEvent } from '../events/event-log.ts';
-import { decideVolume, submissionErrors } from './enrollment-rules.ts';
+import { decideVolume, guaranteedIssueCents, INITIAL_ELECTION_REASONS, submissionErrors, type VolumeDecision } from './enrollment-rules.ts';
 import { lifeEventErrors, lifeEventRule, type LifeEventReason, type LineBeforeAfter } from './life-events.ts';
 import { serviceEnrollmentRow } from './enrollment-lifecycle.ts';
 import { assertTransition, ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS, type EnrollmentAction } from './enrollment-status.ts';
@@ -156,17 +157,19 @@ export class EnrollmentService {
 
   async updateEnrollment(scope: Scope, id: string, input: UpdateEnrollmentBody, overrideBy: string | null = null): Promise<EnrollmentResponse> {
     return this.#db.transaction().execute(async (trx) => {
-      const current = await repository.lockEnrollmentById(trx, scope, id);
-      if (!current) throw new NotFound('enrollment');
+      // The member first, then the enrollment (the lock order of docs/architecture.md).
+      const found = await repository.findEnrollmentById(trx, scope, id);
+      if (!found) throw new NotFound('enrollment');
+      const member = await lockMemberById(trx, scope, found.member_id);
+      const current = member && (await repository.lockEnrollmentById(trx, scope, id));
+      if (!member || !current) throw new NotFound('enrollment');
       const plans = input.enrolled_plans;
       if (plans !== undefined && plans.length > 0 && plans.every((plan) => 'id' in plan)) {
-        return this.#decideEoi(trx, current, input);
+        return this.#decideEoi(trx, current, member, input);
       }
       if (current.status !== 'not_started') {
         throw new InvalidState(`An enrollment can be edited only while not_started; this one is ${current.status}. Reopen a pending one first.`);
       }
-      const member = await lockMemberById(trx, scope, current.member_id);
-      if (!member) throw new NotFound('enrollment');
       const updated: EnrollmentRow = {
         ...current,
         effective_start: input.effective_start !== undefined ? input.effective_start : current.effective_start,
@@ -354,50 +357,14 @@ export class EnrollmentService {
     const storedDesignations = await repository.findDesignationsOf(trx, current.map((row) => row.id));
     const affected = current.filter((row) => stored.some((d) => d.enrolled_plan_id === row.id && leaves(row, d.dependent_id)));
     if (affected.length === 0) return false;
-    const now = this.#clock.now().toISOString();
-    const row = serviceEnrollmentRow(member, { status: 'pending', reason: 'dependent_aged_out', changeDate: firstDayOut, effectiveStart: firstDayOut, now });
-    const staying = (plan: EnrolledPlanRow) => stored.filter((d) => d.enrolled_plan_id === plan.id && !leaves(plan, d.dependent_id));
-    const inputs: EnrolledPlanInput[] = affected.map((plan) => ({
-      plan: plan.plan_id,
-      beneficiary_designations: designationInputs(storedDesignations, plan.id),
-      enrolled_dependents: staying(plan).map((d) => ({
-        dependent: d.dependent_id,
-        primary_care_provider: parsePrimaryCareProvider(d.primary_care_provider),
-        requested_volume: money(d.requested_volume_cents),
-      })),
-      primary_care_provider: parsePrimaryCareProvider(plan.primary_care_provider),
-      payroll_provider_external_id: plan.payroll_provider_external_id,
-      requested_volume: money(plan.requested_volume_cents),
-      effective_start: firstDayOut,
-      effective_end: plan.effective_end,
-    }));
-    const elections = await this.#buildElections(trx, row, member, inputs, []);
-    // The same coverage goes on: volumes and EOI decisions as they were, and for plans without rates the
-    // figures the client gave (nothing to price them from).
-    const kept = (before: EnrolledPlanRow | EnrolledDependentRow) => ({
-      volume_cents: before.volume_cents,
-      requested_volume_cents: before.requested_volume_cents,
-      volume_approved_at: before.volume_approved_at,
-      eoi_dismissed_at: before.eoi_dismissed_at,
-      eoi_status: before.eoi_status,
-      member_id_card_id: before.member_id_card_id,
+    const row = serviceEnrollmentRow(member, { status: 'pending', reason: 'dependent_aged_out', changeDate: firstDayOut, effectiveStart: firstDayOut, now: this.#clock.now().toISOString() });
+    const staying = stored.filter((d) => {
+      const plan = affected.find((p) => p.id === d.enrolled_plan_id);
+      return plan !== undefined && !leaves(plan, d.dependent_id);
     });
-    elections.plans.forEach((plan, index) => {
-      const before = affected[index]!;
-      Object.assign(plan, kept(before));
-      if (plan.premium_cents === null) {
-        Object.assign(plan, { premium_cents: before.premium_cents, employer_contribution_cents: before.employer_contribution_cents, member_contribution_cents: before.member_contribution_cents });
-      }
-    });
-    for (const dependent of elections.dependents) {
-      const plan = elections.plans.find((p) => p.id === dependent.enrolled_plan_id)!;
-      const before = stored.find((d) => d.enrolled_plan_id === affected[plan.position]!.id && d.dependent_id === dependent.dependent_id)!;
-      Object.assign(dependent, kept(before));
-    }
-    await repository.insertEnrollment(trx, row);
-    await repository.insertElections(trx, elections);
-    const recorded = [eventOf('enrollment', 'created', { ...row, status: 'not_started' as const }), eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.save_and_submit, row)];
-    await this.approveEnrollmentIn(trx, { providerId: member.provider_id, employerId: null }, row.id, recorded);
+    const stayingOnly: Elections = { plans: affected, dependents: staying, waivers: [], designations: storedDesignations, lines: new Map() };
+    // The same coverage goes on: volumes and EOI decisions as they were (and priced on them).
+    await this.#continueCoverageIn(trx, row, member, stayingOnly, affected, (plan, dependentId) => volumeColumnsOf(rowOfPerson(stayingOnly, plan, dependentId)));
     return true;
   }
 
@@ -463,10 +430,17 @@ export class EnrollmentService {
     if (!won) throw new InvalidState(`The enrollment changed status while this request ran; it is no longer ${enrollment.status}.`);
   }
 
-  /** EOI decisions on enrolled plans or dependents, allowed until the enrollment is approved. */
-  async #decideEoi(trx: Transaction<Database>, enrollment: EnrollmentRow, input: UpdateEnrollmentBody): Promise<EnrollmentResponse> {
-    if (enrollment.status !== 'not_started' && enrollment.status !== 'pending') {
-      throw new InvalidState(`EOI decisions are recorded before approval; this enrollment is ${enrollment.status}. A later volume change is a new enrollment.`);
+  /**
+   * EOI decisions on enrolled plans or dependents (API.md section 6). Before approval they change the election
+   * in place: an approval puts the requested volume in force, a denial keeps the guaranteed amount, and plans
+   * rated per unit of volume are priced again. After approval (approved or synced), on coverage still running
+   * on the decision date: a denial is recorded in place (nothing changes for the carrier), and an approval
+   * raises the volume from the decision date (#raiseVolumesIn).
+   */
+  async #decideEoi(trx: Transaction<Database>, enrollment: EnrollmentRow, member: MemberRow, input: UpdateEnrollmentBody): Promise<EnrollmentResponse> {
+    const beforeApproval = enrollment.status === 'not_started' || enrollment.status === 'pending';
+    if (!beforeApproval && enrollment.status !== 'approved' && enrollment.status !== 'synced') {
+      throw new InvalidState(`EOI decisions are recorded on enrollments not_started, pending, approved or synced; this one is ${enrollment.status}.`);
     }
     const others = Object.keys(input).filter((key) => key !== 'enrolled_plans' && key !== 'metadata');
     if (others.length > 0) {
@@ -476,27 +450,28 @@ export class EnrollmentService {
     const plansById = new Map(elections.plans.map((plan) => [plan.id, plan]));
     const dependentsById = new Map(elections.dependents.map((dependent) => [dependent.id, dependent]));
     const now = this.#clock.now().toISOString();
+    const today = toDateString(this.#clock.now());
     const errors: InputError[] = [];
-    const decisions = (input.enrolled_plans ?? []) as { id: string; eoi_status?: 'approved' | 'denied'; enrolled_dependents?: { id: string; eoi_status: 'approved' | 'denied' }[] }[];
-    const apply = async (row: EnrolledPlanRow | EnrolledDependentRow, decision: 'approved' | 'denied', path: (string | number)[], update: typeof repository.updateEnrolledPlanVolume) => {
+    const decided = new Map<EnrolledPlanRow, Map<string | null, 'approved' | 'denied'>>();
+    const decide = (plan: EnrolledPlanRow, row: EnrolledPlanRow | EnrolledDependentRow, dependentId: string | null, decision: 'approved' | 'denied', path: (string | number)[]) => {
       if (row.eoi_status !== 'pending') {
         errors.push(inputError(path, `No EOI is pending here (eoi_status is ${row.eoi_status}).`));
         return;
       }
-      const set =
-        decision === 'approved'
-          ? { volume_cents: row.requested_volume_cents, eoi_status: 'approved' as const, volume_approved_at: now }
-          : { volume_cents: row.volume_cents, eoi_status: 'denied' as const, volume_approved_at: null };
-      Object.assign(row, set);
-      await update(trx, row.id, set);
+      if (!beforeApproval && !runsOn(plan, today)) {
+        errors.push(inputError(path, `This coverage is not in force on or after ${today} (${plan.effective_start} to ${plan.effective_end ?? 'open'}): record the decision on the coverage that carries the election now.`));
+        return;
+      }
+      decided.set(plan, (decided.get(plan) ?? new Map<string | null, 'approved' | 'denied'>()).set(dependentId, decision));
     };
+    const decisions = (input.enrolled_plans ?? []) as { id: string; eoi_status?: 'approved' | 'denied'; enrolled_dependents?: { id: string; eoi_status: 'approved' | 'denied' }[] }[];
     for (const [index, decision] of decisions.entries()) {
       const plan = plansById.get(decision.id);
       if (!plan) {
         errors.push(inputError(['enrolled_plans', index, 'id'], 'No such enrolled plan in this enrollment.'));
         continue;
       }
-      if (decision.eoi_status) await apply(plan, decision.eoi_status, ['enrolled_plans', index, 'eoi_status'], repository.updateEnrolledPlanVolume);
+      if (decision.eoi_status) decide(plan, plan, null, decision.eoi_status, ['enrolled_plans', index, 'eoi_status']);
       for (const [dependentIndex, dependentDecision] of (decision.enrolled_dependents ?? []).entries()) {
         const dependent = dependentsById.get(dependentDecision.id);
         const path = ['enrolled_plans', index, 'enrolled_dependents', dependentIndex];
@@ -504,14 +479,128 @@ export class EnrollmentService {
           errors.push(inputError([...path, 'id'], 'No such enrolled dependent on this enrolled plan.'));
           continue;
         }
-        await apply(dependent, dependentDecision.eoi_status, [...path, 'eoi_status'], repository.updateEnrolledDependentVolume);
+        decide(plan, dependent, dependent.dependent_id, dependentDecision.eoi_status, [...path, 'eoi_status']);
       }
     }
     if (errors.length > 0) throw new ValidationFailed(errors);
+    // The decisions, on the rows named: before approval the requested volume goes in force at once; after, the
+    // rows keep the volume in force on their dates and the raised volume goes on from the decision date.
+    const decidedVolume = (row: EnrolledPlanRow | EnrolledDependentRow, decision: 'approved' | 'denied'): VolumeColumns =>
+      decision === 'denied'
+        ? { ...volumeColumnsOf(row), eoi_status: 'denied', volume_approved_at: null }
+        : { ...volumeColumnsOf(row), eoi_status: 'approved', volume_approved_at: now, volume_cents: beforeApproval ? row.requested_volume_cents : row.volume_cents };
+    for (const [plan, byPerson] of decided) {
+      for (const [dependentId, decision] of byPerson) {
+        const row = rowOfPerson(elections, plan, dependentId);
+        const set = decidedVolume(row, decision);
+        const columns = { volume_cents: set.volume_cents, eoi_status: set.eoi_status, volume_approved_at: set.volume_approved_at };
+        Object.assign(row, columns);
+        await (dependentId === null ? repository.updateEnrolledPlanVolume(trx, row.id, columns) : repository.updateEnrolledDependentVolume(trx, row.id, columns));
+      }
+    }
+    if (beforeApproval) {
+      await this.#repriceIn(trx, enrollment, member, elections, [...decided.keys()]);
+    } else {
+      const approvals = [...decided].filter(([, byPerson]) => [...byPerson.values()].includes('approved'));
+      if (approvals.length > 0) await this.#raiseVolumesIn(trx, enrollment, member, elections, approvals.map(([plan, byPerson]) => ({ plan, byPerson })), today);
+    }
     const updated = { ...enrollment, metadata: JSON.stringify(mergeMetadata(parseMetadata(enrollment.metadata), input.metadata)) };
     await repository.updateEnrollmentFields(trx, updated);
     await this.#events.record(trx, eventOf('enrollment', 'updated', updated));
-    return toEnrollmentResponse(updated, elections);
+    return toEnrollmentResponse(updated, await repository.findElections(trx, [enrollment.id]));
+  }
+
+  /** The stored elections `plans` (of an enrollment not yet approved) priced again on their volumes in force. */
+  async #repriceIn(trx: Transaction<Database>, enrollment: EnrollmentRow, member: MemberRow, stored: Elections, plans: readonly EnrolledPlanRow[]): Promise<void> {
+    const chosen = stored.plans.filter((plan) => plans.includes(plan));
+    const storedVolume = (plan: EnrolledPlanRow, dependentId: string | null) => volumeColumnsOf(rowOfPerson(stored, plan, dependentId));
+    const priced = await this.#reelect(trx, enrollment, member, stored, chosen, (plan) => plan.effective_start, storedVolume);
+    for (const [index, plan] of chosen.entries()) {
+      const again = priced.plans[index]!;
+      if (again.premium_cents === null) continue;
+      const set = { premium_cents: again.premium_cents, employer_contribution_cents: again.employer_contribution_cents, member_contribution_cents: again.member_contribution_cents };
+      if (set.premium_cents !== plan.premium_cents || set.employer_contribution_cents !== plan.employer_contribution_cents || set.member_contribution_cents !== plan.member_contribution_cents) {
+        await repository.updateEnrolledPlanVolume(trx, plan.id, set);
+      }
+    }
+  }
+
+  /**
+   * EOI approved after approval raises the volume from the decision date (or from the coverage's start, when
+   * that is later): per first day, an enrollment the service records continues the decided elections (same
+   * plan, persons, designations, providers, end; the original's category, reason and change date) with the
+   * approved volumes in force, priced again, submitted and approved. Approval ends the decided coverage the day
+   * before and sends the carrier a `change` with `volume_change` (and `contribution_change` when the price
+   * moved). The caller holds the member's lock.
+   */
+  async #raiseVolumesIn(
+    trx: Transaction<Database>,
+    enrollment: EnrollmentRow,
+    member: MemberRow,
+    stored: Elections,
+    approvals: readonly { plan: EnrolledPlanRow; byPerson: ReadonlyMap<string | null, 'approved' | 'denied'> }[],
+    today: string,
+  ): Promise<void> {
+    const now = this.#clock.now().toISOString();
+    const firstDay = (plan: EnrolledPlanRow) => (plan.effective_start !== null && compareDates(plan.effective_start, today) > 0 ? plan.effective_start : today);
+    for (const [start, group] of Map.groupBy(approvals, ({ plan }) => firstDay(plan))) {
+      const row: EnrollmentRow = {
+        ...serviceEnrollmentRow(member, { status: 'pending', reason: enrollment.reason ?? '', changeDate: today, effectiveStart: start, now }),
+        category: enrollment.category,
+        reason: enrollment.reason,
+        change_date: enrollment.change_date,
+        other_coverage: enrollment.other_coverage,
+      };
+      const raised = (plan: EnrolledPlanRow, dependentId: string | null): VolumeColumns => {
+        const before = rowOfPerson(stored, plan, dependentId);
+        const decision = group.find((entry) => entry.plan === plan)!.byPerson.get(dependentId);
+        return decision === 'approved' ? { ...volumeColumnsOf(before), volume_cents: before.requested_volume_cents } : volumeColumnsOf(before);
+      };
+      await this.#continueCoverageIn(trx, row, member, stored, group.map(({ plan }) => plan), raised);
+    }
+  }
+
+  /**
+   * Coverage the service continues from the enrollment `row` starts (pending, inserted here): the stored
+   * elections `plans` elected again with the volumes `volumeOf` gives, priced on them, keeping cards and
+   * client-given prices, submitted and approved (which ends the coverage they continue the day before and
+   * records the benefit changes). The caller holds the member's lock and wakes the job worker after commit.
+   */
+  async #continueCoverageIn(
+    trx: Transaction<Database>,
+    row: EnrollmentRow,
+    member: MemberRow,
+    stored: Elections,
+    plans: readonly EnrolledPlanRow[],
+    volumeOf: (plan: EnrolledPlanRow, dependentId: string | null) => VolumeColumns,
+  ): Promise<void> {
+    const elections = await this.#reelect(trx, row, member, stored, plans, () => row.effective_start, volumeOf);
+    keepCardsAndClientPrices(elections, plans, stored.dependents);
+    await repository.insertEnrollment(trx, row);
+    await repository.insertElections(trx, elections);
+    const recorded = [eventOf('enrollment', 'created', { ...row, status: 'not_started' as const }), eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.save_and_submit, row)];
+    await this.approveEnrollmentIn(trx, { providerId: member.provider_id, employerId: null }, row.id, recorded);
+  }
+
+  /**
+   * The stored elections `plans` elected again for `enrollment` (their persons, designations, providers and
+   * end; the start `startOf` gives), with the volumes `volumeOf` gives, priced on them.
+   */
+  async #reelect(
+    trx: Executor,
+    enrollment: EnrollmentRow,
+    member: MemberRow,
+    stored: Elections,
+    plans: readonly EnrolledPlanRow[],
+    startOf: (plan: EnrolledPlanRow) => string | null,
+    volumeOf: (plan: EnrolledPlanRow, dependentId: string | null) => VolumeColumns,
+  ): Promise<Elections> {
+    const inputs = this.#storedPlanInputs({ ...stored, plans: [...plans] }).map((input, index) => ({
+      ...input,
+      effective_start: startOf(plans[index]!),
+      effective_end: plans[index]!.effective_end,
+    }));
+    return this.#buildElections(trx, enrollment, member, inputs, [], (index, dependentId) => volumeOf(plans[index]!, dependentId));
   }
 
   async #assertDocumentsVisible(trx: Executor, member: MemberRow, ids: readonly string[]): Promise<void> {
@@ -531,6 +620,7 @@ export class EnrollmentService {
     member: MemberRow,
     planInputs: readonly EnrolledPlanInput[],
     waiverInputs: readonly NonNullable<CreateEnrollmentBody['coverage_waivers']>[number][],
+    kept?: KeptVolumes,
   ): Promise<Elections> {
     const plans = new Map((await repository.findPlans(trx, member.provider_id, planInputs.map((plan) => plan.plan))).map((plan) => [plan.id, plan]));
     const dependentIds = [...planInputs.flatMap((plan) => (plan.enrolled_dependents ?? []).map((d) => d.dependent)), ...waiverInputs.flatMap((w) => (w.dependent ? [w.dependent] : []))];
@@ -543,6 +633,7 @@ export class EnrollmentService {
     const errors: InputError[] = [];
     const now = this.#clock.now().toISOString();
     const elections: Elections = { plans: [], dependents: [], waivers: [], designations: [], lines: new Map() };
+    const lateEntrant = kept === undefined ? await this.#lateEntrantLines(trx, enrollment, member, planInputs, plans) : new Set<number>();
 
     planInputs.forEach((input, index) => {
       const plan = plans.get(input.plan);
@@ -564,8 +655,20 @@ export class EnrollmentService {
       const ruleStart = configuration && newHireCoverageStart(member.hire_date, configuration.waiting_period_days, configuration.coverage_start_rule);
       const start = input.effective_start ?? enrollment.effective_start ?? ruleStart ?? plan.effective_start;
       const end = input.effective_end ?? enrollment.effective_end ?? plan.effective_end;
-      const price = electionPrice(plan, configurations.get(plan.id) ?? [], subclassIds, member, covered, start, input, ['enrolled_plans', index], errors);
-      const planVolume = decideVolume(input.requested_volume ? toCents(input.requested_volume) : null, plan.guaranteed_issue_volume_cents);
+      // Volumes first: a plan rated per unit of volume prices the volume in force.
+      const rules = parseVolumeRules(plan.volume_rules);
+      const volumeOf = (requested: string | null | undefined, person: 'member' | 'spouse' | 'child', dependentId: string | null): VolumeColumns =>
+        kept?.(index, dependentId) ??
+        volumeColumns(decideVolume(requested ? toCents(requested) : null, guaranteedIssueCents(plan.guaranteed_issue_volume_cents, rules, person), lateEntrant.has(index)));
+      const planVolume = volumeOf(input.requested_volume, 'member', null);
+      const dependentVolumes = new Map(
+        (input.enrolled_dependents ?? []).flatMap((dependentInput) => {
+          const dependent = covered.find((d) => d.id === dependentInput.dependent);
+          return dependent ? [[dependent.id, volumeOf(dependentInput.requested_volume, isChildLike(dependent.member_relationship) ? 'child' : 'spouse', dependent.id)] as const] : [];
+        }),
+      );
+      const volumesInForce = { member: planVolume.volume_cents, dependents: new Map([...dependentVolumes].map(([id, volume]) => [id, volume.volume_cents])) };
+      const price = electionPrice(plan, configurations.get(plan.id) ?? [], subclassIds, member, covered, start, volumesInForce, input, ['enrolled_plans', index], errors);
       const enrolledPlanId = newId('enrolled_plan');
       elections.plans.push({
         id: enrolledPlanId,
@@ -580,11 +683,7 @@ export class EnrollmentService {
         employer_contribution_cents: price.employer,
         member_contribution_cents: price.member,
         payroll_provider_external_id: input.payroll_provider_external_id ?? null,
-        volume_cents: planVolume.volumeCents,
-        requested_volume_cents: planVolume.requestedVolumeCents,
-        volume_approved_at: null,
-        eoi_dismissed_at: null,
-        eoi_status: planVolume.eoiStatus,
+        ...planVolume,
         primary_care_provider: primaryCareProviderJson(input.primary_care_provider),
         member_id_card_id: null,
         created_at: now,
@@ -619,19 +718,15 @@ export class EnrollmentService {
         });
       }
       (input.enrolled_dependents ?? []).forEach((dependentInput, dependentIndex) => {
-        if (!covered.some((dependent) => dependent.id === dependentInput.dependent)) return;
-        const volume = decideVolume(dependentInput.requested_volume ? toCents(dependentInput.requested_volume) : null, plan.guaranteed_issue_volume_cents);
+        const volume = dependentVolumes.get(dependentInput.dependent);
+        if (volume === undefined) return;
         elections.dependents.push({
           id: newId('enrolled_dependent'),
           provider_id: member.provider_id,
           enrolled_plan_id: enrolledPlanId,
           dependent_id: dependentInput.dependent,
           position: dependentIndex,
-          volume_cents: volume.volumeCents,
-          requested_volume_cents: volume.requestedVolumeCents,
-          volume_approved_at: null,
-          eoi_dismissed_at: null,
-          eoi_status: volume.eoiStatus,
+          ...volume,
           primary_care_provider: primaryCareProviderJson(dependentInput.primary_care_provider),
           member_id_card_id: null,
           created_at: now,
@@ -657,6 +752,30 @@ export class EnrollmentService {
     });
     if (errors.length > 0) throw new ValidationFailed(errors);
     return elections;
+  }
+
+  /**
+   * The elections (by index) whose persons are late entrants on a plan that asks EOI of them for any amount
+   * (volume_rules.late_entrant_eoi): outside the member's initial window (INITIAL_ELECTION_REASONS; a
+   * carrier_sync only records coverage) and with no coverage on the plan's line the day before it starts.
+   */
+  async #lateEntrantLines(
+    trx: Executor,
+    enrollment: EnrollmentRow,
+    member: MemberRow,
+    planInputs: readonly EnrolledPlanInput[],
+    plans: ReadonlyMap<string, PlanRow>,
+  ): Promise<Set<number>> {
+    const late = new Set<number>();
+    if (enrollment.category === 'carrier_sync' || (enrollment.category === 'qle' && INITIAL_ELECTION_REASONS.includes(enrollment.reason ?? ''))) return late;
+    for (const [index, input] of planInputs.entries()) {
+      const plan = plans.get(input.plan);
+      if (!plan?.volume_rules || !parseVolumeRules(plan.volume_rules)?.late_entrant_eoi) continue;
+      const start = input.effective_start ?? enrollment.effective_start ?? plan.effective_start;
+      const before = await repository.findCoverageInForce(trx, member.id, [plan.line_of_coverage], addDays(start, -1), enrollment.id);
+      if (before.length === 0) late.add(index);
+    }
+    return late;
   }
 
   #storedPlanInputs(stored: Elections): EnrolledPlanInput[] {
@@ -726,6 +845,7 @@ export class EnrollmentService {
             requiresPrimaryCareProvider: Boolean(plan.requires_primary_care_provider),
             configurations: configurations.get(plan.id) ?? [],
             volumeRules: parseVolumeRules(plan.volume_rules),
+            rateBasis: plan.rate_basis,
           },
           coverageStart: elected.effective_start,
           coverageEnd: elected.effective_end,
@@ -800,10 +920,11 @@ export class EnrollmentService {
    */
   async #coverageBeforeAndAfter(trx: Executor, enrollment: EnrollmentRow, elections: Elections) {
     const plans = new Map((await repository.findPlans(trx, enrollment.provider_id, elections.plans.map((p) => p.plan_id))).map((p) => [p.id, p]));
-    const toItem = coverageItemOf;
-    const next = elections.plans.map((row) =>
-      toItem(row, plans.get(row.plan_id)!, elections.dependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
-    );
+    const toItem = (row: EnrolledPlanRow, plan: Parameters<typeof coverageItemOf>[1], dependents: readonly Pick<EnrolledDependentRow, 'dependent_id' | 'volume_cents'>[]) => ({
+      ...coverageItemOf(row, plan, dependents.map((d) => d.dependent_id)),
+      dependentVolumeCents: new Map(dependents.map((d) => [d.dependent_id, d.volume_cents])),
+    });
+    const next = elections.plans.map((row) => toItem(row, plans.get(row.plan_id)!, elections.dependents.filter((d) => d.enrolled_plan_id === row.id)));
     const waivedLines = [...new Set(elections.waivers.map((waiver) => waiver.line_of_coverage as LineOfCoverage))];
     const start = enrollment.effective_start ?? toDateString(this.#clock.now());
     const lines = [...new Set([...next.map((item) => item.lineOfCoverage), ...waivedLines])];
@@ -822,10 +943,8 @@ export class EnrollmentService {
     const dependentRows =
       inForce.length === 0
         ? []
-        : await trx.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id']).where('enrolled_plan_id', 'in', inForce.map((row) => row.id)).execute();
-    const previous = inForce.map((row) =>
-      toItem(row, row, dependentRows.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)),
-    );
+        : await trx.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id', 'volume_cents']).where('enrolled_plan_id', 'in', inForce.map((row) => row.id)).execute();
+    const previous = inForce.map((row) => toItem(row, row, dependentRows.filter((d) => d.enrolled_plan_id === row.id)));
     const enrollmentsOfPrevious = new Map(inForce.map((row): [string, EnrollmentEventSource] => [row.id, enrollmentOfCoverage(row)]));
     return { next, waivedLines, previous, start, enrollmentsOfPrevious };
   }
@@ -872,4 +991,65 @@ function isNewHireStart(enrollment: Pick<EnrollmentRow, 'category' | 'reason' | 
 function computedStart(enrollment: EnrollmentRow, elections: Elections): string | null {
   if (!isNewHireStart(enrollment) || elections.plans.length === 0) return null;
   return elections.plans.map((plan) => plan.effective_start!).reduce((earliest, start) => (compareDates(start, earliest) < 0 ? start : earliest));
+}
+
+/** The volume and EOI columns of an enrolled plan or dependent. */
+type VolumeColumns = Pick<EnrolledPlanRow, 'volume_cents' | 'requested_volume_cents' | 'volume_approved_at' | 'eoi_dismissed_at' | 'eoi_status'>;
+
+/**
+ * Volumes a re-election carries on instead of deciding them anew (an age-out, an EOI decision after
+ * approval): by the election's index and the dependent (null for the member); undefined decides anew.
+ */
+type KeptVolumes = (planIndex: number, dependentId: string | null) => VolumeColumns | undefined;
+
+function volumeColumns(decision: VolumeDecision): VolumeColumns {
+  return {
+    volume_cents: decision.volumeCents,
+    requested_volume_cents: decision.requestedVolumeCents,
+    volume_approved_at: null,
+    eoi_dismissed_at: null,
+    eoi_status: decision.eoiStatus,
+  };
+}
+
+/** The volume and EOI columns of a stored row. */
+function volumeColumnsOf(row: VolumeColumns): VolumeColumns {
+  return {
+    volume_cents: row.volume_cents,
+    requested_volume_cents: row.requested_volume_cents,
+    volume_approved_at: row.volume_approved_at,
+    eoi_dismissed_at: row.eoi_dismissed_at,
+    eoi_status: row.eoi_status,
+  };
+}
+
+/**
+ * A re-election of stored coverage (`before`, by position) keeps its member id cards, and for plans without
+ * rates the figures the client gave.
+ */
+function keepCardsAndClientPrices(elections: Elections, before: readonly EnrolledPlanRow[], beforeDependents: readonly EnrolledDependentRow[]): void {
+  elections.plans.forEach((plan, index) => {
+    const previous = before[index]!;
+    plan.member_id_card_id = previous.member_id_card_id;
+    if (plan.premium_cents === null) {
+      Object.assign(plan, { premium_cents: previous.premium_cents, employer_contribution_cents: previous.employer_contribution_cents, member_contribution_cents: previous.member_contribution_cents });
+    }
+  });
+  for (const dependent of elections.dependents) {
+    const plan = elections.plans.find((p) => p.id === dependent.enrolled_plan_id)!;
+    const previous = beforeDependents.find((d) => d.enrolled_plan_id === before[plan.position]!.id && d.dependent_id === dependent.dependent_id);
+    if (previous) dependent.member_id_card_id = previous.member_id_card_id;
+  }
+}
+
+/** Whether an enrolled plan's coverage is in force on `day` or later (not ended before it, not cancelled). */
+function runsOn(plan: Pick<EnrolledPlanRow, 'effective_start' | 'effective_end'>, day: string): boolean {
+  if (plan.effective_end === null) return true;
+  if (plan.effective_start !== null && compareDates(plan.effective_end, plan.effective_start) < 0) return false;
+  return compareDates(plan.effective_end, day) >= 0;
+}
+
+/** The stored row of a person on an enrolled plan: the plan itself for the member (null), else the dependent's. */
+function rowOfPerson(stored: Pick<Elections, 'dependents'>, plan: EnrolledPlanRow, dependentId: string | null): EnrolledPlanRow | EnrolledDependentRow {
+  return dependentId === null ? plan : stored.dependents.find((d) => d.enrolled_plan_id === plan.id && d.dependent_id === dependentId)!;
 }

@@ -11,8 +11,9 @@ import {
   StringEnum,
   TimestampSchema,
 } from '../../http/schemas.ts';
+import { MONEY_PATTERN } from '../../shared/money.ts';
 import { COVERAGE_TIERS, type CoverageTier } from './coverage-tier.ts';
-import { LINES_OF_COVERAGE, PREMIUM_TYPES } from './plan.table.ts';
+import { AGE_RATING_DATES, LINES_OF_COVERAGE, PREMIUM_TYPES, RATE_BASES } from './plan.table.ts';
 
 /** Oldest age a band may start at; one band per age from 0 gives the largest table. */
 export const MAX_BAND_AGE = 120;
@@ -57,6 +58,14 @@ const AcaChildRatingLimitSchema = Type.Boolean({
     'ACA small-group age rating (45 CFR 147.102(c)(3)(i)): an age_banded premium charges at most the three oldest covered children under 21; younger ones are covered free. Default false.',
 });
 
+const RateBasisSchema = StringEnum(RATE_BASES, {
+  description:
+    "What the rates are per. flat (default): a rate is the monthly premium. per_1000_volume (life, accidental_death, critical_illness): a rate is per $1,000 of volume in force. per_100_monthly_benefit (short_term_disability, long_term_disability): a rate is per $100 of monthly benefit in force. With a per-unit basis, composite charges the tier's rate on the election's whole volume; age_banded charges each covered person's band on that person's volume.",
+});
+const AgeRatingDateSchema = StringEnum(AGE_RATING_DATES, {
+  description: "The date an age_banded rate reads each covered person's age on: the coverage start (default) or the plan year's start (effective_start), the usual age date of voluntary life.",
+});
+
 export const VolumeRulesSchema = Type.Object(
   {
     increment: Type.Optional(Nullable(MoneySchema)),
@@ -64,11 +73,19 @@ export const VolumeRulesSchema = Type.Object(
     maximum: Type.Optional(Nullable(MoneySchema)),
     spouse_max_percent: Type.Optional(Nullable(Type.String({ pattern: PERCENTAGE_PATTERN, description: "A spouse's volume as at most this percentage of the member's (often 50)" }))),
     child_maximum: Type.Optional(Nullable(MoneySchema)),
+    spouse_guaranteed_issue: Type.Optional(Nullable(Type.String({ pattern: MONEY_PATTERN, description: "A spouse's guaranteed issue: a higher volume needs EOI. Null: the plan's guaranteed_issue_volume" }))),
+    child_guaranteed_issue: Type.Optional(Nullable(Type.String({ pattern: MONEY_PATTERN, description: "A child's guaranteed issue: a higher volume needs EOI. Null: the plan's guaranteed_issue_volume" }))),
+    late_entrant_eoi: Type.Optional(
+      Type.Boolean({
+        description:
+          'A late entrant (electing this line outside their initial window, with no coverage on it the day before) needs EOI for any amount: nothing is in force until EOI is approved. Default false.',
+      }),
+    ),
   },
   {
     additionalProperties: false,
     description:
-      'Volume rules of a life or disability plan, checked on requested volumes at save_and_submit: a multiple of increment, between minimum and maximum (the member\'s), a spouse at most spouse_max_percent of the member\'s requested volume, a child at most child_maximum. Omitted or null parts do not apply.',
+      'Volume rules of a life or disability plan, checked on requested volumes at save_and_submit: a multiple of increment, between minimum and maximum (the member\'s), a spouse at most spouse_max_percent of the member\'s requested volume, a child at most child_maximum; and when EOI is needed (guaranteed issue per person type, late entrants). Omitted or null parts do not apply.',
   },
 );
 export type VolumeRules = Static<typeof VolumeRulesSchema>;
@@ -90,6 +107,8 @@ export const PlanSchema = Type.Object({
   requires_primary_care_provider: Type.Boolean(),
   aca_child_rating_limit: AcaChildRatingLimitSchema,
   volume_rules: Nullable(VolumeRulesSchema),
+  rate_basis: RateBasisSchema,
+  age_rating_date: AgeRatingDateSchema,
   previous_plan: PreviousPlanSchema,
   next_plan: NextPlanSchema,
   metadata: MetadataResponseSchema,
@@ -104,6 +123,8 @@ const writable = {
   age_rates: Type.Optional(Nullable(AgeRatesSchema)),
   guaranteed_issue_volume: Type.Optional(Nullable(MoneySchema)),
   volume_rules: Type.Optional(Nullable(VolumeRulesSchema)),
+  rate_basis: Type.Optional(RateBasisSchema),
+  age_rating_date: Type.Optional(AgeRatingDateSchema),
   metadata: Type.Optional(MetadataSchema),
 };
 

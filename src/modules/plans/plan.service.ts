@@ -20,7 +20,7 @@ import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
 import * as repository from './plan.repository.ts';
 import type { AgeRates, CompositeRates, CreatePlanBody, ListPlansQuery, PlanResponse, RenewPlanBody, UpdatePlanBody, VolumeRules } from './plan.schemas.ts';
-import type { PlanRow, PremiumType } from './plan.table.ts';
+import type { LineOfCoverage, PlanRow, PremiumType, RateBasis } from './plan.table.ts';
 
 /** Money as the API answers it: two decimals ("412.5" is stored and returned as "412.50"). */
 function canonicalMoney(value: string): string {
@@ -69,6 +69,8 @@ export function toPlanResponse(row: PlanRow, carrierId: string): PlanResponse {
     requires_primary_care_provider: Boolean(row.requires_primary_care_provider),
     aca_child_rating_limit: Boolean(row.aca_child_rating_limit),
     volume_rules: parseVolumeRules(row.volume_rules),
+    rate_basis: row.rate_basis,
+    age_rating_date: row.age_rating_date,
     previous_plan: row.previous_plan_id,
     next_plan: row.next_plan_id,
     metadata: parseMetadata(row.metadata),
@@ -76,8 +78,16 @@ export function toPlanResponse(row: PlanRow, carrierId: string): PlanResponse {
   };
 }
 
+/** The lines each per-unit rate basis applies to (flat applies to every line). */
+const RATE_BASIS_LINES: Partial<Record<RateBasis, readonly LineOfCoverage[]>> = {
+  per_1000_volume: ['life', 'accidental_death', 'critical_illness'],
+  per_100_monthly_benefit: ['short_term_disability', 'long_term_disability'],
+};
+
 /** The fields whose combination makes a plan consistent; on PATCH, the merged result of current and input. */
 interface PlanTerms {
+  line_of_coverage: LineOfCoverage;
+  rate_basis: RateBasis;
   effective_start: string;
   effective_end: string;
   premium_type: PremiumType | null;
@@ -108,6 +118,12 @@ function planTermsErrors(terms: PlanTerms): InputError[] {
         ),
       );
     }
+  }
+  const lines = RATE_BASIS_LINES[terms.rate_basis];
+  if (lines !== undefined && !lines.includes(terms.line_of_coverage)) {
+    errors.push(inputError(['rate_basis'], `${terms.rate_basis} rates apply to ${lines.join(', ')} plans; this plan is ${terms.line_of_coverage}.`));
+  } else if (lines !== undefined && terms.premium_type === null) {
+    errors.push(inputError(['rate_basis'], `${terms.rate_basis} needs rates to apply: premium_type composite or age_banded.`));
   }
   const firstIndexOfAge = new Map<number, number>();
   terms.age_rates?.forEach((band, index) => {
@@ -140,6 +156,8 @@ export class PlanService {
   async createPlan(scope: Scope, input: CreatePlanBody): Promise<PlanResponse> {
     return this.#db.transaction().execute(async (trx) => {
       const terms: PlanTerms = {
+        line_of_coverage: input.line_of_coverage,
+        rate_basis: input.rate_basis ?? 'flat',
         effective_start: input.effective_start,
         effective_end: input.effective_end,
         premium_type: input.premium_type ?? null,
@@ -169,6 +187,8 @@ export class PlanService {
         requires_primary_care_provider: input.requires_primary_care_provider ?? false,
         aca_child_rating_limit: input.aca_child_rating_limit ?? false,
         volume_rules: volumeRulesJson(input.volume_rules ?? null),
+        rate_basis: terms.rate_basis,
+        age_rating_date: input.age_rating_date ?? 'coverage_start',
         previous_plan_id: null,
         next_plan_id: null,
         metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
@@ -210,6 +230,8 @@ export class PlanService {
       if (!current) throw new NotFound('plan');
       const given = <T>(value: T | undefined, currentValue: T): T => (value !== undefined ? value : currentValue);
       const terms: PlanTerms = {
+        line_of_coverage: current.line_of_coverage,
+        rate_basis: given(input.rate_basis, current.rate_basis),
         effective_start: given(input.effective_start, current.effective_start),
         effective_end: given(input.effective_end, current.effective_end),
         premium_type: given(input.premium_type, current.premium_type),
@@ -218,7 +240,7 @@ export class PlanService {
       };
       const errors = planTermsErrors(terms);
       const updated: PlanRow = {
-        ...applyChanges(current, input, ['plan_name', 'plan_type', 'effective_start', 'effective_end', 'premium_type', 'requires_primary_care_provider', 'aca_child_rating_limit']),
+        ...applyChanges(current, input, ['plan_name', 'plan_type', 'effective_start', 'effective_end', 'premium_type', 'requires_primary_care_provider', 'aca_child_rating_limit', 'rate_basis', 'age_rating_date']),
         composite_rates: jsonOrNull(terms.composite_rates),
         age_rates: jsonOrNull(terms.age_rates),
         guaranteed_issue_volume_cents:
@@ -264,6 +286,8 @@ export class PlanService {
       }
       const given = <T>(value: T | undefined, currentValue: T): T => (value !== undefined ? value : currentValue);
       const terms: PlanTerms = {
+        line_of_coverage: current.line_of_coverage,
+        rate_basis: current.rate_basis,
         effective_start: input.effective_start ?? renewalStart(current),
         effective_end: input.effective_end,
         premium_type: given(input.premium_type, current.premium_type),
@@ -358,13 +382,13 @@ interface NeighbourChange {
   value: string | null;
 }
 
-/** Volume rules as stored: money in canonical form ("50000" -> "50000.00"), parts not given left out. */
+/** Volume rules as stored: money in canonical form ("50000" -> "50000.00"), parts not given left out; the percentage and the flag as given. */
 function volumeRulesJson(rules: VolumeRules | null): string | null {
   if (rules === null) return null;
   const canonical = Object.fromEntries(
     Object.entries(rules)
       .filter(([, value]) => value !== null && value !== undefined)
-      .map(([key, value]) => [key, key === 'spouse_max_percent' ? value : fromCents(toCents(value as string))]),
+      .map(([key, value]) => [key, typeof value === 'boolean' || key === 'spouse_max_percent' ? value : fromCents(toCents(value as string))]),
   );
   return JSON.stringify(canonical);
 }

@@ -23,6 +23,14 @@ export type LineOfCoverage = (typeof LINES_OF_COVERAGE)[number];
 export const PREMIUM_TYPES = ['composite', 'age_banded'] as const;
 export type PremiumType = (typeof PREMIUM_TYPES)[number];
 
+/** What a rate is per: the premium itself, $1,000 of volume (life) or $100 of monthly benefit (disability). */
+export const RATE_BASES = ['flat', 'per_1000_volume', 'per_100_monthly_benefit'] as const;
+export type RateBasis = (typeof RATE_BASES)[number];
+
+/** The date an age-banded rate reads a covered person's age on. */
+export const AGE_RATING_DATES = ['coverage_start', 'plan_year_start'] as const;
+export type AgeRatingDate = (typeof AGE_RATING_DATES)[number];
+
 export interface PlanTable {
   id: string;
   provider_id: string;
@@ -46,6 +54,8 @@ export interface PlanTable {
   aca_child_rating_limit: Generated<boolean | number>;
   /** JSON text of the plan's VolumeRules (plan.schemas.ts), or null for none. */
   volume_rules: Generated<string | null>;
+  rate_basis: Generated<RateBasis>;
+  age_rating_date: Generated<AgeRatingDate>;
   /** The plan this one renews (last year's), and the plan that renews this one: each link is kept on both sides. */
   previous_plan_id: string | null;
   next_plan_id: string | null;

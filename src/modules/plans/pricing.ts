@@ -4,6 +4,7 @@
  */
 import { toCents } from '../../shared/money.ts';
 import type { CoverageTier } from './coverage-tier.ts';
+import type { RateBasis } from './plan.table.ts';
 
 export interface PlanRates {
   premium_type: 'composite' | 'age_banded' | null;
@@ -56,6 +57,47 @@ export function chargedAges(adultAges: readonly number[], childAges: readonly nu
   if (!limitChildren) return [...adultAges, ...childAges];
   const under21 = childAges.filter((age) => age < ACA_CHILD_AGE_LIMIT).sort((a, b) => b - a);
   return [...adultAges, ...childAges.filter((age) => age >= ACA_CHILD_AGE_LIMIT), ...under21.slice(0, ACA_CHARGED_CHILDREN_UNDER_21)];
+}
+
+/** Cents of volume in one rated unit: $1,000 of life volume, $100 of monthly disability benefit. */
+const UNIT_CENTS: Record<Exclude<RateBasis, 'flat'>, bigint> = { per_1000_volume: 100_000n, per_100_monthly_benefit: 10_000n };
+
+/**
+ * The monthly premium of a plan rated per unit of volume (`basis` other than flat), or `undefined` when the
+ * plan carries no rate for the tier. Each covered person is charged on their own volume in force (a person
+ * without one is not charged): composite at the tier's rate, age_banded at the band of the person's age.
+ * The sum is rounded half-up to the cent once, in exact integers.
+ */
+export function volumePremiumCents(
+  rates: PlanRates,
+  basis: Exclude<RateBasis, 'flat'>,
+  tier: CoverageTier,
+  persons: readonly { age: number; volumeCents: number | null }[],
+): number | undefined {
+  const rateOf = (age: number): number | undefined => {
+    switch (rates.premium_type) {
+      case 'composite': {
+        const rate = rates.composite_rates?.[tier];
+        return rate === undefined ? undefined : toCents(rate);
+      }
+      case 'age_banded':
+        return rates.age_rates && rates.age_rates.length > 0 ? toCents(bandFor(rates.age_rates, age).amount) : undefined;
+      case null:
+        return undefined;
+    }
+  };
+  if (rateOf(0) === undefined) return undefined;
+  let total = 0n;
+  for (const { age, volumeCents } of persons) {
+    if (!Number.isSafeInteger(age) || age < 0) throw new RangeError(`not an age: ${age}`);
+    if (volumeCents === null) continue;
+    if (!Number.isSafeInteger(volumeCents) || volumeCents < 0) throw new RangeError(`not a volume in cents: ${volumeCents}`);
+    total += BigInt(rateOf(age)!) * BigInt(volumeCents);
+  }
+  const unit = UNIT_CENTS[basis];
+  const premium = Number((total + unit / 2n) / unit);
+  if (!Number.isSafeInteger(premium)) throw new RangeError(`premium too large: ${premium} cents`);
+  return premium;
 }
 
 /** The band with the greatest `age` not above the person's age; someone younger than every band gets the lowest. */
