@@ -265,6 +265,16 @@ describe('EOI decisions after approval', () => {
     expect(refused.body.input_errors[0].field_path).toEqual(['enrolled_plans', '0', 'eoi_status']);
   });
 
+  it('when the same EOI approval arrives twice at once, then one raises the volume and the other is refused', async () => {
+    const people = await family();
+    const approved = await approve(await enroll(people.member, [{ plan: (await lifePer1000()).id, requested_volume: '100000' }]));
+    world.t.clock.set('2026-05-15T12:00:00.000Z');
+    const body = { enrolled_plans: [{ id: approved.enrolled_plans[0].id, eoi_status: 'approved' }] };
+    const answers = await Promise.all([world.w.admin.patch(`/enrollments/${approved.id}`, body), world.w.admin.patch(`/enrollments/${approved.id}`, body)]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
+    expect(await enrollmentsOf(people.member)).toHaveLength(2);
+  });
+
   it('when the enrollment is cancelled, then an EOI decision is 409', async () => {
     const people = await family();
     const enrollment = await enroll(people.member, [{ plan: (await lifePer1000()).id, requested_volume: '100000' }]);

@@ -59,7 +59,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, deps: { enrollmen
     {
       schema: {
         tags,
-        summary: 'Edit a not_started enrollment (lists are replaced whole), or record EOI decisions before approval',
+        summary: 'Edit a not_started enrollment (lists are replaced whole), or record EOI decisions (before or after approval)',
         params: IdParamsSchema,
         body: UpdateEnrollmentBodySchema,
         response: { 200: EnrollmentSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },

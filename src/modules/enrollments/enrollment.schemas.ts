@@ -136,8 +136,9 @@ export const CreateEnrollmentBodySchema = Type.Object(
 export type CreateEnrollmentBody = Static<typeof CreateEnrollmentBodySchema>;
 
 /**
- * While not_started, any election may change (lists are replaced whole). At any time before approval,
- * `enrolled_plans` may instead carry EOI decisions only: items naming existing enrolled plans by `id`.
+ * While not_started, any election may change (lists are replaced whole). While not_started, pending, approved
+ * or synced, `enrolled_plans` may instead carry EOI decisions only: items naming existing enrolled plans by
+ * `id` (after approval an approved EOI raises the volume from the decision date; docs/decisions.md, EOI).
  */
 export const UpdateEnrollmentBodySchema = Type.Object(
   {
