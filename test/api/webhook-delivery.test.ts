@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { verifyWebhookSignature } from '../../src/index.ts';
 import { purgeSettledWebhookDeliveries } from '../../src/modules/webhooks/webhook-endpoint.service.ts';
 import { WEBHOOK_MAX_ATTEMPTS } from '../../src/modules/webhooks/webhook-schedule.ts';
@@ -18,6 +19,19 @@ import {
   type Receiver,
   type WebhookTestContext,
 } from '../helpers/webhooks.ts';
+
+/** Whether the `standardwebhooks` package (the Standard Webhooks reference library) accepts a received delivery, at the test clock's time. */
+function standardLibraryVerifies(request: { body: string; headers: Record<string, string | string[] | undefined> }, secret: string): boolean {
+  vi.setSystemTime(t.clock.now());
+  try {
+    new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    vi.useRealTimers();
+  }
+}
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
@@ -79,9 +93,11 @@ describe('delivery', () => {
       'webhook-id': event.id,
       'webhook-delivery': delivery!.id,
       'webhook-timestamp': String(nowSeconds()),
-      'webhook-signature': expect.stringMatching(/^v1=[0-9a-f]{64}$/),
+      'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]{43}=$/),
     });
     expect(verifyWebhookSignature({ payload: request!.body, headers: request!.headers, secret: endpoint.secret, now: nowSeconds() })).toBe(true);
+    expect(standardLibraryVerifies(request!, endpoint.secret)).toBe(true);
+    expect(standardLibraryVerifies(request!, `whsec_${Buffer.alloc(32, 7).toString('base64')}`)).toBe(false);
     expect(verifyWebhookSignature({ payload: request!.body, headers: request!.headers, secret: 'whsec_not_the_secret', now: nowSeconds() })).toBe(false);
     expect(verifyWebhookSignature({ payload: request!.body.replace(carrier.id, 'carr_forged'), headers: request!.headers, secret: endpoint.secret, now: nowSeconds() })).toBe(false);
 
@@ -354,6 +370,24 @@ describe('disabled endpoints', () => {
     expect((await admin.post(`/webhook_endpoints/${endpoint.id}/deliveries/${delivery!.id}/retry`)).status).toBe(409);
   });
 
+  it('when the receiver answers 410 Gone, then the endpoint is disabled at once (disabled_reason gone) and nothing is retried', async () => {
+    const endpoint = await createEndpoint(admin, { url: receiver.url(), enabled_events: ['carrier.*'] });
+    receiver.answer(answerWith(410));
+    await createCarrier(admin);
+    await t.runJobs();
+    const disabled = (await admin.get(`/webhook_endpoints/${endpoint.id}`)).body;
+    expect(disabled).toMatchObject({ disabled: true, disabled_reason: 'gone', disabled_at: t.clock.now().toISOString() });
+    const [delivery] = await deliveriesOf(admin, endpoint.id);
+    expect(delivery).toMatchObject({ status: 'failed', attempt_count: 1 });
+    expect(delivery!.attempts[0]).toMatchObject({ status_code: 410, succeeded: false });
+    const events = await admin.get(`/events?type=webhook_endpoint.disabled&object_id=${endpoint.id}`);
+    expect(events.body.results).toEqual([expect.objectContaining({ data: { disabled: true, disabled_reason: 'gone' } })]);
+    t.clock.advance(DAY);
+    await createCarrier(admin);
+    await t.runJobs();
+    expect(receiver.requests).toHaveLength(1);
+  });
+
   it('when an endpoint has failed for 3 days, then the next failure disables it, visibly, and that is an event other endpoints receive', async () => {
     const watcher = await startReceiver();
     try {
@@ -542,15 +576,16 @@ describe('secret rotation', () => {
     await t.runJobs();
 
     const during = receiver.requests.at(-1)!;
-    expect(String(during.headers['webhook-signature']).split(',')).toHaveLength(2);
+    expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
     expect(verifyWebhookSignature({ payload: during.body, headers: during.headers, secret: rotated.secret, now: nowSeconds() })).toBe(true);
     expect(verifyWebhookSignature({ payload: during.body, headers: during.headers, secret: endpoint.secret, now: nowSeconds() })).toBe(true);
+    expect(standardLibraryVerifies(during, rotated.secret) && standardLibraryVerifies(during, endpoint.secret)).toBe(true);
 
     t.clock.advance(DAY + SECOND);
     await createCarrier(admin);
     await t.runJobs();
     const after = receiver.requests.at(-1)!;
-    expect(String(after.headers['webhook-signature']).split(',')).toHaveLength(1);
+    expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
     expect(verifyWebhookSignature({ payload: after.body, headers: after.headers, secret: rotated.secret, now: nowSeconds() })).toBe(true);
     expect(verifyWebhookSignature({ payload: after.body, headers: after.headers, secret: endpoint.secret, now: nowSeconds() })).toBe(false);
   });

@@ -41,7 +41,7 @@ describe('POST /webhook_endpoints', () => {
       failing_since: null,
       metadata: { team: 'payroll' },
       created_at: t.clock.now().toISOString(),
-      secret: expect.stringMatching(/^whsec_[0-9A-Za-z]{32}$/),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     const { secret, ...endpoint } = response.body;
     expect((await t.admin.get(`/webhook_endpoints/${endpoint.id}`)).body).toEqual(endpoint);
@@ -167,7 +167,7 @@ describe('PATCH, DELETE and rotate_secret', () => {
     const endpoint = await createEndpoint(t.admin, { url: URL });
     const response = await t.admin.post(`/webhook_endpoints/${endpoint.id}/rotate_secret`);
     expect(response.status).toBe(200);
-    expect(response.body.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
+    expect(response.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(response.body.secret).not.toBe(endpoint.secret);
     const { secret: _secret, ...rest } = response.body;
     expect((await t.admin.get(`/webhook_endpoints/${endpoint.id}`)).body).toEqual(rest);

@@ -81,7 +81,7 @@ async function deliverWebhook(deps: WebhookJobDependencies, payload: Record<stri
     'webhook-id': delivery.event_id,
     'webhook-delivery': delivery.id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': webhookSignatureHeader({ payload: delivery.payload, timestamp, secrets: signingSecrets(deps.encrypter, endpoint, startedAt) }),
+    'webhook-signature': webhookSignatureHeader({ id: delivery.event_id, payload: delivery.payload, timestamp, secrets: signingSecrets(deps.encrypter, endpoint, startedAt) }),
   });
 
   const next = await db.transaction().execute((trx) => recordOutcome(trx, deps, delivery, endpoint, startedAt, outcome));
@@ -126,6 +126,13 @@ async function recordOutcome(
     return { released: await settle(trx, deps.clock, delivery, 'succeeded', now.toISOString()) };
   }
 
+  // 410 Gone (Standard Webhooks): the receiver will never take deliveries again. The endpoint is disabled and
+  // the delivery fails now; the endpoint's other deliveries fail as their jobs find it disabled.
+  if (outcome.statusCode === 410) {
+    const disabled = await repository.disableGoneEndpoint(trx, endpoint.id, now.toISOString());
+    if (disabled) await deps.events.record(trx, webhookEndpointEvent(disabled, 'disabled'));
+    return { released: await settle(trx, deps.clock, delivery, 'failed', now.toISOString()) };
+  }
   await noteFailure(trx, deps, endpoint, now);
   const delay = webhookRetryDelayMs(attempt);
   if (delay === undefined) {

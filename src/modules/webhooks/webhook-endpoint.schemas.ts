@@ -16,7 +16,7 @@ export const WebhookEndpointSchema = Type.Object({
   description: Nullable(Type.String()),
   enabled_events: Type.Array(Type.String()),
   disabled: Type.Boolean(),
-  disabled_reason: Nullable(Type.String({ description: '`failing` when the service disabled the endpoint after 3 days of failed deliveries' })),
+  disabled_reason: Nullable(Type.String({ description: '`failing` when the service disabled the endpoint after 3 days of failed deliveries; `gone` when its receiver answered 410 Gone' })),
   disabled_at: Nullable(TimestampSchema),
   failing_since: Nullable(TimestampSchema),
   metadata: MetadataResponseSchema,

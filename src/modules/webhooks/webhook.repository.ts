@@ -82,6 +82,17 @@ export function disableFailingEndpoint(db: Executor, id: string, failingBefore: 
     .executeTakeFirst();
 }
 
+/** Disables an endpoint whose receiver answered 410 Gone, if it is still enabled; the row when this call disabled it. */
+export function disableGoneEndpoint(db: Executor, id: string, now: string): Promise<WebhookEndpointRow | undefined> {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({ disabled: true, disabled_reason: 'gone', disabled_at: now })
+    .where('id', '=', id)
+    .where('disabled', '=', false)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 // Deliveries
 
 export async function insertDeliveries(trx: Executor, rows: Insertable<WebhookDeliveryTable>[]): Promise<void> {
