@@ -10,7 +10,7 @@ import { registerErrorHandler, sendError } from './http/errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { installJsonParser, refuseUnreadableBody } from './http/json-body.ts';
 import { installValidators } from './http/validators.ts';
-import { assertValidHost, installUnknownRoutes } from './http/routing.ts';
+import { assertValidHost, installUnknownRoutes, refuseUndeclaredQueryParameters } from './http/routing.ts';
 import { API_VERSION, registerOpenApi } from './http/openapi.ts';
 import { Paginator } from './http/pagination.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
@@ -141,6 +141,7 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   installJsonParser(app);
   registerErrorHandler(app);
   const refuseUnknownRoute = installUnknownRoutes(app);
+  refuseUndeclaredQueryParameters(app);
 
   // A request refused before its body has all arrived (no key, unknown path, a body it may not send) is
   // answered and its connection closed, rather than kept alive to read and discard megabytes nobody asked for

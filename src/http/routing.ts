@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import findMyWay from 'find-my-way';
+import { Type } from 'typebox';
 import { AppError } from '../shared/errors.ts';
 
 /**
@@ -32,6 +33,21 @@ export function installUnknownRoutes(app: FastifyInstance): (request: FastifyReq
   return (request) => {
     if (request.routeOptions.url === undefined) refuse(request);
   };
+}
+
+/** The query string of a route that declares no query parameters: none. */
+const NO_QUERY_PARAMETERS = Type.Object({}, { additionalProperties: false });
+
+/**
+ * Every route refuses query parameters it does not declare (docs/decisions.md, Requests): a route without a
+ * querystring schema gets one that allows none, so `GET /carriers/{id}?expand=x` is a 400 naming `expand`, as
+ * on list routes. The documentation pages (`/docs`) keep theirs. Call before any route is added.
+ */
+export function refuseUndeclaredQueryParameters(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs') || route.schema?.querystring !== undefined) return;
+    route.schema = { ...route.schema, querystring: NO_QUERY_PARAMETERS };
+  });
 }
 
 /**

@@ -125,6 +125,22 @@ describe('what is not UTF-8 JSON is refused, not misread', () => {
 });
 
 describe('405 says what is allowed', () => {
+  it('when any route gets a query parameter it does not declare, then 400 naming it; declared ones still work', async () => {
+    const carrier = await createCarrier(t.admin);
+    for (const [method, path] of [
+      ['get', `/carriers/${carrier.id}?expand=group`],
+      ['patch', `/carriers/${carrier.id}?dry_run=true`],
+      ['post', `/carriers?upsert=1`],
+      ['get', '/healthz?verbose=1'],
+      ['get', '/openapi.json?format=yaml'],
+    ] as const) {
+      const response = method === 'get' ? await t.admin.get(path) : await t.admin[method](path, method === 'post' ? { legal_name: 'Query Co' } : { trade_name: 'Q' });
+      expect(response.status, `${method} ${path}`).toBe(400);
+      expect(response.body.input_errors.map((error: { field: string }) => error.field), `${method} ${path}`).toEqual([path.split('?')[1]!.split('=')[0]]);
+    }
+    expect((await t.admin.get('/carriers?page_size=1')).status).toBe(200);
+  });
+
   it('when a known path gets an unsupported method, then 405 with Allow listing the methods it has', async () => {
     const collection = await t.anonymous.request('PUT', '/carriers');
     expect(collection.status).toBe(405);
