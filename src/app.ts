@@ -162,7 +162,7 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
     }
   });
 
-  await registerOpenApi(app, version);
+  await registerOpenApi(app, version, { rateLimited: config.rateLimit.max > 0 });
 
   const apiKeys = new ApiKeyService(db, clock, { cacheVerifiedKeys: db.getExecutor().adapter instanceof SqliteAdapter });
   registerAuthentication(app, apiKeys);

@@ -5,7 +5,7 @@ import { migrateToLatest } from './db/migrate.ts';
 import { API_KEY_ROLES, type ApiKeyRole } from './modules/api-keys/api-key.table.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
 import { closeOnSignals, startServer } from './server.ts';
-import { buildDailySweep } from './app.ts';
+import { buildApp, buildDailySweep } from './app.ts';
 import { localDateAndTime } from './modules/daily-sweep/sweep-rules.ts';
 import { FIRST_DATE, LAST_DATE, parseDate } from './shared/dates.ts';
 import { AppError } from './shared/errors.ts';
@@ -23,6 +23,7 @@ Commands:
   api-keys list         list API keys of every provider
   api-keys revoke ID    revoke an API key
   sweep [--date DAY]    apply the daily date rules for one day (default: today in SWEEP_TIME_ZONE) and exit
+  openapi               print the OpenAPI document (JSON) and exit; needs no database
 
 Run "benefits <command> --help" for a command's options.
 
@@ -47,6 +48,12 @@ period ends, dependent_age_out 30 days before a covered child ages out, open_enr
 past their termination_date. The day defaults to today in SWEEP_TIME_ZONE. Running it again for a day (or
 beside the server's own daily run, at SWEEP_TIME) creates nothing new. Carrier hand-offs it records are sent
 by a running server's worker.
+`,
+  openapi: `Usage: benefits openapi
+
+Prints the OpenAPI 3.1 document the server serves at /openapi.json, without a database or a server: for
+client generators and linters (npm run lint runs redocly on it). Rate limit headers are documented when
+RATE_LIMIT_MAX is above 0, as the server would.
 `,
   'api-keys': `Usage: benefits api-keys <create|list|revoke> [options]
 
@@ -81,6 +88,9 @@ export async function main(argv: string[], out: Output = console.log, err: Outpu
       case 'sweep':
         if (wantsHelp(rest)) return printHelp(out, 'sweep');
         return await sweep(rest, out, err);
+      case 'openapi':
+        if (wantsHelp(rest)) return printHelp(out, 'openapi');
+        return await openapi(out);
       default:
         err(`Unknown command "${command}".\n\n${HELP.main}`);
         return 1;
@@ -139,6 +149,25 @@ async function sweep(args: string[], out: Output, err: Output): Promise<number> 
     await migrateToLatest(database.db);
     const summary = await buildDailySweep({ db: database.db, clock: systemClock }).run(day);
     out(`Sweep of ${day}: ${Object.entries(summary).filter(([key]) => key !== 'day').map(([key, count]) => `${key} ${String(count)}`).join(', ')}.`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * The document of an app built on an empty in-memory database: the routes and their schemas are all it reads.
+ * It serves no request, so its encryption key encrypts nothing.
+ */
+async function openapi(out: Output): Promise<number> {
+  const config = { ...loadConfig(), databaseUrl: 'sqlite::memory:', logLevel: 'silent' as const };
+  const database = openDatabase(config.databaseUrl);
+  try {
+    await migrateToLatest(database.db);
+    const app = await buildApp({ config, db: database.db, clock: systemClock, encryptionKey: Buffer.alloc(32) });
+    await app.ready();
+    out(JSON.stringify(app.swagger(), null, 2));
+    await app.close();
     return 0;
   } finally {
     await database.close();

@@ -1,12 +1,14 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { finishOpenApiDocument } from './openapi-document.ts';
 
 export const API_VERSION = '2023-08-25';
 
 /** OpenAPI 3.1 from the route schemas themselves, served at /openapi.json and browsable at /docs. */
-export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, version: string, options: { rateLimited: boolean }): Promise<void> {
   await app.register(swagger, {
+    transformObject: (documents) => finishOpenApiDocument('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject, { apiVersion: API_VERSION, rateLimited: options.rateLimited }),
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { ID_PATTERN } from '../shared/ids.ts';
 import { MONEY_PATTERN } from '../shared/money.ts';
-import type { ErrorType } from '../shared/errors.ts';
+import { STATUS_OF, type ErrorType } from '../shared/errors.ts';
 
 /**
  * The shared primitives every module's schemas are built from (STYLE habit 2): written once, used for
@@ -39,12 +39,12 @@ export const AddressSchema = Type.Object(
     state: StringEnum(US_STATES, { description: 'US state code (50 states and DC)' }),
     zip_code: Type.String({ pattern: '^[0-9]{5}(-[0-9]{4})?$', description: 'ZIP code: 12345 or 12345-6789' }),
   },
-  { additionalProperties: false },
+  { title: 'Address', additionalProperties: false },
 );
 export type Address = Static<typeof AddressSchema>;
 
 /** Addresses as answered: line2 always present, null when unset. */
-export const AddressResponseSchema = Type.Object({ ...AddressSchema.properties, line2: Nullable(Type.String()) });
+export const AddressResponseSchema = Type.Object({ ...AddressSchema.properties, line2: Nullable(Type.String()) }, { title: 'AddressResponse' });
 export type AddressResponse = Static<typeof AddressResponseSchema>;
 
 export function parseAddress(json: string): AddressResponse {
@@ -65,7 +65,7 @@ export const MetadataResponseSchema = Type.Record(Type.String(), Type.String());
 
 export const ErrorBodySchema = Type.Object(
   {
-    type: Type.String({ description: 'Stable error type' }),
+    type: StringEnum(Object.keys(STATUS_OF) as ErrorType[], { description: 'Stable error type' }),
     message: Type.String(),
     input_errors: Type.Optional(
       Type.Array(
@@ -89,19 +89,25 @@ export const PageQuerySchema = {
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
 };
 
+/** A page of a list: named `<Item>List` in the OpenAPI document when its item has a title. */
 export function PageSchema<T extends TSchema>(item: T) {
-  return Type.Object({
-    next: Nullable(Type.String()),
-    previous: Nullable(Type.String()),
-    results: Type.Array(item),
-  });
+  const itemTitle = (item as { title?: unknown }).title;
+  const title = typeof itemTitle === 'string' ? `${itemTitle}List` : undefined;
+  return Type.Object(
+    {
+      next: Nullable(Type.String({ description: 'The next page, or null on the last' })),
+      previous: Nullable(Type.String({ description: 'The previous page, or null on the first' })),
+      results: Type.Array(item),
+    },
+    title === undefined ? {} : { title },
+  );
 }
 
 export const DeletedSchema = Type.Object({
   id: Type.String(),
   object: Type.String(),
   deleted: Type.Literal(true),
-});
+}, { title: 'Deleted' });
 
 /** Standard error responses a route declares next to its success response. */
 export const errorResponses = (...statuses: number[]) =>

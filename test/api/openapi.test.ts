@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestContext } from '../helpers/test-app.ts';
+import { createTestApp, undocumentedAnswers, type TestContext } from '../helpers/test-app.ts';
 
 let t: TestContext;
 let document: any;
@@ -13,6 +13,16 @@ afterAll(async () => {
 
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
 
+/** A schema with its $ref followed (one level). */
+function resolved(schema: any): any {
+  if (typeof schema?.$ref !== 'string') return schema;
+  return document.components.schemas[schema.$ref.replace('#/components/schemas/', '')];
+}
+
+function operations(): { path: string; method: string; operation: any }[] {
+  return Object.entries(document.paths).flatMap(([path, item]: [string, any]) => METHODS.filter((method) => item[method]).map((method) => ({ path, method, operation: item[method] })));
+}
+
 describe('OpenAPI document', () => {
   it('when generated, then it is OpenAPI 3.1 with bearer security', () => {
     expect(document.openapi).toBe('3.1.0');
@@ -20,29 +30,85 @@ describe('OpenAPI document', () => {
   });
 
   it('when read, then every operation has a summary, a tag, a success response and the error shape', () => {
-    const operations = Object.entries(document.paths).flatMap(([path, item]: [string, any]) =>
-      METHODS.filter((method) => item[method]).map((method) => ({ path, method, operation: item[method] })),
-    );
-    expect(operations.length).toBeGreaterThan(20);
-    for (const { path, method, operation } of operations) {
+    expect(operations().length).toBeGreaterThan(20);
+    for (const { path, method, operation } of operations()) {
       const where = `${method.toUpperCase()} ${path}`;
       expect(operation.summary, where).toBeTruthy();
       expect(operation.tags?.length, where).toBeGreaterThan(0);
       const statuses = Object.keys(operation.responses);
       expect(statuses.some((s) => s.startsWith('2')), where).toBe(true);
       expect(statuses, where).toContain('401');
-      const error = operation.responses['401'].content['application/json'].schema;
-      expect(Object.keys(error.properties), where).toEqual(expect.arrayContaining(['type', 'message', 'request_id']));
+      expect(operation.responses['401'].content['application/json'].schema, where).toEqual({ $ref: '#/components/schemas/ErrorBody' });
     }
   });
 
   it('when a benefit change is described, then its coverage dates are documented as read-only dates that may be null', () => {
-    const schema = document.paths['/benefit_changes/{public_id}'].get.responses['200'].content['application/json'].schema;
+    const schema = resolved(document.paths['/benefit_changes/{public_id}'].get.responses['200'].content['application/json'].schema);
     for (const field of ['coverage_start', 'coverage_end']) {
       expect(schema.required, field).toContain(field);
       expect(schema.properties[field].anyOf, field).toEqual([expect.objectContaining({ type: 'string', format: 'date' }), { type: 'null' }]);
       expect(schema.properties[field].description, field).toContain('(read-only)');
     }
+  });
+
+  it('when read by a generator, then every operation has a unique stable operationId', () => {
+    const ids = operations().map(({ operation }) => operation.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z]+$/);
+    const byRoute = Object.fromEntries(operations().map(({ path, method, operation }) => [`${method.toUpperCase()} ${path}`, operation.operationId]));
+    expect(byRoute).toMatchObject({
+      'GET /enrollments': 'listEnrollments',
+      'POST /enrollments': 'createEnrollment',
+      'GET /enrollments/{public_id}': 'getEnrollment',
+      'PATCH /enrollments/{public_id}': 'updateEnrollment',
+      'POST /enrollments/{public_id}/approve': 'approveEnrollment',
+      'POST /enrollments/{public_id}/save_and_submit': 'saveAndSubmitEnrollment',
+      'DELETE /beneficiaries/{public_id}': 'deleteBeneficiary',
+      'GET /members/{public_id}/coverage': 'getMemberCoverage',
+      'POST /webhook_endpoints/{public_id}/deliveries/{delivery_id}/retry': 'retryWebhookDelivery',
+    });
+  });
+
+  it('when read, then records, list pages, bodies and the error body are named schemas, referenced, and closed sets are enums', () => {
+    const schemas = document.components.schemas;
+    for (const name of ['Enrollment', 'EnrollmentList', 'Member', 'MemberList', 'Plan', 'CreateEnrollmentBody', 'ErrorBody', 'BenefitChange', 'Event', 'Notification']) {
+      expect(schemas[name], name).toMatchObject({ type: 'object', title: name });
+    }
+    expect(document.paths['/enrollments'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/EnrollmentList' });
+    expect(document.paths['/enrollments'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateEnrollmentBody' });
+    expect(schemas.EnrollmentList.properties.results.items).toEqual({ $ref: '#/components/schemas/Enrollment' });
+    expect(schemas.ErrorBody.properties.type.enum).toEqual(expect.arrayContaining(['validation_error', 'not_found', 'idempotency_error', 'internal_error']));
+    expect(schemas.Event.properties.event_type.enum).toEqual(expect.arrayContaining(['enrollment.approved', 'member.created', 'webhook_endpoint.disabled']));
+    expect(schemas.Notification.properties.notification_type.enum).toEqual(expect.arrayContaining(['enrollment_approved']));
+    // No error body is written out inline anywhere.
+    expect(JSON.stringify(document.paths)).not.toContain('"request_id"');
+  });
+
+  it('when read, then the shared statuses, request headers and response headers are on every operation', () => {
+    expect(document.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    expect(document.info.license).toMatchObject({ name: 'Apache-2.0' });
+    for (const { path, method, operation } of operations()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      expect(Object.keys(operation.responses), where).toEqual(expect.arrayContaining(['400', '401', '403', '429', '500', ...(method === 'post' ? ['409'] : []), ...(method === 'get' ? [] : ['413', '415'])]));
+      const headers = operation.parameters.filter((parameter: any) => parameter.in === 'header').map((parameter: any) => parameter.name);
+      expect(headers, where).toEqual(method === 'post' ? ['API-Version', 'Idempotency-Key'] : ['API-Version']);
+      for (const [status, response] of Object.entries<any>(operation.responses)) {
+        expect(Object.keys(response.headers), `${where} ${status}`).toEqual(expect.arrayContaining(['X-Request-Id', 'API-Version']));
+        if (status === '429') expect(Object.keys(response.headers), where).toContain('Retry-After');
+        expect(response.description, `${where} ${status}`).not.toBe('Default Response');
+      }
+    }
+    expect(Object.keys(document.paths['/documents/{public_id}/content'].get.responses['200'].headers)).toContain('Content-Disposition');
+  });
+
+  it('when a route answers a status or a header its operation does not list, then the test app reports it at close', () => {
+    const answers = new Set([
+      'GET /carriers/{public_id} 200 api-version,content-type,x-request-id',
+      'GET /carriers/{public_id} 418 x-request-id',
+      'GET /carriers/{public_id} 404 x-request-id,x-secret',
+      'GET /healthz 200 x-request-id',
+    ]);
+    expect(undocumentedAnswers(document, answers)).toEqual(['GET /carriers/{public_id} answered 418', 'GET /carriers/{public_id} 404 sent the header x-secret']);
   });
 
   it('when compared with the routes the server answers, then the API routes are documented', () => {

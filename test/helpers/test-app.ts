@@ -101,6 +101,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
   const config: Config = loadConfig({ DATABASE_URL: database.url, RATE_LIMIT_MAX: '0', LOG_LEVEL: 'info', ...options.env });
   const logs: string[] = [];
   const app = await buildApp({ config, db: database.db, clock, encryptionKey: TEST_ENCRYPTION_KEY, logStream: { write: (line) => void logs.push(line) } });
+  const answered = recordAnswers(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const keys = new ApiKeyService(database.db, clock);
@@ -123,8 +124,47 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
       return new ApiClient(baseUrl, created.key);
     },
     close: async () => {
+      const undocumented = undocumentedAnswers(app.swagger() as unknown as OpenApiDocument, answered);
       await app.close();
       await database.destroy();
+      // Every status and header a route answered in this file's tests is one its OpenAPI operation lists.
+      if (undocumented.length > 0) throw new Error(`Answers the OpenAPI document does not list:\n${undocumented.join('\n')}`);
     },
   };
+}
+
+type OpenApiDocument = { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>> };
+
+/** What each route answered: `METHOD /path/{param} status header,header` once per distinct answer. */
+function recordAnswers(app: App): Set<string> {
+  const answers = new Set<string>();
+  app.addHook('onResponse', async (request, reply) => {
+    const url = request.routeOptions.url;
+    if (url === undefined) return;
+    const headers = Object.keys(reply.getHeaders()).map((name) => name.toLowerCase()).sort().join(',');
+    answers.add(`${request.method} ${url.replace(/:(\w+)/g, '{$1}')} ${reply.statusCode} ${headers}`);
+  });
+  return answers;
+}
+
+/** Headers of HTTP itself that an OpenAPI document does not list. */
+const TRANSPORT_HEADERS = new Set(['content-type', 'content-length', 'connection', 'keep-alive', 'date', 'transfer-encoding']);
+
+export function undocumentedAnswers(document: OpenApiDocument, answers: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  for (const answer of answers) {
+    const [method = '', path = '', status = '', headerList = ''] = answer.split(' ');
+    const operation = document.paths[path]?.[method.toLowerCase()];
+    if (!operation) continue; // not documented on purpose (/healthz, /openapi.json, /docs, HEAD)
+    const response = operation.responses[status];
+    if (!response) {
+      problems.push(`${method} ${path} answered ${status}`);
+      continue;
+    }
+    const documented = new Set(Object.keys(response.headers ?? {}).map((name) => name.toLowerCase()));
+    for (const name of headerList.split(',').filter(Boolean)) {
+      if (!TRANSPORT_HEADERS.has(name) && !documented.has(name)) problems.push(`${method} ${path} ${status} sent the header ${name}`);
+    }
+  }
+  return problems;
 }

@@ -11,12 +11,12 @@ export const ApiKeySchema = Type.Object({
   redacted_key: Type.String({ description: 'The first and last characters of the key, for recognising it' }),
   created_at: TimestampSchema,
   revoked_at: Nullable(TimestampSchema),
-});
+}, { title: 'ApiKey' });
 
 export const CreatedApiKeySchema = Type.Object({
   ...ApiKeySchema.properties,
   key: Type.String({ description: 'The API key. Shown once, here; only its hash is stored.' }),
-});
+}, { title: 'CreatedApiKey' });
 
 export const CreateApiKeyBodySchema = Type.Object(
   {
@@ -24,7 +24,7 @@ export const CreateApiKeyBodySchema = Type.Object(
     employer: Type.Optional(Nullable(IdSchema)),
     name: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   },
-  { additionalProperties: false },
+  { title: 'CreateApiKeyBody', additionalProperties: false },
 );
 export type CreateApiKeyBody = Static<typeof CreateApiKeyBodySchema>;
 

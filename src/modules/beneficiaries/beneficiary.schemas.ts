@@ -25,7 +25,7 @@ export const BeneficiarySchema = Type.Object({
   phone_number: Nullable(Type.String()),
   dob: Nullable(DateSchema),
   created_at: TimestampSchema,
-});
+}, { title: 'Beneficiary' });
 export type BeneficiaryResponse = Static<typeof BeneficiarySchema>;
 
 const writable = {
@@ -37,14 +37,14 @@ const writable = {
 
 export const CreateBeneficiaryBodySchema = Type.Object(
   { member: IdSchema, full_name: FullNameSchema, member_relationship: StringEnum(BENEFICIARY_RELATIONSHIPS), ...writable },
-  { additionalProperties: false },
+  { title: 'CreateBeneficiaryBody', additionalProperties: false },
 );
 export type CreateBeneficiaryBody = Static<typeof CreateBeneficiaryBodySchema>;
 
 /** A beneficiary stays with the member it was created for: `member` is not accepted here. */
 export const UpdateBeneficiaryBodySchema = Type.Object(
   { full_name: Type.Optional(FullNameSchema), member_relationship: Type.Optional(StringEnum(BENEFICIARY_RELATIONSHIPS)), ...writable },
-  { additionalProperties: false },
+  { title: 'UpdateBeneficiaryBody', additionalProperties: false },
 );
 export type UpdateBeneficiaryBody = Static<typeof UpdateBeneficiaryBodySchema>;
 

@@ -55,6 +55,6 @@ export const UpdateBenefitChangeBodySchema = Type.Object(
     memo: Type.Optional(Nullable(Type.String({ maxLength: MEMO_MAX_LENGTH }))),
     assignee: Type.Optional(Nullable(Type.String({ maxLength: ASSIGNEE_MAX_LENGTH, description: 'Who is handling it' }))),
   },
-  { additionalProperties: false },
+  { title: 'UpdateBenefitChangeBody', additionalProperties: false },
 );
 export type UpdateBenefitChangeBody = Static<typeof UpdateBenefitChangeBodySchema>;

@@ -28,7 +28,7 @@ export const BusinessUnitSchema = Type.Object({
   email: Nullable(Type.String({ maxLength: 255 })),
   metadata: MetadataResponseSchema,
   created_at: TimestampSchema,
-});
+}, { title: 'BusinessUnit' });
 export type BusinessUnitResponse = Static<typeof BusinessUnitSchema>;
 
 const writable = {
@@ -47,14 +47,14 @@ export const CreateBusinessUnitBodySchema = Type.Object(
     is_primary: Type.Optional(Type.Boolean({ default: false, description: "Making one primary unsets the employer's others" })),
     ...writable,
   },
-  { additionalProperties: false },
+  { title: 'CreateBusinessUnitBody', additionalProperties: false },
 );
 export type CreateBusinessUnitBody = Static<typeof CreateBusinessUnitBodySchema>;
 
 /** The employer of a business unit is fixed; members and plans hang off it. */
 export const UpdateBusinessUnitBodySchema = Type.Object(
   { legal_name: Type.Optional(NameSchema), is_primary: Type.Optional(Type.Boolean()), ...writable },
-  { additionalProperties: false },
+  { title: 'UpdateBusinessUnitBody', additionalProperties: false },
 );
 export type UpdateBusinessUnitBody = Static<typeof UpdateBusinessUnitBodySchema>;
 

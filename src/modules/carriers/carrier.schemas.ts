@@ -7,7 +7,7 @@ export const CarrierSchema = Type.Object({
   trade_name: Nullable(Type.String()),
   logo_url: Nullable(Type.String({ description: 'URL of the carrier logo' })),
   created_at: TimestampSchema,
-});
+}, { title: 'Carrier' });
 export type CarrierResponse = Static<typeof CarrierSchema>;
 
 const writable = {
@@ -17,13 +17,13 @@ const writable = {
 
 export const CreateCarrierBodySchema = Type.Object(
   { legal_name: Type.String({ minLength: 1, maxLength: 255 }), ...writable },
-  { additionalProperties: false },
+  { title: 'CreateCarrierBody', additionalProperties: false },
 );
 export type CreateCarrierBody = Static<typeof CreateCarrierBodySchema>;
 
 export const UpdateCarrierBodySchema = Type.Object(
   { legal_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })), ...writable },
-  { additionalProperties: false },
+  { title: 'UpdateCarrierBody', additionalProperties: false },
 );
 export type UpdateCarrierBody = Static<typeof UpdateCarrierBodySchema>;
 

@@ -37,7 +37,7 @@ export const DependentSchema = Type.Object({
   ),
   metadata: MetadataResponseSchema,
   created_at: TimestampSchema,
-});
+}, { title: 'Dependent' });
 export type DependentResponse = Static<typeof DependentSchema>;
 
 const CertifiedOnSchema = Type.Optional(
@@ -69,7 +69,7 @@ export const CreateDependentBodySchema = Type.Object(
     has_disability: Type.Optional(Type.Boolean({ default: false })),
     ...writable,
   },
-  { additionalProperties: false },
+  { title: 'CreateDependentBody', additionalProperties: false },
 );
 export type CreateDependentBody = Static<typeof CreateDependentBodySchema>;
 
@@ -83,7 +83,7 @@ export const UpdateDependentBodySchema = Type.Object(
     has_disability: Type.Optional(Type.Boolean()),
     ...writable,
   },
-  { additionalProperties: false },
+  { title: 'UpdateDependentBody', additionalProperties: false },
 );
 export type UpdateDependentBody = Static<typeof UpdateDependentBodySchema>;
 

@@ -22,7 +22,7 @@ export const DocumentSchema = Type.Object({
   member: Nullable(IdSchema),
   employer: Nullable(IdSchema),
   created_at: TimestampSchema,
-});
+}, { title: 'Document' });
 export type DocumentResponse = Static<typeof DocumentSchema>;
 
 export const CreateDocumentBodySchema = Type.Object(
@@ -39,7 +39,7 @@ export const CreateDocumentBodySchema = Type.Object(
     member: Type.Optional(Nullable(IdSchema)),
     employer: Type.Optional(Nullable(IdSchema)),
   },
-  { additionalProperties: false },
+  { title: 'CreateDocumentBody', additionalProperties: false },
 );
 export type CreateDocumentBody = Static<typeof CreateDocumentBodySchema>;
 

@@ -25,7 +25,7 @@ export const EmployerSchema = Type.Object({
   external_id: Nullable(Type.String()),
   metadata: MetadataResponseSchema,
   created_at: TimestampSchema,
-});
+}, { title: 'Employer' });
 export type EmployerResponse = Static<typeof EmployerSchema>;
 
 const writable = {
@@ -39,13 +39,13 @@ const writable = {
 
 export const CreateEmployerBodySchema = Type.Object(
   { legal_name: Type.String({ minLength: 1, maxLength: 255 }), address: AddressSchema, ...writable },
-  { additionalProperties: false },
+  { title: 'CreateEmployerBody', additionalProperties: false },
 );
 export type CreateEmployerBody = Static<typeof CreateEmployerBodySchema>;
 
 export const UpdateEmployerBodySchema = Type.Object(
   { legal_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })), address: Type.Optional(AddressSchema), ...writable },
-  { additionalProperties: false },
+  { title: 'UpdateEmployerBody', additionalProperties: false },
 );
 export type UpdateEmployerBody = Static<typeof UpdateEmployerBodySchema>;
 

@@ -31,7 +31,7 @@ export const PrimaryCareProviderSchema = Type.Object({
   full_name: Type.String(),
   is_existing_patient: Type.Boolean(),
   provider_id_number: Nullable(Type.String()),
-});
+}, { title: 'PrimaryCareProvider' });
 export type PrimaryCareProvider = Static<typeof PrimaryCareProviderSchema>;
 
 const EnrolledDependentInput = Type.Object(
@@ -131,7 +131,7 @@ const elections = {
 
 export const CreateEnrollmentBodySchema = Type.Object(
   { member: IdSchema, category: StringEnum(ENROLLMENT_CATEGORIES), ...elections },
-  { additionalProperties: false },
+  { title: 'CreateEnrollmentBody', additionalProperties: false },
 );
 export type CreateEnrollmentBody = Static<typeof CreateEnrollmentBodySchema>;
 
@@ -145,7 +145,7 @@ export const UpdateEnrollmentBodySchema = Type.Object(
     ...elections,
     enrolled_plans: Type.Optional(Type.Union([Type.Array(EnrolledPlanInput, { maxItems: 20 }), Type.Array(EnrolledPlanEoiInput, { minItems: 1, maxItems: 20 })])),
   },
-  { additionalProperties: false },
+  { title: 'UpdateEnrollmentBody', additionalProperties: false },
 );
 export type UpdateEnrollmentBody = Static<typeof UpdateEnrollmentBodySchema>;
 
@@ -163,7 +163,7 @@ export const EnrolledDependentSchema = Type.Object({
   dependent: IdSchema,
   primary_care_provider: Nullable(PrimaryCareProviderSchema),
   ...volumeFields,
-});
+}, { title: 'EnrolledDependent' });
 
 export const EnrolledPlanSchema = Type.Object({
   id: IdSchema,
@@ -184,7 +184,7 @@ export const EnrolledPlanSchema = Type.Object({
   primary_beneficiary_missing: Type.Boolean({
     description: 'Read-only. True for a life or accidental_death plan without a primary beneficiary designation: the benefit would go to the estate.',
   }),
-});
+}, { title: 'EnrolledPlan' });
 
 export const CoverageWaiverSchema = Type.Object({
   id: IdSchema,
@@ -192,7 +192,7 @@ export const CoverageWaiverSchema = Type.Object({
   reason: StringEnum(COVERAGE_WAIVER_REASONS),
   member: Nullable(IdSchema),
   dependent: Nullable(IdSchema),
-});
+}, { title: 'CoverageWaiver' });
 
 export const EnrollmentSchema = Type.Object({
   id: IdSchema,
@@ -224,7 +224,7 @@ export const EnrollmentSchema = Type.Object({
     ),
   ),
   created_at: TimestampSchema,
-});
+}, { title: 'Enrollment' });
 export type EnrollmentResponse = Static<typeof EnrollmentSchema>;
 
 export const ListEnrollmentsQuerySchema = Type.Object(
@@ -252,5 +252,5 @@ export const MemberCoverageSchema = Type.Object({
       member_contribution: Nullable(MoneySchema),
     }),
   ),
-});
+}, { title: 'MemberCoverage' });
 export type MemberCoverage = Static<typeof MemberCoverageSchema>;

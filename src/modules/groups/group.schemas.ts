@@ -13,7 +13,7 @@ export const GroupSchema = Type.Object({
   connection_method: ConnectionMethodSchema,
   metadata: MetadataResponseSchema,
   created_at: TimestampSchema,
-});
+}, { title: 'Group' });
 export type GroupResponse = Static<typeof GroupSchema>;
 
 export const CreateGroupBodySchema = Type.Object(
@@ -24,7 +24,7 @@ export const CreateGroupBodySchema = Type.Object(
     connection_method: Type.Optional(StringEnum(CONNECTION_METHODS, { description: 'Defaults to manual', default: 'manual' })),
     metadata: Type.Optional(MetadataSchema),
   },
-  { additionalProperties: false },
+  { title: 'CreateGroupBody', additionalProperties: false },
 );
 export type CreateGroupBody = Static<typeof CreateGroupBodySchema>;
 
@@ -36,7 +36,7 @@ export const UpdateGroupBodySchema = Type.Object(
     connection_method: Type.Optional(ConnectionMethodSchema),
     metadata: Type.Optional(MetadataSchema),
   },
-  { additionalProperties: false },
+  { title: 'UpdateGroupBody', additionalProperties: false },
 );
 export type UpdateGroupBody = Static<typeof UpdateGroupBodySchema>;
 

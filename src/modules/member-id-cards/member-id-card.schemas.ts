@@ -16,7 +16,7 @@ export const MemberIdCardSchema = Type.Object({
   enrolled_plans: Type.Array(IdSchema, { description: 'Ids of the enrolled plans this card is assigned to' }),
   enrolled_dependents: Type.Array(IdSchema, { description: 'Ids of the enrolled dependents this card is assigned to' }),
   created_at: TimestampSchema,
-});
+}, { title: 'MemberIdCard' });
 export type MemberIdCardResponse = Static<typeof MemberIdCardSchema>;
 
 export const CreateMemberIdCardBodySchema = Type.Object(
@@ -42,7 +42,7 @@ export const CreateMemberIdCardBodySchema = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'CreateMemberIdCardBody', additionalProperties: false },
 );
 export type CreateMemberIdCardBody = Static<typeof CreateMemberIdCardBodySchema>;
 

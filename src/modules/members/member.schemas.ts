@@ -40,7 +40,7 @@ export const MemberSchema = Type.Object({
   enrollments: Type.Array(IdSchema, { description: "Ids of the member's enrollments" }),
   metadata: MetadataResponseSchema,
   created_at: TimestampSchema,
-});
+}, { title: 'Member' });
 export type MemberResponse = Static<typeof MemberSchema>;
 
 const writable = {
@@ -61,7 +61,7 @@ const writable = {
 
 export const CreateMemberBodySchema = Type.Object(
   { employer: IdSchema, first_name: Name, last_name: Name, dob: DateSchema, address: AddressSchema, hire_date: DateSchema, ...writable },
-  { additionalProperties: false },
+  { title: 'CreateMemberBody', additionalProperties: false },
 );
 export type CreateMemberBody = Static<typeof CreateMemberBodySchema>;
 
@@ -74,7 +74,7 @@ export const UpdateMemberBodySchema = Type.Object(
     hire_date: Type.Optional(DateSchema),
     ...writable,
   },
-  { additionalProperties: false },
+  { title: 'UpdateMemberBody', additionalProperties: false },
 );
 export type UpdateMemberBody = Static<typeof UpdateMemberBodySchema>;
 

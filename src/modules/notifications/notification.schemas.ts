@@ -10,7 +10,7 @@ export const NotificationSchema = Type.Object({
   payload: Type.Record(Type.String(), Type.Unknown(), { description: 'Ids and statuses the reader needs; never personal data' }),
   owner: StringEnum(NOTIFICATION_OWNERS),
   created_at: TimestampSchema,
-});
+}, { title: 'Notification' });
 export type NotificationResponse = Static<typeof NotificationSchema>;
 
 export const ListNotificationsQuerySchema = Type.Object(

@@ -17,7 +17,7 @@ export const CreateWindowBodySchema = Type.Object(
     enrollment_type: Type.Optional(StringEnum(ENROLLMENT_TYPES, { default: 'active' })),
     metadata: Type.Optional(MetadataSchema),
   },
-  { additionalProperties: false },
+  { title: 'CreateOpenEnrollmentWindowBody', additionalProperties: false },
 );
 export type CreateWindowBody = Static<typeof CreateWindowBodySchema>;
 
@@ -30,7 +30,7 @@ export const UpdateWindowBodySchema = Type.Object(
     enrollment_type: Type.Optional(StringEnum(ENROLLMENT_TYPES)),
     metadata: Type.Optional(MetadataSchema),
   },
-  { additionalProperties: false },
+  { title: 'UpdateOpenEnrollmentWindowBody', additionalProperties: false },
 );
 export type UpdateWindowBody = Static<typeof UpdateWindowBodySchema>;
 
@@ -42,7 +42,7 @@ export const WindowSummarySchema = Type.Object({
   changes: Type.Array(StringEnum(CHANGE_KINDS)),
   previous_plan: Nullable(IdSchema),
   next_plan: Nullable(IdSchema),
-});
+}, { title: 'OpenEnrollmentWindowSummary' });
 export type WindowSummary = Static<typeof WindowSummarySchema>;
 
 export const OpenEnrollmentWindowSchema = Type.Object({
@@ -60,7 +60,7 @@ export const OpenEnrollmentWindowSchema = Type.Object({
   enrollment_type: StringEnum(ENROLLMENT_TYPES),
   metadata: MetadataResponseSchema,
   created_at: TimestampSchema,
-});
+}, { title: 'OpenEnrollmentWindow' });
 export type WindowResponse = Static<typeof OpenEnrollmentWindowSchema>;
 
 export const ListWindowsQuerySchema = Type.Object(
@@ -80,5 +80,5 @@ export const IncompleteMemberSchema = Type.Object({
   email: Nullable(Type.String()),
   enrollment: Nullable(IdSchema),
   enrollment_status: Nullable(StringEnum(ENROLLMENT_STATUSES)),
-});
+}, { title: 'IncompleteMember' });
 export type IncompleteMember = Static<typeof IncompleteMemberSchema>;

@@ -12,7 +12,7 @@ export const PayRateSchema = Type.Object({
   period: StringEnum(PAY_RATE_PERIODS),
   effective_start: DateSchema,
   created_at: TimestampSchema,
-});
+}, { title: 'PayRate' });
 export type PayRateResponse = Static<typeof PayRateSchema>;
 
 export const CreatePayRateBodySchema = Type.Object(
@@ -22,14 +22,14 @@ export const CreatePayRateBodySchema = Type.Object(
     period: Type.Optional(StringEnum(PAY_RATE_PERIODS, { default: 'annually' })),
     effective_start: DateSchema,
   },
-  { additionalProperties: false },
+  { title: 'CreatePayRateBody', additionalProperties: false },
 );
 export type CreatePayRateBody = Static<typeof CreatePayRateBodySchema>;
 
 /** A pay rate stays with the member it was created for: `member` is not accepted here. */
 export const UpdatePayRateBodySchema = Type.Object(
   { amount: Type.Optional(AmountSchema), period: Type.Optional(StringEnum(PAY_RATE_PERIODS)), effective_start: Type.Optional(DateSchema) },
-  { additionalProperties: false },
+  { title: 'UpdatePayRateBody', additionalProperties: false },
 );
 export type UpdatePayRateBody = Static<typeof UpdatePayRateBodySchema>;
 

@@ -27,14 +27,14 @@ export const ContributionRuleSchema = Type.Object(
     monthly_min_threshold: Type.String({ pattern: MONEY_PATTERN, description: 'Least the employer pays per month (money string)' }),
     monthly_max_threshold: Type.String({ pattern: MONEY_PATTERN, description: 'Most the employer pays per month (money string), not below the minimum' }),
   },
-  { additionalProperties: false },
+  { title: 'ContributionRule', additionalProperties: false },
 );
 export type ContributionRule = Static<typeof ContributionRuleSchema>;
 
 /** interface.md ContributionStrategy: exactly the five coverage tiers, each required. */
 export const ContributionStrategySchema = Type.Object(
   Object.fromEntries(COVERAGE_TIERS.map((tier) => [tier, ContributionRuleSchema])) as Record<CoverageTier, typeof ContributionRuleSchema>,
-  { additionalProperties: false },
+  { title: 'ContributionStrategy', additionalProperties: false },
 );
 export type ContributionStrategy = Static<typeof ContributionStrategySchema>;
 
@@ -71,7 +71,7 @@ export const PlanConfigurationSchema = Type.Object({
   contribution_strategy: Nullable(ContributionStrategySchema),
   metadata: MetadataResponseSchema,
   created_at: TimestampSchema,
-});
+}, { title: 'PlanConfiguration' });
 export type PlanConfigurationResponse = Static<typeof PlanConfigurationSchema>;
 
 export const CreatePlanConfigurationBodySchema = Type.Object(
@@ -87,7 +87,7 @@ export const CreatePlanConfigurationBodySchema = Type.Object(
     eligible_employment_statuses: Type.Optional(EligibleStatusesSchema),
     metadata: Type.Optional(MetadataSchema),
   },
-  { additionalProperties: false },
+  { title: 'CreatePlanConfigurationBody', additionalProperties: false },
 );
 export type CreatePlanConfigurationBody = Static<typeof CreatePlanConfigurationBodySchema>;
 
@@ -104,7 +104,7 @@ export const UpdatePlanConfigurationBodySchema = Type.Object(
     eligible_employment_statuses: Type.Optional(EligibleStatusesSchema),
     metadata: Type.Optional(MetadataSchema),
   },
-  { additionalProperties: false },
+  { title: 'UpdatePlanConfigurationBody', additionalProperties: false },
 );
 export type UpdatePlanConfigurationBody = Static<typeof UpdatePlanConfigurationBodySchema>;
 

@@ -28,7 +28,7 @@ const PremiumTypeSchema = StringEnum(PREMIUM_TYPES, {
 /** The monthly premium of each of the five coverage tiers. */
 export const CompositeRatesSchema = Type.Object(
   Object.fromEntries(COVERAGE_TIERS.map((tier) => [tier, MoneySchema])) as Record<CoverageTier, typeof MoneySchema>,
-  { additionalProperties: false, description: 'Monthly premium per coverage tier; all five tiers are required' },
+  { title: 'CompositeRates', additionalProperties: false, description: 'Monthly premium per coverage tier; all five tiers are required' },
 );
 export type CompositeRates = Static<typeof CompositeRatesSchema>;
 
@@ -37,7 +37,7 @@ export const AgeRateSchema = Type.Object(
     age: Type.Integer({ minimum: 0, maximum: MAX_BAND_AGE, description: 'The band applies from this age up to the next band' }),
     amount: MoneySchema,
   },
-  { additionalProperties: false },
+  { title: 'AgeRate', additionalProperties: false },
 );
 export const AgeRatesSchema = Type.Array(AgeRateSchema, {
   minItems: 1,
@@ -82,7 +82,7 @@ export const VolumeRulesSchema = Type.Object(
       }),
     ),
   },
-  {
+  { title: 'VolumeRules',
     additionalProperties: false,
     description:
       'Volume rules of a life or disability plan, checked on requested volumes at save_and_submit: a multiple of increment, between minimum and maximum (the member\'s), a spouse at most spouse_max_percent of the member\'s requested volume, a child at most child_maximum; and when EOI is needed (guaranteed issue per person type, late entrants). Omitted or null parts do not apply.',
@@ -113,7 +113,7 @@ export const PlanSchema = Type.Object({
   next_plan: NextPlanSchema,
   metadata: MetadataResponseSchema,
   created_at: TimestampSchema,
-});
+}, { title: 'Plan' });
 export type PlanResponse = Static<typeof PlanSchema>;
 
 const writable = {
@@ -139,7 +139,7 @@ export const CreatePlanBodySchema = Type.Object(
     aca_child_rating_limit: Type.Optional(AcaChildRatingLimitSchema),
     ...writable,
   },
-  { additionalProperties: false },
+  { title: 'CreatePlanBody', additionalProperties: false },
 );
 export type CreatePlanBody = Static<typeof CreatePlanBodySchema>;
 
@@ -158,7 +158,7 @@ export const UpdatePlanBodySchema = Type.Object(
     next_plan: Type.Optional(NextPlanSchema),
     ...writable,
   },
-  { additionalProperties: false },
+  { title: 'UpdatePlanBody', additionalProperties: false },
 );
 export type UpdatePlanBody = Static<typeof UpdatePlanBodySchema>;
 
@@ -178,7 +178,7 @@ export const RenewPlanBodySchema = Type.Object(
     guaranteed_issue_volume: Type.Optional(Nullable(MoneySchema)),
     metadata: Type.Optional(MetadataSchema),
   },
-  { additionalProperties: false },
+  { title: 'RenewPlanBody', additionalProperties: false },
 );
 export type RenewPlanBody = Static<typeof RenewPlanBodySchema>;
 

@@ -12,7 +12,7 @@ export const SubclassSchema = Type.Object({
   employer: IdSchema,
   is_default: Type.Boolean({ description: "Whether this is the employer's default subclass of its category (at most one is)" }),
   created_at: TimestampSchema,
-});
+}, { title: 'Subclass' });
 export type SubclassResponse = Static<typeof SubclassSchema>;
 
 export const CreateSubclassBodySchema = Type.Object(
@@ -22,14 +22,14 @@ export const CreateSubclassBodySchema = Type.Object(
     employer: IdSchema,
     is_default: Type.Optional(Type.Boolean({ default: false, description: 'Making one the default unsets the others of its category' })),
   },
-  { additionalProperties: false },
+  { title: 'CreateSubclassBody', additionalProperties: false },
 );
 export type CreateSubclassBody = Static<typeof CreateSubclassBodySchema>;
 
 /** The employer of a subclass is fixed; members and plan configurations refer to it. */
 export const UpdateSubclassBodySchema = Type.Object(
   { category: Type.Optional(CategorySchema), name: Type.Optional(NameSchema), is_default: Type.Optional(Type.Boolean()) },
-  { additionalProperties: false },
+  { title: 'UpdateSubclassBody', additionalProperties: false },
 );
 export type UpdateSubclassBody = Static<typeof UpdateSubclassBodySchema>;
 

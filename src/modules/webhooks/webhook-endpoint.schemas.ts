@@ -21,13 +21,13 @@ export const WebhookEndpointSchema = Type.Object({
   failing_since: Nullable(TimestampSchema),
   metadata: MetadataResponseSchema,
   created_at: TimestampSchema,
-});
+}, { title: 'WebhookEndpoint' });
 export type WebhookEndpointResponse = Static<typeof WebhookEndpointSchema>;
 
 export const WebhookEndpointWithSecretSchema = Type.Object({
   ...WebhookEndpointSchema.properties,
   secret: Type.String({ description: 'The signing secret (`whsec_...`). Shown once, here: store it now.' }),
-});
+}, { title: 'WebhookEndpointWithSecret' });
 export type WebhookEndpointWithSecretResponse = Static<typeof WebhookEndpointWithSecretSchema>;
 
 const writable = {
@@ -40,13 +40,13 @@ const EnabledEventsSchema = Type.Array(EventTypeFilterSchema, { minItems: 1, max
 
 export const CreateWebhookEndpointBodySchema = Type.Object(
   { url: UrlFieldSchema, enabled_events: EnabledEventsSchema, ...writable },
-  { additionalProperties: false },
+  { title: 'CreateWebhookEndpointBody', additionalProperties: false },
 );
 export type CreateWebhookEndpointBody = Static<typeof CreateWebhookEndpointBodySchema>;
 
 export const UpdateWebhookEndpointBodySchema = Type.Object(
   { url: Type.Optional(UrlFieldSchema), enabled_events: Type.Optional(EnabledEventsSchema), ...writable },
-  { additionalProperties: false },
+  { title: 'UpdateWebhookEndpointBody', additionalProperties: false },
 );
 export type UpdateWebhookEndpointBody = Static<typeof UpdateWebhookEndpointBodySchema>;
 
@@ -59,7 +59,7 @@ export const WebhookAttemptSchema = Type.Object({
   error: Nullable(Type.String()),
   succeeded: Type.Boolean(),
   created_at: TimestampSchema,
-});
+}, { title: 'WebhookAttempt' });
 
 export const WebhookDeliverySchema = Type.Object({
   id: IdSchema,
@@ -73,7 +73,7 @@ export const WebhookDeliverySchema = Type.Object({
   created_at: TimestampSchema,
   completed_at: Nullable(TimestampSchema),
   attempts: Type.Array(WebhookAttemptSchema, { description: 'Every attempt, oldest first' }),
-});
+}, { title: 'WebhookDelivery' });
 export type WebhookDeliveryResponse = Static<typeof WebhookDeliverySchema>;
 
 export const ListWebhookDeliveriesQuerySchema = Type.Object(

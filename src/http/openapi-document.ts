@@ -1,0 +1,188 @@
+/**
+ * The OpenAPI document as generators and linters want it, made from what @fastify/swagger derives from the
+ * route schemas: a stable operationId per operation, every titled schema (records, bodies, list pages, the
+ * error body) named once under components.schemas and referenced, and every status, request header and
+ * response header the service's shared layers can send documented on each operation. Pure: document in,
+ * document out.
+ */
+
+type Json = Record<string, unknown>;
+type Operation = {
+  operationId?: string;
+  parameters?: Json[];
+  requestBody?: Json;
+  responses: Record<string, Json>;
+};
+
+export interface DocumentOptions {
+  apiVersion: string;
+  /** Whether responses carry the rate limit headers (RATE_LIMIT_MAX > 0). */
+  rateLimited: boolean;
+}
+
+const METHODS = ['get', 'post', 'patch', 'put', 'delete'] as const;
+const ERROR_REF = { $ref: '#/components/schemas/ErrorBody' };
+
+/** Operations whose derived name would read badly: their operationId, by `METHOD path`. */
+const OPERATION_IDS: Record<string, string> = {
+  'POST /plan_configurations/{public_id}/contribution_strategy': 'setPlanConfigurationContributionStrategy',
+  'POST /webhook_endpoints/{public_id}/rotate_secret': 'rotateWebhookEndpointSecret',
+  'POST /webhook_endpoints/{public_id}/deliveries/{delivery_id}/retry': 'retryWebhookDelivery',
+  'GET /webhook_endpoints/{public_id}/deliveries': 'listWebhookDeliveries',
+  'GET /enrollments/{public_id}/benefit_changes': 'listEnrollmentBenefitChanges',
+  'GET /members/{public_id}/coverage': 'getMemberCoverage',
+  'GET /documents/{public_id}/content': 'getDocumentContent',
+  'GET /open_enrollment_windows/{public_id}/change_report': 'getOpenEnrollmentWindowChangeReport',
+  'GET /open_enrollment_windows/{public_id}/incomplete_members_report': 'getOpenEnrollmentWindowIncompleteMembersReport',
+};
+
+/** `open_enrollment_windows` -> `OpenEnrollmentWindow`. */
+function singularName(segment: string): string {
+  const singular = segment.endsWith('ies') ? `${segment.slice(0, -3)}y` : segment.endsWith('sses') ? segment.slice(0, -2) : segment.replace(/s$/, '');
+  return camel(singular, true);
+}
+
+function camel(snake: string, upperFirst: boolean): string {
+  const joined = snake.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+  return upperFirst ? joined.charAt(0).toUpperCase() + joined.slice(1) : joined;
+}
+
+/**
+ * listCarriers, createCarrier, getCarrier, updateCarrier, deleteCarrier; an action on a record is the action
+ * and the record (approveEnrollment, saveAndSubmitEnrollment); the rest are named in OPERATION_IDS.
+ */
+export function operationIdOf(method: string, path: string): string {
+  const named = OPERATION_IDS[`${method.toUpperCase()} ${path}`];
+  if (named) return named;
+  const segments = path.split('/').filter(Boolean);
+  const [collection = '', id, action] = segments;
+  const record = singularName(collection);
+  if (id === undefined) return method === 'get' ? `list${camel(collection, true)}` : `create${record}`;
+  if (action === undefined) return { get: 'get', patch: 'update', put: 'replace', delete: 'delete', post: 'post' }[method] + record;
+  return `${camel(action, false)}${record}`;
+}
+
+const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
+
+/** Headers on every response. */
+function commonResponseHeaders(options: DocumentOptions): Json {
+  return {
+    'X-Request-Id': header('This request, as logs and error bodies name it'),
+    'API-Version': header('The interface version the server speaks', { type: 'string', enum: [options.apiVersion] }),
+    ...(options.rateLimited
+      ? {
+          'X-RateLimit-Limit': header('Requests allowed per window for this API key (or address, without a key)', { type: 'integer' }),
+          'X-RateLimit-Remaining': header('Requests left in the current window', { type: 'integer' }),
+          'X-RateLimit-Reset': header('Seconds until the window resets', { type: 'integer' }),
+        }
+      : {}),
+  };
+}
+
+const ERROR_DESCRIPTIONS: Record<string, string> = {
+  '400': 'Invalid request: a field, a query parameter, a header (API-Version, Idempotency-Key) or a body where none is taken',
+  '401': 'No valid API key',
+  '403': "The API key's role may not do this",
+  '404': 'No such record (or another tenant\'s)',
+  '409': 'The record is not in a state that allows this, or the Idempotency-Key was used for another request or is still running',
+  '413': 'The request body is larger than 1 MiB',
+  '415': 'The request body is not UTF-8 JSON without a content coding',
+  '429': 'Too many requests; retry after Retry-After seconds',
+  '500': 'An error on the service side; quote the request id',
+};
+
+/** The statuses every operation of this shape can answer, besides what its route declares. */
+function sharedStatuses(method: string, path: string): string[] {
+  const statuses = ['400', '401', '403', '429', '500'];
+  if (path.includes('{')) statuses.push('404');
+  if (method === 'post') statuses.push('409');
+  if (method !== 'get') statuses.push('413', '415');
+  return statuses;
+}
+
+function finishOperation(method: string, path: string, operation: Operation, options: DocumentOptions): void {
+  operation.operationId = operationIdOf(method, path);
+  const parameters = (operation.parameters ?? []).filter((parameter) => parameter.in !== 'header' || !['api-version', 'idempotency-key'].includes(String(parameter.name).toLowerCase()));
+  parameters.push({
+    name: 'API-Version',
+    in: 'header',
+    required: false,
+    description: 'Pin the interface version; another value is a 400',
+    schema: { type: 'string', enum: [options.apiVersion] },
+  });
+  if (method === 'post') {
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'Makes retries safe for 24 hours: a repeat with the same key and body gets the first response (with Idempotent-Replayed: true)',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+    });
+  }
+  operation.parameters = parameters;
+  for (const status of sharedStatuses(method, path)) {
+    operation.responses[status] ??= { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: ERROR_REF } } };
+  }
+  for (const [status, response] of Object.entries(operation.responses)) {
+    const headers = { ...commonResponseHeaders(options), ...((response.headers as Json | undefined) ?? {}) };
+    if (status === '429') headers['Retry-After'] = header('Seconds to wait before retrying', { type: 'integer' });
+    if (status === '415') headers['Accept-Encoding'] = header('identity: request bodies are not decoded');
+    if (method === 'post') headers['Idempotent-Replayed'] = header('true when this is the kept response of an earlier request with the same Idempotency-Key', { type: 'string', enum: ['true'] });
+    if (path === '/documents/{public_id}/content' && status === '200') {
+      headers['Content-Disposition'] = header('attachment, with the document\'s file name');
+      headers['X-Content-Type-Options'] = header('nosniff', { type: 'string', enum: ['nosniff'] });
+    }
+    if (path.endsWith('/incomplete_members_report') && status === '200') headers['Content-Disposition'] = header('attachment; filename="incomplete-members-<window>.csv" when format=csv');
+    response.headers = headers;
+    if (response.description === undefined || response.description === 'Default Response') response.description = ERROR_DESCRIPTIONS[status] ?? 'Success';
+  }
+}
+
+/**
+ * Replaces every schema with a `title` by a $ref to components.schemas[title] (recursively, inside the named
+ * schemas too). Two different schemas with one title are a programming error.
+ */
+function nameSchemas(document: Json): void {
+  const named = new Map<string, { schema: Json; text: string }>();
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (node === null || typeof node !== 'object') return node;
+    const object = node as Json;
+    const copy: Json = {};
+    for (const [key, value] of Object.entries(object)) copy[key] = key === 'examples' || key === 'example' ? value : visit(value);
+    const title = copy.title;
+    if (typeof title !== 'string' || copy.type !== 'object') return copy;
+    const { title: _title, ...schema } = copy;
+    const text = JSON.stringify(schema);
+    const seen = named.get(title);
+    if (seen && seen.text !== text) throw new Error(`OpenAPI: two different schemas are titled ${title}`);
+    named.set(title, { schema: { title, ...schema }, text });
+    return { $ref: `#/components/schemas/${title}` };
+  };
+  document.paths = visit(document.paths);
+  const components = (document.components ??= {}) as Json;
+  const schemas = { ...((components.schemas as Json | undefined) ?? {}) };
+  for (const [title, { schema }] of [...named].sort(([a], [b]) => a.localeCompare(b))) schemas[title] = schema;
+  components.schemas = schemas;
+}
+
+export function finishOpenApiDocument<T extends object>(source: T, options: DocumentOptions): T {
+  const document = structuredClone(source) as unknown as Json;
+  document.servers = [{ url: '/', description: 'This server (PUBLIC_BASE_URL when set behind a proxy)' }];
+  const info = document.info as Json;
+  info.license = { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' };
+  const paths = document.paths as Record<string, Record<string, Operation>>;
+  const seen = new Map<string, string>();
+  for (const [path, item] of Object.entries(paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      finishOperation(method, path, operation, options);
+      const other = seen.get(operation.operationId!);
+      if (other) throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} and ${other} share the operationId ${operation.operationId}`);
+      seen.set(operation.operationId!, `${method.toUpperCase()} ${path}`);
+    }
+  }
+  nameSchemas(document);
+  return document as unknown as T;
+}
