@@ -63,18 +63,29 @@ export function operationIdOf(method: string, path: string): string {
 }
 
 const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
+const ref = (kind: 'headers' | 'parameters' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
-/** Headers on every response. */
-function commonResponseHeaders(options: DocumentOptions): Json {
+/** The headers the shared layers send, under components.headers. */
+function sharedHeaders(options: DocumentOptions): Json {
   return {
-    'X-Request-Id': header('This request, as logs and error bodies name it'),
-    'API-Version': header('The interface version the server speaks', { type: 'string', enum: [options.apiVersion] }),
+    XRequestId: header('This request, as logs and error bodies name it'),
+    ApiVersion: header('The interface version the server speaks', { type: 'string', enum: [options.apiVersion] }),
+    XRateLimitLimit: header('Requests allowed per window for this API key (or address, without a key)', { type: 'integer' }),
+    XRateLimitRemaining: header('Requests left in the current window', { type: 'integer' }),
+    XRateLimitReset: header('Seconds until the window resets', { type: 'integer' }),
+    RetryAfter: header('Seconds to wait before retrying', { type: 'integer' }),
+    AcceptEncoding: header('identity: request bodies are not decoded'),
+    IdempotentReplayed: header('true on a POST answer kept for an Idempotency-Key and sent again', { type: 'string', enum: ['true'] }),
+  };
+}
+
+/** The header refs of every response: the request id, the version, and the rate limit when it is on. */
+function commonHeaderRefs(options: DocumentOptions): Json {
+  return {
+    'X-Request-Id': ref('headers', 'XRequestId'),
+    'API-Version': ref('headers', 'ApiVersion'),
     ...(options.rateLimited
-      ? {
-          'X-RateLimit-Limit': header('Requests allowed per window for this API key (or address, without a key)', { type: 'integer' }),
-          'X-RateLimit-Remaining': header('Requests left in the current window', { type: 'integer' }),
-          'X-RateLimit-Reset': header('Seconds until the window resets', { type: 'integer' }),
-        }
+      ? { 'X-RateLimit-Limit': ref('headers', 'XRateLimitLimit'), 'X-RateLimit-Remaining': ref('headers', 'XRateLimitRemaining'), 'X-RateLimit-Reset': ref('headers', 'XRateLimitReset') }
       : {}),
   };
 }
@@ -91,6 +102,25 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '500': 'An error on the service side; quote the request id',
 };
 
+/** One error response per status, under components.responses: the error body and the headers it comes with. */
+function sharedResponses(options: DocumentOptions): Json {
+  return Object.fromEntries(
+    Object.entries(ERROR_DESCRIPTIONS).map(([status, description]) => [
+      `Error${status}`,
+      {
+        description,
+        headers: {
+          ...commonHeaderRefs(options),
+          'Idempotent-Replayed': ref('headers', 'IdempotentReplayed'),
+          ...(status === '429' ? { 'Retry-After': ref('headers', 'RetryAfter') } : {}),
+          ...(status === '415' ? { 'Accept-Encoding': ref('headers', 'AcceptEncoding') } : {}),
+        },
+        content: { 'application/json': { schema: ERROR_REF } },
+      },
+    ]),
+  );
+}
+
 /** The statuses every operation of this shape can answer, besides what its route declares. */
 function sharedStatuses(method: string, path: string): string[] {
   const statuses = ['400', '401', '403', '429', '500'];
@@ -100,41 +130,34 @@ function sharedStatuses(method: string, path: string): string[] {
   return statuses;
 }
 
-function finishOperation(method: string, path: string, operation: Operation, options: DocumentOptions): void {
+function isErrorResponse(response: Json): boolean {
+  const schema = ((response.content as Json | undefined)?.['application/json'] as Json | undefined)?.schema as Json | undefined;
+  return schema?.title === 'ErrorBody' || schema?.$ref === ERROR_REF.$ref;
+}
+
+function finishOperation(method: string, path: string, operation: Operation, options: DocumentOptions, errorBodies: Json[]): void {
   operation.operationId = operationIdOf(method, path);
   const parameters = (operation.parameters ?? []).filter((parameter) => parameter.in !== 'header' || !['api-version', 'idempotency-key'].includes(String(parameter.name).toLowerCase()));
-  parameters.push({
-    name: 'API-Version',
-    in: 'header',
-    required: false,
-    description: 'Pin the interface version; another value is a 400',
-    schema: { type: 'string', enum: [options.apiVersion] },
-  });
-  if (method === 'post') {
-    parameters.push({
-      name: 'Idempotency-Key',
-      in: 'header',
-      required: false,
-      description: 'Makes retries safe for 24 hours: a repeat with the same key and body gets the first response (with Idempotent-Replayed: true)',
-      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
-    });
-  }
+  parameters.push(ref('parameters', 'ApiVersion'));
+  if (method === 'post') parameters.push(ref('parameters', 'IdempotencyKey'));
   operation.parameters = parameters;
-  for (const status of sharedStatuses(method, path)) {
-    operation.responses[status] ??= { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: ERROR_REF } } };
-  }
+  for (const status of sharedStatuses(method, path)) operation.responses[status] ??= ref('responses', `Error${status}`);
   for (const [status, response] of Object.entries(operation.responses)) {
-    const headers = { ...commonResponseHeaders(options), ...((response.headers as Json | undefined) ?? {}) };
-    if (status === '429') headers['Retry-After'] = header('Seconds to wait before retrying', { type: 'integer' });
-    if (status === '415') headers['Accept-Encoding'] = header('identity: request bodies are not decoded');
-    if (method === 'post') headers['Idempotent-Replayed'] = header('true when this is the kept response of an earlier request with the same Idempotency-Key', { type: 'string', enum: ['true'] });
+    if (isErrorResponse(response) && ERROR_DESCRIPTIONS[status] !== undefined) {
+      errorBodies.push(((response.content as Json)['application/json'] as Json).schema as Json);
+      operation.responses[status] = ref('responses', `Error${status}`);
+      continue;
+    }
+    if (typeof response.$ref === 'string') continue;
+    const headers: Json = { ...commonHeaderRefs(options), ...((response.headers as Json | undefined) ?? {}) };
+    if (method === 'post') headers['Idempotent-Replayed'] = ref('headers', 'IdempotentReplayed');
     if (path === '/documents/{public_id}/content' && status === '200') {
-      headers['Content-Disposition'] = header('attachment, with the document\'s file name');
+      headers['Content-Disposition'] = header("attachment, with the document's file name");
       headers['X-Content-Type-Options'] = header('nosniff', { type: 'string', enum: ['nosniff'] });
     }
     if (path.endsWith('/incomplete_members_report') && status === '200') headers['Content-Disposition'] = header('attachment; filename="incomplete-members-<window>.csv" when format=csv');
     response.headers = headers;
-    if (response.description === undefined || response.description === 'Default Response') response.description = ERROR_DESCRIPTIONS[status] ?? 'Success';
+    if (response.description === undefined || response.description === 'Default Response') response.description = 'Success';
   }
 }
 
@@ -142,7 +165,7 @@ function finishOperation(method: string, path: string, operation: Operation, opt
  * Replaces every schema with a `title` by a $ref to components.schemas[title] (recursively, inside the named
  * schemas too). Two different schemas with one title are a programming error.
  */
-function nameSchemas(document: Json): void {
+function nameSchemas(document: Json, alsoNamed: readonly Json[]): void {
   const named = new Map<string, { schema: Json; text: string }>();
   const visit = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(visit);
@@ -160,6 +183,8 @@ function nameSchemas(document: Json): void {
     return { $ref: `#/components/schemas/${title}` };
   };
   document.paths = visit(document.paths);
+  // Schemas taken out of the operations (the error body of the shared error responses) are named too.
+  visit(alsoNamed);
   const components = (document.components ??= {}) as Json;
   const schemas = { ...((components.schemas as Json | undefined) ?? {}) };
   for (const [title, { schema }] of [...named].sort(([a], [b]) => a.localeCompare(b))) schemas[title] = schema;
@@ -173,16 +198,31 @@ export function finishOpenApiDocument<T extends object>(source: T, options: Docu
   info.license = { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' };
   const paths = document.paths as Record<string, Record<string, Operation>>;
   const seen = new Map<string, string>();
+  // The error body as the routes declare it: named once (nameSchemas), the shared error responses refer to it.
+  const errorBodies: Json[] = [];
   for (const [path, item] of Object.entries(paths)) {
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      finishOperation(method, path, operation, options);
+      finishOperation(method, path, operation, options, errorBodies);
       const other = seen.get(operation.operationId!);
       if (other) throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} and ${other} share the operationId ${operation.operationId}`);
       seen.set(operation.operationId!, `${method.toUpperCase()} ${path}`);
     }
   }
-  nameSchemas(document);
+  const components = (document.components ??= {}) as Json;
+  components.headers = sharedHeaders(options);
+  components.responses = sharedResponses(options);
+  components.parameters = {
+    ApiVersion: { name: 'API-Version', in: 'header', required: false, description: 'Pin the interface version; another value is a 400', schema: { type: 'string', enum: [options.apiVersion] } },
+    IdempotencyKey: {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'Makes retries safe for 24 hours: a repeat with the same key and body gets the first response (with Idempotent-Replayed: true)',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+    },
+  };
+  nameSchemas(document, errorBodies);
   return document as unknown as T;
 }

@@ -3,7 +3,9 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { finishOpenApiDocument } from './openapi-document.ts';
 
-export const API_VERSION = '2023-08-25';
+import { API_VERSION } from '../shared/api-version.ts';
+
+export { API_VERSION };
 
 /** OpenAPI 3.1 from the route schemas themselves, served at /openapi.json and browsable at /docs. */
 export async function registerOpenApi(app: FastifyInstance, version: string, options: { rateLimited: boolean }): Promise<void> {

@@ -133,7 +133,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
   };
 }
 
-type OpenApiDocument = { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>> };
+type OpenApiResponse = { $ref?: string; headers?: Record<string, unknown> };
+type OpenApiDocument = { paths: Record<string, Record<string, { responses: Record<string, OpenApiResponse> }>>; components?: { responses?: Record<string, OpenApiResponse> } };
 
 /** What each route answered: `METHOD /path/{param} status header,header` once per distinct answer. */
 function recordAnswers(app: App): Set<string> {
@@ -156,7 +157,8 @@ export function undocumentedAnswers(document: OpenApiDocument, answers: Readonly
     const [method = '', path = '', status = '', headerList = ''] = answer.split(' ');
     const operation = document.paths[path]?.[method.toLowerCase()];
     if (!operation) continue; // not documented on purpose (/healthz, /openapi.json, /docs, HEAD)
-    const response = operation.responses[status];
+    const listed = operation.responses[status];
+    const response = listed?.$ref ? document.components?.responses?.[listed.$ref.replace('#/components/responses/', '')] : listed;
     if (!response) {
       problems.push(`${method} ${path} answered ${status}`);
       continue;
