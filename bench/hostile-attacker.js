@@ -34,7 +34,10 @@ const SLOW_CONTENT_LENGTH = 100_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-const { bodies, documentBody } = attackBodies({ limit: Number(process.env.HOSTILE_BODY_LIMIT), documentLimit: Number(process.env.HOSTILE_DOCUMENT_BODY_LIMIT) });
+const { bodies, documentBody } = attackBodies({
+  limit: Number(process.env.HOSTILE_BODY_LIMIT),
+  documentLimit: Number(process.env.HOSTILE_DOCUMENT_BODY_LIMIT),
+});
 
 /** A well-formed key that no provider holds: the server has to look it up. */
 function unknownKey() {
@@ -146,7 +149,9 @@ function openSlow(kind) {
         socket.write(`GET /carriers HTTP/1.1\r\nHost: ${host}:${port}\r\nX-Slow: `);
       } else {
         const authorization = kind === 'slow_body_valid_key' ? `Authorization: Bearer ${slowKey}\r\n` : '';
-        socket.write(`POST /carriers HTTP/1.1\r\nHost: ${host}:${port}\r\n${authorization}Content-Type: application/json\r\nContent-Length: ${SLOW_CONTENT_LENGTH}\r\n\r\n`);
+        socket.write(
+          `POST /carriers HTTP/1.1\r\nHost: ${host}:${port}\r\n${authorization}Content-Type: application/json\r\nContent-Length: ${SLOW_CONTENT_LENGTH}\r\n\r\n`,
+        );
       }
       resolve();
     });
@@ -205,7 +210,10 @@ function report() {
     SLOW_KINDS.filter((kind) => stats.slow[kind]).map((kind) => {
       const { lifetimes_ms: lifetimes, ...rest } = stats.slow[kind];
       const sorted = [...lifetimes].sort((a, b) => a - b);
-      return [kind, { ...rest, closed_by_server: sorted.length, lifetime_p50_ms: sorted[Math.floor(sorted.length / 2)] ?? null, lifetime_max_ms: sorted.at(-1) ?? null }];
+      return [
+        kind,
+        { ...rest, closed_by_server: sorted.length, lifetime_p50_ms: sorted[Math.floor(sorted.length / 2)] ?? null, lifetime_max_ms: sorted.at(-1) ?? null },
+      ];
     }),
   );
   return { seconds: Math.round(stats.seconds * 10) / 10, keyless: stats.keyless, slow, bytes_sent: stats.bytes_sent };

@@ -76,5 +76,8 @@ function area({ functionName, url }) {
 }
 
 function shorten(url) {
-  return url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, '~/').replace(/^.*\/(dist|bench)\//, '$1/');
+  return url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, '~/')
+    .replace(/^.*\/(dist|bench)\//, '$1/');
 }

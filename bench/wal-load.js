@@ -46,7 +46,10 @@ try {
   await createSchema(db);
   const members = Array.from({ length: Number(options.members) }, () => id('mem'));
   for (let i = 0; i < members.length; i += 500) {
-    await db.insertInto('members').values(members.slice(i, i + 500).map((member) => ({ id: member, body: json(300), updated_at: now() }))).execute();
+    await db
+      .insertInto('members')
+      .values(members.slice(i, i + 500).map((member) => ({ id: member, body: json(300), updated_at: now() })))
+      .execute();
   }
 
   const walSizes = [];
@@ -71,25 +74,47 @@ try {
         await timed(() =>
           db.transaction().execute(async (trx) => {
             await trx.selectFrom('members').select('id').where('id', '=', member).executeTakeFirstOrThrow();
-            await trx.insertInto('enrollments').values({ id: enrollment, member_id: member, status: 'not_started', body: json(600), created_at: now(), updated_at: now() }).execute();
+            await trx
+              .insertInto('enrollments')
+              .values({ id: enrollment, member_id: member, status: 'not_started', body: json(600), created_at: now(), updated_at: now() })
+              .execute();
           }),
         );
         await db.selectFrom('enrollments').selectAll().where('id', '=', enrollment).executeTakeFirstOrThrow();
         await timed(() =>
           db.transaction().execute(async (trx) => {
-            await trx.updateTable('enrollments').set({ status: 'pending', updated_at: now() }).where('id', '=', enrollment).where('status', '=', 'not_started').execute();
-            await trx.insertInto('notifications').values({ id: id('ntf'), related_object_id: enrollment, type: 'enrollment_submitted', body: json(200), created_at: now() }).execute();
+            await trx
+              .updateTable('enrollments')
+              .set({ status: 'pending', updated_at: now() })
+              .where('id', '=', enrollment)
+              .where('status', '=', 'not_started')
+              .execute();
+            await trx
+              .insertInto('notifications')
+              .values({ id: id('ntf'), related_object_id: enrollment, type: 'enrollment_submitted', body: json(200), created_at: now() })
+              .execute();
           }),
         );
         await db.selectFrom('enrollments').selectAll().where('id', '=', enrollment).executeTakeFirstOrThrow();
         await timed(() =>
           db.transaction().execute(async (trx) => {
-            await trx.updateTable('enrollments').set({ status: 'approved', updated_at: now() }).where('id', '=', enrollment).where('status', '=', 'pending').execute();
+            await trx
+              .updateTable('enrollments')
+              .set({ status: 'approved', updated_at: now() })
+              .where('id', '=', enrollment)
+              .where('status', '=', 'pending')
+              .execute();
             for (const line of ['medical', 'dental']) {
-              await trx.insertInto('benefit_changes').values({ id: id('bc'), enrollment_id: enrollment, line, body: json(400), created_at: now() }).execute();
+              await trx
+                .insertInto('benefit_changes')
+                .values({ id: id('bc'), enrollment_id: enrollment, line, body: json(400), created_at: now() })
+                .execute();
             }
             await trx.updateTable('members').set({ updated_at: now() }).where('id', '=', member).execute();
-            await trx.insertInto('notifications').values({ id: id('ntf'), related_object_id: enrollment, type: 'enrollment_approved', body: json(200), created_at: now() }).execute();
+            await trx
+              .insertInto('notifications')
+              .values({ id: id('ntf'), related_object_id: enrollment, type: 'enrollment_approved', body: json(200), created_at: now() })
+              .execute();
           }),
         );
         await db.selectFrom('enrollments').selectAll().where('id', '=', enrollment).executeTakeFirstOrThrow();
@@ -141,7 +166,12 @@ function percentile(sorted, fraction) {
 }
 
 async function createSchema(kysely) {
-  await kysely.schema.createTable('members').addColumn('id', 'text', (c) => c.primaryKey()).addColumn('body', 'text').addColumn('updated_at', 'text').execute();
+  await kysely.schema
+    .createTable('members')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('body', 'text')
+    .addColumn('updated_at', 'text')
+    .execute();
   await kysely.schema
     .createTable('enrollments')
     .addColumn('id', 'text', (c) => c.primaryKey())

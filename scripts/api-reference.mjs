@@ -14,7 +14,10 @@ const document = JSON.parse(text);
 
 const refName = (ref) => ref.split('/').at(-1);
 const anchor = (name) => `#${name.toLowerCase()}`;
-const cell = (value) => String(value ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ');
+const cell = (value) =>
+  String(value ?? '')
+    .replaceAll('|', '\\|')
+    .replaceAll('\n', ' ');
 
 /** A schema as a short type: `[Plan](#plan)`, `array of string`, `date or null`, `one of: a, b`. */
 function typeOf(schema) {
@@ -33,7 +36,8 @@ function typeOf(schema) {
 function fields(schema) {
   const required = new Set(schema.required ?? []);
   const rows = Object.entries(schema.properties ?? {}).map(
-    ([name, property]) => `| \`${name}\` | ${cell(typeOf(property))} | ${required.has(name) ? 'yes' : ''} | ${cell(property.description ?? (property.anyOf ?? []).find((part) => part.description)?.description)} |`,
+    ([name, property]) =>
+      `| \`${name}\` | ${cell(typeOf(property))} | ${required.has(name) ? 'yes' : ''} | ${cell(property.description ?? (property.anyOf ?? []).find((part) => part.description)?.description)} |`,
   );
   return rows.length === 0 ? ['(no fields)'] : ['| field | type | required | description |', '| --- | --- | --- | --- |', ...rows];
 }
@@ -67,7 +71,9 @@ for (const [tag, operations] of byTag) {
   for (const { path, method, operation } of operations) {
     const parameters = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => `\`${parameter.name}\``);
     const body = operation.requestBody?.content?.['application/json']?.schema;
-    const request = [`\`${method.toUpperCase()} ${path}\``, parameters.length > 0 ? `query: ${parameters.join(', ')}` : '', body ? `body: ${typeOf(body)}` : ''].filter(Boolean).join('<br>');
+    const request = [`\`${method.toUpperCase()} ${path}\``, parameters.length > 0 ? `query: ${parameters.join(', ')}` : '', body ? `body: ${typeOf(body)}` : '']
+      .filter(Boolean)
+      .join('<br>');
     const answers = Object.entries(operation.responses)
       .filter(([status]) => status.startsWith('2') || status.startsWith('3'))
       .map(([status, response]) => {
@@ -76,7 +82,9 @@ for (const [tag, operations] of byTag) {
         return `${status}${schema ? ` ${typeOf(schema)}` : Object.keys(content).length > 0 ? ` ${Object.keys(content).join(', ')}` : ''}`;
       });
     const errors = Object.keys(operation.responses).filter((status) => /^[45]/.test(status));
-    lines.push(`| **${operation.operationId}**<br>${cell(operation.summary)} | ${cell(request)} | ${cell(answers.join('<br>'))}<br>errors: ${errors.join(', ')} |`);
+    lines.push(
+      `| **${operation.operationId}**<br>${cell(operation.summary)} | ${cell(request)} | ${cell(answers.join('<br>'))}<br>errors: ${errors.join(', ')} |`,
+    );
   }
   lines.push('');
 }

@@ -130,7 +130,9 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
       const message = timedOut ? 'The request did not arrive in time.' : 'The request could not be parsed as HTTP (headers too large or malformed).';
       const body = JSON.stringify({ type: 'invalid_request', message, request_id: requestId });
       if (socket.writable) {
-        socket.write(`HTTP/1.1 ${timedOut ? '408 Request Timeout' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nAPI-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`);
+        socket.write(
+          `HTTP/1.1 ${timedOut ? '408 Request Timeout' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nAPI-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`,
+        );
       }
       socket.destroy(error);
     },

@@ -97,7 +97,9 @@ export async function main(argv: string[], out: Output = console.log, err: Outpu
     }
   } catch (error) {
     if (error instanceof ConfigError || error instanceof AppError) {
-      err(`benefits: ${error.message}${error instanceof AppError && error.inputErrors ? ` (${error.inputErrors.map((e) => `${e.field}: ${e.message}`).join('; ')})` : ''}`);
+      err(
+        `benefits: ${error.message}${error instanceof AppError && error.inputErrors ? ` (${error.inputErrors.map((e) => `${e.field}: ${e.message}`).join('; ')})` : ''}`,
+      );
       return 1;
     }
     if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
@@ -148,7 +150,12 @@ async function sweep(args: string[], out: Output, err: Output): Promise<number> 
   try {
     await migrateToLatest(database.db);
     const summary = await buildDailySweep({ db: database.db, clock: systemClock }).run(day);
-    out(`Sweep of ${day}: ${Object.entries(summary).filter(([key]) => key !== 'day').map(([key, count]) => `${key} ${String(count)}`).join(', ')}.`);
+    out(
+      `Sweep of ${day}: ${Object.entries(summary)
+        .filter(([key]) => key !== 'day')
+        .map(([key, count]) => `${key} ${String(count)}`)
+        .join(', ')}.`,
+    );
     return 0;
   } finally {
     await database.close();
@@ -211,7 +218,15 @@ async function apiKeys(args: string[], out: Output, err: Output): Promise<number
         if (keys.length === 0) out('No API keys.');
         for (const key of keys) {
           out(
-            [key.id, key.provider_name, key.role, key.employer ?? '-', key.redacted_key, key.created_at, key.revoked_at ? `revoked ${key.revoked_at}` : 'active'].join('\t'),
+            [
+              key.id,
+              key.provider_name,
+              key.role,
+              key.employer ?? '-',
+              key.redacted_key,
+              key.created_at,
+              key.revoked_at ? `revoked ${key.revoked_at}` : 'active',
+            ].join('\t'),
           );
         }
         return 0;

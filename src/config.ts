@@ -59,9 +59,13 @@ export const CONFIG_VARIABLES: readonly (readonly [name: string, meaning: string
   ['JOB_LOCK_TIMEOUT_MS', 'how long a background job stays claimed by a worker that stopped answering before another takes it over', '30000'],
   ['REQUEST_TIMEOUT_MS', "how long a client may take to send a whole request (headers and body) before 408 and the connection's close", '30000'],
   ['HEADERS_TIMEOUT_MS', "how long a client may take to send a request's headers (at most REQUEST_TIMEOUT_MS)", '10000'],
-  ['KEEP_ALIVE_TIMEOUT_MS', 'how long an idle keep-alive connection stays open (above your load balancer\'s idle timeout)', '72000'],
+  ['KEEP_ALIVE_TIMEOUT_MS', "how long an idle keep-alive connection stays open (above your load balancer's idle timeout)", '72000'],
   ['MAX_CONNECTIONS', "open client connections at most (keep it well below the process's open-files limit); more are closed at once", '1000'],
-  ['BENEFITS_ENCRYPTION_KEY', '32-byte key for personal data at rest: 64 hex characters or base64', 'SQLite: encryption.key beside the database; PostgreSQL: required'],
+  [
+    'BENEFITS_ENCRYPTION_KEY',
+    '32-byte key for personal data at rest: 64 hex characters or base64',
+    'SQLite: encryption.key beside the database; PostgreSQL: required',
+  ],
 ];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

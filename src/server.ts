@@ -56,7 +56,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const sender = new WebhookSender({ allowLoopback: config.webhooksAllowLoopback });
     const handlers = buildJobHandlers({ db: database.db, clock, jobs, adapter: new SandboxCarrierAdapter(), webhooks: { encryptionKey, sender } });
     // Webhook deliveries spend most of their time waiting on receivers: many run at once, claimed in batches.
-    const worker = new JobWorker({ db: database.db, clock, handlers, log: app.log, lockMs: config.jobLockTimeoutMs, batchSize: WORKER_BATCH_SIZE, concurrency: WORKER_CONCURRENCY });
+    const worker = new JobWorker({
+      db: database.db,
+      clock,
+      handlers,
+      log: app.log,
+      lockMs: config.jobLockTimeoutMs,
+      batchSize: WORKER_BATCH_SIZE,
+      concurrency: WORKER_CONCURRENCY,
+    });
     wakeWorker = () => worker.wake();
     // Event retention runs in the background; close waits for a run under way before closing the database.
     let purgingEvents: Promise<void> = Promise.resolve();
@@ -71,14 +79,24 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           ),
       );
     };
-    const housekeeping = setInterval(() => {
-      purgeExpiredIdempotencyKeys(database.db, clock).catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
-      purgeEvents();
-    }, 60 * 60 * 1000);
+    const housekeeping = setInterval(
+      () => {
+        purgeExpiredIdempotencyKeys(database.db, clock).catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
+        purgeEvents();
+      },
+      60 * 60 * 1000,
+    );
     housekeeping.unref();
     // Once at start too, in the background: a server restarted often would otherwise never purge.
     purgeEvents();
-    const sweeps = new SweepScheduler({ db: database.db, clock, sweep: buildDailySweep({ db: database.db, clock, jobs }), time: config.sweep.time, timeZone: config.sweep.timeZone, log: app.log });
+    const sweeps = new SweepScheduler({
+      db: database.db,
+      clock,
+      sweep: buildDailySweep({ db: database.db, clock, jobs }),
+      time: config.sweep.time,
+      timeZone: config.sweep.timeZone,
+      log: app.log,
+    });
     const url = await app.listen({ port: config.port, host: config.host });
     worker.start();
     sweeps.start();

@@ -14,7 +14,9 @@ import { onCleanup, removePath } from './cleanup.js';
 export function benchDatabaseKinds(env = process.env) {
   const kinds = ['sqlite'];
   if (isPostgresUrl(env.DATABASE_URL)) kinds.push('postgres');
-  const wanted = env.BENCH_DATABASES?.split(',').map((kind) => kind.trim()).filter(Boolean);
+  const wanted = env.BENCH_DATABASES?.split(',')
+    .map((kind) => kind.trim())
+    .filter(Boolean);
   if (!wanted?.length) return kinds;
   for (const kind of wanted) {
     if (kind !== 'sqlite' && kind !== 'postgres') throw new Error(`BENCH_DATABASES: unknown database "${kind}" (sqlite, postgres)`);

@@ -42,7 +42,10 @@ export function attackBodies({ limit, documentLimit }) {
   for (const body of bodies) {
     if (Buffer.byteLength(body.text) > limit) throw new Error(`attack body ${body.name} is larger than ${limit} bytes`);
   }
-  const documentBody = fit((n) => JSON.stringify({ name: 'x.bin', content_type: 'application/octet-stream', content_base64: 'A'.repeat(n) }), documentLimit - LIMIT_MARGIN_BYTES);
+  const documentBody = fit(
+    (n) => JSON.stringify({ name: 'x.bin', content_type: 'application/octet-stream', content_base64: 'A'.repeat(n) }),
+    documentLimit - LIMIT_MARGIN_BYTES,
+  );
   return { bodies, documentBody: { name: 'document_14mib', text: documentBody } };
 }
 
@@ -88,9 +91,24 @@ export function worstBodies(schema, limits) {
     strings('strings_4_byte_characters', (_s, n) => '\u{1F600}'.repeat(n)),
     strings('strings_nul_escapes', (_s, n) => '\u0000'.repeat(n)),
     strings('strings_lone_surrogates', (_s, n) => '\ud800'.repeat(n)),
-    within('unknown_keys', (n) => withMembers(template, members(free, (i) => `x${i}`, 'a'.repeat(n)))),
-    within('unknown_keys_with_nul', (n) => withMembers(template, members(free, (i) => `x${i}\u0000`, 'a'.repeat(n)))),
-    within('unknown_keys_deepest', (n) => withMembers(deepestObjectMarked(template), members(free, (i) => `x${i}`, 'a'.repeat(n)))),
+    within('unknown_keys', (n) =>
+      withMembers(
+        template,
+        members(free, (i) => `x${i}`, 'a'.repeat(n)),
+      ),
+    ),
+    within('unknown_keys_with_nul', (n) =>
+      withMembers(
+        template,
+        members(free, (i) => `x${i}\u0000`, 'a'.repeat(n)),
+      ),
+    ),
+    within('unknown_keys_deepest', (n) =>
+      withMembers(
+        deepestObjectMarked(template),
+        members(free, (i) => `x${i}`, 'a'.repeat(n)),
+      ),
+    ),
     within('prototype_scan_keys', (n) => {
       const count = Math.floor((free - 2) / 2);
       return stringify({ ...template, c: Array.from({ length: count }, () => ({ constructor: 'a'.repeat(n) })) });
@@ -139,8 +157,32 @@ export function oneFieldBodies(schema, field, limits) {
   const name = (variant) => `whole_body_in_${field.path}_${variant}`;
   return [
     { case: name('matching'), make: () => checked(name('matching'), fit(only(matchingFiller), budget), limits, true) },
-    { case: name('matching_bad_tail'), make: () => checked(name('matching_bad_tail'), fit(only((s, n) => `${matchingFiller(s, n)} `), budget), limits, true) },
-    { case: name('whitespace'), make: () => checked(name('whitespace'), fit(only((_s, n) => ' '.repeat(n)), budget), limits, true) },
+    {
+      case: name('matching_bad_tail'),
+      make: () =>
+        checked(
+          name('matching_bad_tail'),
+          fit(
+            only((s, n) => `${matchingFiller(s, n)} `),
+            budget,
+          ),
+          limits,
+          true,
+        ),
+    },
+    {
+      case: name('whitespace'),
+      make: () =>
+        checked(
+          name('whitespace'),
+          fit(
+            only((_s, n) => ' '.repeat(n)),
+            budget,
+          ),
+          limits,
+          true,
+        ),
+    },
   ];
 }
 
@@ -266,7 +308,19 @@ function countLeaves(schema, predicate) {
 }
 
 /** Samples of the patterns the service uses, tried in order until one matches. */
-const PATTERN_SAMPLES = ['id_0000000000', '12345', '12-3456789', '1234', '123456789', '1', '12.50', 'https://example.com/a', 'application/pdf', 'carrier.created', 'a'];
+const PATTERN_SAMPLES = [
+  'id_0000000000',
+  '12345',
+  '12-3456789',
+  '1234',
+  '123456789',
+  '1',
+  '12.50',
+  'https://example.com/a',
+  'application/pdf',
+  'carrier.created',
+  'a',
+];
 const FORMAT_SAMPLES = { date: '2026-01-01', 'date-time': '2026-01-01T00:00:00Z', email: 'member@example.com', uri: 'https://example.com/a', byte: 'AAAA' };
 
 function sampleString(s) {

@@ -37,7 +37,9 @@ export function summarize(scenario, result) {
     const busiest = Math.max(...Object.values(measurementsOf(block)).map((m) => m.other_cpu_pct));
     if (busiest >= BUSY_MACHINE_PCT) {
       const database = kind === 'postgres' ? ' (PostgreSQL itself included)' : '';
-      lines.push(`    note: other processes${database} took up to ${busiest}% of a core during the measurement; absolute numbers are noisy, ratios and us/req less so`);
+      lines.push(
+        `    note: other processes${database} took up to ${busiest}% of a core during the measurement; absolute numbers are noisy, ratios and us/req less so`,
+      );
     }
   }
   return lines;
@@ -60,11 +62,17 @@ function measurementLines(block) {
 }
 
 function targetsText(targets) {
-  return targets ? `  targets: ${Object.entries(targets).map(([name, met]) => `${name} ${met ? 'met' : 'MISSED'}`).join(', ')}` : '';
+  return targets
+    ? `  targets: ${Object.entries(targets)
+        .map(([name, met]) => `${name} ${met ? 'met' : 'MISSED'}`)
+        .join(', ')}`
+    : '';
 }
 
 function pairs(object) {
-  return Object.entries(object).map(([name, value]) => `${name}=${value}`).join(', ');
+  return Object.entries(object)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(', ');
 }
 
 /** The measurements of a block: service and ceiling of a comparison, or its `measurements`. */

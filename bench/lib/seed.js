@@ -10,7 +10,10 @@ export async function insertRows(db, table, rows, { rowsPerInsert = 1000, rowsPe
     const chunk = rows.slice(start, start + rowsPerTransaction);
     await db.transaction().execute(async (trx) => {
       for (let offset = 0; offset < chunk.length; offset += rowsPerInsert) {
-        await trx.insertInto(table).values(chunk.slice(offset, offset + rowsPerInsert)).execute();
+        await trx
+          .insertInto(table)
+          .values(chunk.slice(offset, offset + rowsPerInsert))
+          .execute();
       }
     });
   }
@@ -46,7 +49,19 @@ const ADDRESS = JSON.stringify({ line1: '1 Main St', city: 'Springfield', state:
 
 /** An employers row with every column filled. */
 export function employerRow({ id, providerId, legalName, createdAt }) {
-  return { id, provider_id: providerId, legal_name: legalName, trade_name: null, federal_ein: null, email: null, phone_number: null, address: ADDRESS, external_id: null, metadata: '{}', created_at: createdAt };
+  return {
+    id,
+    provider_id: providerId,
+    legal_name: legalName,
+    trade_name: null,
+    federal_ein: null,
+    email: null,
+    phone_number: null,
+    address: ADDRESS,
+    external_id: null,
+    metadata: '{}',
+    created_at: createdAt,
+  };
 }
 
 /** A members row with every column filled: member number `i` of the employer, hired 2024-01-15. */

@@ -54,9 +54,7 @@ export async function run({ service, settings, kinds, log, env = process.env }) 
       rate_limit: 'off (RATE_LIMIT_MAX=0)',
     },
   };
-  const byDatabase = await forEachDatabase(kinds, log, (kind) =>
-    runOn(kind, { service, settings, depth, perList, log: (line) => log(`[${kind}] ${line}`) }),
-  );
+  const byDatabase = await forEachDatabase(kinds, log, (kind) => runOn(kind, { service, settings, depth, perList, log: (line) => log(`[${kind}] ${line}`) }));
   return { ...result, ...byDatabase };
 }
 
@@ -145,7 +143,10 @@ async function runOn(kind, { service, settings, depth, perList, log }) {
 async function seed(service, db, providerId, perList) {
   const createdAt = (i) => new Date(FIRST_CREATED_AT + i * 1000).toISOString();
   const employer = service.newId('employer');
-  await db.insertInto('employers').values(employerRow({ id: employer, providerId, legalName: 'Bench Employer Inc.', createdAt: createdAt(-10_000) })).execute();
+  await db
+    .insertInto('employers')
+    .values(employerRow({ id: employer, providerId, legalName: 'Bench Employer Inc.', createdAt: createdAt(-10_000) }))
+    .execute();
 
   const members = [];
   for (let i = 0; i <= OTHER_MEMBERS; i++) {

@@ -34,9 +34,7 @@ export async function run({ service, settings, kinds, log, env = process.env }) 
       rate_limit: 'off (RATE_LIMIT_MAX=0): the limiter counts per API key and the benchmark sends everything with one key',
     },
   };
-  const byDatabase = await forEachDatabase(kinds, log, (kind) =>
-    runOn(kind, { service, settings, carriers, log: (line) => log(`[${kind}] ${line}`) }),
-  );
+  const byDatabase = await forEachDatabase(kinds, log, (kind) => runOn(kind, { service, settings, carriers, log: (line) => log(`[${kind}] ${line}`) }));
   return { ...result, ...byDatabase };
 }
 
@@ -105,7 +103,10 @@ async function seedCarriers(service, db, providerId, count) {
     const chunk = rows.slice(start, start + ROWS_PER_TRANSACTION);
     await db.transaction().execute(async (trx) => {
       for (let offset = 0; offset < chunk.length; offset += ROWS_PER_INSERT) {
-        await trx.insertInto('carriers').values(chunk.slice(offset, offset + ROWS_PER_INSERT)).execute();
+        await trx
+          .insertInto('carriers')
+          .values(chunk.slice(offset, offset + ROWS_PER_INSERT))
+          .execute();
       }
     });
   }

@@ -93,7 +93,14 @@ export async function run({ service, kinds, log, env = process.env }) {
 function modesFrom(env) {
   const raw = env.BENCH_ENROLLMENT_MODES?.trim();
   if (!raw) return ['flow', 'phased'];
-  const modes = [...new Set(raw.split(',').map((mode) => mode.trim()).filter(Boolean))];
+  const modes = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((mode) => mode.trim())
+        .filter(Boolean),
+    ),
+  ];
   for (const mode of modes) if (mode !== 'flow' && mode !== 'phased') throw new Error(`BENCH_ENROLLMENT_MODES: unknown mode "${mode}" (flow, phased)`);
   if (modes.length === 0) throw new Error('BENCH_ENROLLMENT_MODES names no mode (flow, phased)');
   return modes;
@@ -109,7 +116,10 @@ async function runMode(kind, mode, { service, members, clients, warmupMembers, a
   const database = await createBenchDatabase(kind, service);
   let server;
   try {
-    const created = await new service.ApiKeyService(database.handle.db, service.systemClock).createKeyForProvider('bench', { role: 'admin', name: 'benchmark' });
+    const created = await new service.ApiKeyService(database.handle.db, service.systemClock).createKeyForProvider('bench', {
+      role: 'admin',
+      name: 'benchmark',
+    });
     const headers = { authorization: `Bearer ${created.key}` };
     server = await startService({ databaseUrl: database.url });
 
@@ -127,7 +137,9 @@ async function runMode(kind, mode, { service, members, clients, warmupMembers, a
     }
     const seedSeconds = secondsSince(seedStarted);
     await database.closeHandle();
-    log(`employers, groups, plans and configurations through the API in ${setupSeconds} s; ${people.length} members (+${warmPeople.length} warm-up) with a spouse each seeded in ${seedSeconds} s`);
+    log(
+      `employers, groups, plans and configurations through the API in ${setupSeconds} s; ${people.length} members (+${warmPeople.length} warm-up) with a spouse each seeded in ${seedSeconds} s`,
+    );
 
     const agent = new Agent({ keepAlive: true, maxSockets: clients });
     const client = new Client(server.url, headers, agent);
@@ -143,15 +155,26 @@ async function runMode(kind, mode, { service, members, clients, warmupMembers, a
 
       log(`${people.length} enrollments at ${clients} concurrent clients`);
       const wal = kind === 'sqlite' ? sampleWalSize(database.path) : undefined;
-      const tally = await drive(client, enrollmentsOf(people, measured.plans, apiEvery), { clients, phased: mode === 'phased', pid: server.pid }).finally(() => wal?.stop());
+      const tally = await drive(client, enrollmentsOf(people, measured.plans, apiEvery), { clients, phased: mode === 'phased', pid: server.pid }).finally(() =>
+        wal?.stop(),
+      );
       const memory = memoryOf(server.pid);
       const failures = tally.failures();
       if (failures) throw new Error(failures);
       const drainStarted = Date.now();
       const pendingJobs = await waitForJobs(service, database.url, log, 'measured run');
       const drainSeconds = secondsSince(drainStarted);
-      const checked = await checkOutcome(service, database.url, { employer: measured.employer, enrollments: people.length, enrolledPlans: tally.enrolledPlans, apiChanges: tally.apiChanges });
-      log(`${round(tally.approvals / tally.wallSeconds, 0)} approvals/s over ${round(tally.wallSeconds, 1)} s; checked ${Object.entries(checked).map(([name, value]) => `${name}=${value}`).join(', ')}`);
+      const checked = await checkOutcome(service, database.url, {
+        employer: measured.employer,
+        enrollments: people.length,
+        enrolledPlans: tally.enrolledPlans,
+        apiChanges: tally.apiChanges,
+      });
+      log(
+        `${round(tally.approvals / tally.wallSeconds, 0)} approvals/s over ${round(tally.wallSeconds, 1)} s; checked ${Object.entries(checked)
+          .map(([name, value]) => `${name}=${value}`)
+          .join(', ')}`,
+      );
       return { tally, memory, walPeakMb: wal?.peakMb, setupSeconds, seedSeconds, warmupMembers: warmPeople.length, pendingJobs, drainSeconds, checked };
     } finally {
       agent.destroy();
@@ -174,7 +197,8 @@ async function setUpEmployer(url, headers, legalName) {
   const post = (path, body, status = 201) => postJson(url, path, body, headers, status);
   const employer = await post('/employers', { legal_name: legalName, address: address(1) });
   const carrier = await post('/carriers', { legal_name: `${legalName} Health Co`, trade_name: 'Bench Health' });
-  const group = (connection_method) => post('/groups', { employer: employer.id, carrier: carrier.id, connection_method, group_number: `G-${connection_method}` });
+  const group = (connection_method) =>
+    post('/groups', { employer: employer.id, carrier: carrier.id, connection_method, group_number: `G-${connection_method}` });
   const manual = await group('manual');
   const api = await group('api');
   const plan = async (group, body) => {
@@ -185,8 +209,16 @@ async function setUpEmployer(url, headers, legalName) {
   };
   const plans = {
     medical: await plan(manual, { plan_name: 'Gold PPO', line_of_coverage: 'medical', composite_rates: compositeRates() }),
-    dental: await plan(manual, { plan_name: 'Dental Plus', line_of_coverage: 'dental', composite_rates: compositeRates({ member: '40.00', member_family: '120.00' }) }),
-    vision: await plan(api, { plan_name: 'Vision Care', line_of_coverage: 'vision', composite_rates: compositeRates({ member: '12.00', member_spouse: '22.00' }) }),
+    dental: await plan(manual, {
+      plan_name: 'Dental Plus',
+      line_of_coverage: 'dental',
+      composite_rates: compositeRates({ member: '40.00', member_family: '120.00' }),
+    }),
+    vision: await plan(api, {
+      plan_name: 'Vision Care',
+      line_of_coverage: 'vision',
+      composite_rates: compositeRates({ member: '12.00', member_spouse: '22.00' }),
+    }),
   };
   const window = await post('/open_enrollment_windows', { employer: employer.id, ...WINDOW, plans: Object.values(plans) });
   await post(`/open_enrollment_windows/${window.id}/activate`, undefined, 200);
@@ -269,10 +301,7 @@ async function seedMembers(service, db, providerId, employerId, count, offset) {
 function enrollmentsOf(people, plans, apiEvery) {
   return people.map(({ member, spouse }, i) => {
     const withSpouse = i % 2 === 0;
-    const enrolled_plans = [
-      { plan: plans.medical, enrolled_dependents: withSpouse ? [{ dependent: spouse }] : [] },
-      { plan: plans.dental },
-    ];
+    const enrolled_plans = [{ plan: plans.medical, enrolled_dependents: withSpouse ? [{ dependent: spouse }] : [] }, { plan: plans.dental }];
     const expected = [withSpouse ? EXPECTED.medical.spouse : EXPECTED.medical.alone, EXPECTED.dental];
     if (apiEvery > 0 && i % apiEvery === 0) {
       enrolled_plans.push({ plan: plans.vision });
@@ -311,7 +340,11 @@ async function drive(client, enrollments, { clients, phased, pid }) {
 
   tally.start();
   if (phased) {
-    for (const [label, step] of [['create', create], ['submit', submit], ['approve', approve]]) {
+    for (const [label, step] of [
+      ['create', create],
+      ['submit', submit],
+      ['approve', approve],
+    ]) {
       tally.startPhase(label);
       await inParallel(enrollments.length, clients, step);
       tally.endPhase(label);
@@ -465,7 +498,8 @@ function combine(kind, runs) {
     block.measurements.enrollment = measurement(tally.enrollmentLatencies, tally.approvals, totalsOf(tally), whole, tally.approvals, memory);
     // The steps interleave: rps is a step's requests over the whole run, and the CPU columns are the whole
     // run's (per request: averaged over every request of every step). The phased run has them step by step.
-    for (const step of STEPS) block.measurements[step] = measurement(tally.latencies[step], tally.counts[step].ok, countsOf(tally, step), whole, requests, memory);
+    for (const step of STEPS)
+      block.measurements[step] = measurement(tally.latencies[step], tally.counts[step].ok, countsOf(tally, step), whole, requests, memory);
     Object.assign(block.figures, {
       approvals_per_s: round(tally.approvals / whole.seconds, 0),
       approve_p50_ms: block.measurements.approve.p50_ms,
@@ -503,7 +537,8 @@ function combine(kind, runs) {
   block.figures.peak_rss_mb = Math.max(...peaks);
   // The -wal file, sampled every 20 ms over each measured run.
   if (kind === 'sqlite') block.figures.peak_wal_mb = Math.max(...Object.values(runs).map((run) => run.walPeakMb));
-  if (kind === 'sqlite' && flow) block.targets = Object.fromEntries(Object.entries(SQLITE_TARGETS).map(([target, met]) => [target, Boolean(met(block.figures))]));
+  if (kind === 'sqlite' && flow)
+    block.targets = Object.fromEntries(Object.entries(SQLITE_TARGETS).map(([target, met]) => [target, Boolean(met(block.figures))]));
   block.checked = Object.fromEntries(Object.entries(runs).map(([mode, run]) => [mode, run.checked]));
   return block;
 }

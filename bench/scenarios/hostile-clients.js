@@ -85,16 +85,17 @@ export async function run({ service, settings, kinds, log, env = process.env }) 
       body_cpu: `${SCREEN_REPETITIONS} repetitions per case after one unmeasured; the ${CONFIRM_CASES} costliest per group again until ${CONFIRM_CPU_S} s of CPU`,
     },
   };
-  const byDatabase = await forEachDatabase(kinds, log, (kind) =>
-    runOn(kind, { service, settings, phases, limits, log: (line) => log(`[${kind}] ${line}`) }),
-  );
+  const byDatabase = await forEachDatabase(kinds, log, (kind) => runOn(kind, { service, settings, phases, limits, log: (line) => log(`[${kind}] ${line}`) }));
   return { ...result, ...byDatabase };
 }
 
 function phasesFrom(env) {
   const raw = env.BENCH_HOSTILE_PHASES?.trim();
   if (!raw) return PHASES;
-  const phases = raw.split(',').map((phase) => phase.trim()).filter(Boolean);
+  const phases = raw
+    .split(',')
+    .map((phase) => phase.trim())
+    .filter(Boolean);
   for (const phase of phases) {
     if (!PHASES.includes(phase)) throw new Error(`BENCH_HOSTILE_PHASES: unknown phase "${phase}" (${PHASES.join(', ')})`);
   }
@@ -103,7 +104,11 @@ function phasesFrom(env) {
 
 /** The service's own body limits and its JSON shape check, so that every body is sized by what it enforces. */
 async function loadLimits() {
-  const [app, jsonBody, documents] = await Promise.all([importDist('app.js'), importDist('http/json-body.js'), importDist('modules/documents/document.schemas.js')]);
+  const [app, jsonBody, documents] = await Promise.all([
+    importDist('app.js'),
+    importDist('http/json-body.js'),
+    importDist('modules/documents/document.schemas.js'),
+  ]);
   return {
     bodyLimit: app.BODY_LIMIT_BYTES,
     documentBodyLimit: documents.DOCUMENT_BODY_LIMIT_BYTES,
@@ -190,7 +195,8 @@ async function verify(url, authorization, carrier) {
       signal: AbortSignal.timeout(10_000),
     });
     const text = await response.text();
-    if (response.status !== check.status) throw new Error(`${check.method} ${check.path} answered ${response.status}, expected ${check.status}: ${text.slice(0, 300)}`);
+    if (response.status !== check.status)
+      throw new Error(`${check.method} ${check.path} answered ${response.status}, expected ${check.status}: ${text.slice(0, 300)}`);
   }
 }
 
@@ -294,7 +300,9 @@ async function startAttacker({ url, slowKey, carrierId, limits }) {
         else resolve(message.result);
       };
       child.on('message', onMessage);
-      void exited.then(({ code, signal }) => reject(new Error(`the attacker exited (code ${code}, signal ${signal}) waiting for "${type}"\n${output().trim()}`)));
+      void exited.then(({ code, signal }) =>
+        reject(new Error(`the attacker exited (code ${code}, signal ${signal}) waiting for "${type}"\n${output().trim()}`)),
+      );
     });
   await next('ready');
   return {
@@ -321,7 +329,9 @@ async function bodiesPhase({ server, ids, authorization, limits, log }) {
 
     const openapi = await getJson(`${server.url}/openapi.json`);
     const cases = bodyCases({ openapi, ids, authorization, limits });
-    log(`bodies: ${cases.length} cases over ${operationsWithJsonBodies(openapi).length} operations and refusals; each sent ${SCREEN_REPETITIONS} times after one unmeasured`);
+    log(
+      `bodies: ${cases.length} cases over ${operationsWithJsonBodies(openapi).length} operations and refusals; each sent ${SCREEN_REPETITIONS} times after one unmeasured`,
+    );
     const results = [];
     let makingMs = 0;
     for (const bodyCase of cases) {
@@ -332,7 +342,9 @@ async function bodiesPhase({ server, ids, authorization, limits, log }) {
       const body = Buffer.from(text);
       results.push(Object.assign(bodyCase, { bytes: body.length }, await measureBody(agent, server, bodyCase, body, SCREEN_REPETITIONS)));
     }
-    log(`bodies: screened ${results.length} cases in ${secondsSince(started)} s (${round(makingMs / 1000, 1)} s of it making bodies); measuring the costliest again`);
+    log(
+      `bodies: screened ${results.length} cases in ${secondsSince(started)} s (${round(makingMs / 1000, 1)} s of it making bodies); measuring the costliest again`,
+    );
 
     const groups = {
       worst_1mib: { members: results.filter((r) => r.group === 'body'), confirm: CONFIRM_CASES },
@@ -348,7 +360,14 @@ async function bodiesPhase({ server, ids, authorization, limits, log }) {
         Object.assign(result, await measureBody(agent, server, result, body, repetitions));
       }
       const kept = label === 'refused' ? costliest : costliest.sort((a, b) => b.cpu_ms - a.cpu_ms).slice(0, REPORTED_CASES);
-      lists[label] = kept.map(({ name: caseName, cpu_ms, status, bytes, response_bytes, repetitions }) => ({ case: caseName, cpu_ms, status, bytes, response_bytes, repetitions }));
+      lists[label] = kept.map(({ name: caseName, cpu_ms, status, bytes, response_bytes, repetitions }) => ({
+        case: caseName,
+        cpu_ms,
+        status,
+        bytes,
+        response_bytes,
+        repetitions,
+      }));
     }
     const statuses = {};
     for (const result of results) statuses[result.status] = (statuses[result.status] ?? 0) + 1;
@@ -398,7 +417,14 @@ function bodyCases({ openapi, ids, authorization, limits }) {
       ...fields.flatMap((field) => oneFieldBodies(operation.schema, field, { ...limits, bodyLimit })),
     ];
     for (const { case: caseName, make } of made) {
-      cases.push({ name: `${operation.method} ${operation.path} ${caseName}`, group: isDocument ? 'document' : 'body', method: operation.method, path, authorization, make });
+      cases.push({
+        name: `${operation.method} ${operation.path} ${caseName}`,
+        group: isDocument ? 'document' : 'body',
+        method: operation.method,
+        path,
+        authorization,
+        make,
+      });
     }
   }
   const { bodies, documentBody } = attackBodies({ limit: limits.bodyLimit, documentLimit: limits.documentBodyLimit });
@@ -408,11 +434,23 @@ function bodyCases({ openapi, ids, authorization, limits }) {
     { name: 'POST /carriers with an unknown key', path: '/carriers', body: string, authorization: `Bearer bk_live_${'0'.repeat(52)}` },
     { name: 'POST /nope (no such route) with a valid key', path: '/nope', body: string, authorization },
     { name: 'POST /documents without a key', path: '/documents', body: documentBody, group: 'document' },
-    ...overLimitBodies(limits).map((over) => ({ name: 'POST /carriers with a valid key', path: '/carriers', body: { name: over.case, make: over.make }, authorization })),
+    ...overLimitBodies(limits).map((over) => ({
+      name: 'POST /carriers with a valid key',
+      path: '/carriers',
+      body: { name: over.case, make: over.make },
+      authorization,
+    })),
   ];
   for (const refusal of refusals) {
     const make = refusal.body.make ?? (() => refusal.body.text);
-    cases.push({ name: `${refusal.name}, ${refusal.body.name}`, group: refusal.group ?? 'refused', method: 'POST', path: refusal.path, authorization: refusal.authorization, make });
+    cases.push({
+      name: `${refusal.name}, ${refusal.body.name}`,
+      group: refusal.group ?? 'refused',
+      method: 'POST',
+      path: refusal.path,
+      authorization: refusal.authorization,
+      make,
+    });
   }
   return cases;
 }
@@ -468,7 +506,9 @@ export function detailLines(block) {
     const { keyless, slow, seconds } = block.attack;
     lines.push(`    attack: ${seconds} s in all (lead-ins included)`);
     for (const [kind, tally] of Object.entries(keyless)) {
-      lines.push(`      keyless ${kind.padEnd(16)} ${tally.requests} requests, statuses ${pairs(tally.statuses)}${Object.keys(tally.errors).length ? `, errors ${pairs(tally.errors)}` : ''}`);
+      lines.push(
+        `      keyless ${kind.padEnd(16)} ${tally.requests} requests, statuses ${pairs(tally.statuses)}${Object.keys(tally.errors).length ? `, errors ${pairs(tally.errors)}` : ''}`,
+      );
     }
     for (const [kind, tally] of Object.entries(slow)) {
       lines.push(
@@ -480,12 +520,19 @@ export function detailLines(block) {
   if (block.body_cpu) {
     const body = block.body_cpu;
     lines.push(`    bodies: ${body.cases} cases in ${body.seconds} s, statuses ${pairs(body.statuses)}; idle server ${body.idle_server_cpu_ms_per_s} ms CPU/s`);
-    for (const [label, list] of [['worst 1 MiB', body.worst_1mib], ['worst document', body.worst_document], ['refused', body.refused]]) {
+    for (const [label, list] of [
+      ['worst 1 MiB', body.worst_1mib],
+      ['worst document', body.worst_document],
+      ['refused', body.refused],
+    ]) {
       for (const entry of list) {
-        lines.push(`      ${label.padEnd(15)} ${String(entry.cpu_ms).padStart(7)} ms  ${entry.status}  ${entry.case} (${entry.bytes} bytes; answer ${entry.response_bytes} bytes)`);
+        lines.push(
+          `      ${label.padEnd(15)} ${String(entry.cpu_ms).padStart(7)} ms  ${entry.status}  ${entry.case} (${entry.bytes} bytes; answer ${entry.response_bytes} bytes)`,
+        );
       }
     }
-    if (body.largest_response) lines.push(`      largest answer: ${body.largest_response.response_bytes} bytes, ${body.largest_response.status}, ${body.largest_response.case}`);
+    if (body.largest_response)
+      lines.push(`      largest answer: ${body.largest_response.response_bytes} bytes, ${body.largest_response.status}, ${body.largest_response.case}`);
     if (body.accepted.length > 0) lines.push(`      accepted (2xx): ${body.accepted.join('; ')}`);
     for (const failure of body.failures) lines.push(`      FAILED (${failure.status}): ${failure.case}`);
   }

@@ -60,7 +60,13 @@ const OBJECT_KINDS = [
   },
   { type: 'enrollment', idKind: 'enrollment', share: 0.2, weight: 0.6, types: { enrollment_submitted: 1, enrollment_approved: 1 } },
   { type: 'dependent', idKind: 'dependent', share: 0.0995, weight: 0.3, types: { dependent_age_out: 1 } },
-  { type: 'open_enrollment_window', idKind: 'open_enrollment_window', share: 0.0005, weight: 150, types: { open_enrollment_kickoff: 1, open_enrollment_reminder: 4 } },
+  {
+    type: 'open_enrollment_window',
+    idKind: 'open_enrollment_window',
+    share: 0.0005,
+    weight: 150,
+    types: { open_enrollment_kickoff: 1, open_enrollment_reminder: 4 },
+  },
 ];
 const ALL_TYPES = [
   'welcome',
@@ -84,7 +90,12 @@ export async function run({ service, settings: common, kinds, log, env = process
   // target is about steady state, so unless BENCH_WARMUP says otherwise this scenario warms up for 10 s.
   const settings = env.BENCH_WARMUP ? common : { ...common, warmup: Math.max(common.warmup, 10) };
   const count = wholeNumberFrom(env, 'BENCH_NOTIFICATIONS', DEFAULT_NOTIFICATIONS);
-  const objectCount = wholeNumberFrom(env, 'BENCH_NOTIFICATION_OBJECTS', Math.max(OBJECT_KINDS.length, Math.round(count / NOTIFICATIONS_PER_OBJECT)), OBJECT_KINDS.length);
+  const objectCount = wholeNumberFrom(
+    env,
+    'BENCH_NOTIFICATION_OBJECTS',
+    Math.max(OBJECT_KINDS.length, Math.round(count / NOTIFICATIONS_PER_OBJECT)),
+    OBJECT_KINDS.length,
+  );
   const result = {
     settings: {
       notifications: count,
@@ -264,7 +275,8 @@ function loadSqlite(path, data) {
     db.exec('PRAGMA journal_mode = WAL');
     db.exec('PRAGMA foreign_keys = ON');
     db.exec('PRAGMA cache_size = -262144');
-    const insert = (rows) => db.prepare(`insert into notifications (${COLUMNS.join(', ')}) values ${`(${COLUMNS.map(() => '?').join(', ')})`.repeat(rows).replaceAll(')(', '), (')}`);
+    const insert = (rows) =>
+      db.prepare(`insert into notifications (${COLUMNS.join(', ')}) values ${`(${COLUMNS.map(() => '?').join(', ')})`.repeat(rows).replaceAll(')(', '), (')}`);
     const full = insert(SQLITE_ROWS_PER_INSERT);
     let values = [];
     let inTransaction = 0;

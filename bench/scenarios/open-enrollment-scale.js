@@ -44,9 +44,18 @@ export async function run({ service, settings: _settings, kinds, log, env = proc
   if (!(share >= 0 && share <= 0.5)) throw new Error(`BENCH_OE_CHANGING_SHARE must be a share between 0 and 0.5 (got "${env.BENCH_OE_CHANGING_SHARE}")`);
   const changing = Math.round((members * share) / 2);
   const result = {
-    settings: { members, enrolled: Math.floor(members / 2), enrollment_type: enrollmentType, terminated_with_coverage: changing, children_ageing_out: changing, sweep_day: SWEEP_DAY },
+    settings: {
+      members,
+      enrolled: Math.floor(members / 2),
+      enrollment_type: enrollmentType,
+      terminated_with_coverage: changing,
+      children_ageing_out: changing,
+      sweep_day: SWEEP_DAY,
+    },
   };
-  const byDatabase = await forEachDatabase(kinds, log, (kind) => runOn(kind, { service, members, changing, enrollmentType, log: (line) => log(`[${kind}] ${line}`) }));
+  const byDatabase = await forEachDatabase(kinds, log, (kind) =>
+    runOn(kind, { service, members, changing, enrollmentType, log: (line) => log(`[${kind}] ${line}`) }),
+  );
   return { ...result, ...byDatabase };
 }
 
@@ -74,7 +83,8 @@ async function runOn(kind, { service, members, changing, enrollmentType, log }) 
       timings.incomplete_members_csv = { seconds: csv.seconds, rows: csvRows, bytes: Buffer.byteLength(csv.value) };
 
       const report = await timed(async () => JSON.parse(await fetchText(`${windowPath}/change_report`, { headers })));
-      if (report.value.summaries.length !== seeded.enrolled) throw new Error(`the change report has ${report.value.summaries.length} summaries, expected ${seeded.enrolled}`);
+      if (report.value.summaries.length !== seeded.enrolled)
+        throw new Error(`the change report has ${report.value.summaries.length} summaries, expected ${seeded.enrolled}`);
       timings.change_report = { seconds: report.seconds, summaries: report.value.summaries.length };
 
       const complete = await timed(async () => JSON.parse(await fetchText(`${windowPath}/complete`, { method: 'POST', headers })));
@@ -142,7 +152,11 @@ function runSweepChild(databaseUrl, day) {
   return new Promise((resolve, reject) => {
     // BENCH_PROFILE=DIR profiles the sweep too, into DIR/sweep/ (see bench/profile-summary.js).
     const profile = process.env.BENCH_PROFILE?.trim() ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.BENCH_PROFILE.trim(), 'sweep')}`] : [];
-    const child = spawn(process.execPath, [...profile, join(PROJECT_ROOT, 'bench', 'sweep-child.js'), day], { cwd: PROJECT_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...profile, join(PROJECT_ROOT, 'bench', 'sweep-child.js'), day], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -166,11 +180,29 @@ async function seed(service, db, providerId, count, enrollmentType, changing) {
   const at = (offsetSeconds) => new Date(Date.parse('2025-06-01T00:00:00.000Z') + offsetSeconds * 1000).toISOString();
   const id = (kind) => service.newId(kind);
   const employer = id('employer');
-  await db.insertInto('employers').values(employerRow({ id: employer, providerId, legalName: 'Scale Employer Inc.', createdAt: at(0) })).execute();
+  await db
+    .insertInto('employers')
+    .values(employerRow({ id: employer, providerId, legalName: 'Scale Employer Inc.', createdAt: at(0) }))
+    .execute();
   const carrier = id('carrier');
-  await db.insertInto('carriers').values({ id: carrier, provider_id: providerId, legal_name: 'Scale Health', trade_name: null, logo_url: null, created_at: at(0) }).execute();
+  await db
+    .insertInto('carriers')
+    .values({ id: carrier, provider_id: providerId, legal_name: 'Scale Health', trade_name: null, logo_url: null, created_at: at(0) })
+    .execute();
   const group = id('group');
-  await db.insertInto('carrier_groups').values({ id: group, provider_id: providerId, employer_id: employer, carrier_id: carrier, group_number: 'S-1', connection_method: 'manual', metadata: '{}', created_at: at(0) }).execute();
+  await db
+    .insertInto('carrier_groups')
+    .values({
+      id: group,
+      provider_id: providerId,
+      employer_id: employer,
+      carrier_id: carrier,
+      group_number: 'S-1',
+      connection_method: 'manual',
+      metadata: '{}',
+      created_at: at(0),
+    })
+    .execute();
   const plans = ['medical', 'dental'].map((line) => ({
     id: id('plan'),
     provider_id: providerId,
@@ -296,7 +328,12 @@ async function seed(service, db, providerId, count, enrollmentType, changing) {
     if (!enrolled) {
       // With BENCH_OE_TYPE=passive, the members who do nothing hold dental coverage that complete carries on.
       if (enrollmentType === 'passive') {
-        const held = { ...enrollmentRow(member, 'carrier_sync', 'synced', null, at(i)), reason: 'carrier_sync', effective_start: '2026-01-01', submitted_at: null };
+        const held = {
+          ...enrollmentRow(member, 'carrier_sync', 'synced', null, at(i)),
+          reason: 'carrier_sync',
+          effective_start: '2026-01-01',
+          submitted_at: null,
+        };
         carried.push(held);
         carriedPlans.push({ ...enrolledPlanRow(held, member, plans[1].id), effective_start: '2026-01-01' });
       }

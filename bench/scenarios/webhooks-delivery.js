@@ -93,7 +93,10 @@ async function runOn(kind, { service, modules, events, clients, log }) {
     await database.closeHandle();
 
     const started = performance.now();
-    const server = await startService({ databaseUrl: database.url, env: { WEBHOOKS_ALLOW_LOOPBACK: 'true', BENEFITS_ENCRYPTION_KEY: encryptionKey.toString('hex') } });
+    const server = await startService({
+      databaseUrl: database.url,
+      env: { WEBHOOKS_ALLOW_LOOPBACK: 'true', BENEFITS_ENCRYPTION_KEY: encryptionKey.toString('hex') },
+    });
     const timings = {};
     try {
       const ready = performance.now();
@@ -127,7 +130,13 @@ async function runOn(kind, { service, modules, events, clients, log }) {
         lag_p50_ms: percentile(lags, 0.5),
         lag_p99_ms: percentile(lags, 0.99),
         lag_max_ms: lags.at(-1),
-        create_p99_ms: round(percentile(produced.latencies.sort((a, b) => a - b), 0.99), 1),
+        create_p99_ms: round(
+          percentile(
+            produced.latencies.sort((a, b) => a - b),
+            0.99,
+          ),
+          1,
+        ),
         server_cpu_ms_per_event: round(((cpuSecondsOf(server.pid) - cpuBefore) * 1000) / events, 3),
         ...memoryOf(server.pid),
       };
@@ -154,11 +163,21 @@ async function seedBacklog(service, db, modules, eventLog, providerId, count) {
   for (let start = 0; start < count; start += BACKLOG_BATCH) {
     const rows = [];
     for (let index = start; index < Math.min(count, start + BACKLOG_BATCH); index++) {
-      rows.push({ id: service.newId('carrier'), provider_id: providerId, legal_name: `Backlog Carrier ${index}`, trade_name: null, logo_url: null, created_at: now });
+      rows.push({
+        id: service.newId('carrier'),
+        provider_id: providerId,
+        legal_name: `Backlog Carrier ${index}`,
+        trade_name: null,
+        logo_url: null,
+        created_at: now,
+      });
     }
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('carriers').values(rows).execute();
-      await eventLog.recordMany(trx, rows.map((row) => modules.eventOf('carrier', 'created', row)));
+      await eventLog.recordMany(
+        trx,
+        rows.map((row) => modules.eventOf('carrier', 'created', row)),
+      );
     });
   }
 }
@@ -191,7 +210,15 @@ async function produce(url, apiKey, count, clients) {
 function post(agent, target, path, body, headers) {
   return new Promise((resolve, reject) => {
     const request = httpRequest(
-      { host: target.hostname, port: Number(target.port), method: 'POST', path, agent, timeout: REQUEST_TIMEOUT_MS, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: target.hostname,
+        port: Number(target.port),
+        method: 'POST',
+        path,
+        agent,
+        timeout: REQUEST_TIMEOUT_MS,
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode));

@@ -40,11 +40,7 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): Da
     return { db, kind: 'sqlite', description: `sqlite:${path}`, close: () => db.destroy() };
   }
   const target = new URL(url);
-  const sessionOptions = [
-    target.searchParams.get('options'),
-    options.schema ? `-c search_path=${options.schema}` : null,
-    '-c TimeZone=UTC',
-  ].filter(Boolean);
+  const sessionOptions = [target.searchParams.get('options'), options.schema ? `-c search_path=${options.schema}` : null, '-c TimeZone=UTC'].filter(Boolean);
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,

@@ -32,11 +32,7 @@ export async function isVisibleReference(db: Executor, scope: Scope, field: Refe
  * lists each field at fault. References left undefined (not part of a PATCH) are not checked. Call it inside
  * the transaction of the write it guards.
  */
-export async function assertReferencesVisible(
-  db: Executor,
-  scope: Scope,
-  references: Partial<Record<ReferenceField, string | undefined>>,
-): Promise<void> {
+export async function assertReferencesVisible(db: Executor, scope: Scope, references: Partial<Record<ReferenceField, string | undefined>>): Promise<void> {
   const errors: InputError[] = [];
   for (const [field, id] of Object.entries(references) as [ReferenceField, string | undefined][]) {
     if (id !== undefined && !(await isVisibleReference(db, scope, field, id))) {

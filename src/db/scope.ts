@@ -37,8 +37,10 @@ export function forNoKeyUpdate<QB extends SelectQueryBuilder<any, any, any>>(db:
  * The `find<Record>ById` of a module, over its scoped query: compiled once per shape (see cachedQuery), since
  * every GET, PATCH and action on a record runs it.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
-export function findByIdInScope<Row>(scoped: (db: Executor, scope: Scope) => SelectQueryBuilder<any, any, Row>): (db: Executor, scope: Scope, id: string) => Promise<Row | undefined> {
+export function findByIdInScope<Row>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
+  scoped: (db: Executor, scope: Scope) => SelectQueryBuilder<any, any, Row>,
+): (db: Executor, scope: Scope, id: string) => Promise<Row | undefined> {
   const query = cachedQuery((db, providerId: string, employerId: string | null, id: string) => scoped(db, { providerId, employerId }).where('id', '=', id));
   return async (db, scope, id) => (await query(db, scope.providerId, scope.employerId, id))[0];
 }

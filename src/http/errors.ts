@@ -72,7 +72,10 @@ function toErrorResponse(error: unknown, request: FastifyRequest): { status: num
 
 /** An ajv error as an input error with the field path of API.md section 2 (e.g. ['address', 'state']). */
 function toInputError(error: AjvLikeError, context: string): InputError {
-  const path = error.instancePath.split('/').slice(1).map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
   switch (error.keyword) {
     case 'required':
       return inputError([...path, String(error.params.missingProperty)], 'This field is required.');

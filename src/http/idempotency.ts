@@ -29,7 +29,9 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** What makes a retry "the same request": the method, the path with its query string, and the exact body text. */
 export function requestFingerprint(method: string, url: string, rawBody: string | undefined): string {
-  return createHash('sha256').update(`${method} ${url}\n${rawBody ?? ''}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method} ${url}\n${rawBody ?? ''}`)
+    .digest('hex');
 }
 
 /**
@@ -80,7 +82,11 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, 
     if (reply.statusCode >= 500) {
       // Only if nothing committed: a request that changed something and then failed keeps its reservation
       // (committed, without a response), so that a retry learns it took effect instead of running it again.
-      await db.deleteFrom('idempotency_keys').where(heldBy(reservation.apiKeyId, reservation.key, reservation.owner)).where('state', '=', 'in_progress').execute();
+      await db
+        .deleteFrom('idempotency_keys')
+        .where(heldBy(reservation.apiKeyId, reservation.key, reservation.owner))
+        .where('state', '=', 'in_progress')
+        .execute();
       return payload;
     }
     // Held by a retry that took over instead (this request ran past the lease): the retry keeps its own answer.
@@ -135,7 +141,11 @@ async function claimOrReplay(db: Kysely<Database>, clock: Clock, apiKeyId: strin
       .executeTakeFirst();
     if (!existing) continue; // deleted in between (expired or a 5xx): claim again
     if (Date.parse(existing.created_at) + KEY_LIFETIME_MS <= now.getTime()) {
-      await db.deleteFrom('idempotency_keys').where(heldBy(apiKeyId, key, existing.owner)).where('created_at', '=', existing.created_at).execute();
+      await db
+        .deleteFrom('idempotency_keys')
+        .where(heldBy(apiKeyId, key, existing.owner))
+        .where('created_at', '=', existing.created_at)
+        .execute();
       continue;
     }
     if (existing.request_hash !== fingerprint) {
@@ -183,11 +193,7 @@ function storedBody(encrypter: Encrypter, stored: string): string {
 }
 
 function sendReplay(reply: FastifyReply, stored: StoredResponse): FastifyReply {
-  return reply
-    .code(stored.status)
-    .header('idempotent-replayed', 'true')
-    .type('application/json; charset=utf-8')
-    .send(stored.body);
+  return reply.code(stored.status).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(stored.body);
 }
 
 /** Removes keys past their 24 hours; called periodically by the server. */
@@ -196,4 +202,3 @@ export async function purgeExpiredIdempotencyKeys(db: Kysely<Database>, clock: C
   const result = await db.deleteFrom('idempotency_keys').where('created_at', '<', cutoff).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
-

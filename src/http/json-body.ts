@@ -39,7 +39,10 @@ export function installJsonParser(app: FastifyInstance): void {
     }
     const shape = jsonShape(text);
     if (shape.depth > MAX_JSON_DEPTH || shape.values > MAX_JSON_VALUES) {
-      const limit = shape.depth > MAX_JSON_DEPTH ? `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` : `holds more than ${MAX_JSON_VALUES} array items and object members`;
+      const limit =
+        shape.depth > MAX_JSON_DEPTH
+          ? `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`
+          : `holds more than ${MAX_JSON_VALUES} array items and object members`;
       done(new AppError('invalid_request', `The JSON body ${limit}.`), undefined);
       return;
     }
@@ -67,7 +70,9 @@ export function refuseUnreadableBody(request: FastifyRequest): void {
   }
   const encoding = request.headers['content-encoding'];
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-    throw new AppError('unsupported_media_type', 'Request bodies are not decoded: send them without Content-Encoding.', { headers: { 'accept-encoding': 'identity' } });
+    throw new AppError('unsupported_media_type', 'Request bodies are not decoded: send them without Content-Encoding.', {
+      headers: { 'accept-encoding': 'identity' },
+    });
   }
   const charset = charsetOf(request.headers['content-type']);
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {

@@ -85,7 +85,11 @@ function commonHeaderRefs(options: DocumentOptions): Json {
     'X-Request-Id': ref('headers', 'XRequestId'),
     'API-Version': ref('headers', 'ApiVersion'),
     ...(options.rateLimited
-      ? { 'X-RateLimit-Limit': ref('headers', 'XRateLimitLimit'), 'X-RateLimit-Remaining': ref('headers', 'XRateLimitRemaining'), 'X-RateLimit-Reset': ref('headers', 'XRateLimitReset') }
+      ? {
+          'X-RateLimit-Limit': ref('headers', 'XRateLimitLimit'),
+          'X-RateLimit-Remaining': ref('headers', 'XRateLimitRemaining'),
+          'X-RateLimit-Reset': ref('headers', 'XRateLimitReset'),
+        }
       : {}),
   };
 }
@@ -94,7 +98,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '400': 'Invalid request: a field, a query parameter, a header (API-Version, Idempotency-Key) or a body where none is taken',
   '401': 'No valid API key',
   '403': "The API key's role may not do this",
-  '404': 'No such record (or another tenant\'s)',
+  '404': "No such record (or another tenant's)",
   '409': 'The record is not in a state that allows this, or the Idempotency-Key was used for another request or is still running',
   '413': 'The request body is larger than 1 MiB',
   '415': 'The request body is not UTF-8 JSON without a content coding',
@@ -137,7 +141,9 @@ function isErrorResponse(response: Json): boolean {
 
 function finishOperation(method: string, path: string, operation: Operation, options: DocumentOptions, errorBodies: Json[]): void {
   operation.operationId = operationIdOf(method, path);
-  const parameters = (operation.parameters ?? []).filter((parameter) => parameter.in !== 'header' || !['api-version', 'idempotency-key'].includes(String(parameter.name).toLowerCase()));
+  const parameters = (operation.parameters ?? []).filter(
+    (parameter) => parameter.in !== 'header' || !['api-version', 'idempotency-key'].includes(String(parameter.name).toLowerCase()),
+  );
   parameters.push(ref('parameters', 'ApiVersion'));
   if (method === 'post') parameters.push(ref('parameters', 'IdempotencyKey'));
   operation.parameters = parameters;
@@ -155,7 +161,8 @@ function finishOperation(method: string, path: string, operation: Operation, opt
       headers['Content-Disposition'] = header("attachment, with the document's file name");
       headers['X-Content-Type-Options'] = header('nosniff', { type: 'string', enum: ['nosniff'] });
     }
-    if (path.endsWith('/incomplete_members_report') && status === '200') headers['Content-Disposition'] = header('attachment; filename="incomplete-members-<window>.csv" when format=csv');
+    if (path.endsWith('/incomplete_members_report') && status === '200')
+      headers['Content-Disposition'] = header('attachment; filename="incomplete-members-<window>.csv" when format=csv');
     response.headers = headers;
     if (response.description === undefined || response.description === 'Default Response') response.description = 'Success';
   }
@@ -214,7 +221,13 @@ export function finishOpenApiDocument<T extends object>(source: T, options: Docu
   components.headers = sharedHeaders(options);
   components.responses = sharedResponses(options);
   components.parameters = {
-    ApiVersion: { name: 'API-Version', in: 'header', required: false, description: 'Pin the interface version; another value is a 400', schema: { type: 'string', enum: [options.apiVersion] } },
+    ApiVersion: {
+      name: 'API-Version',
+      in: 'header',
+      required: false,
+      description: 'Pin the interface version; another value is a 400',
+      schema: { type: 'string', enum: [options.apiVersion] },
+    },
     IdempotencyKey: {
       name: 'Idempotency-Key',
       in: 'header',

@@ -18,7 +18,11 @@ export interface ResourceDefinition<Record extends TSchema, Create extends TSche
   tags: string[];
   record: Record;
   create?: { summary: string; body: Create; access?: Access; bodyLimit?: number; run(scope: Scope, body: Static<Create>): Promise<Static<Record>> };
-  list: { summary: string; query: Query; run(scope: Scope, filter: Omit<Static<Query>, 'cursor' | 'page_size'>, page: PageRequest): Promise<Page<Static<Record> & Position>> };
+  list: {
+    summary: string;
+    query: Query;
+    run(scope: Scope, filter: Omit<Static<Query>, 'cursor' | 'page_size'>, page: PageRequest): Promise<Page<Static<Record> & Position>>;
+  };
   get: { summary: string; run(scope: Scope, id: string): Promise<Static<Record>> };
   update?: { summary: string; body: Update; access?: Access; run(scope: Scope, id: string, body: Static<Update>): Promise<Static<Record>> };
   remove?: { summary: string; run(scope: Scope, id: string): Promise<{ id: string; object: string; deleted: true }> };
@@ -42,7 +46,12 @@ export function registerResourceRoutes<Record extends TSchema, Create extends TS
       {
         config: { access: create.access ?? 'write' },
         ...(create.bodyLimit ? { bodyLimit: create.bodyLimit } : {}),
-        schema: documented({ tags, summary: create.summary, body: create.body, response: { 201: record, ...errorResponses(400, 401, 403, 409, 413, 415, 429) } }),
+        schema: documented({
+          tags,
+          summary: create.summary,
+          body: create.body,
+          response: { 201: record, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+        }),
       },
       async (request, reply) => reply.code(201).send(await create.run(scopeOf(request.auth), request.body as Static<Create>)),
     );
@@ -50,10 +59,21 @@ export function registerResourceRoutes<Record extends TSchema, Create extends TS
 
   api.get(
     path,
-    { schema: documented({ tags, summary: resource.list.summary, querystring: resource.list.query, response: { 200: PageSchema(record), ...errorResponses(400, 401, 429) } }) },
+    {
+      schema: documented({
+        tags,
+        summary: resource.list.summary,
+        querystring: resource.list.query,
+        response: { 200: PageSchema(record), ...errorResponses(400, 401, 429) },
+      }),
+    },
     async (request) => {
       const { cursor, page_size, ...filter } = request.query as { cursor?: string; page_size?: number };
-      const page = await resource.list.run(scopeOf(request.auth), filter as Omit<Static<Query>, 'cursor' | 'page_size'>, pages.pageRequest(request, { cursor, page_size }));
+      const page = await resource.list.run(
+        scopeOf(request.auth),
+        filter as Omit<Static<Query>, 'cursor' | 'page_size'>,
+        pages.pageRequest(request, { cursor, page_size }),
+      );
       return pages.pageResponse(request, page);
     },
   );
@@ -84,7 +104,14 @@ export function registerResourceRoutes<Record extends TSchema, Create extends TS
   if (remove) {
     api.delete(
       item,
-      { schema: documented({ tags, summary: remove.summary, params: IdParamsSchema, response: { 200: DeletedSchema, ...errorResponses(401, 403, 404, 409, 429) } }) },
+      {
+        schema: documented({
+          tags,
+          summary: remove.summary,
+          params: IdParamsSchema,
+          response: { 200: DeletedSchema, ...errorResponses(401, 403, 404, 409, 429) },
+        }),
+      },
       async (request) => remove.run(scopeOf(request.auth), idOf(request)),
     );
   }

@@ -26,9 +26,57 @@ export function Nullable<T extends TSchema>(schema: T) {
 }
 
 export const US_STATES = [
-  'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'DC', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS', 'KY',
-  'LA', 'ME', 'MD', 'MA', 'MI', 'MN', 'MS', 'MO', 'MT', 'NE', 'NV', 'NH', 'NJ', 'NM', 'NY', 'NC', 'ND', 'OH',
-  'OK', 'OR', 'PA', 'RI', 'SC', 'SD', 'TN', 'TX', 'UT', 'VT', 'VA', 'WA', 'WV', 'WI', 'WY',
+  'AL',
+  'AK',
+  'AZ',
+  'AR',
+  'CA',
+  'CO',
+  'CT',
+  'DE',
+  'DC',
+  'FL',
+  'GA',
+  'HI',
+  'ID',
+  'IL',
+  'IN',
+  'IA',
+  'KS',
+  'KY',
+  'LA',
+  'ME',
+  'MD',
+  'MA',
+  'MI',
+  'MN',
+  'MS',
+  'MO',
+  'MT',
+  'NE',
+  'NV',
+  'NH',
+  'NJ',
+  'NM',
+  'NY',
+  'NC',
+  'ND',
+  'OH',
+  'OK',
+  'OR',
+  'PA',
+  'RI',
+  'SC',
+  'SD',
+  'TN',
+  'TX',
+  'UT',
+  'VT',
+  'VA',
+  'WA',
+  'WV',
+  'WI',
+  'WY',
 ] as const;
 
 export const AddressSchema = Type.Object(
@@ -103,11 +151,14 @@ export function PageSchema<T extends TSchema>(item: T) {
   );
 }
 
-export const DeletedSchema = Type.Object({
-  id: Type.String(),
-  object: Type.String(),
-  deleted: Type.Literal(true),
-}, { title: 'Deleted' });
+export const DeletedSchema = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.String(),
+    deleted: Type.Literal(true),
+  },
+  { title: 'Deleted' },
+);
 
 /** Standard error responses a route declares next to its success response. */
 export const errorResponses = (...statuses: number[]) =>

@@ -280,8 +280,15 @@ export class JobWorker {
       if (recorded) this.#log.warn({ ...about, maxAttempts: row.max_attempts, retryAt: runAt }, 'job failed; will retry');
       return recorded;
     }
-    const recorded = await updateClaimedJob(this.#db, claim, { state: 'failed', finished_at: now.toISOString(), locked_by: null, locked_until: null, last_error: error });
-    if (recorded) this.#log.error({ ...about, maxAttempts: row.max_attempts }, failure instanceof PermanentJobError ? 'job failed' : 'job failed; no attempts left');
+    const recorded = await updateClaimedJob(this.#db, claim, {
+      state: 'failed',
+      finished_at: now.toISOString(),
+      locked_by: null,
+      locked_until: null,
+      last_error: error,
+    });
+    if (recorded)
+      this.#log.error({ ...about, maxAttempts: row.max_attempts }, failure instanceof PermanentJobError ? 'job failed' : 'job failed; no attempts left');
     return recorded;
   }
 
@@ -291,15 +298,18 @@ export class JobWorker {
    */
   #renewLocksWhileRunning(): void {
     if (this.#renewTimer) return;
-    this.#renewTimer = setInterval(() => {
-      if (this.#renewal) return;
-      this.#renewal = renewJobLocks(this.#db, this.workerId, new Date(this.#clock.now().getTime() + this.#lockMs))
-        .then(() => undefined)
-        .catch((error: unknown) => this.#log.warn({ workerId: this.workerId, error: jobErrorMessage(error) }, 'renewing job locks failed'))
-        .finally(() => {
-          this.#renewal = undefined;
-        });
-    }, Math.max(1, Math.floor(this.#lockMs / 3)));
+    this.#renewTimer = setInterval(
+      () => {
+        if (this.#renewal) return;
+        this.#renewal = renewJobLocks(this.#db, this.workerId, new Date(this.#clock.now().getTime() + this.#lockMs))
+          .then(() => undefined)
+          .catch((error: unknown) => this.#log.warn({ workerId: this.workerId, error: jobErrorMessage(error) }, 'renewing job locks failed'))
+          .finally(() => {
+            this.#renewal = undefined;
+          });
+      },
+      Math.max(1, Math.floor(this.#lockMs / 3)),
+    );
     this.#renewTimer.unref();
   }
 }

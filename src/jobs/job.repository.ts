@@ -76,7 +76,11 @@ export async function claimDueJobs(
         : await trx
             .updateTable('jobs')
             .set({ state: 'failed', finished_at: now, locked_by: null, locked_until: null, last_error: options.abandonedError })
-            .where('id', 'in', exhausted.map((job) => job.id))
+            .where(
+              'id',
+              'in',
+              exhausted.map((job) => job.id),
+            )
             .returningAll()
             .execute();
     if (runnable.length === 0) return { claimed: [], abandoned };
@@ -90,7 +94,11 @@ export async function claimDueJobs(
         locked_until: options.lockedUntil.toISOString(),
         attempts: eb('attempts', '+', 1),
       }))
-      .where('id', 'in', runnable.map((job) => job.id))
+      .where(
+        'id',
+        'in',
+        runnable.map((job) => job.id),
+      )
       .returningAll()
       .execute();
     const takenOver = new Set(runnable.filter((job) => job.state === 'running').map((job) => job.id));

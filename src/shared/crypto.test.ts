@@ -14,12 +14,14 @@ describe('parseEncryptionKey', () => {
     expect(parseEncryptionKey(value)).toHaveLength(32);
   });
 
-  it.each([['short hex', 'abcd'], ['31 bytes of base64', Buffer.alloc(31).toString('base64')], ['not base64', '!'.repeat(44)], ['empty', '']])(
-    'when given %s, then it is refused',
-    (_case, value) => {
-      expect(() => parseEncryptionKey(value)).toThrow(EncryptionKeyError);
-    },
-  );
+  it.each([
+    ['short hex', 'abcd'],
+    ['31 bytes of base64', Buffer.alloc(31).toString('base64')],
+    ['not base64', '!'.repeat(44)],
+    ['empty', ''],
+  ])('when given %s, then it is refused', (_case, value) => {
+    expect(() => parseEncryptionKey(value)).toThrow(EncryptionKeyError);
+  });
 });
 
 describe('Encrypter', () => {

@@ -27,7 +27,7 @@ describe('createCsvWriter: cells a spreadsheet would run', () => {
     ['+1+1', 'plus', `"'+1+1"`],
     ['+12', 'plus before a number', `"'+12"`],
     ['-1+1', 'minus', `"'-1+1"`],
-    ['-2+3+cmd|\' /C calc\'!A0', 'minus, the DDE payload', `"'-2+3+cmd|' /C calc'!A0"`],
+    ["-2+3+cmd|' /C calc'!A0", 'minus, the DDE payload', `"'-2+3+cmd|' /C calc'!A0"`],
     ['-', 'a lone minus', `"'-"`],
     ['-12.50abc', 'minus before a number and more', `"'-12.50abc"`],
     ['-1e5', 'minus before an exponent', `"'-1e5"`],

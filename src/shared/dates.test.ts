@@ -119,7 +119,9 @@ describe('parseTimestamp', () => {
   });
 
   it('when parsed, then every instant in range is stored in the fixed-width form that sorts as text', () => {
-    const stored = ['0001-01-01T00:00:00Z', '0099-12-31T23:59:59Z', '2026-03-01T10:00:00+14:00', '9999-12-31T23:59:59.999Z'].map((text) => toTimestamp(parseTimestamp(text)!));
+    const stored = ['0001-01-01T00:00:00Z', '0099-12-31T23:59:59Z', '2026-03-01T10:00:00+14:00', '9999-12-31T23:59:59.999Z'].map((text) =>
+      toTimestamp(parseTimestamp(text)!),
+    );
     expect(stored.every((timestamp) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(timestamp))).toBe(true);
     expect([...stored].sort()).toEqual(stored);
   });

@@ -111,7 +111,14 @@ describe('metadataErrors', () => {
     ['a value is a number', { count: 3 }, [['metadata', 'count']]],
     ['a value is null', { gone: null }, [['metadata', 'gone']]],
     ['a value is an object', { nested: { a: 'b' } }, [['metadata', 'nested']]],
-    ['a long key also has a non-string value', { ['k'.repeat(41)]: 1 }, [['metadata', 'k'.repeat(41)], ['metadata', 'k'.repeat(41)]]],
+    [
+      'a long key also has a non-string value',
+      { ['k'.repeat(41)]: 1 },
+      [
+        ['metadata', 'k'.repeat(41)],
+        ['metadata', 'k'.repeat(41)],
+      ],
+    ],
   ])('when %s, then the errors name %j', (_, metadata, fieldPaths) => {
     expect(metadataErrors(metadata).map((inputError) => inputError.field_path)).toStrictEqual(fieldPaths);
   });

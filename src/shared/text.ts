@@ -8,5 +8,8 @@ export function truncate(text: string, length: number): string {
 
 /** A list query parameter, repeated and/or comma-separated (`?type=a&type=b,c`): its values, trimmed, blanks dropped. */
 export function listParameterValues(values: readonly string[]): string[] {
-  return values.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '');
+  return values
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
 }

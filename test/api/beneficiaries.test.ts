@@ -181,7 +181,10 @@ describe('GET /beneficiaries', () => {
     const admin = await newProviderAdmin(t, 'ben-pages');
     const [member, other] = [await createMember(admin), await createMember(admin)];
     const beneficiaries = await createInSequence(t, 7, (i) => createBeneficiary(admin, { member: i === 3 ? other.id : member.id }));
-    const expected = beneficiaries.filter((_, i) => i !== 3).map((b) => b.id).reverse();
+    const expected = beneficiaries
+      .filter((_, i) => i !== 3)
+      .map((b) => b.id)
+      .reverse();
 
     const first = await admin.get(`/beneficiaries?member=${member.id}&page_size=2`);
     expect(first.status).toBe(200);

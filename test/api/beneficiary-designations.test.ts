@@ -58,12 +58,15 @@ describe('beneficiary designations', () => {
     ['99.99', 'primary', () => [primary(spouse, '66.67'), primary(sister, '33.32')]],
     ['100.01', 'primary', () => [primary(spouse, '66.67'), primary(sister, '33.34')]],
     ['50.00', 'contingent', () => [primary(spouse, '100'), contingent(charity, '50')]],
-  ] as const)('when shares add up to %s, then submission is refused naming the %s shares; exactly 100.00 is the only sum accepted', async (total, kind, designations) => {
-    const enrollment = await createEnrollment(w, lifeWith(...designations()));
-    expect(fieldsAndMessages(await submit(enrollment.id))).toEqual([
-      `enrolled_plans.0.beneficiary_designations: The ${kind} beneficiaries' shares add up to ${total}%; they must add up to exactly 100.00%.`,
-    ]);
-  });
+  ] as const)(
+    'when shares add up to %s, then submission is refused naming the %s shares; exactly 100.00 is the only sum accepted',
+    async (total, kind, designations) => {
+      const enrollment = await createEnrollment(w, lifeWith(...designations()));
+      expect(fieldsAndMessages(await submit(enrollment.id))).toEqual([
+        `enrolled_plans.0.beneficiary_designations: The ${kind} beneficiaries' shares add up to ${total}%; they must add up to exactly 100.00%.`,
+      ]);
+    },
+  );
 
   it('when a life election names no primary beneficiary, then it is accepted and flagged (the estate takes); other lines are never flagged', async () => {
     const enrollment = await createEnrollment(w, { enrolled_plans: [{ plan: w.plans.life.id }, { plan: w.plans.medical.id }] });
@@ -73,7 +76,7 @@ describe('beneficiary designations', () => {
     expect(contingentOnly.enrolled_plans[0].primary_beneficiary_missing).toBe(true);
   });
 
-  it('when a designation is on a medical plan, names another member\'s beneficiary, names someone twice or gives 0, then 400 at the field', async () => {
+  it("when a designation is on a medical plan, names another member's beneficiary, names someone twice or gives 0, then 400 at the field", async () => {
     const stranger = await createMember(w.admin, { employer: w.employer.id });
     const theirs = await createBeneficiary(w.admin, { member: stranger.id });
     const medical = await w.admin.post('/enrollments', {
@@ -82,7 +85,9 @@ describe('beneficiary designations', () => {
       effective_start: '2026-04-01',
       enrolled_plans: [{ plan: w.plans.medical.id, beneficiary_designations: [primary(spouse, '100')] }],
     });
-    expect(fieldsAndMessages(medical)).toEqual(['enrolled_plans.0.beneficiary_designations: Only life and accidental_death plans name beneficiaries; this plan is medical.']);
+    expect(fieldsAndMessages(medical)).toEqual([
+      'enrolled_plans.0.beneficiary_designations: Only life and accidental_death plans name beneficiaries; this plan is medical.',
+    ]);
 
     const wrong = await w.admin.post('/enrollments', {
       member: w.member.id,

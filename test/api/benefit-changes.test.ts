@@ -205,13 +205,15 @@ async function approvedEnrollment(lines: LineSpec[], options: { employer?: strin
   }
   const waived = lines.filter((spec) => spec.kind === 'removed').map((spec) => spec.line);
   const changes = diffCoverage(previous, next, waived, NEXT_START);
-  expect(changes.map((change) => change.status)).toEqual([...lines.filter((spec) => spec.kind !== 'removed'), ...lines.filter((spec) => spec.kind === 'removed')].map((spec) => spec.kind));
+  expect(changes.map((change) => change.status)).toEqual(
+    [...lines.filter((spec) => spec.kind !== 'removed'), ...lines.filter((spec) => spec.kind === 'removed')].map((spec) => spec.kind),
+  );
 
   const service = new BenefitChangeService(t.database.db, t.clock, buildEventLog({ clock: t.clock }));
   const recordedAt = t.clock.now().toISOString();
-  await t.database.db.transaction().execute((trx) =>
-    service.recordChanges(trx, { providerId: t.providerId, employerId, enrollmentId, memberId: member.id, changes }),
-  );
+  await t.database.db
+    .transaction()
+    .execute((trx) => service.recordChanges(trx, { providerId: t.providerId, employerId, enrollmentId, memberId: member.id, changes }));
   t.clock.advance(60 * 60 * 1000);
   return { enrollmentId, memberId: member.id, employerId, previous, next, recordedAt };
 }
@@ -338,7 +340,13 @@ describe('GET /enrollments/{id}/benefit_changes (endpoint 1)', () => {
     const enrollmentId = await insertEnrollmentRow({ member: member.id, employer: member.employer, status: 'approved' });
     const changes = diffCoverage([], [], ['dental'], NEXT_START);
     await t.database.db.transaction().execute((trx) =>
-      new BenefitChangeService(t.database.db, t.clock, buildEventLog({ clock: t.clock })).recordChanges(trx, { providerId: t.providerId, employerId: member.employer, enrollmentId, memberId: member.id, changes }),
+      new BenefitChangeService(t.database.db, t.clock, buildEventLog({ clock: t.clock })).recordChanges(trx, {
+        providerId: t.providerId,
+        employerId: member.employer,
+        enrollmentId,
+        memberId: member.id,
+        changes,
+      }),
     );
     expect(await changesOf(enrollmentId)).toEqual([]);
     expect(await enrollmentStatus(enrollmentId)).toBe('synced');
@@ -365,7 +373,11 @@ describe('manual connections', () => {
     ]);
     const [medical, dental] = await changesOf(approved.enrollmentId);
 
-    const first = await t.admin.patch(`/benefit_changes/${medical.id}`, { completed_at: earlier(30), memo: 'Faxed to Blue Shield', assignee: 'ops@broker.example' });
+    const first = await t.admin.patch(`/benefit_changes/${medical.id}`, {
+      completed_at: earlier(30),
+      memo: 'Faxed to Blue Shield',
+      assignee: 'ops@broker.example',
+    });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({
       ...medical,
@@ -417,9 +429,15 @@ describe('manual connections', () => {
     expect(reopened.body).toMatchObject({ completed_at: null, delivery_state: 'manual' });
 
     await t.admin.patch(`/benefit_changes/${dental.id}`, { completed_at: earlier(10) });
-    expect((await t.admin.patch(`/benefit_changes/${dental.id}`, { completed_at: null })).body).toMatchObject({ completed_at: null, delivery_state: 'awaiting_file' });
+    expect((await t.admin.patch(`/benefit_changes/${dental.id}`, { completed_at: null })).body).toMatchObject({
+      completed_at: null,
+      delivery_state: 'awaiting_file',
+    });
     // Reopening an open change changes nothing.
-    expect((await t.admin.patch(`/benefit_changes/${dental.id}`, { completed_at: null })).body).toMatchObject({ completed_at: null, delivery_state: 'awaiting_file' });
+    expect((await t.admin.patch(`/benefit_changes/${dental.id}`, { completed_at: null })).body).toMatchObject({
+      completed_at: null,
+      delivery_state: 'awaiting_file',
+    });
     expect(await enrollmentStatus(approved.enrollmentId)).toBe('approved');
   });
 
@@ -449,14 +467,25 @@ describe('api connections (carrier adapter jobs)', () => {
   it('when the change is recorded, then its delivery job is written with it; when the carrier accepts, then it is completed and the enrollment synced', async () => {
     const approved = await approvedEnrollment([{ line: 'medical', kind: 'change', connection: 'api' }]);
     const [change] = await changesOf(approved.enrollmentId);
-    expect(change).toMatchObject({ status: 'change', changes: ['contribution_change'], delivery_state: 'queued', needs_manual_completion: false, completed_at: null });
+    expect(change).toMatchObject({
+      status: 'change',
+      changes: ['contribution_change'],
+      delivery_state: 'queued',
+      needs_manual_completion: false,
+      completed_at: null,
+    });
     const [job] = await jobsOf(change.id);
     expect(job).toMatchObject({ state: 'queued', attempts: 0 });
     expect(JSON.parse(job!.payload)).toEqual({ benefit_change: change.id });
 
     await runDueJobs();
     const [after] = await changesOf(approved.enrollmentId);
-    expect(after).toEqual({ ...change, delivery_state: 'completed', completed_at: t.clock.now().toISOString(), memo: `Accepted by carrier: sandbox-${change.id}` });
+    expect(after).toEqual({
+      ...change,
+      delivery_state: 'completed',
+      completed_at: t.clock.now().toISOString(),
+      memo: `Accepted by carrier: sandbox-${change.id}`,
+    });
     expect(await enrollmentStatus(approved.enrollmentId)).toBe('synced');
     expect((await jobsOf(change.id))[0]).toMatchObject({ state: 'done', attempts: 1 });
   });
@@ -504,7 +533,12 @@ describe('api connections (carrier adapter jobs)', () => {
     const [change] = await changesOf(approved.enrollmentId);
     expect(change.delivery_state).toBe('completed');
     t.clock.advance(60_000);
-    const handler = carrierJobHandlers({ db: t.database.db, clock: t.clock, events: buildEventLog({ clock: t.clock }), adapter: { send: () => Promise.reject(new Error('must not be called')) } })[SEND_BENEFIT_CHANGE_JOB]!;
+    const handler = carrierJobHandlers({
+      db: t.database.db,
+      clock: t.clock,
+      events: buildEventLog({ clock: t.clock }),
+      adapter: { send: () => Promise.reject(new Error('must not be called')) },
+    })[SEND_BENEFIT_CHANGE_JOB]!;
     await handler({ benefit_change: change.id }, { jobId: 'job_again', attempt: 2 });
     expect((await changesOf(approved.enrollmentId))[0]).toEqual(change);
   });
@@ -575,7 +609,11 @@ describe('edi connections', () => {
     expect((await listChangesAwaitingFile(t.database.db, t.providerId, row.group_id)).map((awaiting) => awaiting.id)).toEqual([change.id]);
 
     await t.database.db.transaction().execute((trx) => markDelivered(trx, t.clock, buildEventLog({ clock: t.clock }), [change.id], 'Delivered in 834 file 42'));
-    expect((await changesOf(approved.enrollmentId))[0]).toMatchObject({ delivery_state: 'completed', memo: 'Delivered in 834 file 42', completed_at: t.clock.now().toISOString() });
+    expect((await changesOf(approved.enrollmentId))[0]).toMatchObject({
+      delivery_state: 'completed',
+      memo: 'Delivered in 834 file 42',
+      completed_at: t.clock.now().toISOString(),
+    });
     expect(await enrollmentStatus(approved.enrollmentId)).toBe('synced');
     expect(await listChangesAwaitingFile(t.database.db, t.providerId, row.group_id)).toEqual([]);
   });
@@ -589,7 +627,13 @@ describe('moves between carrier groups and coverage dates, through approval', ()
   async function otherCarrierPlan(w: EnrollmentWorld, connection_method: ConnectionMethod, line_of_coverage: LineOfCoverage) {
     const carrier = await createCarrier(w.admin, { legal_name: 'Carrier B Health', trade_name: 'Carrier B' });
     const group = await createGroup(w.admin, { employer: w.employer.id, carrier: carrier.id, connection_method, group_number: `B-${connection_method}` });
-    const plan = await createPlan(w.admin, { group: group.id, plan_name: 'Carrier B Plan', line_of_coverage, premium_type: 'composite', composite_rates: compositeRates() });
+    const plan = await createPlan(w.admin, {
+      group: group.id,
+      plan_name: 'Carrier B Plan',
+      line_of_coverage,
+      premium_type: 'composite',
+      composite_rates: compositeRates(),
+    });
     const configuration = await createPlanConfiguration(w.admin, { plan: plan.id, waiting_period_days: 0 });
     expect((await w.admin.post(`/plan_configurations/${configuration.id}/contribution_strategy`, contributionStrategy())).status).toBe(200);
     return { carrier, group, plan };
@@ -638,7 +682,9 @@ describe('moves between carrier groups and coverage dates, through approval', ()
     expect(sentFor(added.id)).toEqual([
       expect.objectContaining({ status: 'new', carrier: b.carrier.id, groupNumber: 'B-api', coverageStart: '2026-06-01', coverageEnd: '2026-12-31' }),
     ]);
-    expect((await t.database.db.selectFrom('benefit_changes').select('group_id').where('id', '=', removed.id).executeTakeFirstOrThrow()).group_id).toBe(w.groups.manualGroup.id);
+    expect((await t.database.db.selectFrom('benefit_changes').select('group_id').where('id', '=', removed.id).executeTakeFirstOrThrow()).group_id).toBe(
+      w.groups.manualGroup.id,
+    );
     expect(await changesOf(moved.id, w.admin)).toEqual([
       removed,
       { ...added, delivery_state: 'completed', completed_at: t.clock.now().toISOString(), memo: `Accepted by carrier: sandbox-${added.id}` },
@@ -646,7 +692,10 @@ describe('moves between carrier groups and coverage dates, through approval', ()
     // Carrier A has not been told yet: the enrollment waits for it.
     expect(await enrollmentStatus(moved.id)).toBe('approved');
 
-    const completed = await w.admin.patch(`/benefit_changes/${removed.id}`, { completed_at: t.clock.now().toISOString(), memo: 'Termination faxed to carrier A' });
+    const completed = await w.admin.patch(`/benefit_changes/${removed.id}`, {
+      completed_at: t.clock.now().toISOString(),
+      memo: 'Termination faxed to carrier A',
+    });
     expect(completed.body).toMatchObject({ delivery_state: 'completed', coverage_end: '2026-05-31' });
     expect(await enrollmentStatus(moved.id)).toBe('synced');
   });
@@ -658,7 +707,15 @@ describe('moves between carrier groups and coverage dates, through approval', ()
     const moved = await approvedThroughApi(w, { ...lifeEvent, enrolled_plans: [{ plan: b.plan.id }] });
 
     const [removed, added] = await changesOf(moved.id, w.admin);
-    expect([removed, added].map((change) => [change.status, change.connection_method, change.delivery_state, change.previous_enrollment_plan, change.next_enrollment_plan])).toEqual([
+    expect(
+      [removed, added].map((change) => [
+        change.status,
+        change.connection_method,
+        change.delivery_state,
+        change.previous_enrollment_plan,
+        change.next_enrollment_plan,
+      ]),
+    ).toEqual([
       ['removed', 'api', 'queued', first.enrolled_plans[0].id, null],
       ['new', 'edi', 'awaiting_file', null, moved.enrolled_plans[0].id],
     ]);
@@ -672,7 +729,11 @@ describe('moves between carrier groups and coverage dates, through approval', ()
     expect((await changesOf(moved.id, w.admin))[0].delivery_state).toBe('completed');
     expect(await enrollmentStatus(moved.id)).toBe('approved');
 
-    const { provider_id: providerId } = await t.database.db.selectFrom('carrier_groups').select('provider_id').where('id', '=', b.group.id).executeTakeFirstOrThrow();
+    const { provider_id: providerId } = await t.database.db
+      .selectFrom('carrier_groups')
+      .select('provider_id')
+      .where('id', '=', b.group.id)
+      .executeTakeFirstOrThrow();
     const awaiting = await listChangesAwaitingFile(t.database.db, providerId, b.group.id);
     expect(awaiting.map((row) => [row.id, row.coverage_start, row.coverage_end])).toEqual([[added.id, '2026-06-01', '2026-12-31']]);
     await t.database.db.transaction().execute((trx) => markDelivered(trx, t.clock, buildEventLog({ clock: t.clock }), [added.id], 'Delivered in 834 file 7'));
@@ -682,7 +743,10 @@ describe('moves between carrier groups and coverage dates, through approval', ()
   it('when a plan changes within one group, then it stays one change with plan_change, dated by the new coverage', async () => {
     const w = await createEnrollmentWorld(t);
     const first = await approvedThroughApi(w, { effective_start: '2026-04-01', enrolled_plans: [{ plan: w.plans.medical.id }] });
-    const switched = await approvedThroughApi(w, { ...lifeEvent, enrolled_plans: [{ plan: w.plans.medicalSilver.id, primary_care_provider: { full_name: 'Dr. C' } }] });
+    const switched = await approvedThroughApi(w, {
+      ...lifeEvent,
+      enrolled_plans: [{ plan: w.plans.medicalSilver.id, primary_care_provider: { full_name: 'Dr. C' } }],
+    });
     const changes = await changesOf(switched.id, w.admin);
     expect(changes).toEqual([
       expect.objectContaining({

@@ -34,15 +34,45 @@ describe(`carrier hand-off across a restart (${testDatabaseKind()})`, () => {
     const employer = await post(client, '/employers', { legal_name: 'Restart Co', address: address() });
     const carrier = await post(client, '/carriers', { legal_name: 'Restart Health' });
     // The sandbox carrier fails the first attempt, so a retry is pending when the server dies.
-    const group = await post(client, '/groups', { employer: employer.id, carrier: carrier.id, group_number: 'R-1', connection_method: 'api', metadata: { sandbox_transient_failures: '1' } });
-    const plan = await post(client, '/plans', { group: group.id, plan_name: 'Dental', line_of_coverage: 'dental', effective_start: '2026-01-01', effective_end: '2030-12-31' });
+    const group = await post(client, '/groups', {
+      employer: employer.id,
+      carrier: carrier.id,
+      group_number: 'R-1',
+      connection_method: 'api',
+      metadata: { sandbox_transient_failures: '1' },
+    });
+    const plan = await post(client, '/plans', {
+      group: group.id,
+      plan_name: 'Dental',
+      line_of_coverage: 'dental',
+      effective_start: '2026-01-01',
+      effective_end: '2030-12-31',
+    });
     await post(client, '/plan_configurations', { plan: plan.id });
-    const member = await post(client, '/members', { employer: employer.id, first_name: 'Ren', last_name: 'Start', dob: '1980-01-01', address: address(), hire_date: '2020-01-01' });
+    const member = await post(client, '/members', {
+      employer: employer.id,
+      first_name: 'Ren',
+      last_name: 'Start',
+      dob: '1980-01-01',
+      address: address(),
+      hire_date: '2020-01-01',
+    });
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
     const effectiveStart = day(30);
-    const window = await post(client, '/open_enrollment_windows', { employer: employer.id, start_date: day(-1), end_date: day(10), renewal_date: effectiveStart, plans: [plan.id] });
+    const window = await post(client, '/open_enrollment_windows', {
+      employer: employer.id,
+      start_date: day(-1),
+      end_date: day(10),
+      renewal_date: effectiveStart,
+      plans: [plan.id],
+    });
     await post(client, `/open_enrollment_windows/${window.id}/activate`);
-    const enrollment = await post(client, '/enrollments', { member: member.id, category: 'open_enrollment', effective_start: effectiveStart, enrolled_plans: [{ plan: plan.id }] });
+    const enrollment = await post(client, '/enrollments', {
+      member: member.id,
+      category: 'open_enrollment',
+      effective_start: effectiveStart,
+      enrolled_plans: [{ plan: plan.id }],
+    });
     await post(client, `/enrollments/${enrollment.id}/save_and_submit`);
     await post(client, `/enrollments/${enrollment.id}/approve`);
 

@@ -85,12 +85,15 @@ describe('benefits serve', () => {
     expect(result.stderr).toContain('BENEFITS_ENCRYPTION_KEY is required with PostgreSQL');
   });
 
-  it.runIf(testDatabaseKind() === 'sqlite')('when the embedded database starts without a key, then a key file with mode 0600 is made beside it and kept', async () => {
-    server = await startServe({ DATABASE_URL: database.url });
-    const keyFile = join(dirname(database.url.slice('sqlite:'.length)), 'encryption.key');
-    expect(existsSync(keyFile)).toBe(true);
-    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
-  });
+  it.runIf(testDatabaseKind() === 'sqlite')(
+    'when the embedded database starts without a key, then a key file with mode 0600 is made beside it and kept',
+    async () => {
+      server = await startServe({ DATABASE_URL: database.url });
+      const keyFile = join(dirname(database.url.slice('sqlite:'.length)), 'encryption.key');
+      expect(existsSync(keyFile)).toBe(true);
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    },
+  );
 
   it('when the encryption key is malformed, then the start fails naming the variable', async () => {
     const result = await runCli(['serve'], { DATABASE_URL: database.url, BENEFITS_ENCRYPTION_KEY: 'short' });
@@ -109,7 +112,9 @@ describe('benefits sweep', () => {
   it('when run for a day, then it applies the rules and says what it did; a bad date or setting is refused by name', async () => {
     const result = await runCli(['sweep', '--date', '2026-03-24'], { DATABASE_URL: database.url });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('Sweep of 2026-03-24: newly_eligible 0, dependent_age_out 0, dependent_coverage_ended 0, open_enrollment_reminder 0, windows_closed 0, coverage_ended 0, termination_cobra_events 0.');
+    expect(result.stdout).toContain(
+      'Sweep of 2026-03-24: newly_eligible 0, dependent_age_out 0, dependent_coverage_ended 0, open_enrollment_reminder 0, windows_closed 0, coverage_ended 0, termination_cobra_events 0.',
+    );
     const badDate = await runCli(['sweep', '--date', '2026-02-30'], { DATABASE_URL: database.url });
     expect(badDate.code).toBe(1);
     expect(badDate.stderr).toContain('--date');

@@ -26,7 +26,9 @@ function data<T>(answer: { data?: T; error?: unknown; response: Response }): T {
 
 describe('typed client', () => {
   it('when a member is enrolled through it, then every step answers the typed records and the approval prices the election', async () => {
-    const employer = data(await api.POST('/employers', { body: { legal_name: 'Typed Co', address: { line1: '1 Main St', city: 'Springfield', state: 'IL', zip_code: '62701' } } }));
+    const employer = data(
+      await api.POST('/employers', { body: { legal_name: 'Typed Co', address: { line1: '1 Main St', city: 'Springfield', state: 'IL', zip_code: '62701' } } }),
+    );
     const carrier = data(await api.POST('/carriers', { body: { legal_name: 'Typed Health' } }));
     const group = data(await api.POST('/groups', { body: { employer: employer.id, carrier: carrier.id, group_number: 'T-1', connection_method: 'manual' } }));
     const plan = data(
@@ -45,12 +47,26 @@ describe('typed client', () => {
     data(await api.POST('/plan_configurations', { body: { plan: plan.id } }));
     const member = data(
       await api.POST('/members', {
-        body: { employer: employer.id, first_name: 'Ty', last_name: 'Ped', dob: '1980-01-01', hire_date: '2025-01-01', address: { line1: '2 Main St', city: 'Springfield', state: 'IL', zip_code: '62701' } },
+        body: {
+          employer: employer.id,
+          first_name: 'Ty',
+          last_name: 'Ped',
+          dob: '1980-01-01',
+          hire_date: '2025-01-01',
+          address: { line1: '2 Main St', city: 'Springfield', state: 'IL', zip_code: '62701' },
+        },
       }),
     );
     const enrollment: Schemas['Enrollment'] = data(
       await api.POST('/enrollments', {
-        body: { member: member.id, category: 'qle', reason: 'employment_change', change_date: '2026-02-27', effective_start: '2026-04-01', enrolled_plans: [{ plan: plan.id }] },
+        body: {
+          member: member.id,
+          category: 'qle',
+          reason: 'employment_change',
+          change_date: '2026-02-27',
+          effective_start: '2026-04-01',
+          enrolled_plans: [{ plan: plan.id }],
+        },
       }),
     );
     expect(enrollment.enrolled_plans[0]!.premium).toBe('500.00');

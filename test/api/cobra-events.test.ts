@@ -46,10 +46,13 @@ async function cobraEventsOf(client: ApiClient, member: string): Promise<any[]> 
 }
 
 describe('recording qualifying events', () => {
-  it('when the daily sweep ends a terminated member\'s coverage, then a termination is recorded with medical, dental and vision lost (not life), once, in the event log and to webhooks', async () => {
+  it("when the daily sweep ends a terminated member's coverage, then a termination is recorded with medical, dental and vision lost (not life), once, in the event log and to webhooks", async () => {
     const w = await createEnrollmentWorld(t);
     await familyCoverage(w);
-    const endpoint = await ok(w.admin.post('/webhook_endpoints', { url: 'https://hooks.integrator.example/cobra', enabled_events: ['cobra_event.created'] }), 201);
+    const endpoint = await ok(
+      w.admin.post('/webhook_endpoints', { url: 'https://hooks.integrator.example/cobra', enabled_events: ['cobra_event.created'] }),
+      201,
+    );
     await ok(w.admin.patch(`/members/${w.member.id}`, { termination_date: '2026-03-10' }));
 
     const sweep = buildDailySweep({ db: t.database.db, clock: t.clock });
@@ -98,7 +101,9 @@ describe('recording qualifying events', () => {
       }),
     ]);
     const deliveries = (await ok(w.admin.get(`/webhook_endpoints/${endpoint.id}/deliveries`))).results;
-    expect(deliveries.map((delivery: { event: string; event_type: string }) => [delivery.event, delivery.event_type])).toEqual([[logged[0].id, 'cobra_event.created']]);
+    expect(deliveries.map((delivery: { event: string; event_type: string }) => [delivery.event, delivery.event_type])).toEqual([
+      [logged[0].id, 'cobra_event.created'],
+    ]);
   });
 
   it('when a divorce enrollment drops the spouse, then a divorce is recorded with the spouse and the lines they lost; a retried approval records nothing more', async () => {
@@ -127,7 +132,7 @@ describe('recording qualifying events', () => {
     ]);
   });
 
-  it('when the same divorce is entered again after a correction put the spouse back, then the spouse\'s losses are not recorded twice', async () => {
+  it("when the same divorce is entered again after a correction put the spouse back, then the spouse's losses are not recorded twice", async () => {
     const w = await createEnrollmentWorld(t);
     await familyCoverage(w);
     const { spouse, child } = w.family;
@@ -136,15 +141,20 @@ describe('recording qualifying events', () => {
     // A correction of the divorce entered by mistake: an admin puts the spouse back past the life event rules.
     await qle(w, 'dependent_court_order', {
       rules_override: { reason: 'The divorce was entered for the wrong member.' },
-      enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: child.id }, { dependent: spouse.id }] }, { plan: w.plans.dental.id, enrolled_dependents: [{ dependent: spouse.id }] }],
+      enrolled_plans: [
+        { plan: w.plans.medical.id, enrolled_dependents: [{ dependent: child.id }, { dependent: spouse.id }] },
+        { plan: w.plans.dental.id, enrolled_dependents: [{ dependent: spouse.id }] },
+      ],
     });
     await qle(w, 'divorce', withoutSpouse);
 
     const events = await cobraEventsOf(w.admin, w.member.id);
-    expect(events.map((event) => [event.event_type, event.dependents, event.lines_of_coverage])).toEqual([['divorce_or_legal_separation', [spouse.id], ['medical', 'dental']]]);
+    expect(events.map((event) => [event.event_type, event.dependents, event.lines_of_coverage])).toEqual([
+      ['divorce_or_legal_separation', [spouse.id], ['medical', 'dental']],
+    ]);
   });
 
-  it('when a death enrollment ends the member\'s coverage, then a death is recorded with every dependent who lost coverage', async () => {
+  it("when a death enrollment ends the member's coverage, then a death is recorded with every dependent who lost coverage", async () => {
     const w = await createEnrollmentWorld(t);
     await familyCoverage(w);
     const { spouse, child } = w.family;
@@ -163,7 +173,7 @@ describe('recording qualifying events', () => {
     ]);
   });
 
-  it('when a death enrollment only drops a dependent (a spouse\'s death), then nothing is recorded: 1163(1) is the employee\'s death', async () => {
+  it("when a death enrollment only drops a dependent (a spouse's death), then nothing is recorded: 1163(1) is the employee's death", async () => {
     const w = await createEnrollmentWorld(t);
     await familyCoverage(w);
     await qle(w, 'death', {
@@ -172,7 +182,7 @@ describe('recording qualifying events', () => {
     expect(await cobraEventsOf(w.admin, w.member.id)).toEqual([]);
   });
 
-  it('when a medicare_eligible enrollment ends the member\'s medical with the spouse on it, then a Medicare entitlement is recorded', async () => {
+  it("when a medicare_eligible enrollment ends the member's medical with the spouse on it, then a Medicare entitlement is recorded", async () => {
     const w = await createEnrollmentWorld(t);
     await familyCoverage(w, { medical: [w.family.spouse.id] });
     await qle(w, 'medicare_eligible', { coverage_waivers: waive('medical') });
@@ -188,7 +198,7 @@ describe('recording qualifying events', () => {
     ]);
   });
 
-  it('when a dependent_aged_out enrollment drops a child, then the child\'s ceasing to be a dependent is recorded with that child only', async () => {
+  it("when a dependent_aged_out enrollment drops a child, then the child's ceasing to be a dependent is recorded with that child only", async () => {
     const w = await createEnrollmentWorld(t);
     const { child, grownChild } = w.family;
     await familyCoverage(w, { medical: [child.id, grownChild.id], dental: [] });
@@ -213,7 +223,9 @@ describe('recording qualifying events', () => {
     await createPlanConfiguration(w.admin, { plan: otherMedical.id });
     const { spouse, child } = w.family;
 
-    const moved = await qle(w, 'employment_change', { enrolled_plans: [{ plan: otherMedical.id, enrolled_dependents: [{ dependent: spouse.id }, { dependent: child.id }] }] });
+    const moved = await qle(w, 'employment_change', {
+      enrolled_plans: [{ plan: otherMedical.id, enrolled_dependents: [{ dependent: spouse.id }, { dependent: child.id }] }],
+    });
     expect((await ok(w.admin.get(`/enrollments/${moved.id}/benefit_changes`))).length).toBeGreaterThan(0);
     expect(await cobraEventsOf(w.admin, w.member.id)).toEqual([]);
   });
@@ -235,7 +247,9 @@ describe('reading COBRA events', () => {
     const { spouse, child, grownChild } = w.family;
     await familyCoverage(w, { medical: [spouse.id, child.id, grownChild.id] });
     t.clock.advance(1000);
-    await qle(w, 'dependent_aged_out', { enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: spouse.id }, { dependent: child.id }] }] });
+    await qle(w, 'dependent_aged_out', {
+      enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: spouse.id }, { dependent: child.id }] }],
+    });
     t.clock.advance(1000);
     await qle(w, 'divorce', { enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: child.id }] }, { plan: w.plans.dental.id }] });
     [divorce, agedOut] = await cobraEventsOf(w.admin, w.member.id);
@@ -277,7 +291,7 @@ describe('reading COBRA events', () => {
     expect((await t.admin.get('/cobra_events/not%20an%20id')).status).toBe(404);
   });
 
-  it('when employer and read-only keys read, then they see their employer\'s events only; the routes are read-only', async () => {
+  it("when employer and read-only keys read, then they see their employer's events only; the routes are read-only", async () => {
     const keyFor = async (body: Record<string, unknown>) => new ApiClient(t.baseUrl, (await ok(w.admin.post('/api_keys', body), 201)).key);
     const own = await keyFor({ role: 'employer', employer: w.employer.id });
     const otherEmployer = await createEmployer(w.admin);

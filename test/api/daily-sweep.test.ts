@@ -21,7 +21,11 @@ afterAll(async () => {
 
 async function notifications(w: EnrollmentWorld, type: string, relatedObjectId?: string) {
   const filter = relatedObjectId ? `&related_object_id=${relatedObjectId}` : '';
-  return (await ok(w.admin.get(`/notifications?notification_type=${type}${filter}&page_size=100`))).results as { owner: string; related_object_id: string; payload: Record<string, string> }[];
+  return (await ok(w.admin.get(`/notifications?notification_type=${type}${filter}&page_size=100`))).results as {
+    owner: string;
+    related_object_id: string;
+    payload: Record<string, string>;
+  }[];
 }
 
 async function configurationOf(w: EnrollmentWorld, plan: string): Promise<string> {
@@ -38,7 +42,9 @@ describe('newly_eligible', () => {
     expect(await notifications(w, 'newly_eligible', hired.id)).toHaveLength(0);
     expect((await sweep.run('2026-03-03')).newly_eligible).toBe(1);
     expect((await sweep.run('2026-03-03')).newly_eligible).toBe(0);
-    expect(await notifications(w, 'newly_eligible', hired.id)).toEqual([expect.objectContaining({ owner: 'member', payload: { member: hired.id, employer: w.employer.id } })]);
+    expect(await notifications(w, 'newly_eligible', hired.id)).toEqual([
+      expect.objectContaining({ owner: 'member', payload: { member: hired.id, employer: w.employer.id } }),
+    ]);
   });
 });
 
@@ -53,7 +59,14 @@ describe('dependent_age_out', () => {
       children[line] = (await createDependent(w.admin, { member: w.member.id, member_relationship: 'child', first_name: line, dob: '2000-05-10' })).id;
     }
     // A disabled child with a current certification (through 2027-02-28) stays covered past the limit: not told in 2026.
-    const disabled = await createDependent(w.admin, { member: w.member.id, member_relationship: 'child', first_name: 'Disabled', dob: '2000-05-10', has_disability: true, disability_certified_on: '2026-03-01' });
+    const disabled = await createDependent(w.admin, {
+      member: w.member.id,
+      member_relationship: 'child',
+      first_name: 'Disabled',
+      dob: '2000-05-10',
+      has_disability: true,
+      disability_certified_on: '2026-03-01',
+    });
     await ok(
       w.admin.post('/enrollments', {
         member: w.member.id,
@@ -104,9 +117,22 @@ describe('age-outs end coverage, and the carrier is told', () => {
     coverage_end: string | null;
   }
   const coverageOn = async (w: EnrollmentWorld, member: string, date: string) =>
-    (await ok(w.admin.get(`/members/${member}/coverage?date=${date}`))).coverage as { line_of_coverage: string; dependents: string[]; premium: string | null; member_contribution: string | null; effective_end: string | null }[];
+    (await ok(w.admin.get(`/members/${member}/coverage?date=${date}`))).coverage as {
+      line_of_coverage: string;
+      dependents: string[];
+      premium: string | null;
+      member_contribution: string | null;
+      effective_end: string | null;
+    }[];
   const agedOutEnrollments = async (w: EnrollmentWorld, member: string) =>
-    ((await ok(w.admin.get(`/enrollments?member=${member}&page_size=100`))).results as { id: string; reason: string; status: string; effective_start: string }[]).filter((e) => e.reason === 'dependent_aged_out');
+    (
+      (await ok(w.admin.get(`/enrollments?member=${member}&page_size=100`))).results as {
+        id: string;
+        reason: string;
+        status: string;
+        effective_start: string;
+      }[]
+    ).filter((e) => e.reason === 'dependent_aged_out');
   const dependentsOn = async (w: EnrollmentWorld, member: string, date: string) =>
     Object.fromEntries((await coverageOn(w, member, date)).map((c) => [c.line_of_coverage, c.dependents]));
 
@@ -132,7 +158,7 @@ describe('age-outs end coverage, and the carrier is told', () => {
     return { w, member, child };
   }
 
-  it('when the last covered day is swept, then the child\'s coverage ends that day on that line only, the member is re-priced alone from the next day, the carrier gets a change, and COBRA records the loss', async () => {
+  it("when the last covered day is swept, then the child's coverage ends that day on that line only, the member is re-priced alone from the next day, the carrier gets a change, and COBRA records the loss", async () => {
     const { w, member, child } = await ageOutWorld();
     expect((await sweep.run('2026-05-08')).dependent_coverage_ended).toBe(0);
     expect((await dependentsOn(w, member.id, '2026-05-10')).medical).toEqual([child.id]);
@@ -156,7 +182,15 @@ describe('age-outs end coverage, and the carrier is told', () => {
     ]);
     // 29 U.S.C. 1163(5): a dependent child ceasing to be a dependent child.
     const cobra = (await ok(w.admin.get(`/cobra_events?member=${member.id}`))).results;
-    expect(cobra).toEqual([expect.objectContaining({ event_type: 'dependent_ceased_to_be_dependent', coverage_lost_date: '2026-05-10', lines_of_coverage: ['medical'], dependents: [child.id], member_lost_coverage: false })]);
+    expect(cobra).toEqual([
+      expect.objectContaining({
+        event_type: 'dependent_ceased_to_be_dependent',
+        coverage_lost_date: '2026-05-10',
+        lines_of_coverage: ['medical'],
+        dependents: [child.id],
+        member_lost_coverage: false,
+      }),
+    ]);
   });
 
   it('when the last covered day was not swept, then the next sweep ends the coverage on that day', async () => {
@@ -200,7 +234,17 @@ describe('age-outs end coverage, and the carrier is told', () => {
     // the coverage ends on its last day.
     await sweep.run('2026-08-02');
     const told = await notifications(w, 'dependent_age_out', certified.id);
-    expect(told).toEqual([expect.objectContaining({ payload: { dependent: certified.id, member: member.id, employer: w.employer.id, coverage_ends_before: '2026-09-01', disability_certified_through: '2026-08-31' } })]);
+    expect(told).toEqual([
+      expect.objectContaining({
+        payload: {
+          dependent: certified.id,
+          member: member.id,
+          employer: w.employer.id,
+          coverage_ends_before: '2026-09-01',
+          disability_certified_through: '2026-08-31',
+        },
+      }),
+    ]);
     await sweep.run('2026-08-31');
     expect((await dependentsOn(w, member.id, '2026-08-31')).medical).toEqual([certified.id]);
     expect((await dependentsOn(w, member.id, '2026-09-01')).medical).toEqual([]);
@@ -247,11 +291,16 @@ describe('open enrollment reminders and closing', () => {
 });
 
 describe('coverage of terminated members', () => {
-  it('when a member is past termination_date, then coverage ends per each plan configuration\'s policy with a removed change per line, once', async () => {
+  it("when a member is past termination_date, then coverage ends per each plan configuration's policy with a removed change per line, once", async () => {
     const w = await createEnrollmentWorld(t);
     await ok(w.admin.patch(`/plan_configurations/${await configurationOf(w, w.plans.medical.id)}`, { termination_policy: 'end_of_month' }));
     await ok(
-      w.admin.post('/enrollments', { member: w.member.id, category: 'carrier_sync', effective_start: '2026-01-01', enrolled_plans: [{ plan: w.plans.medical.id }, { plan: w.plans.dental.id }] }),
+      w.admin.post('/enrollments', {
+        member: w.member.id,
+        category: 'carrier_sync',
+        effective_start: '2026-01-01',
+        enrolled_plans: [{ plan: w.plans.medical.id }, { plan: w.plans.dental.id }],
+      }),
       201,
     );
     await ok(w.admin.patch(`/members/${w.member.id}`, { termination_date: '2026-03-10' }));
@@ -261,17 +310,28 @@ describe('coverage of terminated members', () => {
     await sweep.run('2026-03-12');
 
     const coverage = async (date: string) =>
-      ((await ok(w.admin.get(`/members/${w.member.id}/coverage?date=${date}`))).coverage as { line_of_coverage: string; effective_end: string }[]).map((line) => [line.line_of_coverage, line.effective_end]);
-    expect(await coverage('2026-03-10')).toEqual(expect.arrayContaining([['medical', '2026-03-31'], ['dental', '2026-03-10']]));
+      ((await ok(w.admin.get(`/members/${w.member.id}/coverage?date=${date}`))).coverage as { line_of_coverage: string; effective_end: string }[]).map(
+        (line) => [line.line_of_coverage, line.effective_end],
+      );
+    expect(await coverage('2026-03-10')).toEqual(
+      expect.arrayContaining([
+        ['medical', '2026-03-31'],
+        ['dental', '2026-03-10'],
+      ]),
+    );
     expect(await coverage('2026-03-11')).toEqual([['medical', '2026-03-31']]);
     expect(await coverage('2026-04-01')).toEqual([]);
 
-    const terminations = ((await ok(w.admin.get(`/enrollments?member=${w.member.id}`))).results as { id: string; reason: string; status: string }[]).filter((e) => e.reason === 'terminated');
+    const terminations = ((await ok(w.admin.get(`/enrollments?member=${w.member.id}`))).results as { id: string; reason: string; status: string }[]).filter(
+      (e) => e.reason === 'terminated',
+    );
     expect(terminations).toHaveLength(2);
     const changes = (await Promise.all(terminations.map(async (e) => ok(w.admin.get(`/enrollments/${e.id}/benefit_changes`))))).flat();
     // Each removed change carries the coverage's start and the termination's coverage end, for the carrier.
     type Change = { line_of_coverage: string; status: string; connection_method: string; coverage_start: string; coverage_end: string };
-    expect(changes.map((change: Change) => [change.line_of_coverage, change.status, change.connection_method, change.coverage_start, change.coverage_end]).sort()).toEqual([
+    expect(
+      changes.map((change: Change) => [change.line_of_coverage, change.status, change.connection_method, change.coverage_start, change.coverage_end]).sort(),
+    ).toEqual([
       ['dental', 'removed', 'api', '2026-01-01', '2026-03-10'],
       ['medical', 'removed', 'manual', '2026-01-01', '2026-03-31'],
     ]);
@@ -281,7 +341,13 @@ describe('coverage of terminated members', () => {
 describe('idempotence and scheduling', () => {
   it('when a day is swept twice, and twice at once, then nothing new is created', async () => {
     const w = await createEnrollmentWorld(t);
-    const count = async () => (await t.database.db.selectFrom('notifications').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+    const count = async () =>
+      (
+        await t.database.db
+          .selectFrom('notifications')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n;
     await sweep.run('2026-03-24');
     const after = Number(await count());
     const again = await sweep.run('2026-03-24');
@@ -297,7 +363,14 @@ describe('idempotence and scheduling', () => {
     const clock = new FixedClock('2027-01-05T07:59:00.000Z');
     const log = { info: () => undefined, error: () => undefined };
     const scheduler = (id: number) =>
-      new SweepScheduler({ db: t.database.db, clock, sweep: { run: async (day) => ({ ...(await sweep.run(day)), day: `${day}#${id}` }) }, time: '02:00', timeZone: 'America/Chicago', log });
+      new SweepScheduler({
+        db: t.database.db,
+        clock,
+        sweep: { run: async (day) => ({ ...(await sweep.run(day)), day: `${day}#${id}` }) },
+        time: '02:00',
+        timeZone: 'America/Chicago',
+        log,
+      });
     const [first, second] = [scheduler(1), scheduler(2)];
     expect(await first.tick()).toBeUndefined();
     clock.set('2027-01-05T08:00:00.000Z');

@@ -492,7 +492,13 @@ describe('dependent tenancy and roles', () => {
   it('when a read_only key writes, then 403 on POST, PATCH and DELETE; reads succeed', async () => {
     const readOnly = await t.client('read_only');
     const dependent = await createDependent(t.admin);
-    const post = await readOnly.post('/dependents', { member: dependent.member, first_name: 'A', last_name: 'B', member_relationship: 'child', dob: '2015-06-01' });
+    const post = await readOnly.post('/dependents', {
+      member: dependent.member,
+      first_name: 'A',
+      last_name: 'B',
+      member_relationship: 'child',
+      dob: '2015-06-01',
+    });
     expect(post.status).toBe(403);
     expect(post.body.type).toBe('permission_error');
     expect((await readOnly.patch(`/dependents/${dependent.id}`, { first_name: 'x' })).status).toBe(403);

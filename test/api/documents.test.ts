@@ -31,7 +31,7 @@ async function download(client: ApiClient, id: string) {
 }
 
 describe('documents: upload and read', () => {
-  it('when a document about a member is uploaded, then 201 with its size and the member\'s employer, never the content', async () => {
+  it("when a document about a member is uploaded, then 201 with its size and the member's employer, never the content", async () => {
     const member = await createMember(t.admin);
     const content = Buffer.from('%PDF-1.7 front of the card');
     const response = await t.admin.post('/documents', documentBody({ member: member.id, content_base64: content.toString('base64') }));
@@ -131,9 +131,12 @@ describe('documents: validation and size limits', () => {
     expect(errorFields(response)).toContain(field);
   });
 
-  it.each(['APPLICATION/PDF', 'image/svg+xml', 'application/vnd.ms-excel', 'text/x-c++src'])('when the content type is %s, then it is accepted as given', async (contentType) => {
-    expect((await upload(t.admin, { content_type: contentType })).content_type).toBe(contentType);
-  });
+  it.each(['APPLICATION/PDF', 'image/svg+xml', 'application/vnd.ms-excel', 'text/x-c++src'])(
+    'when the content type is %s, then it is accepted as given',
+    async (contentType) => {
+      expect((await upload(t.admin, { content_type: contentType })).content_type).toBe(contentType);
+    },
+  );
 
   it('when the content is exactly 10 MiB, then 201 and it downloads whole', async () => {
     const bytes = randomBytes(10 * MiB);
@@ -299,7 +302,7 @@ describe('documents: tenancy and roles', () => {
     expect((await download(readOnly, document.id)).status).toBe(200);
   });
 
-  it('when a read-only key is limited to an employer, then it sees only that employer\'s documents', async () => {
+  it("when a read-only key is limited to an employer, then it sees only that employer's documents", async () => {
     const employer = await createEmployer(t.admin);
     const own = await upload(t.admin, { employer: employer.id });
     const providerWide = await upload(t.admin);

@@ -18,7 +18,14 @@ async function configuredPlan(configuration: Record<string, unknown>) {
 
 /** Creates and submits a new_hire enrollment on one plan; the create and the submit responses. */
 async function newHireEnrollment(member: { id: string; hire_date: string }, plan: { id: string }, extra: Record<string, unknown> = {}) {
-  const created = await world.w.admin.post('/enrollments', { member: member.id, category: 'qle', reason: 'new_hire', change_date: member.hire_date, enrolled_plans: [{ plan: plan.id }], ...extra });
+  const created = await world.w.admin.post('/enrollments', {
+    member: member.id,
+    category: 'qle',
+    reason: 'new_hire',
+    change_date: member.hire_date,
+    enrolled_plans: [{ plan: plan.id }],
+    ...extra,
+  });
   expect(created.status, created.text).toBe(201);
   return { created: created.body, submitted: await world.w.admin.post(`/enrollments/${created.body.id}/save_and_submit`) };
 }
@@ -36,18 +43,36 @@ describe('eligibility by scheduled hours and employment status', () => {
     const member = await createMember(world.w.admin, { employer: world.w.employer.id, hire_date: '2026-02-20', hours_worked: hours });
     const { submitted } = await newHireEnrollment(member, plan);
     expect(submitted.status, submitted.text).toBe(status);
-    if (status === 400) expect(pathsAndMessages(submitted)).toEqual([expect.stringMatching(/^enrolled_plans\.0\.plan: The member is not eligible for this plan: The plan requires at least 30 scheduled hours a week/)]);
+    if (status === 400)
+      expect(pathsAndMessages(submitted)).toEqual([
+        expect.stringMatching(/^enrolled_plans\.0\.plan: The member is not eligible for this plan: The plan requires at least 30 scheduled hours a week/),
+      ]);
   });
 
   it('when a part-time member at 8 hours a week elects medical that requires 30 and full-time status, then it is refused; a full-time member at 40 is accepted', async () => {
     const plan = await configuredPlan({ minimum_hours_per_week: 30, eligible_employment_statuses: ['full_time'] });
-    const partTime = await createMember(world.w.admin, { employer: world.w.employer.id, hire_date: '2026-02-20', hours_worked: 8, employment_status: 'part_time' });
+    const partTime = await createMember(world.w.admin, {
+      employer: world.w.employer.id,
+      hire_date: '2026-02-20',
+      hours_worked: 8,
+      employment_status: 'part_time',
+    });
     expect((await newHireEnrollment(partTime, plan)).submitted.status).toBe(400);
-    const statusOnly = await createMember(world.w.admin, { employer: world.w.employer.id, hire_date: '2026-02-20', hours_worked: 35, employment_status: 'seasonal' });
+    const statusOnly = await createMember(world.w.admin, {
+      employer: world.w.employer.id,
+      hire_date: '2026-02-20',
+      hours_worked: 35,
+      employment_status: 'seasonal',
+    });
     expect(pathsAndMessages((await newHireEnrollment(statusOnly, plan)).submitted)).toEqual([
       'enrolled_plans.0.plan: The member is not eligible for this plan: The plan is offered to full_time employees; the member is seasonal.',
     ]);
-    const fullTime = await createMember(world.w.admin, { employer: world.w.employer.id, hire_date: '2026-02-20', hours_worked: 40, employment_status: 'full_time' });
+    const fullTime = await createMember(world.w.admin, {
+      employer: world.w.employer.id,
+      hire_date: '2026-02-20',
+      hours_worked: 40,
+      employment_status: 'full_time',
+    });
     expect((await newHireEnrollment(fullTime, plan)).submitted.status).toBe(200);
   });
 });
@@ -63,20 +88,23 @@ describe("a new hire's coverage start", () => {
     // Strictly the month after the hire date, even for a hire on the first.
     ['first_of_month_following_hire', 0, '2026-02-01', '2026-03-01'],
     ['first_of_month_following_hire', 0, '2026-01-31', '2026-02-01'],
-  ] as const)('when the rule is %s with %i days of waiting and the hire date %s, then coverage starts on %s when none is given; a day later is refused', async (rule, days, hireDate, expected) => {
-    const plan = await configuredPlan({ coverage_start_rule: rule, waiting_period_days: days });
-    const member = await createMember(world.w.admin, { employer: world.w.employer.id, hire_date: hireDate });
-    const computed = await newHireEnrollment(member, plan);
-    expect(computed.submitted.status, computed.submitted.text).toBe(200);
-    expect(computed.created.effective_start).toBe(expected);
-    expect(computed.created.enrolled_plans[0].effective_start).toBe(expected);
+  ] as const)(
+    'when the rule is %s with %i days of waiting and the hire date %s, then coverage starts on %s when none is given; a day later is refused',
+    async (rule, days, hireDate, expected) => {
+      const plan = await configuredPlan({ coverage_start_rule: rule, waiting_period_days: days });
+      const member = await createMember(world.w.admin, { employer: world.w.employer.id, hire_date: hireDate });
+      const computed = await newHireEnrollment(member, plan);
+      expect(computed.submitted.status, computed.submitted.text).toBe(200);
+      expect(computed.created.effective_start).toBe(expected);
+      expect(computed.created.enrolled_plans[0].effective_start).toBe(expected);
 
-    const other = await createMember(world.w.admin, { employer: world.w.employer.id, hire_date: hireDate });
-    const late = await newHireEnrollment(other, plan, { effective_start: addDays(expected, 1) });
-    expect(pathsAndMessages(late.submitted)).toEqual([
-      `enrolled_plans.0.effective_start: A new hire's coverage on this plan starts on ${expected} (coverage_start_rule ${rule}, from the hire date ${hireDate}).`,
-    ]);
-  });
+      const other = await createMember(world.w.admin, { employer: world.w.employer.id, hire_date: hireDate });
+      const late = await newHireEnrollment(other, plan, { effective_start: addDays(expected, 1) });
+      expect(pathsAndMessages(late.submitted)).toEqual([
+        `enrolled_plans.0.effective_start: A new hire's coverage on this plan starts on ${expected} (coverage_start_rule ${rule}, from the hire date ${hireDate}).`,
+      ]);
+    },
+  );
 
   it('when an admin overrides the rules, then a new hire may start on another day (still not before the waiting period ends)', async () => {
     const plan = await configuredPlan({ coverage_start_rule: 'first_of_month_following_waiting_period', waiting_period_days: 30 });

@@ -24,7 +24,13 @@ describe('creating and pricing', () => {
 
   it('when created, then it is not_started with nested ids, back-references and every field', async () => {
     const enrollment = await createEnrollment(w, {
-      enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: w.family.spouse.id }], primary_care_provider: { full_name: 'Dr. Ada Lee', provider_id_number: '1234567890' } }],
+      enrolled_plans: [
+        {
+          plan: w.plans.medical.id,
+          enrolled_dependents: [{ dependent: w.family.spouse.id }],
+          primary_care_provider: { full_name: 'Dr. Ada Lee', provider_id_number: '1234567890' },
+        },
+      ],
       coverage_waivers: [{ line_of_coverage: 'vision', reason: 'covered_by_spouse' }],
       metadata: { source: 'test' },
     });
@@ -40,10 +46,24 @@ describe('creating and pricing', () => {
       approved_at: null,
     });
     const [plan] = enrollment.enrolled_plans;
-    expect(plan).toMatchObject({ id: expect.stringMatching(/^ep_/), enrollment: enrollment.id, plan: w.plans.medical.id, effective_start: '2026-04-01', effective_end: '2026-12-31', eoi_status: 'not_required' });
-    expect(plan.primary_care_provider).toEqual({ id: expect.stringMatching(/^pcp_/), full_name: 'Dr. Ada Lee', is_existing_patient: false, provider_id_number: '1234567890' });
+    expect(plan).toMatchObject({
+      id: expect.stringMatching(/^ep_/),
+      enrollment: enrollment.id,
+      plan: w.plans.medical.id,
+      effective_start: '2026-04-01',
+      effective_end: '2026-12-31',
+      eoi_status: 'not_required',
+    });
+    expect(plan.primary_care_provider).toEqual({
+      id: expect.stringMatching(/^pcp_/),
+      full_name: 'Dr. Ada Lee',
+      is_existing_patient: false,
+      provider_id_number: '1234567890',
+    });
     expect(plan.enrolled_dependents[0]).toMatchObject({ id: expect.stringMatching(/^ed_/), plan: w.plans.medical.id, dependent: w.family.spouse.id });
-    expect(enrollment.coverage_waivers).toEqual([{ id: expect.any(String), line_of_coverage: 'vision', reason: 'covered_by_spouse', member: w.member.id, dependent: null }]);
+    expect(enrollment.coverage_waivers).toEqual([
+      { id: expect.any(String), line_of_coverage: 'vision', reason: 'covered_by_spouse', member: w.member.id, dependent: null },
+    ]);
     expect((await w.admin.get(`/enrollments/${enrollment.id}`)).body).toEqual(enrollment);
   });
 
@@ -61,9 +81,15 @@ describe('creating and pricing', () => {
   });
 
   it('when a plan has no rates, then the client figures are taken as given; with rates they are refused', async () => {
-    const noRates = await createEnrollment(w, { enrolled_plans: [{ plan: w.plans.vision.id, premium: '12.00', employer_contribution: '10.00', member_contribution: '2.00' }] });
+    const noRates = await createEnrollment(w, {
+      enrolled_plans: [{ plan: w.plans.vision.id, premium: '12.00', employer_contribution: '10.00', member_contribution: '2.00' }],
+    });
     expect(noRates.enrolled_plans[0]).toMatchObject({ premium: '12.00', employer_contribution: '10.00', member_contribution: '2.00' });
-    const refused = await w.admin.post('/enrollments', { member: w.member.id, category: 'open_enrollment', enrolled_plans: [{ plan: w.plans.medical.id, premium: '1.00' }] });
+    const refused = await w.admin.post('/enrollments', {
+      member: w.member.id,
+      category: 'open_enrollment',
+      enrolled_plans: [{ plan: w.plans.medical.id, premium: '1.00' }],
+    });
     expect(refused.status).toBe(400);
     expect(fieldPaths(refused)).toEqual(['enrolled_plans.0.premium']);
   });
@@ -71,7 +97,9 @@ describe('creating and pricing', () => {
   it('when a volume above guaranteed issue is requested, then EOI is pending at the guaranteed amount; approval raises it, denial keeps it', async () => {
     const enrollment = await createEnrollment(w, { enrolled_plans: [{ plan: w.plans.life.id, requested_volume: '100000.00' }] });
     expect(enrollment.enrolled_plans[0]).toMatchObject({ eoi_status: 'pending', volume: '50000.00', requested_volume: '100000.00', volume_approved_at: null });
-    const approved = await w.admin.patch(`/enrollments/${enrollment.id}`, { enrolled_plans: [{ id: enrollment.enrolled_plans[0].id, eoi_status: 'approved' }] });
+    const approved = await w.admin.patch(`/enrollments/${enrollment.id}`, {
+      enrolled_plans: [{ id: enrollment.enrolled_plans[0].id, eoi_status: 'approved' }],
+    });
     expect(approved.status).toBe(200);
     expect(approved.body.enrolled_plans[0]).toMatchObject({ eoi_status: 'approved', volume: '100000.00', volume_approved_at: t.clock.now().toISOString() });
     const again = await w.admin.patch(`/enrollments/${enrollment.id}`, { enrolled_plans: [{ id: enrollment.enrolled_plans[0].id, eoi_status: 'approved' }] });
@@ -85,7 +113,7 @@ describe('creating and pricing', () => {
     expect(within.enrolled_plans[0]).toMatchObject({ eoi_status: 'not_required', volume: '50000.00' });
   });
 
-  it('when references are unknown or not the member\'s, then 400 naming them', async () => {
+  it("when references are unknown or not the member's, then 400 naming them", async () => {
     const other = await createEnrollmentWorld(t);
     const response = await w.admin.post('/enrollments', {
       member: w.member.id,
@@ -99,7 +127,9 @@ describe('creating and pricing', () => {
 
   it('when patched while not_started, then elections are replaced and repriced; once pending, edits are 409', async () => {
     const enrollment = await createEnrollment(w, { enrolled_plans: [{ plan: w.plans.medical.id }] });
-    const patched = await w.admin.patch(`/enrollments/${enrollment.id}`, { enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: w.family.spouse.id }] }] });
+    const patched = await w.admin.patch(`/enrollments/${enrollment.id}`, {
+      enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: w.family.spouse.id }] }],
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.enrolled_plans[0].premium).toBe('1080.00');
     expect((await w.admin.post(`/enrollments/${enrollment.id}/save_and_submit`)).status).toBe(200);
@@ -124,11 +154,15 @@ describe('submission rules', () => {
   }
 
   it('when two plans share a line of coverage, then the second is named', async () => {
-    expect(await submitErrors({ enrolled_plans: [{ plan: w.plans.medical.id }, { plan: w.plans.medicalSilver.id, primary_care_provider: { full_name: 'Dr. B' } }] })).toEqual(['enrolled_plans.1.plan']);
+    expect(
+      await submitErrors({ enrolled_plans: [{ plan: w.plans.medical.id }, { plan: w.plans.medicalSilver.id, primary_care_provider: { full_name: 'Dr. B' } }] }),
+    ).toEqual(['enrolled_plans.1.plan']);
   });
 
   it('when a line is both elected and waived, then the waiver is named', async () => {
-    expect(await submitErrors({ enrolled_plans: [{ plan: w.plans.medical.id }], coverage_waivers: [{ line_of_coverage: 'medical', reason: 'cost' }] })).toEqual(['coverage_waivers.0.line_of_coverage']);
+    expect(await submitErrors({ enrolled_plans: [{ plan: w.plans.medical.id }], coverage_waivers: [{ line_of_coverage: 'medical', reason: 'cost' }] })).toEqual(
+      ['coverage_waivers.0.line_of_coverage'],
+    );
   });
 
   it('when coverage starts outside the plan year, then effective_start is named', async () => {
@@ -137,18 +171,23 @@ describe('submission rules', () => {
 
   it('when a child is past the age limit on the coverage start, then that dependent is named', async () => {
     expect(
-      await submitErrors({ enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: w.family.child.id }, { dependent: w.family.grownChild.id }] }] }),
+      await submitErrors({
+        enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: w.family.child.id }, { dependent: w.family.grownChild.id }] }],
+      }),
     ).toEqual(['enrolled_plans.0.enrolled_dependents.1.dependent']);
   });
 
   it('when a disabled child past the age limit has no current certification on the coverage start, then that dependent is named; certified through it, the child is accepted', async () => {
-    const disabled = (extra: Record<string, unknown>) => createDependent(w.admin, { member: w.member.id, member_relationship: 'child', dob: '1990-01-01', has_disability: true, ...extra });
+    const disabled = (extra: Record<string, unknown>) =>
+      createDependent(w.admin, { member: w.member.id, member_relationship: 'child', dob: '1990-01-01', has_disability: true, ...extra });
     // Coverage starts 2026-04-01: certified 2025-04-02 counts through 2026-04-01 (last day in); 2025-04-01 through 2026-03-31 (first day out).
     const uncertified = await disabled({});
     const lapsed = await disabled({ disability_certified_on: '2025-04-01' });
     const current = await disabled({ disability_certified_on: '2025-04-02' });
     expect(
-      await submitErrors({ enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [uncertified, lapsed, current].map((d) => ({ dependent: d.id })) }] }),
+      await submitErrors({
+        enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [uncertified, lapsed, current].map((d) => ({ dependent: d.id })) }],
+      }),
     ).toEqual(['enrolled_plans.0.enrolled_dependents.0.dependent', 'enrolled_plans.0.enrolled_dependents.1.dependent']);
   });
 
@@ -157,12 +196,28 @@ describe('submission rules', () => {
   });
 
   it('when the effective_start is missing, then it is named', async () => {
-    expect(await submitErrors({ effective_start: null, enrolled_plans: [{ plan: w.plans.medical.id, effective_start: '2026-04-01' }] })).toEqual(['effective_start']);
+    expect(await submitErrors({ effective_start: null, enrolled_plans: [{ plan: w.plans.medical.id, effective_start: '2026-04-01' }] })).toEqual([
+      'effective_start',
+    ]);
   });
 
   it('when coverage would start before the waiting period ends, then effective_start is named', async () => {
-    const newHire = await w.admin.post('/members', { employer: w.employer.id, first_name: 'New', last_name: 'Hire', dob: '1990-01-01', address: w.member.address, hire_date: '2026-03-15' });
-    const enrollment = await w.admin.post('/enrollments', { member: newHire.body.id, category: 'qle', reason: 'new_hire', change_date: '2026-03-01', effective_start: '2026-04-01', enrolled_plans: [{ plan: w.plans.medical.id }] });
+    const newHire = await w.admin.post('/members', {
+      employer: w.employer.id,
+      first_name: 'New',
+      last_name: 'Hire',
+      dob: '1990-01-01',
+      address: w.member.address,
+      hire_date: '2026-03-15',
+    });
+    const enrollment = await w.admin.post('/enrollments', {
+      member: newHire.body.id,
+      category: 'qle',
+      reason: 'new_hire',
+      change_date: '2026-03-01',
+      effective_start: '2026-04-01',
+      enrolled_plans: [{ plan: w.plans.medical.id }],
+    });
     const response = await w.admin.post(`/enrollments/${enrollment.body.id}/save_and_submit`);
     expect(response.status).toBe(400);
     expect(fieldPaths(response)).toEqual(['enrolled_plans.0.effective_start']);
@@ -238,7 +293,12 @@ describe('lifecycle', () => {
   });
 
   it('when a carrier_sync enrollment is created, then it is synced coverage at once', async () => {
-    const synced = await createEnrollment(w, { category: 'carrier_sync', reason: 'carrier_sync', effective_start: '2026-01-01', enrolled_plans: [{ plan: w.plans.vision.id }] });
+    const synced = await createEnrollment(w, {
+      category: 'carrier_sync',
+      reason: 'carrier_sync',
+      effective_start: '2026-01-01',
+      enrolled_plans: [{ plan: w.plans.vision.id }],
+    });
     expect(synced.status).toBe('synced');
   });
 
@@ -263,11 +323,7 @@ describe('approval: coverage and benefit changes', () => {
     const w = await createEnrollmentWorld(t);
     const first = await approvedEnrollment(w, {
       effective_start: '2026-04-01',
-      enrolled_plans: [
-        { plan: w.plans.medical.id },
-        { plan: w.plans.vision.id, premium: '10.00' },
-        { plan: w.plans.life.id, requested_volume: '20000.00' },
-      ],
+      enrolled_plans: [{ plan: w.plans.medical.id }, { plan: w.plans.vision.id, premium: '10.00' }, { plan: w.plans.life.id, requested_volume: '20000.00' }],
     });
     const initial = (await w.admin.get(`/enrollments/${first.id}/benefit_changes`)).body;
     expect(initial.map((c: { line_of_coverage: string; status: string }) => [c.line_of_coverage, c.status])).toEqual([
@@ -304,7 +360,10 @@ describe('approval: coverage and benefit changes', () => {
 
     // The member's coverage on any date: before the change, after it, and before any coverage.
     const coverageOn = async (date: string) =>
-      (await w.admin.get(`/members/${w.member.id}/coverage?date=${date}`)).body.coverage.map((c: { line_of_coverage: string; plan: string }) => [c.line_of_coverage, c.plan]);
+      (await w.admin.get(`/members/${w.member.id}/coverage?date=${date}`)).body.coverage.map((c: { line_of_coverage: string; plan: string }) => [
+        c.line_of_coverage,
+        c.plan,
+      ]);
     expect(await coverageOn('2026-05-31')).toEqual([
       ['life', w.plans.life.id],
       ['medical', w.plans.medical.id],
@@ -324,7 +383,13 @@ describe('approval: coverage and benefit changes', () => {
   it('when approved coverage needs no change, then the change is completed at once and the enrollment is synced', async () => {
     const w = await createEnrollmentWorld(t);
     await approvedEnrollment(w, { effective_start: '2026-04-01', enrolled_plans: [{ plan: w.plans.vision.id, premium: '10.00' }] });
-    const renewal = await approvedEnrollment(w, { category: 'qle', reason: 'employment_change', change_date: '2026-02-27', effective_start: '2026-05-01', enrolled_plans: [{ plan: w.plans.vision.id, premium: '10.00' }] });
+    const renewal = await approvedEnrollment(w, {
+      category: 'qle',
+      reason: 'employment_change',
+      change_date: '2026-02-27',
+      effective_start: '2026-05-01',
+      enrolled_plans: [{ plan: w.plans.vision.id, premium: '10.00' }],
+    });
     const [change] = (await w.admin.get(`/enrollments/${renewal.id}/benefit_changes`)).body;
     expect(change).toMatchObject({ status: 'no_change', changes: [] });
     expect(change.completed_at).not.toBeNull();
@@ -335,7 +400,11 @@ describe('approval: coverage and benefit changes', () => {
     const w = await createEnrollmentWorld(t);
     const enrollment = await approvedEnrollment(w, { enrolled_plans: [{ plan: w.plans.medical.id }] });
     const [change] = (await w.admin.get(`/enrollments/${enrollment.id}/benefit_changes`)).body;
-    const completed = await w.admin.patch(`/benefit_changes/${change.id}`, { completed_at: t.clock.now().toISOString(), memo: 'Entered in carrier portal', assignee: 'ops@broker.example' });
+    const completed = await w.admin.patch(`/benefit_changes/${change.id}`, {
+      completed_at: t.clock.now().toISOString(),
+      memo: 'Entered in carrier portal',
+      assignee: 'ops@broker.example',
+    });
     expect(completed.status).toBe(200);
     expect((await w.admin.get(`/enrollments/${enrollment.id}`)).body.status).toBe('synced');
   });
@@ -343,8 +412,20 @@ describe('approval: coverage and benefit changes', () => {
   it('when an api carrier accepts the change, then after the worker runs the enrollment is synced; when it rejects, failed with the reason', async () => {
     const w = await createEnrollmentWorld(t);
     const accepted = await approvedEnrollment(w, { enrolled_plans: [{ plan: w.plans.dental.id }] });
-    const member2 = await w.admin.post('/members', { employer: w.employer.id, first_name: 'Ria', last_name: 'Q', dob: '1990-01-01', address: w.member.address, hire_date: '2025-01-01' });
-    const rejectedEnrollment = await w.admin.post('/enrollments', { member: member2.body.id, category: 'open_enrollment', effective_start: '2026-04-01', enrolled_plans: [{ plan: w.plans.dentalRejected.id }] });
+    const member2 = await w.admin.post('/members', {
+      employer: w.employer.id,
+      first_name: 'Ria',
+      last_name: 'Q',
+      dob: '1990-01-01',
+      address: w.member.address,
+      hire_date: '2025-01-01',
+    });
+    const rejectedEnrollment = await w.admin.post('/enrollments', {
+      member: member2.body.id,
+      category: 'open_enrollment',
+      effective_start: '2026-04-01',
+      enrolled_plans: [{ plan: w.plans.dentalRejected.id }],
+    });
     await w.admin.post(`/enrollments/${rejectedEnrollment.body.id}/save_and_submit`);
     await w.admin.post(`/enrollments/${rejectedEnrollment.body.id}/approve`);
     await runJobs();
@@ -415,7 +496,9 @@ async function runJobs() {
   const worker = new JobWorker({
     db: t.database.db,
     clock: t.clock,
-    handlers: jobHandlers([carrierJobHandlers({ db: t.database.db, clock: t.clock, events: buildEventLog({ clock: t.clock }), adapter: new SandboxCarrierAdapter() })]),
+    handlers: jobHandlers([
+      carrierJobHandlers({ db: t.database.db, clock: t.clock, events: buildEventLog({ clock: t.clock }), adapter: new SandboxCarrierAdapter() }),
+    ]),
     log: silent,
   });
   while ((await worker.runDueJobs()) > 0) {

@@ -77,8 +77,26 @@ describe('one event per create, update and delete', () => {
     await ok(admin.patch(`/carriers/${carrier.id}`, { trade_name: 'Renamed' }));
     const events = (await listAll(admin, `object_id=${carrier.id}`)).reverse();
     expect(events).toEqual([
-      { id: expect.stringMatching(/^evt_[0-9A-Za-z]{20}$/), object: 'event', event_type: 'carrier.created', object_type: 'carrier', object_id: carrier.id, employer: null, data: {}, created_at: t.clock.now().toISOString() },
-      { id: expect.stringMatching(/^evt_/), object: 'event', event_type: 'carrier.updated', object_type: 'carrier', object_id: carrier.id, employer: null, data: {}, created_at: t.clock.now().toISOString() },
+      {
+        id: expect.stringMatching(/^evt_[0-9A-Za-z]{20}$/),
+        object: 'event',
+        event_type: 'carrier.created',
+        object_type: 'carrier',
+        object_id: carrier.id,
+        employer: null,
+        data: {},
+        created_at: t.clock.now().toISOString(),
+      },
+      {
+        id: expect.stringMatching(/^evt_/),
+        object: 'event',
+        event_type: 'carrier.updated',
+        object_type: 'carrier',
+        object_id: carrier.id,
+        employer: null,
+        data: {},
+        created_at: t.clock.now().toISOString(),
+      },
     ]);
     expect(await ok(admin.get(`/events/${events[0]!.id}`))).toEqual(events[0]);
   });
@@ -147,7 +165,13 @@ describe('one event per create, update and delete', () => {
     const plan = await createPlan(admin, { employer: employer.id });
     await ok(admin.patch(`/plans/${plan.id}`, { plan_name: 'Gold PPO 2000' }));
     expect(await typesOf(admin, plan.id)).toEqual(['plan.created', 'plan.updated']);
-    expect((await listAll(admin, `object_id=${plan.id}`))[0]!.data).toEqual({ employer: employer.id, group: plan.group, line_of_coverage: 'medical', previous_plan: null, next_plan: null });
+    expect((await listAll(admin, `object_id=${plan.id}`))[0]!.data).toEqual({
+      employer: employer.id,
+      group: plan.group,
+      line_of_coverage: 'medical',
+      previous_plan: null,
+      next_plan: null,
+    });
 
     const configuration = await createPlanConfiguration(admin, { plan: plan.id });
     await ok(admin.patch(`/plan_configurations/${configuration.id}`, { waiting_period_days: 30 }));
@@ -164,7 +188,9 @@ describe('one event per create, update and delete', () => {
     const employer = await createEmployer(admin);
     const plan = await createPlan(admin, { employer: employer.id });
     const window = await ok(admin.post('/open_enrollment_windows', { employer: employer.id }), 201);
-    await ok(admin.patch(`/open_enrollment_windows/${window.id}`, { start_date: '2026-03-01', end_date: '2026-03-31', renewal_date: '2026-04-01', plans: [plan.id] }));
+    await ok(
+      admin.patch(`/open_enrollment_windows/${window.id}`, { start_date: '2026-03-01', end_date: '2026-03-31', renewal_date: '2026-04-01', plans: [plan.id] }),
+    );
     await ok(admin.post(`/open_enrollment_windows/${window.id}/activate`));
     await ok(admin.post(`/open_enrollment_windows/${window.id}/close`));
     await ok(admin.post(`/open_enrollment_windows/${window.id}/complete`));
@@ -214,19 +240,43 @@ describe('enrollments', () => {
       ['enrollment.approved', 'approved'],
       ['enrollment.synced', 'synced'],
     ]);
-    expect(events[0]!.data).toEqual({ member: w.member.id, employer: w.employer.id, status: 'not_started', category: 'open_enrollment', open_enrollment_window: w.window.id, rules_overridden: false });
+    expect(events[0]!.data).toEqual({
+      member: w.member.id,
+      employer: w.employer.id,
+      status: 'not_started',
+      category: 'open_enrollment',
+      open_enrollment_window: w.window.id,
+      rules_overridden: false,
+    });
     const changeEvents = (await listAll(w.admin, `object_id=${change.id}`)).reverse();
     expect(changeEvents.map((event) => [event.event_type, event.data.delivery_state])).toEqual([
       ['benefit_change.created', 'manual'],
       ['benefit_change.updated', 'manual'],
       ['benefit_change.completed', 'completed'],
     ]);
-    expect(changeEvents[0]!.data).toEqual({ enrollment: enrollment.id, member: w.member.id, employer: w.employer.id, line_of_coverage: 'medical', status: 'new', delivery_state: 'manual' });
+    expect(changeEvents[0]!.data).toEqual({
+      enrollment: enrollment.id,
+      member: w.member.id,
+      employer: w.employer.id,
+      line_of_coverage: 'medical',
+      status: 'new',
+      delivery_state: 'manual',
+    });
 
     // The whole flow in the order it happened, newest first, as one list answers it.
     const all = await listAll(w.admin, `type=enrollment.*,benefit_change.*,notification.created&created_after=${justBefore(events[0]!.created_at)}`);
-    const approval = all.slice(0, 6).reverse().map((event) => event.event_type);
-    expect(approval).toEqual(['enrollment.approved', 'benefit_change.created', 'notification.created', 'benefit_change.updated', 'benefit_change.completed', 'enrollment.synced']);
+    const approval = all
+      .slice(0, 6)
+      .reverse()
+      .map((event) => event.event_type);
+    expect(approval).toEqual([
+      'enrollment.approved',
+      'benefit_change.created',
+      'notification.created',
+      'benefit_change.updated',
+      'benefit_change.completed',
+      'enrollment.synced',
+    ]);
   });
 
   it('when an enrollment is cancelled, then enrollment.cancelled; when an approval is refused (409), then no event', async () => {
@@ -238,7 +288,13 @@ describe('enrollments', () => {
 
   it('when api changes go to the carrier, then sent and completed (or rejected, with the enrollment failed) come from the job, in order', async () => {
     const accepted = await approvedEnrollment(w, { enrolled_plans: [{ plan: w.plans.dental.id }] });
-    const worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }), log: silent, batchSize: 50 });
+    const worker = new JobWorker({
+      db: t.database.db,
+      clock: t.clock,
+      handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }),
+      log: silent,
+      batchSize: 50,
+    });
     while ((await worker.runDueJobs()) > 0);
     const [change] = await ok(w.admin.get(`/enrollments/${accepted.id}/benefit_changes`));
     expect(await typesOf(w.admin, change.id)).toEqual(['benefit_change.created', 'benefit_change.sent', 'benefit_change.completed']);
@@ -255,7 +311,14 @@ describe('enrollments', () => {
   it('when an approval replaces earlier coverage, then the replaced enrollment gets enrollment.updated (its coverage now ends)', async () => {
     const member = await createMember(w.admin, { employer: w.employer.id, first_name: 'Switcher' });
     const first = await approvedEnrollment(w, { member: member.id, enrolled_plans: [{ plan: w.plans.medical.id }] });
-    const second = await approvedEnrollment(w, { member: member.id, category: 'qle', reason: 'employment_change', change_date: '2026-02-27', effective_start: '2026-06-01', enrolled_plans: [{ plan: w.plans.medicalSilver.id, primary_care_provider: { full_name: 'Dr. A' } }] });
+    const second = await approvedEnrollment(w, {
+      member: member.id,
+      category: 'qle',
+      reason: 'employment_change',
+      change_date: '2026-02-27',
+      effective_start: '2026-06-01',
+      enrolled_plans: [{ plan: w.plans.medicalSilver.id, primary_care_provider: { full_name: 'Dr. A' } }],
+    });
     expect((await typesOf(w.admin, first.id)).at(-1)).toBe('enrollment.updated');
     expect(await typesOf(w.admin, second.id)).toEqual(['enrollment.created', 'enrollment.submitted', 'enrollment.approved']);
   });
@@ -280,7 +343,9 @@ describe('notifications', () => {
       notifications.push(...page.results);
       url = page.next;
     }
-    expect(notifications.map((n) => n.notification_type)).toEqual(expect.arrayContaining(['welcome', 'open_enrollment_kickoff', 'enrollment_submitted', 'enrollment_approved', 'open_enrollment_reminder']));
+    expect(notifications.map((n) => n.notification_type)).toEqual(
+      expect.arrayContaining(['welcome', 'open_enrollment_kickoff', 'enrollment_submitted', 'enrollment_approved', 'open_enrollment_reminder']),
+    );
     const events = await listAll(w.admin, 'type=notification.created');
     expect(events.map((event) => event.object_id).sort()).toEqual(notifications.map((n) => n.id).sort());
     const byId = new Map(notifications.map((n) => [n.id, n]));
@@ -289,14 +354,27 @@ describe('notifications', () => {
       expect(event).toMatchObject({
         object_type: 'notification',
         employer: w.employer.id,
-        data: { notification_type: notification.notification_type, related_object_type: notification.related_object_type, related_object_id: notification.related_object_id, owner: notification.owner },
+        data: {
+          notification_type: notification.notification_type,
+          related_object_type: notification.related_object_type,
+          related_object_id: notification.related_object_id,
+          owner: notification.owner,
+        },
       });
     }
   });
 
-  it('when the sweep ends a terminated member\'s coverage and closes a window past its end, then those changes have their events', async () => {
+  it("when the sweep ends a terminated member's coverage and closes a window past its end, then those changes have their events", async () => {
     const w = await createEnrollmentWorld(t);
-    await ok(w.admin.post('/enrollments', { member: w.member.id, category: 'carrier_sync', effective_start: '2026-01-01', enrolled_plans: [{ plan: w.plans.medical.id }] }), 201);
+    await ok(
+      w.admin.post('/enrollments', {
+        member: w.member.id,
+        category: 'carrier_sync',
+        effective_start: '2026-01-01',
+        enrolled_plans: [{ plan: w.plans.medical.id }],
+      }),
+      201,
+    );
     await ok(w.admin.patch(`/members/${w.member.id}`, { termination_date: '2026-03-10' }));
     const sweep = buildDailySweep({ db: t.database.db, clock: t.clock });
     await sweep.run('2026-03-11');
@@ -308,19 +386,42 @@ describe('notifications', () => {
 });
 
 describe('background jobs', () => {
-  it('when a passive window completes, then the carry-over job records each carried enrollment\'s events, and the replaced coverage\'s update', async () => {
+  it("when a passive window completes, then the carry-over job records each carried enrollment's events, and the replaced coverage's update", async () => {
     const w = await createEnrollmentWorld(t);
-    const window = await activeWindow(w.admin, { employer: w.employer.id, start_date: '2026-04-01', end_date: '2026-04-15', renewal_date: '2026-05-01', plans: [w.plans.medical.id], enrollment_type: 'passive' });
+    const window = await activeWindow(w.admin, {
+      employer: w.employer.id,
+      start_date: '2026-04-01',
+      end_date: '2026-04-15',
+      renewal_date: '2026-05-01',
+      plans: [w.plans.medical.id],
+      enrollment_type: 'passive',
+    });
     await ok(w.admin.post(`/open_enrollment_windows/${w.window.id}/close`));
-    const covered = await ok(w.admin.post('/enrollments', { member: w.member.id, category: 'carrier_sync', effective_start: '2026-01-01', enrolled_plans: [{ plan: w.plans.medical.id }] }), 201);
+    const covered = await ok(
+      w.admin.post('/enrollments', {
+        member: w.member.id,
+        category: 'carrier_sync',
+        effective_start: '2026-01-01',
+        enrolled_plans: [{ plan: w.plans.medical.id }],
+      }),
+      201,
+    );
     const start = t.clock.now();
     t.clock.set('2026-04-16T15:00:00.000Z');
     try {
       await ok(w.admin.post(`/open_enrollment_windows/${window.id}/close`));
       await ok(w.admin.post(`/open_enrollment_windows/${window.id}/complete`));
-      const worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }), log: silent, batchSize: 50 });
+      const worker = new JobWorker({
+        db: t.database.db,
+        clock: t.clock,
+        handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }),
+        log: silent,
+        batchSize: 50,
+      });
       while ((await worker.runDueJobs()) > 0);
-      const carried = (await ok(w.admin.get(`/enrollments?member=${w.member.id}`))).results.find((e: { reason: string }) => e.reason === 'passive_open_enrollment');
+      const carried = (await ok(w.admin.get(`/enrollments?member=${w.member.id}`))).results.find(
+        (e: { reason: string }) => e.reason === 'passive_open_enrollment',
+      );
       // The same plan carried on is a no_change: synced at once.
       expect(await typesOf(w.admin, carried.id)).toEqual(['enrollment.created', 'enrollment.submitted', 'enrollment.approved', 'enrollment.synced']);
       expect((await listAll(w.admin, `object_id=${carried.id}`))[0]!.data).toMatchObject({ open_enrollment_window: window.id, status: 'synced' });
@@ -340,7 +441,10 @@ describe('member delete cascade', () => {
     const payRate = await createPayRate(w.admin, { member: member.id });
     const document = await ok(w.admin.post('/documents', documentBody({ member: member.id })), 201);
     const card = await ok(w.admin.post('/member_id_cards', { member: member.id }), 201);
-    const enrollment = await createEnrollment(w, { member: member.id, enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: dependent.id }] }] });
+    const enrollment = await createEnrollment(w, {
+      member: member.id,
+      enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: dependent.id }] }],
+    });
     const before = (await listAll(w.admin))[0]!;
 
     await ok(w.admin.delete(`/members/${member.id}`));
@@ -374,17 +478,32 @@ describe('GET /events filters and pagination', () => {
     admin = await newProviderAdmin(t, 'events-filters');
     employers = [await createEmployer(admin), await createEmployer(admin)];
     t.clock.advance(1000);
-    members = [await createMember(admin, { employer: employers[0]!.id, hire_date: '2020-01-01' }), await createMember(admin, { employer: employers[1]!.id, hire_date: '2020-01-01' })];
+    members = [
+      await createMember(admin, { employer: employers[0]!.id, hire_date: '2020-01-01' }),
+      await createMember(admin, { employer: employers[1]!.id, hire_date: '2020-01-01' }),
+    ];
     t.clock.advance(1000);
     await ok(admin.patch(`/members/${members[0]!.id}`, { job_title: 'Welder' }));
   });
 
   it('when filtered by type (one, several, repeated, comma-separated, object.*), then only those types come back', async () => {
     expect((await listAll(admin, 'type=member.created')).map((event) => event.object_id)).toEqual([members[1]!.id, members[0]!.id]);
-    expect((await listAll(admin, 'type=member.updated,employer.created')).map((event) => event.event_type)).toEqual(['member.updated', 'employer.created', 'employer.created']);
-    expect((await listAll(admin, 'type=member.updated&type=employer.created')).map((event) => event.event_type)).toEqual(['member.updated', 'employer.created', 'employer.created']);
+    expect((await listAll(admin, 'type=member.updated,employer.created')).map((event) => event.event_type)).toEqual([
+      'member.updated',
+      'employer.created',
+      'employer.created',
+    ]);
+    expect((await listAll(admin, 'type=member.updated&type=employer.created')).map((event) => event.event_type)).toEqual([
+      'member.updated',
+      'employer.created',
+      'employer.created',
+    ]);
     expect((await listAll(admin, 'type=member.*')).map((event) => event.event_type)).toEqual(['member.updated', 'member.created', 'member.created']);
-    expect((await listAll(admin, 'type=member.*,employer.updated')).map((event) => event.event_type)).toEqual(['member.updated', 'member.created', 'member.created']);
+    expect((await listAll(admin, 'type=member.*,employer.updated')).map((event) => event.event_type)).toEqual([
+      'member.updated',
+      'member.created',
+      'member.created',
+    ]);
     expect(await listAll(admin, 'type=*')).toEqual(await listAll(admin));
   });
 
@@ -440,7 +559,7 @@ describe('tenancy', () => {
     expect((await other.get('/events/not%20an%20id')).status).toBe(404);
   });
 
-  it('when an employer key reads events, then it sees its employer\'s only: other employers\' and provider-wide events are 404', async () => {
+  it("when an employer key reads events, then it sees its employer's only: other employers' and provider-wide events are 404", async () => {
     const { employer, client } = await createEmployerWithKey(t);
     const own = await createMember(client, { employer: employer.id });
     const foreign = await createMember(t.admin);
@@ -521,7 +640,14 @@ describe('personal data', () => {
       metadata: { badge: 'secret-badge-value' },
     };
     const member = await createMember(w.admin, { employer: w.employer.id, hire_date: '2026-02-15', ...secrets });
-    const spouse = await createDependent(w.admin, { member: member.id, member_relationship: 'spouse', first_name: 'Ophelia', last_name: 'Qwertyuiop', dob: '1981-07-14', ssn_last_four: '4321' });
+    const spouse = await createDependent(w.admin, {
+      member: member.id,
+      member_relationship: 'spouse',
+      first_name: 'Ophelia',
+      last_name: 'Qwertyuiop',
+      dob: '1981-07-14',
+      ssn_last_four: '4321',
+    });
     await createBeneficiary(w.admin, { member: member.id, full_name: 'Bartholomew Plimsoll', phone_number: '5551239876' });
     await createPayRate(w.admin, { member: member.id, amount: '123456.78' });
     await ok(w.admin.patch(`/members/${member.id}`, { termination_date: '2026-12-31', email: 'second.private@example.com' }));
@@ -529,7 +655,27 @@ describe('personal data', () => {
 
     const events = JSON.stringify(await listAll(w.admin));
     const stored = JSON.stringify(await t.database.db.selectFrom('events').selectAll().execute());
-    for (const value of ['987654321', '4321', '1979-11-23', '1981-07-14', 'quintessa', 'Quintessa', 'Zyxwvut', 'private@example.com', '5558675309', '5551239876', 'Undercover', 'Evergreen', 'Shelbyvillex', 'secret-badge-value', 'Ophelia', 'Qwertyuiop', 'Bartholomew', '123456', '2026-12-31']) {
+    for (const value of [
+      '987654321',
+      '4321',
+      '1979-11-23',
+      '1981-07-14',
+      'quintessa',
+      'Quintessa',
+      'Zyxwvut',
+      'private@example.com',
+      '5558675309',
+      '5551239876',
+      'Undercover',
+      'Evergreen',
+      'Shelbyvillex',
+      'secret-badge-value',
+      'Ophelia',
+      'Qwertyuiop',
+      'Bartholomew',
+      '123456',
+      '2026-12-31',
+    ]) {
       expect(events, value).not.toContain(value);
       expect(stored, value).not.toContain(value);
     }
@@ -543,7 +689,10 @@ describe('an event exists if and only if its change committed', () => {
     const employer = await createEmployer(admin);
     const count = async () => (await listAll(admin)).length;
     const before = await count();
-    expect((await admin.post('/members', { employer: employer.id, first_name: 'A', last_name: 'B', dob: '2999-01-01', address: address(), hire_date: '2020-01-01' })).status).toBe(400);
+    expect(
+      (await admin.post('/members', { employer: employer.id, first_name: 'A', last_name: 'B', dob: '2999-01-01', address: address(), hire_date: '2020-01-01' }))
+        .status,
+    ).toBe(400);
     expect((await admin.patch('/members/mem_doesnotexist', { job_title: 'x' })).status).toBe(404);
     const window = await ok(admin.post('/open_enrollment_windows', { employer: employer.id }), 201);
     expect((await admin.post(`/open_enrollment_windows/${window.id}/activate`)).status).toBe(409);
@@ -558,8 +707,24 @@ describe('an event exists if and only if its change committed', () => {
       throw new Error('subscriber down');
     });
     const carriers = new CarrierService(t.database.db, t.clock, events);
-    const countCarriers = async () => Number((await t.database.db.selectFrom('carriers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-    const countEvents = async () => Number((await t.database.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const countCarriers = async () =>
+      Number(
+        (
+          await t.database.db
+            .selectFrom('carriers')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const countEvents = async () =>
+      Number(
+        (
+          await t.database.db
+            .selectFrom('events')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const [carriersBefore, eventsBefore] = [await countCarriers(), await countEvents()];
     await expect(carriers.createCarrier({ providerId: t.providerId, employerId: null }, { legal_name: 'Never Inc' })).rejects.toThrow('subscriber down');
     expect([await countCarriers(), await countEvents()]).toEqual([carriersBefore, eventsBefore]);
@@ -606,7 +771,11 @@ describe('the window helpers of other tests', () => {
     // The activation's own event comes first, then the employer's notification, then the members'.
     const ordered = (await listAll(admin, `created_after=${justBefore(t.clock.now().toISOString())}`)).reverse();
     const activated = ordered.findIndex((event) => event.event_type === 'open_enrollment_window.activated');
-    expect(ordered.slice(activated).map((event) => event.event_type)).toEqual(['open_enrollment_window.activated', 'notification.created', 'notification.created']);
+    expect(ordered.slice(activated).map((event) => event.event_type)).toEqual([
+      'open_enrollment_window.activated',
+      'notification.created',
+      'notification.created',
+    ]);
   });
 });
 
@@ -691,7 +860,14 @@ describe('timestamps and dates the API accepts: one parser, one range (0001-01-0
   it('when a date in a body or a query is out of range, then 400 naming it; the first and last dates are accepted', async () => {
     const employer = await createEmployer(admin);
     for (const dob of ['0000-12-31', '10000-01-01', '2026-02-29']) {
-      const refused = await admin.post('/members', { employer: employer.id, first_name: 'Ada', last_name: 'Old', dob, hire_date: '2024-01-15', address: address() });
+      const refused = await admin.post('/members', {
+        employer: employer.id,
+        first_name: 'Ada',
+        last_name: 'Old',
+        dob,
+        hire_date: '2024-01-15',
+        address: address(),
+      });
       expect(refused.status, dob).toBe(400);
       expect(errorFields(refused)).toEqual(['dob']);
     }

@@ -148,13 +148,59 @@ const BLANKS: [string, unknown][] = [
   ['whitespace', '\t\n\r'],
 ];
 const BAD_DATES = [
-  '2023-02-30', '2023-13-01', '0000-00-00', '2023-1-1', '9999-99-99', '2023-02-29', '2023-04-31', '2023-00-10',
-  '20230101', '2023/01/01', '01-01-2023', '2023-01-01T00:00:00Z', '+275760-09-13', '-000001-01-01', ' 2023-01-01',
-  '2023-01-01\u0000', '0000-01-01', '0001-01-01', '9999-12-31', '1900-02-29', 'today', '',
+  '2023-02-30',
+  '2023-13-01',
+  '0000-00-00',
+  '2023-1-1',
+  '9999-99-99',
+  '2023-02-29',
+  '2023-04-31',
+  '2023-00-10',
+  '20230101',
+  '2023/01/01',
+  '01-01-2023',
+  '2023-01-01T00:00:00Z',
+  '+275760-09-13',
+  '-000001-01-01',
+  ' 2023-01-01',
+  '2023-01-01\u0000',
+  '0000-01-01',
+  '0001-01-01',
+  '9999-12-31',
+  '1900-02-29',
+  'today',
+  '',
 ];
-const BAD_TIMESTAMPS = ['2023-02-30T00:00:00Z', '2023-01-01T25:61:61Z', '2023-01-01', 'yesterday', '0000-00-00T00:00:00Z', '9999-12-31T23:59:59.999999999+14:00'];
-const BAD_EMAILS = ['not-an-email', 'a@', '@example.com', 'a@@example.com', `${'a'.repeat(250)}@example.com`, '"quoted"@example.com', 'üñî@exämple.com', 'a@[127.0.0.1]', 'a@b.c\u0000'];
-const BAD_URLS = ['javascript:alert(1)', 'ftp://example.com/x', 'http://', `https://${'a'.repeat(3000)}.com`, 'https://exa mple.com', '//example.com', 'http://[::1]/', 'file:///etc/passwd', 'https://example.com/%00'];
+const BAD_TIMESTAMPS = [
+  '2023-02-30T00:00:00Z',
+  '2023-01-01T25:61:61Z',
+  '2023-01-01',
+  'yesterday',
+  '0000-00-00T00:00:00Z',
+  '9999-12-31T23:59:59.999999999+14:00',
+];
+const BAD_EMAILS = [
+  'not-an-email',
+  'a@',
+  '@example.com',
+  'a@@example.com',
+  `${'a'.repeat(250)}@example.com`,
+  '"quoted"@example.com',
+  'üñî@exämple.com',
+  'a@[127.0.0.1]',
+  'a@b.c\u0000',
+];
+const BAD_URLS = [
+  'javascript:alert(1)',
+  'ftp://example.com/x',
+  'http://',
+  `https://${'a'.repeat(3000)}.com`,
+  'https://exa mple.com',
+  '//example.com',
+  'http://[::1]/',
+  'file:///etc/passwd',
+  'https://example.com/%00',
+];
 const BAD_MONEY = ['-1.00', '1.234', '1e3', 'NaN', '１２３', '00.10', '.5', '5.', '-0', ' 1', '999999999999.99', '9999999999999', '1,000.00'];
 
 // ---------------------------------------------------------------------------------------------------------
@@ -634,25 +680,22 @@ function sendRaw(baseUrl: string, c: Case, body: string | Buffer | undefined): P
   Object.assign(headers, c.headers);
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
-    const request = http.request(
-      { host: url.hostname, port: url.port, method: c.method, path: c.path, headers, agent: false, timeout: 20_000 },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolvePromise({
-            status: response.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString('utf8'),
-            header: (name) => {
-              const value = response.headers[name.toLowerCase()];
-              return Array.isArray(value) ? value.join(', ') : value;
-            },
-            ms: performance.now() - started,
-          }),
-        );
-        response.on('error', reject);
-      },
-    );
+    const request = http.request({ host: url.hostname, port: url.port, method: c.method, path: c.path, headers, agent: false, timeout: 20_000 }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolvePromise({
+          status: response.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString('utf8'),
+          header: (name) => {
+            const value = response.headers[name.toLowerCase()];
+            return Array.isArray(value) ? value.join(', ') : value;
+          },
+          ms: performance.now() - started,
+        }),
+      );
+      response.on('error', reject);
+    });
     request.on('timeout', () => request.destroy(new Error('no response within 20 s')));
     request.on('error', reject);
     request.end(body);
@@ -788,7 +831,12 @@ async function seedApprovedEnrollment(employer: string, group: string): Promise<
   expect(changes.status).toBe(200);
   const endpoint = await t.admin.post('/webhook_endpoints', { url: 'https://hooks.integrator.example/fuzz', enabled_events: ['*'] });
   expect(endpoint.status, endpoint.text).toBe(201);
-  const document = await t.admin.post('/documents', { name: 'card.pdf', content_type: 'application/pdf', content_base64: Buffer.from('%PDF-1.7 card').toString('base64'), member: member.id });
+  const document = await t.admin.post('/documents', {
+    name: 'card.pdf',
+    content_type: 'application/pdf',
+    content_base64: Buffer.from('%PDF-1.7 card').toString('base64'),
+    member: member.id,
+  });
   expect(document.status, document.text).toBe(201);
   const deliveries = await t.admin.get(`/webhook_endpoints/${endpoint.body.id}/deliveries`);
   expect(deliveries.body.results?.length, deliveries.text).toBeGreaterThan(0);
@@ -1009,7 +1057,9 @@ function pathCases(operation: Operation, validPath: string): Case[] {
     const valid = validPath.split('/')[before.split('/').length - 1] ?? '';
     const ids: [string, string][] = [
       ...ODD_IDS,
-      ...otherKindIds().filter((id) => id !== valid).map((id): [string, string] => [`id of another kind ${id.split('_')[0]}`, id]),
+      ...otherKindIds()
+        .filter((id) => id !== valid)
+        .map((id): [string, string] => [`id of another kind ${id.split('_')[0]}`, id]),
       ...foreignIds.map((id): [string, string] => ['id of another provider', id]),
       ['unknown well-formed id', `${valid.split('_')[0]}_00000000000000000000`],
       ['upper-cased id', valid.toUpperCase()],
@@ -1021,7 +1071,15 @@ function pathCases(operation: Operation, validPath: string): Case[] {
     for (const [label, id] of ids) {
       const parts = validPath.split('/');
       parts[before.split('/').length - 1] = id;
-      cases.push({ label: `path ${param}: ${label}`, method: operation.method, route: operation.template, path: parts.join('/'), client: chooseClient(), body, raw: true });
+      cases.push({
+        label: `path ${param}: ${label}`,
+        method: operation.method,
+        route: operation.template,
+        path: parts.join('/'),
+        client: chooseClient(),
+        body,
+        raw: true,
+      });
     }
   }
   return cases;
@@ -1033,7 +1091,29 @@ function queryCases(operation: Operation, path: string, cursors: { own?: string;
     cases.push({ label: `query: ${label}`, method: operation.method, route: operation.template, path: `${path}?${query}`, client: chooseClient(), raw: true });
   const names = operation.query.map((p) => p.name);
   if (names.includes('page_size')) {
-    for (const value of ['-1', '0', '101', '1e9', 'abc', '', '%5B%5D', '1.5', '%201', '0x10', '1e1', '99999999999999999999999', 'null', 'true', 'NaN', 'Infinity', '-0', '%00', '+5', '%E2%80%8B5', encodeURIComponent('１')]) {
+    for (const value of [
+      '-1',
+      '0',
+      '101',
+      '1e9',
+      'abc',
+      '',
+      '%5B%5D',
+      '1.5',
+      '%201',
+      '0x10',
+      '1e1',
+      '99999999999999999999999',
+      'null',
+      'true',
+      'NaN',
+      'Infinity',
+      '-0',
+      '%00',
+      '+5',
+      '%E2%80%8B5',
+      encodeURIComponent('１'),
+    ]) {
       add(`page_size=${value}`, `page_size=${value}`);
     }
     add('repeated page_size', 'page_size=1&page_size=2');
@@ -1043,9 +1123,22 @@ function queryCases(operation: Operation, path: string, cursors: { own?: string;
   if (names.includes('cursor')) {
     const forged = (payload: unknown) => `${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${'A'.repeat(22)}`;
     const garbage = [
-      'garbage', '', '.', '..', 'a.b', 'a.b.c', 'x'.repeat(512), 'x'.repeat(600), '%00', encodeURIComponent('💩.💩'),
-      encodeURIComponent("' OR 1=1 --"), forged(['n', '2026-01-01', 'er_x']), forged(['n', 1, 2]), forged('not an array'),
-      `${Buffer.from('not json').toString('base64url')}.${'A'.repeat(22)}`, '%2e%2e%2f',
+      'garbage',
+      '',
+      '.',
+      '..',
+      'a.b',
+      'a.b.c',
+      'x'.repeat(512),
+      'x'.repeat(600),
+      '%00',
+      encodeURIComponent('💩.💩'),
+      encodeURIComponent("' OR 1=1 --"),
+      forged(['n', '2026-01-01', 'er_x']),
+      forged(['n', 1, 2]),
+      forged('not an array'),
+      `${Buffer.from('not json').toString('base64url')}.${'A'.repeat(22)}`,
+      '%2e%2e%2f',
     ];
     for (const cursor of garbage) add(`cursor=${cursor.slice(0, 30)}`, `cursor=${cursor}`);
     if (cursors.own) {
@@ -1119,14 +1212,31 @@ function headerCases(operation: Operation, path: string): Case[] {
   }
   add('API-Version twice', t.admin, { 'api-version': ['2023-08-25', '2023-08-25'] });
   const authorizations = [
-    '', 'Bearer', 'Bearer ', `bearer ${adminKey}`, `BEARER   ${adminKey}`, `Basic ${Buffer.from('user:pass').toString('base64')}`, `Token ${adminKey}`,
-    adminKey, `Bearer ${adminKey}x`, `Bearer ${adminKey} extra`, "Bearer ' OR 1=1 --", "Bearer '||'1'='1", `Bearer bk_live_${'x'.repeat(8000)}`,
-    'Bearer bk_live_', 'Bearer null', 'Bearer %00', 'Bearer k\u00e9y', `Bearer\t${adminKey}`, 'Bearer bk_test_00000000000000000000000000000000',
+    '',
+    'Bearer',
+    'Bearer ',
+    `bearer ${adminKey}`,
+    `BEARER   ${adminKey}`,
+    `Basic ${Buffer.from('user:pass').toString('base64')}`,
+    `Token ${adminKey}`,
+    adminKey,
+    `Bearer ${adminKey}x`,
+    `Bearer ${adminKey} extra`,
+    "Bearer ' OR 1=1 --",
+    "Bearer '||'1'='1",
+    `Bearer bk_live_${'x'.repeat(8000)}`,
+    'Bearer bk_live_',
+    'Bearer null',
+    'Bearer %00',
+    'Bearer k\u00e9y',
+    `Bearer\t${adminKey}`,
+    'Bearer bk_test_00000000000000000000000000000000',
   ];
   for (const authorization of sample(authorizations, 6)) {
     add(`Authorization "${authorization.slice(0, 30)}"`, t.anonymous, { authorization });
   }
-  for (const requestId of ['x'.repeat(100), "' OR 1=1", 'r\u00e9q', '']) add(`X-Request-Id "${requestId.slice(0, 20)}"`, t.admin, { 'x-request-id': requestId });
+  for (const requestId of ['x'.repeat(100), "' OR 1=1", 'r\u00e9q', ''])
+    add(`X-Request-Id "${requestId.slice(0, 20)}"`, t.admin, { 'x-request-id': requestId });
   if (operation.method === 'POST') {
     for (const key of ['', ' ', 'a b', 'k'.repeat(256), 'k'.repeat(8000), 'k\u00e9y', '\t', "' OR 1=1 --", '%00', '${7*7}']) {
       add(`Idempotency-Key "${key.slice(0, 30)}"`, t.admin, { 'idempotency-key': key });
@@ -1155,7 +1265,15 @@ function methodCases(templates: Map<string, { path: string; methods: Set<string>
   const all = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND', 'SEARCH'];
   for (const [template, { path, methods }] of templates) {
     for (const method of all.filter((m) => !methods.has(m) && !(m === 'HEAD' && methods.has('GET')))) {
-      cases.push({ label: `method ${method}`, method, route: template, path, client: chooseClient(), body: method === 'POST' || method === 'PUT' ? {} : undefined, raw: true });
+      cases.push({
+        label: `method ${method}`,
+        method,
+        route: template,
+        path,
+        client: chooseClient(),
+        body: method === 'POST' || method === 'PUT' ? {} : undefined,
+        raw: true,
+      });
     }
     if (methods.has('GET')) {
       cases.push({ label: 'GET with a JSON body', method: 'GET', route: template, path, client: t.admin, body: { x: 1 }, raw: true });
@@ -1163,15 +1281,45 @@ function methodCases(templates: Map<string, { path: string; methods: Set<string>
   }
   cases.push({ label: 'unknown method FUZZ', method: 'FUZZ', route: '/employers', path: '/employers', client: t.admin, raw: true });
   const oddPaths = [
-    '/', '//employers', '/employers//x', '/employers/x/y/z', '/EMPLOYERS', '/employers%2F', '/employers/%2F', '/./employers',
-    '/employers/x/../../api_keys', '/nothing', `/${'a'.repeat(3000)}`, '/%00', '/%', '/%zz', '/%E0%A4%A', '/employers%00', '/employers.json',
-    '/employers;jsessionid=1', '/openapi.json/x', '/healthz/x', '/api_keys/key_x/extra', '/employers?%', '/employers?page_size=1#x',
+    '/',
+    '//employers',
+    '/employers//x',
+    '/employers/x/y/z',
+    '/EMPLOYERS',
+    '/employers%2F',
+    '/employers/%2F',
+    '/./employers',
+    '/employers/x/../../api_keys',
+    '/nothing',
+    `/${'a'.repeat(3000)}`,
+    '/%00',
+    '/%',
+    '/%zz',
+    '/%E0%A4%A',
+    '/employers%00',
+    '/employers.json',
+    '/employers;jsessionid=1',
+    '/openapi.json/x',
+    '/healthz/x',
+    '/api_keys/key_x/extra',
+    '/employers?%',
+    '/employers?page_size=1#x',
   ];
   for (const path of oddPaths) {
-    for (const method of ['GET', 'POST']) cases.push({ label: `odd path ${method}`, method, route: path.slice(0, 40), path, client: chooseClient(), body: method === 'POST' ? {} : undefined, raw: true });
+    for (const method of ['GET', 'POST'])
+      cases.push({
+        label: `odd path ${method}`,
+        method,
+        route: path.slice(0, 40),
+        path,
+        client: chooseClient(),
+        body: method === 'POST' ? {} : undefined,
+        raw: true,
+      });
   }
   for (const path of ['/healthz', '/openapi.json']) {
-    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) cases.push({ label: `method ${method} on a public route`, method, route: path, path, client: t.anonymous, raw: true });
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH'])
+      cases.push({ label: `method ${method} on a public route`, method, route: path, path, client: t.anonymous, raw: true });
   }
   return cases;
 }
@@ -1267,7 +1415,9 @@ async function runMeasured(cases: Case[]): Promise<Result[]> {
   for (const result of results) {
     if (result.ms <= SLOW_MS) continue;
     const again = await runOne(result.c);
-    timedAgain.push(`  ${Math.round(result.ms)} ms, then ${Math.round(again.ms)} ms alone (${Math.round(again.cpuMs)} ms of CPU): ${describeCase(result.c, result.bytes)}`);
+    timedAgain.push(
+      `  ${Math.round(result.ms)} ms, then ${Math.round(again.ms)} ms alone (${Math.round(again.cpuMs)} ms of CPU): ${describeCase(result.c, result.bytes)}`,
+    );
     result.ms = Math.min(result.ms, again.ms);
     result.cpuMs = again.cpuMs;
     if (result.ms > SLOW_MS) result.problems.push(`slower than ${SLOW_MS / 1000} s`);
@@ -1291,17 +1441,21 @@ function failureReport(results: Result[], inputOf?: (c: Case) => string): { fail
   const groups = new Map<string, Result[]>();
   for (const failure of failures) {
     const problems = failure.problems.join('; ');
-    const key = inputOf ? `[${inputOf(failure.c)}] -> ${failure.status}: ${problems}` : `${failure.c.method} ${failure.c.route} -> ${failure.status}: ${problems}`;
+    const key = inputOf
+      ? `[${inputOf(failure.c)}] -> ${failure.status}: ${problems}`
+      : `${failure.c.method} ${failure.c.route} -> ${failure.status}: ${problems}`;
     groups.set(key, [...(groups.get(key) ?? []), failure]);
   }
   const lines = [...groups].map(([key, group]) => {
     const routes = [...new Set(group.map(({ c }) => `${c.method} ${c.route}`))];
-    const examples = group.slice(0, inputOf ? 2 : 3).map(
-      (r) =>
-        `    [${excerpt(r.c.label, 80)}] ${r.c.method} ${excerpt(r.c.path, 120)} body=${excerpt(bodyText(r.c), 160)} ` +
-        `headers=${excerpt(r.c.headers ? JSON.stringify(r.c.headers) : undefined, 100)} (${r.bytes} bytes, ${timeOf(r)}) -> ${r.status} ${excerpt(r.text, 300)}` +
-        (r.status >= 500 ? `\n      server log: ${excerpt(serverErrorOf(r.text) ?? 'nothing', 300)}` : ''),
-    );
+    const examples = group
+      .slice(0, inputOf ? 2 : 3)
+      .map(
+        (r) =>
+          `    [${excerpt(r.c.label, 80)}] ${r.c.method} ${excerpt(r.c.path, 120)} body=${excerpt(bodyText(r.c), 160)} ` +
+          `headers=${excerpt(r.c.headers ? JSON.stringify(r.c.headers) : undefined, 100)} (${r.bytes} bytes, ${timeOf(r)}) -> ${r.status} ${excerpt(r.text, 300)}` +
+          (r.status >= 500 ? `\n      server log: ${excerpt(serverErrorOf(r.text) ?? 'nothing', 300)}` : ''),
+      );
     const on = inputOf ? [`    on ${routes.length} operations: ${routes.slice(0, 12).join(', ')}${routes.length > 12 ? ', ...' : ''}`] : [];
     return [`  ${key} (${group.length}x)`, ...on, ...examples].join('\n');
   });
@@ -1527,7 +1681,13 @@ function hostileCases(target: Target): HostileCase[] {
     for (const [label, value] of dated ? boundaries : pick(boundaries, 3)) {
       const where = field.path.join('.');
       const check = dated ? rejectsInvalid(schema.format, value) : undefined;
-      add('timestamps', label, where, { body: withValue(valid, field.path, value), check }, dated ? [own('timestamps'), alone(where, label)] : [own('timestamps')]);
+      add(
+        'timestamps',
+        label,
+        where,
+        { body: withValue(valid, field.path, value), check },
+        dated ? [own('timestamps'), alone(where, label)] : [own('timestamps')],
+      );
     }
   }
   for (const parameter of operation.query) {
@@ -1568,7 +1728,9 @@ function hostileCases(target: Target): HostileCase[] {
       });
       for (const field of fields) {
         const where = field.path.join('.');
-        const body = fitted ? { build: () => withText(field.path, (room) => nestedText(kind, depthOf(kind, room))) } : { rawBody: withText(field.path, nestedText(kind, depthOf(kind, 0))) };
+        const body = fitted
+          ? { build: () => withText(field.path, (room) => nestedText(kind, depthOf(kind, room))) }
+          : { rawBody: withText(field.path, nestedText(kind, depthOf(kind, 0))) };
         add('nesting', variant, where, { headers: json, ...body }, [own('nesting')]);
       }
     }
@@ -1593,7 +1755,8 @@ function hostileCases(target: Target): HostileCase[] {
     if (kind === 'array') {
       const value = valueAt(valid, field.path);
       const item = Array.isArray(value) && value.length > 0 ? encode(value[0]) : '1';
-      const hundredThousand = (room: number) => ((Buffer.byteLength(item) + 1) * 100_000 < room ? repeatedArrayText(100_000, item) : repeatedArrayIn(room, item));
+      const hundredThousand = (room: number) =>
+        (Buffer.byteLength(item) + 1) * 100_000 < room ? repeatedArrayText(100_000, item) : repeatedArrayIn(room, item);
       add('arrays', '100000 items', where, { headers: json, build: () => withText(field.path, hundredThousand) }, [own('arrays')]);
       add('arrays', 'items up to 1 MiB', where, { headers: json, build: () => withText(field.path, (room) => repeatedArrayIn(room, item)) }, [own('arrays')]);
       add('arrays', '100000 numbers', where, { headers: json, build: () => withText(field.path, repeatedArrayText(100_000)) }, [own('arrays')]);
@@ -1611,7 +1774,9 @@ function hostileCases(target: Target): HostileCase[] {
     const variant = `1 MiB string of ${filling}`;
     add('strings', variant, 'the body', { headers: json, build: () => longStringText(FITTED_BYTES, filling) });
     for (const field of stringFields) {
-      add('strings', variant, field.path.join('.'), { headers: json, build: () => withText(field.path, (room) => longStringText(room, filling)) }, [own('strings')]);
+      add('strings', variant, field.path.join('.'), { headers: json, build: () => withText(field.path, (room) => longStringText(room, filling)) }, [
+        own('strings'),
+      ]);
     }
   }
   for (const name of [...queryNames, 'unknown_param']) {
@@ -1639,7 +1804,12 @@ function hostileCases(target: Target): HostileCase[] {
   const form = multipart(textFields);
   const types: [variant: string, headers: Record<string, string>, body: string | Buffer, check?: (outcome: Outcome) => string[]][] = [
     ['charset=utf-16, UTF-16 bytes', { 'content-type': 'application/json; charset=utf-16' }, utf16(text), keepsMarker(markedPath)],
-    ['charset=utf-16, UTF-8 bytes', { 'content-type': 'application/json; charset=utf-16' }, text, takesBody ? (o) => (o.status >= 200 && o.status < 300 ? ['accepted UTF-8 bytes declared as UTF-16'] : []) : undefined],
+    [
+      'charset=utf-16, UTF-8 bytes',
+      { 'content-type': 'application/json; charset=utf-16' },
+      text,
+      takesBody ? (o) => (o.status >= 200 && o.status < 300 ? ['accepted UTF-8 bytes declared as UTF-16'] : []) : undefined,
+    ],
     ['charset=latin1, latin1 bytes', { 'content-type': 'application/json; charset=latin1' }, latin1(text), keepsMarker(markedPath)],
     ['charset=iso-8859-1, latin1 bytes', { 'content-type': 'application/json; charset=iso-8859-1' }, latin1(text), keepsMarker(markedPath)],
     ['charset=utf-8', { 'content-type': 'application/json; charset=utf-8' }, text, keepsMarker(markedPath)],
@@ -1657,7 +1827,11 @@ function hostileCases(target: Target): HostileCase[] {
     ['form-urlencoded', { 'content-type': 'application/x-www-form-urlencoded' }, formUrlEncoded(textFields), onlyJson],
     ['multipart/form-data', { 'content-type': form.contentType }, form.body, onlyJson],
     ['multipart without boundary', { 'content-type': 'multipart/form-data' }, form.body, onlyJson],
-    ['json-patch+json', { 'content-type': 'application/json-patch+json' }, encode([{ op: 'replace', path: `/${markedPath?.join('/') ?? 'x'}`, value: MARKER }])],
+    [
+      'json-patch+json',
+      { 'content-type': 'application/json-patch+json' },
+      encode([{ op: 'replace', path: `/${markedPath?.join('/') ?? 'x'}`, value: MARKER }]),
+    ],
     ['problem+json', { 'content-type': 'application/problem+json' }, text],
     ['no content-type, JSON body', {}, text],
     ['empty body, Content-Length 0', { 'content-type': 'application/json', 'content-length': '0' }, ''],
@@ -1667,7 +1841,10 @@ function hostileCases(target: Target): HostileCase[] {
   for (const [variant, headers, body, check] of types) {
     add('content types', variant, undefined, { headers, rawBody: body, check }, takesBody ? [alone(undefined, variant)] : [own('content types')]);
   }
-  add('content types', 'gzip bomb (100 MiB of spaces)', undefined, { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, build: gzipBomb });
+  add('content types', 'gzip bomb (100 MiB of spaces)', undefined, {
+    headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    build: gzipBomb,
+  });
   addWithoutKey('content types', 'gzip bomb', { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, build: gzipBomb });
 
   // Where a category has no case of its own for the operation (no such field), any of its cases will do.
@@ -1735,14 +1912,19 @@ describe('fuzzing every route', () => {
     const sent = results.filter((r) => r.status !== 0).length;
     const successes = results.filter((r) => r.status >= 200 && r.status < 300).length;
     const { failures, report } = failureReport(results);
-    console.info(`fuzz: seed ${SEED}, ${sent} requests over ${operations.length} operations in ${seconds} s, ${successes} succeeded, ${failures.length} failed`);
+    console.info(
+      `fuzz: seed ${SEED}, ${sent} requests over ${operations.length} operations in ${seconds} s, ${successes} succeeded, ${failures.length} failed`,
+    );
 
     // The admin key still works, so the requests above were not silently all 401s.
     expect((await t.admin.get(`/employers/${seeds.get('employer')}`)).status).toBe(200);
     expect(successes).toBeGreaterThan(0);
     expect(sent).toBeGreaterThanOrEqual(MIN_REQUESTS);
     for (const operation of operations) {
-      expect(selected.some((c) => c.route === operation.template && c.method === operation.method), `${operation.method} ${operation.template} fuzzed`).toBe(true);
+      expect(
+        selected.some((c) => c.route === operation.template && c.method === operation.method),
+        `${operation.method} ${operation.template} fuzzed`,
+      ).toBe(true);
     }
     expect(failures.length, report).toBe(0);
   }, 300_000);
@@ -1751,12 +1933,18 @@ describe('fuzzing every route', () => {
     await seedUntouchedRecords();
     const targets: Target[] = [];
     for (const operation of operations) targets.push(await targetOf(operation));
-    const refused = targets.filter((target) => target.operation.body && !target.accepted).map((target) => `  ${target.operation.method} ${target.operation.template}: ${target.refusal}`);
-    console.info(`fuzz: ${targets.filter((target) => target.accepted).length} operations took their synthesized body; these did not, so hostile values in their fields stop at validation:\n${refused.join('\n') || '  none'}`);
+    const refused = targets
+      .filter((target) => target.operation.body && !target.accepted)
+      .map((target) => `  ${target.operation.method} ${target.operation.template}: ${target.refusal}`);
+    console.info(
+      `fuzz: ${targets.filter((target) => target.accepted).length} operations took their synthesized body; these did not, so hostile values in their fields stop at validation:\n${refused.join('\n') || '  none'}`,
+    );
 
     const cases = targets.flatMap(hostileCases);
     const selected = selectHostile(cases);
-    const counts = CATEGORIES.map((category) => `${category} ${selected.filter((c) => c.category === category).length}/${cases.filter((c) => c.category === category).length}`);
+    const counts = CATEGORIES.map(
+      (category) => `${category} ${selected.filter((c) => c.category === category).length}/${cases.filter((c) => c.category === category).length}`,
+    );
     console.info(`fuzz: seed ${SEED}, hostile cases sent/made: ${counts.join(', ')}`);
     const started = Date.now();
     const results = await runMeasured(selected);

@@ -129,13 +129,16 @@ describe('PATCH /groups/{id}', () => {
     expect(response.body).toEqual({ ...group, carrier: carrier.id, connection_method: 'edi' });
   });
 
-  it.each(['group_number', 'carrier', 'connection_method'])('when %s is patched to null, then 400 naming it (required fields cannot be cleared)', async (field) => {
-    const group = await createGroup(t.admin);
-    const response = await t.admin.patch(`/groups/${group.id}`, { [field]: null });
-    expect(response.status).toBe(400);
-    expect(errorFields(response)).toEqual([field]);
-    expect((await t.admin.get(`/groups/${group.id}`)).body).toEqual(group);
-  });
+  it.each(['group_number', 'carrier', 'connection_method'])(
+    'when %s is patched to null, then 400 naming it (required fields cannot be cleared)',
+    async (field) => {
+      const group = await createGroup(t.admin);
+      const response = await t.admin.patch(`/groups/${group.id}`, { [field]: null });
+      expect(response.status).toBe(400);
+      expect(errorFields(response)).toEqual([field]);
+      expect((await t.admin.get(`/groups/${group.id}`)).body).toEqual(group);
+    },
+  );
 
   it('when the employer is patched, then 400 naming it and the group keeps its employer', async () => {
     const group = await createGroup(t.admin);
@@ -221,7 +224,7 @@ describe('group references', () => {
     expect(errorFields(response).sort()).toEqual(['carrier', 'employer']);
   });
 
-  it("when the carrier or employer belongs to another provider, then 400 naming that field", async () => {
+  it('when the carrier or employer belongs to another provider, then 400 naming that field', async () => {
     const other = await newProviderAdmin(t, 'group-refs');
     const theirCarrier = await createCarrier(other);
     const theirEmployer = await createEmployer(other);

@@ -41,20 +41,32 @@ describe('bodies are read only where a known route and a valid key take one', ()
   });
 
   it('when a route that takes no body gets one, then 400 before it is read; an empty one is fine', async () => {
-    const action = await t.admin.post('/open_enrollment_windows/oew_missing/activate', undefined, { rawBody: '{}', headers: { 'content-type': 'application/json' } });
+    const action = await t.admin.post('/open_enrollment_windows/oew_missing/activate', undefined, {
+      rawBody: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(action.status).toBe(400);
     expect(action.body).toMatchObject({ type: 'invalid_request', message: expect.stringContaining('takes no request body') });
     expect((await t.admin.post('/open_enrollment_windows/oew_missing/activate')).status).toBe(404);
     const port = Number(new URL(t.baseUrl).port);
-    const get = await rawExchange(port, `GET /carriers HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${t.admin.key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    const get = await rawExchange(
+      port,
+      `GET /carriers HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${t.admin.key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+    );
     expect(get).toMatch(/^HTTP\/1\.1 400/);
   });
 
   it(`when a body nests 33 levels deep, then 400 naming the limit of 32; 32 levels pass that check`, async () => {
-    const deep = await t.admin.post('/carriers', undefined, { rawBody: `{"legal_name": "X", "a": ${nested(32)}}`, headers: { 'content-type': 'application/json' } });
+    const deep = await t.admin.post('/carriers', undefined, {
+      rawBody: `{"legal_name": "X", "a": ${nested(32)}}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(deep.status).toBe(400);
     expect(deep.body).toMatchObject({ type: 'invalid_request', message: expect.stringContaining('deeper than 32 levels') });
-    const limit = await t.admin.post('/carriers', undefined, { rawBody: `{"legal_name": "X", "a": ${nested(31)}}`, headers: { 'content-type': 'application/json' } });
+    const limit = await t.admin.post('/carriers', undefined, {
+      rawBody: `{"legal_name": "X", "a": ${nested(31)}}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(limit.status).toBe(400);
     expect(limit.body).toMatchObject({ type: 'validation_error', input_errors: [expect.objectContaining({ field: 'a' })] });
   });
@@ -134,9 +146,13 @@ describe('405 says what is allowed', () => {
       ['get', '/healthz?verbose=1'],
       ['get', '/openapi.json?format=yaml'],
     ] as const) {
-      const response = method === 'get' ? await t.admin.get(path) : await t.admin[method](path, method === 'post' ? { legal_name: 'Query Co' } : { trade_name: 'Q' });
+      const response =
+        method === 'get' ? await t.admin.get(path) : await t.admin[method](path, method === 'post' ? { legal_name: 'Query Co' } : { trade_name: 'Q' });
       expect(response.status, `${method} ${path}`).toBe(400);
-      expect(response.body.input_errors.map((error: { field: string }) => error.field), `${method} ${path}`).toEqual([path.split('?')[1]!.split('=')[0]]);
+      expect(
+        response.body.input_errors.map((error: { field: string }) => error.field),
+        `${method} ${path}`,
+      ).toEqual([path.split('?')[1]!.split('=')[0]]);
     }
     expect((await t.admin.get('/carriers?page_size=1')).status).toBe(200);
   });

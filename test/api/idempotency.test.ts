@@ -114,7 +114,11 @@ describe('Idempotency-Key', () => {
     );
     expect(key.status).toBe(201);
     expect(endpoint.status).toBe(201);
-    const kept = await t.database.db.selectFrom('idempotency_keys').select(['idempotency_key', 'response_body']).where('idempotency_key', 'in', ['secret-key-1', 'secret-endpoint-1']).execute();
+    const kept = await t.database.db
+      .selectFrom('idempotency_keys')
+      .select(['idempotency_key', 'response_body'])
+      .where('idempotency_key', 'in', ['secret-key-1', 'secret-endpoint-1'])
+      .execute();
     expect(kept).toHaveLength(2);
     for (const row of kept) {
       expect(row.response_body).not.toContain(key.body.key);
@@ -179,7 +183,12 @@ describe('Idempotency-Key after a crash', () => {
    * reservation to another owner, committed with the claim): the request runs on, no longer holding its key.
    */
   function takeOverWhenClaimed(key: string) {
-    return createTrigger('take_over_on_claim', 'AFTER INSERT ON idempotency_keys', `NEW.idempotency_key = '${key}'`, `UPDATE idempotency_keys SET owner = 'the-retry' WHERE idempotency_key = '${key}'`);
+    return createTrigger(
+      'take_over_on_claim',
+      'AFTER INSERT ON idempotency_keys',
+      `NEW.idempotency_key = '${key}'`,
+      `UPDATE idempotency_keys SET owner = 'the-retry' WHERE idempotency_key = '${key}'`,
+    );
   }
 
   /** Records each key marked committed (in the transaction that marks it: a rolled-back mark leaves no trace). */
@@ -192,7 +201,10 @@ describe('Idempotency-Key after a crash', () => {
       'INSERT INTO committed_marks (idempotency_key) VALUES (NEW.idempotency_key)',
     );
     return {
-      keys: async () => (await sql<{ idempotency_key: string }>`SELECT idempotency_key FROM committed_marks ORDER BY idempotency_key`.execute(t.database.db)).rows.map((row) => row.idempotency_key),
+      keys: async () =>
+        (await sql<{ idempotency_key: string }>`SELECT idempotency_key FROM committed_marks ORDER BY idempotency_key`.execute(t.database.db)).rows.map(
+          (row) => row.idempotency_key,
+        ),
       drop: async () => {
         await drop();
         await sql`DROP TABLE committed_marks`.execute(t.database.db);

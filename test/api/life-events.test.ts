@@ -25,7 +25,10 @@ async function coveredMember(overrides: Body = {}) {
   const member = await createMember(world.w.admin, { employer: world.w.employer.id, dob: '1985-05-05', hire_date: '2025-01-01', ...overrides });
   const spouse = await createDependent(world.w.admin, { member: member.id, member_relationship: 'spouse', first_name: 'Jo', dob: '1986-02-02' });
   const child = await createDependent(world.w.admin, { member: member.id, member_relationship: 'child', first_name: 'Kim', dob: '2015-06-01' });
-  await approvedEnrollment(world.w, { member: member.id, enrolled_plans: [{ plan: world.w.plans.medical.id, enrolled_dependents: [{ dependent: spouse.id }] }] });
+  await approvedEnrollment(world.w, {
+    member: member.id,
+    enrolled_plans: [{ plan: world.w.plans.medical.id, enrolled_dependents: [{ dependent: spouse.id }] }],
+  });
   return { member, spouse, child };
 }
 
@@ -39,7 +42,9 @@ async function submitQle(client: ApiClient, member: string, body: Body) {
 /** The rule parts (reason/part) named by the 400's input errors. */
 function refusedBy(response: { status: number; body: { input_errors?: { message: string; field_path: (string | number)[] }[] } }): string[] {
   expect(response.status).toBe(400);
-  return (response.body.input_errors ?? []).map((error) => `${error.field_path.join('.')}: ${/Life event rule ([a-z_]+\/[a-z_]+)/.exec(error.message)?.[1] ?? error.message}`);
+  return (response.body.input_errors ?? []).map(
+    (error) => `${error.field_path.join('.')}: ${/Life event rule ([a-z_]+\/[a-z_]+)/.exec(error.message)?.[1] ?? error.message}`,
+  );
 }
 
 /**
@@ -49,14 +54,17 @@ function refusedBy(response: { status: number; body: { input_errors?: { message:
 function unchangedElection(reason: LifeEventReason, people: Awaited<ReturnType<typeof coveredMember>>, changeDate: string): Body {
   const rule = LIFE_EVENT_RULES[reason];
   if (rule.coverageStart === 'event_date') {
-    return { effective_start: changeDate, enrolled_plans: [{ plan: world.w.plans.medical.id, enrolled_dependents: [{ dependent: people.spouse.id }, { dependent: people.child.id }] }] };
+    return {
+      effective_start: changeDate,
+      enrolled_plans: [{ plan: world.w.plans.medical.id, enrolled_dependents: [{ dependent: people.spouse.id }, { dependent: people.child.id }] }],
+    };
   }
   return { effective_start: NEXT_MONTH, enrolled_plans: [{ plan: world.w.plans.medical.id, enrolled_dependents: [{ dependent: people.spouse.id }] }] };
 }
 
 const reasons = Object.keys(LIFE_EVENT_RULES) as LifeEventReason[];
 
-describe('each life event\'s window, at its boundaries', () => {
+describe("each life event's window, at its boundaries", () => {
   it.each(reasons.filter((reason) => LIFE_EVENT_RULES[reason].windowFrom === 'change_date'))(
     'when a %s enrollment is submitted on the last day of its window it is accepted, and on the first day after it is refused',
     async (reason) => {
@@ -68,7 +76,11 @@ describe('each life event\'s window, at its boundaries', () => {
 
       const outside = await coveredMember();
       const firstDayOut = addDays(lastDayIn, -1);
-      const refused = await submitQle(world.w.admin, outside.member.id, { reason, change_date: firstDayOut, ...unchangedElection(reason, outside, firstDayOut) });
+      const refused = await submitQle(world.w.admin, outside.member.id, {
+        reason,
+        change_date: firstDayOut,
+        ...unchangedElection(reason, outside, firstDayOut),
+      });
       expect(refusedBy(refused)).toEqual([`change_date: ${reason}/window`]);
     },
   );
@@ -94,54 +106,102 @@ describe('each life event\'s window, at its boundaries', () => {
     ['dependent_lost_coverage', 'chip'],
     ['gain_coverage', 'medicaid_chip_premium_assistance'],
     ['dependent_gained_coverage', 'medicaid'],
-  ] as const)('when %s is about %s, then its window is 60 days (29 U.S.C. 1181(f)(3)): day 60 in, day 61 out; other coverage keeps 30', async (reason, otherCoverage) => {
-    const inside = await coveredMember();
-    const day60 = addDays(TODAY, -60);
-    const accepted = await submitQle(world.w.admin, inside.member.id, { reason, change_date: day60, other_coverage: otherCoverage, ...unchangedElection(reason, inside, day60) });
-    expect(accepted.status, accepted.text).toBe(200);
+  ] as const)(
+    'when %s is about %s, then its window is 60 days (29 U.S.C. 1181(f)(3)): day 60 in, day 61 out; other coverage keeps 30',
+    async (reason, otherCoverage) => {
+      const inside = await coveredMember();
+      const day60 = addDays(TODAY, -60);
+      const accepted = await submitQle(world.w.admin, inside.member.id, {
+        reason,
+        change_date: day60,
+        other_coverage: otherCoverage,
+        ...unchangedElection(reason, inside, day60),
+      });
+      expect(accepted.status, accepted.text).toBe(200);
 
-    const outside = await coveredMember();
-    const day61 = addDays(TODAY, -61);
-    expect(refusedBy(await submitQle(world.w.admin, outside.member.id, { reason, change_date: day61, other_coverage: otherCoverage, ...unchangedElection(reason, outside, day61) }))).toEqual([
-      `change_date: ${reason}/window`,
-    ]);
+      const outside = await coveredMember();
+      const day61 = addDays(TODAY, -61);
+      expect(
+        refusedBy(
+          await submitQle(world.w.admin, outside.member.id, {
+            reason,
+            change_date: day61,
+            other_coverage: otherCoverage,
+            ...unchangedElection(reason, outside, day61),
+          }),
+        ),
+      ).toEqual([`change_date: ${reason}/window`]);
 
-    const employerPlan = await coveredMember();
-    const day31 = addDays(TODAY, -31);
-    expect(
-      refusedBy(await submitQle(world.w.admin, employerPlan.member.id, { reason, change_date: day31, other_coverage: 'group_health_plan', ...unchangedElection(reason, employerPlan, day31) })),
-    ).toEqual([`change_date: ${reason}/window`]);
-  });
+      const employerPlan = await coveredMember();
+      const day31 = addDays(TODAY, -31);
+      expect(
+        refusedBy(
+          await submitQle(world.w.admin, employerPlan.member.id, {
+            reason,
+            change_date: day31,
+            other_coverage: 'group_health_plan',
+            ...unchangedElection(reason, employerPlan, day31),
+          }),
+        ),
+      ).toEqual([`change_date: ${reason}/window`]);
+    },
+  );
 });
 
 describe('event dates in the future', () => {
   it('when a marriage is dated today it is accepted; dated tomorrow it is refused (no row allows a future event but a tax-advantaged contribution change)', async () => {
     const today = await coveredMember();
-    expect((await submitQle(world.w.admin, today.member.id, { reason: 'marriage', change_date: TODAY, ...unchangedElection('marriage', today, TODAY) })).status).toBe(200);
+    expect(
+      (await submitQle(world.w.admin, today.member.id, { reason: 'marriage', change_date: TODAY, ...unchangedElection('marriage', today, TODAY) })).status,
+    ).toBe(200);
     const tomorrow = await coveredMember();
-    const refused = await submitQle(world.w.admin, tomorrow.member.id, { reason: 'marriage', change_date: addDays(TODAY, 1), ...unchangedElection('marriage', tomorrow, TODAY) });
+    const refused = await submitQle(world.w.admin, tomorrow.member.id, {
+      reason: 'marriage',
+      change_date: addDays(TODAY, 1),
+      ...unchangedElection('marriage', tomorrow, TODAY),
+    });
     expect(refusedBy(refused)).toContain('change_date: marriage/future');
   });
 
   it('when a tax-advantaged contribution change is dated 30 days ahead it is accepted; 31 days ahead it is refused', async () => {
     const inside = await coveredMember();
-    expect((await submitQle(world.w.admin, inside.member.id, { reason: 'tax_advantaged_contribution_change', change_date: addDays(TODAY, 30), ...unchangedElection('marriage', inside, TODAY) })).status).toBe(200);
+    expect(
+      (
+        await submitQle(world.w.admin, inside.member.id, {
+          reason: 'tax_advantaged_contribution_change',
+          change_date: addDays(TODAY, 30),
+          ...unchangedElection('marriage', inside, TODAY),
+        })
+      ).status,
+    ).toBe(200);
     const outside = await coveredMember();
-    const refused = await submitQle(world.w.admin, outside.member.id, { reason: 'tax_advantaged_contribution_change', change_date: addDays(TODAY, 31), ...unchangedElection('marriage', outside, TODAY) });
+    const refused = await submitQle(world.w.admin, outside.member.id, {
+      reason: 'tax_advantaged_contribution_change',
+      change_date: addDays(TODAY, 31),
+      ...unchangedElection('marriage', outside, TODAY),
+    });
     expect(refusedBy(refused)).toEqual(['change_date: tax_advantaged_contribution_change/future']);
   });
 });
 
 describe('who an event may add or drop, and plan changes', () => {
-  const silver = (...dependents: string[]) => ({ plan: world.w.plans.medicalSilver.id, primary_care_provider: { full_name: 'Dr. B' }, enrolled_dependents: dependents.map((dependent) => ({ dependent })) });
+  const silver = (...dependents: string[]) => ({
+    plan: world.w.plans.medicalSilver.id,
+    primary_care_provider: { full_name: 'Dr. B' },
+    enrolled_dependents: dependents.map((dependent) => ({ dependent })),
+  });
   const marriage = { reason: 'marriage', change_date: '2026-02-20', effective_start: NEXT_MONTH };
 
-  it('when a marriage adds the spouse\'s child it is accepted; when it drops a child, switches plan without adding anyone and drops dental, each is refused by name', async () => {
+  it("when a marriage adds the spouse's child it is accepted; when it drops a child, switches plan without adding anyone and drops dental, each is refused by name", async () => {
     const people = await coveredMember();
     expect((await submitQle(world.w.admin, people.member.id, { ...marriage, enrolled_plans: [medical(people.spouse.id, people.child.id)] })).status).toBe(200);
 
     const family = await coveredMember();
-    await approvedEnrollment(world.w, { member: family.member.id, effective_start: NEXT_MONTH, enrolled_plans: [medical(family.spouse.id, family.child.id), { plan: world.w.plans.dental.id }] });
+    await approvedEnrollment(world.w, {
+      member: family.member.id,
+      effective_start: NEXT_MONTH,
+      enrolled_plans: [medical(family.spouse.id, family.child.id), { plan: world.w.plans.dental.id }],
+    });
     const refused = await submitQle(world.w.admin, family.member.id, {
       ...marriage,
       enrolled_plans: [silver(family.spouse.id)],
@@ -160,51 +220,74 @@ describe('who an event may add or drop, and plan changes', () => {
     const people = await coveredMember();
     expect((await submitQle(world.w.admin, people.member.id, { ...divorce, enrolled_plans: [medical()] })).status).toBe(200);
     const other = await coveredMember();
-    expect(refusedBy(await submitQle(world.w.admin, other.member.id, { ...divorce, enrolled_plans: [medical(other.child.id)] }))).toEqual(['enrolled_plans.0: divorce/add']);
+    expect(refusedBy(await submitQle(world.w.admin, other.member.id, { ...divorce, enrolled_plans: [medical(other.child.id)] }))).toEqual([
+      'enrolled_plans.0: divorce/add',
+    ]);
   });
 
-  it('when a gained coverage drops the family it is accepted; a dependent\'s gained coverage may not drop the member', async () => {
-    const gained = { change_date: '2026-02-20', effective_start: NEXT_MONTH, coverage_waivers: [{ line_of_coverage: 'medical', reason: 'other_employer_coverage' }] };
+  it("when a gained coverage drops the family it is accepted; a dependent's gained coverage may not drop the member", async () => {
+    const gained = {
+      change_date: '2026-02-20',
+      effective_start: NEXT_MONTH,
+      coverage_waivers: [{ line_of_coverage: 'medical', reason: 'other_employer_coverage' }],
+    };
     const people = await coveredMember();
     expect((await submitQle(world.w.admin, people.member.id, { reason: 'gain_coverage', ...gained })).status).toBe(200);
     const other = await coveredMember();
-    expect(refusedBy(await submitQle(world.w.admin, other.member.id, { reason: 'dependent_gained_coverage', ...gained }))).toEqual(['coverage_waivers.0: dependent_gained_coverage/drop']);
+    expect(refusedBy(await submitQle(world.w.admin, other.member.id, { reason: 'dependent_gained_coverage', ...gained }))).toEqual([
+      'coverage_waivers.0: dependent_gained_coverage/drop',
+    ]);
   });
 
   it('when a birth adds the child from the date of birth it is accepted; a day later, or without a child, it is refused', async () => {
     const birth = { reason: 'new_child', change_date: '2026-02-20' };
     const people = await coveredMember();
     const baby = await createDependent(world.w.admin, { member: people.member.id, member_relationship: 'child', first_name: 'Ava', dob: '2026-02-20' });
-    expect((await submitQle(world.w.admin, people.member.id, { ...birth, effective_start: '2026-02-20', enrolled_plans: [medical(people.spouse.id, baby.id)] })).status).toBe(200);
+    expect(
+      (await submitQle(world.w.admin, people.member.id, { ...birth, effective_start: '2026-02-20', enrolled_plans: [medical(people.spouse.id, baby.id)] }))
+        .status,
+    ).toBe(200);
 
     const late = await coveredMember();
     const lateBaby = await createDependent(world.w.admin, { member: late.member.id, member_relationship: 'child', first_name: 'Bo', dob: '2026-02-20' });
-    expect(refusedBy(await submitQle(world.w.admin, late.member.id, { ...birth, effective_start: '2026-02-21', enrolled_plans: [medical(late.spouse.id, lateBaby.id)] }))).toEqual([
-      'effective_start: new_child/coverage_start',
-    ]);
+    expect(
+      refusedBy(
+        await submitQle(world.w.admin, late.member.id, { ...birth, effective_start: '2026-02-21', enrolled_plans: [medical(late.spouse.id, lateBaby.id)] }),
+      ),
+    ).toEqual(['effective_start: new_child/coverage_start']);
 
     const childless = await coveredMember();
-    expect(refusedBy(await submitQle(world.w.admin, childless.member.id, { ...birth, effective_start: '2026-02-20', enrolled_plans: [medical(childless.spouse.id)] }))).toEqual([
-      'enrolled_plans: new_child/must_add',
-    ]);
+    expect(
+      refusedBy(
+        await submitQle(world.w.admin, childless.member.id, { ...birth, effective_start: '2026-02-20', enrolled_plans: [medical(childless.spouse.id)] }),
+      ),
+    ).toEqual(['enrolled_plans: new_child/must_add']);
   });
 
-  it('when a marriage\'s coverage starts on the first of the month after the request it is accepted; a day later, or before the wedding, it is refused', async () => {
+  it("when a marriage's coverage starts on the first of the month after the request it is accepted; a day later, or before the wedding, it is refused", async () => {
     const people = await coveredMember();
-    expect((await submitQle(world.w.admin, people.member.id, { ...marriage, effective_start: NEXT_MONTH, enrolled_plans: [medical(people.spouse.id)] })).status).toBe(200);
+    expect(
+      (await submitQle(world.w.admin, people.member.id, { ...marriage, effective_start: NEXT_MONTH, enrolled_plans: [medical(people.spouse.id)] })).status,
+    ).toBe(200);
     const late = await coveredMember();
-    expect(refusedBy(await submitQle(world.w.admin, late.member.id, { ...marriage, effective_start: '2026-04-02', enrolled_plans: [medical(late.spouse.id)] }))).toEqual([
-      'effective_start: marriage/coverage_start',
-    ]);
+    expect(
+      refusedBy(await submitQle(world.w.admin, late.member.id, { ...marriage, effective_start: '2026-04-02', enrolled_plans: [medical(late.spouse.id)] })),
+    ).toEqual(['effective_start: marriage/coverage_start']);
     const early = await coveredMember();
-    const beforeWedding = await submitQle(world.w.admin, early.member.id, { ...marriage, effective_start: '2026-02-19', enrolled_plans: [medical(early.spouse.id)] });
+    const beforeWedding = await submitQle(world.w.admin, early.member.id, {
+      ...marriage,
+      effective_start: '2026-02-19',
+      enrolled_plans: [medical(early.spouse.id)],
+    });
     expect(refusedBy(beforeWedding)).toContain('effective_start: marriage/coverage_start');
   });
 
   it('when no election is allowed (citizenship_change), then any change is refused, and keeping coverage as it is is accepted', async () => {
     const people = await coveredMember();
     const event = { reason: 'citizenship_change', change_date: '2026-02-20', effective_start: NEXT_MONTH };
-    expect(refusedBy(await submitQle(world.w.admin, people.member.id, { ...event, enrolled_plans: [medical(people.spouse.id, people.child.id)] }))).toEqual(['enrolled_plans.0: citizenship_change/add']);
+    expect(refusedBy(await submitQle(world.w.admin, people.member.id, { ...event, enrolled_plans: [medical(people.spouse.id, people.child.id)] }))).toEqual([
+      'enrolled_plans.0: citizenship_change/add',
+    ]);
     expect((await submitQle(world.w.admin, people.member.id, { ...event, enrolled_plans: [medical(people.spouse.id)] })).status).toBe(200);
   });
 });
@@ -212,7 +295,12 @@ describe('who an event may add or drop, and plan changes', () => {
 describe('rules_override', () => {
   it('when an admin key overrides the rules, then the enrollment is submitted past them and the override is on the record and in the event log; other keys get a 403', async () => {
     const people = await coveredMember();
-    const late = { reason: 'marriage', change_date: '2025-12-01', effective_start: NEXT_MONTH, enrolled_plans: [{ plan: world.w.plans.medical.id, enrolled_dependents: [{ dependent: people.spouse.id }, { dependent: people.child.id }] }] };
+    const late = {
+      reason: 'marriage',
+      change_date: '2025-12-01',
+      effective_start: NEXT_MONTH,
+      enrolled_plans: [{ plan: world.w.plans.medical.id, enrolled_dependents: [{ dependent: people.spouse.id }, { dependent: people.child.id }] }],
+    };
     const override = { reason: 'HR lost the paper form filed on time.' };
 
     const { client: employerKey } = await createEmployerWithKey(world.t);
@@ -228,7 +316,10 @@ describe('rules_override', () => {
     expect(submitted.status, submitted.text).toBe(200);
     expect(submitted.body.rules_override.reason).toBe(override.reason);
 
-    const events = (await world.w.admin.get(`/events?object_id=${created.body.id}&page_size=100`)).body.results as { event_type: string; data: { rules_overridden: boolean } }[];
+    const events = (await world.w.admin.get(`/events?object_id=${created.body.id}&page_size=100`)).body.results as {
+      event_type: string;
+      data: { rules_overridden: boolean };
+    }[];
     expect(events.map((event) => [event.event_type, event.data.rules_overridden])).toEqual([
       ['enrollment.submitted', true],
       ['enrollment.updated', true],
@@ -239,10 +330,17 @@ describe('rules_override', () => {
 });
 
 describe('dates every category keeps', () => {
-  it('when open enrollment elections start on the window\'s renewal_date they are accepted; a day later they are refused', async () => {
+  it("when open enrollment elections start on the window's renewal_date they are accepted; a day later they are refused", async () => {
     const member = await createMember(world.w.admin, { employer: world.w.employer.id, dob: '1985-05-05', hire_date: '2025-01-01' });
-    const refused = await world.w.admin.post('/enrollments', { member: member.id, category: 'open_enrollment', effective_start: '2026-04-02', enrolled_plans: [{ plan: world.w.plans.medical.id }] });
-    expect(refusedBy(await world.w.admin.post(`/enrollments/${refused.body.id}/save_and_submit`))).toEqual(["effective_start: Open enrollment elections start on the window's renewal_date, 2026-04-01."]);
+    const refused = await world.w.admin.post('/enrollments', {
+      member: member.id,
+      category: 'open_enrollment',
+      effective_start: '2026-04-02',
+      enrolled_plans: [{ plan: world.w.plans.medical.id }],
+    });
+    expect(refusedBy(await world.w.admin.post(`/enrollments/${refused.body.id}/save_and_submit`))).toEqual([
+      "effective_start: Open enrollment elections start on the window's renewal_date, 2026-04-01.",
+    ]);
     await approvedEnrollment(world.w, { member: member.id, effective_start: NEXT_MONTH, enrolled_plans: [{ plan: world.w.plans.medical.id }] });
   });
 
@@ -250,11 +348,19 @@ describe('dates every category keeps', () => {
     const people = await coveredMember();
     const event = { reason: 'divorce', change_date: '2026-02-20', effective_start: NEXT_MONTH };
     const plan = (await world.w.admin.get(`/plans/${world.w.plans.medical.id}`)).body as { effective_end: string };
-    expect((await submitQle(world.w.admin, people.member.id, { ...event, effective_end: plan.effective_end, enrolled_plans: [medical(people.spouse.id)] })).status).toBe(200);
+    expect(
+      (await submitQle(world.w.admin, people.member.id, { ...event, effective_end: plan.effective_end, enrolled_plans: [medical(people.spouse.id)] })).status,
+    ).toBe(200);
     const other = await coveredMember();
-    expect(refusedBy(await submitQle(world.w.admin, other.member.id, { ...event, effective_end: addDays(plan.effective_end, 1), enrolled_plans: [medical(other.spouse.id)] }))).toEqual([
-      `enrolled_plans.0.effective_end: Coverage cannot end after the plan year, which ends on ${plan.effective_end}.`,
-    ]);
+    expect(
+      refusedBy(
+        await submitQle(world.w.admin, other.member.id, {
+          ...event,
+          effective_end: addDays(plan.effective_end, 1),
+          enrolled_plans: [medical(other.spouse.id)],
+        }),
+      ),
+    ).toEqual([`enrolled_plans.0.effective_end: Coverage cannot end after the plan year, which ends on ${plan.effective_end}.`]);
   });
 });
 

@@ -228,7 +228,10 @@ describe('member ID cards: lists', () => {
     expect(idsOf(all)).toEqual([ofOther.id, third!.id, second!.id, first!.id]);
     const page = await admin.get(`/member_id_cards?member=${member.id}&page_size=2`);
     expect(idsOf(page)).toEqual([third!.id, second!.id]);
-    expect(page.body.results.map((card: { enrolled_plans: string[] }) => card.enrolled_plans)).toEqual([[coverage.enrolledPlanIds[2]], [coverage.enrolledPlanIds[1]]]);
+    expect(page.body.results.map((card: { enrolled_plans: string[] }) => card.enrolled_plans)).toEqual([
+      [coverage.enrolledPlanIds[2]],
+      [coverage.enrolledPlanIds[1]],
+    ]);
     const next = await admin.get(page.body.next);
     expect(idsOf(next)).toEqual([first!.id]);
     expect(next.body.results[0].enrolled_plans).toEqual([coverage.enrolledPlanIds[0]]);

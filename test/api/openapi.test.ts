@@ -21,7 +21,9 @@ function resolved(schema: any): any {
 }
 
 function operations(): { path: string; method: string; operation: any }[] {
-  return Object.entries(document.paths).flatMap(([path, item]: [string, any]) => METHODS.filter((method) => item[method]).map((method) => ({ path, method, operation: item[method] })));
+  return Object.entries(document.paths).flatMap(([path, item]: [string, any]) =>
+    METHODS.filter((method) => item[method]).map((method) => ({ path, method, operation: item[method] })),
+  );
 }
 
 describe('OpenAPI document', () => {
@@ -37,7 +39,10 @@ describe('OpenAPI document', () => {
       expect(operation.summary, where).toBeTruthy();
       expect(operation.tags?.length, where).toBeGreaterThan(0);
       const statuses = Object.keys(operation.responses);
-      expect(statuses.some((s) => s.startsWith('2')), where).toBe(true);
+      expect(
+        statuses.some((s) => s.startsWith('2')),
+        where,
+      ).toBe(true);
       expect(statuses, where).toContain('401');
       expect(operation.responses['401'], where).toEqual({ $ref: '#/components/responses/Error401' });
       expect(document.components.responses.Error401.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
@@ -73,7 +78,18 @@ describe('OpenAPI document', () => {
 
   it('when read, then records, list pages, bodies and the error body are named schemas, referenced, and closed sets are enums', () => {
     const schemas = document.components.schemas;
-    for (const name of ['Enrollment', 'EnrollmentList', 'Member', 'MemberList', 'Plan', 'CreateEnrollmentBody', 'ErrorBody', 'BenefitChange', 'Event', 'Notification']) {
+    for (const name of [
+      'Enrollment',
+      'EnrollmentList',
+      'Member',
+      'MemberList',
+      'Plan',
+      'CreateEnrollmentBody',
+      'ErrorBody',
+      'BenefitChange',
+      'Event',
+      'Notification',
+    ]) {
       expect(schemas[name], name).toMatchObject({ type: 'object', title: name });
     }
     expect(document.paths['/enrollments'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/EnrollmentList' });
@@ -91,9 +107,13 @@ describe('OpenAPI document', () => {
     expect(document.info.license).toMatchObject({ name: 'Apache-2.0' });
     for (const { path, method, operation } of operations()) {
       const where = `${method.toUpperCase()} ${path}`;
-      expect(Object.keys(operation.responses), where).toEqual(expect.arrayContaining(['400', '401', '403', '429', '500', ...(method === 'post' ? ['409'] : []), ...(method === 'get' ? [] : ['413', '415'])]));
+      expect(Object.keys(operation.responses), where).toEqual(
+        expect.arrayContaining(['400', '401', '403', '429', '500', ...(method === 'post' ? ['409'] : []), ...(method === 'get' ? [] : ['413', '415'])]),
+      );
       const headers = operation.parameters.map((parameter: any) => parameter.$ref ?? parameter.in).filter((name: string) => name.startsWith('#'));
-      expect(headers, where).toEqual(method === 'post' ? ['#/components/parameters/ApiVersion', '#/components/parameters/IdempotencyKey'] : ['#/components/parameters/ApiVersion']);
+      expect(headers, where).toEqual(
+        method === 'post' ? ['#/components/parameters/ApiVersion', '#/components/parameters/IdempotencyKey'] : ['#/components/parameters/ApiVersion'],
+      );
       for (const [status, listed] of Object.entries<any>(operation.responses)) {
         const response = listed.$ref ? document.components.responses[listed.$ref.replace('#/components/responses/', '')] : listed;
         expect(Object.keys(response.headers), `${where} ${status}`).toEqual(expect.arrayContaining(['X-Request-Id', 'API-Version']));
@@ -111,7 +131,10 @@ describe('OpenAPI document', () => {
       'GET /carriers/{public_id} 404 x-request-id,x-secret',
       'GET /healthz 200 x-request-id',
     ]);
-    expect(undocumentedAnswers(document, answers)).toEqual(['GET /carriers/{public_id} answered 418', 'GET /carriers/{public_id} 404 sent the header x-secret']);
+    expect(undocumentedAnswers(document, answers)).toEqual([
+      'GET /carriers/{public_id} answered 418',
+      'GET /carriers/{public_id} 404 sent the header x-secret',
+    ]);
   });
 
   it('when the API reference in docs/api.md is compared with the document, then it is in step', () => {
@@ -125,7 +148,15 @@ describe('OpenAPI document', () => {
         METHODS.filter((method) => item[method]).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
       ),
     );
-    for (const route of ['POST /employers', 'GET /employers/:public_id', 'PATCH /carriers/:public_id', 'GET /groups', 'POST /business_units', 'GET /subclasses/:public_id', 'DELETE /api_keys/:public_id']) {
+    for (const route of [
+      'POST /employers',
+      'GET /employers/:public_id',
+      'PATCH /carriers/:public_id',
+      'GET /groups',
+      'POST /business_units',
+      'GET /subclasses/:public_id',
+      'DELETE /api_keys/:public_id',
+    ]) {
       expect(documented, route).toContain(route);
     }
   });

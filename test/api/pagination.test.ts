@@ -105,7 +105,7 @@ describe('cursor pagination', () => {
     }
   });
 
-  it("when a cursor comes from another list or another provider, then 400", async () => {
+  it('when a cursor comes from another list or another provider, then 400', async () => {
     const client = await t.client('admin', { provider: 'foreign-a' });
     const other = await t.client('admin', { provider: 'foreign-b' });
     await seed(client, 3);

@@ -235,7 +235,11 @@ describe('plan premium types and rates', () => {
     ['age_banded with both kinds of rates', { premium_type: 'age_banded', composite_rates: compositeRates(), age_rates: ageRates() }, ['composite_rates']],
     ['no premium_type with composite_rates', { composite_rates: compositeRates() }, ['composite_rates']],
     ['no premium_type with age_rates', { age_rates: ageRates() }, ['age_rates']],
-    ['premium_type null with both kinds of rates', { premium_type: null, composite_rates: compositeRates(), age_rates: ageRates() }, ['composite_rates', 'age_rates']],
+    [
+      'premium_type null with both kinds of rates',
+      { premium_type: null, composite_rates: compositeRates(), age_rates: ageRates() },
+      ['composite_rates', 'age_rates'],
+    ],
   ])('when the plan is %s, then 400 naming %j', async (_case, overrides, fields) => {
     const response = await t.admin.post('/plans', await planBody(t.admin, overrides));
     expect(response.status).toBe(400);
@@ -306,7 +310,14 @@ describe('plan premium types and rates', () => {
     ['an empty list', [], 'age_rates'],
     ['122 bands', Array.from({ length: 122 }, (_, i) => ({ age: i % 121, amount: '1.00' })), 'age_rates'],
     ['an age of -1', [{ age: -1, amount: '100.00' }], 'age_rates.0.age'],
-    ['an age of 121', [{ age: 0, amount: '100.00' }, { age: 121, amount: '100.00' }], 'age_rates.1.age'],
+    [
+      'an age of 121',
+      [
+        { age: 0, amount: '100.00' },
+        { age: 121, amount: '100.00' },
+      ],
+      'age_rates.1.age',
+    ],
     ['a fractional age', [{ age: 30.5, amount: '100.00' }], 'age_rates.0.age'],
     ['an age as a string', [{ age: '30', amount: '100.00' }], 'age_rates.0.age'],
     ['an amount with three decimals', [{ age: 0, amount: '100.001' }], 'age_rates.0.amount'],
@@ -321,8 +332,17 @@ describe('plan premium types and rates', () => {
   });
 
   it('when bands start at ages 0 and 120, then 201', async () => {
-    const plan = await createPlan(t.admin, { premium_type: 'age_banded', age_rates: [{ age: 120, amount: '1.00' }, { age: 0, amount: '2.00' }] });
-    expect(plan.age_rates).toEqual([{ age: 120, amount: '1.00' }, { age: 0, amount: '2.00' }]);
+    const plan = await createPlan(t.admin, {
+      premium_type: 'age_banded',
+      age_rates: [
+        { age: 120, amount: '1.00' },
+        { age: 0, amount: '2.00' },
+      ],
+    });
+    expect(plan.age_rates).toEqual([
+      { age: 120, amount: '1.00' },
+      { age: 0, amount: '2.00' },
+    ]);
   });
 });
 
@@ -466,7 +486,12 @@ describe('PATCH /plans/{id}', () => {
 
   it('when patched with duplicate band ages, then 400 naming age_rates.N.age', async () => {
     const plan = await createPlan(t.admin, { premium_type: 'age_banded', age_rates: ageRates() });
-    const response = await t.admin.patch(`/plans/${plan.id}`, { age_rates: [{ age: 18, amount: '1.00' }, { age: 18, amount: '2.00' }] });
+    const response = await t.admin.patch(`/plans/${plan.id}`, {
+      age_rates: [
+        { age: 18, amount: '1.00' },
+        { age: 18, amount: '2.00' },
+      ],
+    });
     expect(response.status).toBe(400);
     expect(errorPaths(response)).toEqual(['age_rates.1.age']);
   });
@@ -560,7 +585,7 @@ describe('plan references and tenancy', () => {
     expect(idsOf(await other.get(`/plans?group=${theirs.id}`))).toEqual([]);
   });
 
-  it("when another provider reads, patches or lists a plan, then 404 and it is absent from their list", async () => {
+  it('when another provider reads, patches or lists a plan, then 404 and it is absent from their list', async () => {
     const other = await newProviderAdmin(t, 'plan-tenant');
     const plan = await createPlan(t.admin);
     expect((await other.get(`/plans/${plan.id}`)).status).toBe(404);
@@ -628,7 +653,7 @@ describe('renewal links by PATCH', () => {
   const get = async (id: string) => (await t.admin.get(`/plans/${id}`)).body;
   const eventsOf = async (id: string) => (await t.admin.get(`/events?object_id=${id}`)).body.results as { event_type: string; data: Record<string, unknown> }[];
 
-  it('when next_plan names next year\'s plan of the same group and line, then both sides are linked, each with a plan.updated event; null unlinks both', async () => {
+  it("when next_plan names next year's plan of the same group and line, then both sides are linked, each with a plan.updated event; null unlinks both", async () => {
     const { current, next } = await twoYears();
     const linked = await t.admin.patch(`/plans/${current.id}`, { next_plan: next.id });
     expect(linked.status).toBe(200);
@@ -657,7 +682,12 @@ describe('renewal links by PATCH', () => {
     expect(await get(current.id)).toMatchObject({ previous_plan: null, next_plan: next.id });
     // The successor is listed with its link too.
     const listed = (await t.admin.get(`/plans?group=${next.group}`)).body.results as { id: string; previous_plan: string | null }[];
-    expect(new Map(listed.map((plan) => [plan.id, plan.previous_plan]))).toEqual(new Map([[next.id, current.id], [current.id, null]]));
+    expect(new Map(listed.map((plan) => [plan.id, plan.previous_plan]))).toEqual(
+      new Map([
+        [next.id, current.id],
+        [current.id, null],
+      ]),
+    );
   });
 
   it('when the named plan is of another group or line, starts with a gap or an overlap, or is the plan itself, then 400 naming the field and nothing is linked', async () => {
@@ -683,10 +713,15 @@ describe('renewal links by PATCH', () => {
     for (const plan of [otherGroup, dental, gap, overlap]) expect(await get(plan.id)).toEqual(plan);
   });
 
-  it('when the named plan is already linked to a third plan, then 400: at most one successor and one predecessor; the plan\'s own link is replaced', async () => {
+  it("when the named plan is already linked to a third plan, then 400: at most one successor and one predecessor; the plan's own link is replaced", async () => {
     const { group, current, next } = await twoYears();
     const rival = await createPlan(t.admin, { group: group.id, plan_name: 'Gold PPO 2027 bis', effective_start: '2027-01-01', effective_end: '2027-12-31' });
-    const rivalPredecessor = await createPlan(t.admin, { group: group.id, plan_name: 'Silver 2026', effective_start: '2026-01-01', effective_end: '2026-12-31' });
+    const rivalPredecessor = await createPlan(t.admin, {
+      group: group.id,
+      plan_name: 'Silver 2026',
+      effective_start: '2026-01-01',
+      effective_end: '2026-12-31',
+    });
     expect((await t.admin.patch(`/plans/${current.id}`, { next_plan: next.id })).status).toBe(200);
 
     const secondSuccessor = await t.admin.patch(`/plans/${rival.id}`, { previous_plan: current.id });
@@ -712,7 +747,7 @@ describe('renewal links by PATCH', () => {
     expect((await eventsOf(next.id))[0]).toMatchObject({ event_type: 'plan.updated', data: { previous_plan: null } });
   });
 
-  it('when a linked plan\'s dates move away from its neighbour, then 400 at the date; unlinking in the same PATCH lets them move', async () => {
+  it("when a linked plan's dates move away from its neighbour, then 400 at the date; unlinking in the same PATCH lets them move", async () => {
     const { current, next } = await twoYears();
     expect((await t.admin.patch(`/plans/${current.id}`, { next_plan: next.id })).status).toBe(200);
     const end = await t.admin.patch(`/plans/${current.id}`, { effective_end: '2026-11-30' });
@@ -767,8 +802,16 @@ describe('POST /plans/{id}/renew', () => {
       metadata: { carrier_plan_code: 'GPPO', cycle: '2026' },
     });
     const open = await createPlanConfiguration(t.admin, { plan: plan.id, waiting_period_days: 30, dependent_age_limit: 26, metadata: { note: 'everyone' } });
-    const union = await createPlanConfiguration(t.admin, { plan: plan.id, required_subclass: subclass.id, termination_policy: 'end_of_month', dependent_age_out_rule: 'end_of_year' });
-    for (const [configuration, contribution] of [[open, '75'], [union, '90']] as const) {
+    const union = await createPlanConfiguration(t.admin, {
+      plan: plan.id,
+      required_subclass: subclass.id,
+      termination_policy: 'end_of_month',
+      dependent_age_out_rule: 'end_of_year',
+    });
+    for (const [configuration, contribution] of [
+      [open, '75'],
+      [union, '90'],
+    ] as const) {
       const strategy = contributionStrategy({ member: contributionRule(contribution, '0.00', '600.00') });
       expect((await t.admin.post(`/plan_configurations/${configuration.id}/contribution_strategy`, strategy)).status).toBe(200);
     }
@@ -777,7 +820,7 @@ describe('POST /plans/{id}/renew', () => {
   const configurationsOf = async (plan: string) => (await t.admin.get(`/plan_configurations?plan=${plan}&page_size=100`)).body.results as any[];
   const newRates = compositeRates({ member: '540.00', member_family: '1720.00' });
 
-  it('when a plan is renewed with new dates and rates, then 201: next year\'s plan copies everything else, both are linked, and its configurations come with their contribution strategies', async () => {
+  it("when a plan is renewed with new dates and rates, then 201: next year's plan copies everything else, both are linked, and its configurations come with their contribution strategies", async () => {
     const { plan, configurations } = await pricedPlan();
     t.clock.advance(1000);
     const response = await t.admin.post(`/plans/${plan.id}/renew`, { effective_start: '2027-01-01', effective_end: '2027-12-31', composite_rates: newRates });
@@ -806,14 +849,19 @@ describe('POST /plans/{id}/renew', () => {
     expect(copies.map((copy) => copy.waiting_period_days)).toEqual((await configurationsOf(plan.id)).map((original) => original.waiting_period_days));
     expect(copies.map((copy) => copy.contribution_strategy.member.contribution).sort()).toEqual(['75', '90']);
     // The originals are untouched.
-    expect((await configurationsOf(plan.id)).map((configuration) => configuration.id).sort()).toEqual(configurations.map((configuration) => configuration.id).sort());
+    expect((await configurationsOf(plan.id)).map((configuration) => configuration.id).sort()).toEqual(
+      configurations.map((configuration) => configuration.id).sort(),
+    );
   });
 
   it('when renewed, then plan.created for the new plan, plan.updated for the old one and plan_configuration.created for each copy are recorded together', async () => {
     const { plan } = await pricedPlan();
     const renewed = (await t.admin.post(`/plans/${plan.id}/renew`, { effective_end: '2027-12-31' })).body;
     const [created] = (await t.admin.get(`/events?object_id=${renewed.id}`)).body.results;
-    expect(created).toMatchObject({ event_type: 'plan.created', data: { employer: plan.employer, group: plan.group, line_of_coverage: 'medical', previous_plan: plan.id, next_plan: null } });
+    expect(created).toMatchObject({
+      event_type: 'plan.created',
+      data: { employer: plan.employer, group: plan.group, line_of_coverage: 'medical', previous_plan: plan.id, next_plan: null },
+    });
     const [updated] = (await t.admin.get(`/events?object_id=${plan.id}`)).body.results;
     expect(updated).toMatchObject({ event_type: 'plan.updated', data: { previous_plan: null, next_plan: renewed.id } });
     const copies = await configurationsOf(renewed.id);
@@ -839,7 +887,12 @@ describe('POST /plans/{id}/renew', () => {
       guaranteed_issue_volume: '40000.00',
       metadata: { cycle: '2027' },
     });
-    const banded = await t.admin.post(`/plans/${(await pricedPlan()).plan.id}/renew`, { effective_end: '2027-12-31', premium_type: 'age_banded', composite_rates: null, age_rates: ageRates() });
+    const banded = await t.admin.post(`/plans/${(await pricedPlan()).plan.id}/renew`, {
+      effective_end: '2027-12-31',
+      premium_type: 'age_banded',
+      composite_rates: null,
+      age_rates: ageRates(),
+    });
     expect(banded.body).toMatchObject({ premium_type: 'age_banded', composite_rates: null, age_rates: ageRates() });
   });
 
@@ -849,7 +902,11 @@ describe('POST /plans/{id}/renew', () => {
     ['a start inside the plan year', { effective_start: '2026-07-01', effective_end: '2027-06-30' }, ['effective_start']],
     ['an end before the start', { effective_end: '2026-12-01' }, ['effective_end']],
     ['age_banded without age_rates', { effective_end: '2027-12-31', premium_type: 'age_banded' }, ['composite_rates', 'age_rates']],
-    ['fields a renewal copies (group, line_of_coverage)', { effective_end: '2027-12-31', group: 'grp_x', line_of_coverage: 'dental' }, ['group', 'line_of_coverage']],
+    [
+      'fields a renewal copies (group, line_of_coverage)',
+      { effective_end: '2027-12-31', group: 'grp_x', line_of_coverage: 'dental' },
+      ['group', 'line_of_coverage'],
+    ],
     ['an effective_end that is no calendar date', { effective_end: '2027-02-30' }, ['effective_end']],
   ])('when renewed with %s, then 400 naming the fields and nothing is created', async (_case, body, fields) => {
     const { plan } = await pricedPlan();
@@ -873,7 +930,7 @@ describe('POST /plans/{id}/renew', () => {
     expect(third.body).toMatchObject({ effective_start: '2028-01-01', previous_plan: renewed.id });
   });
 
-  it('when another provider, another employer\'s key or a read-only key renews, then 404, 404 and 403; an unknown id is 404', async () => {
+  it("when another provider, another employer's key or a read-only key renews, then 404, 404 and 403; an unknown id is 404", async () => {
     const { plan } = await pricedPlan();
     const other = await newProviderAdmin(t, 'plan-renew');
     const body = { effective_end: '2027-12-31' };

@@ -74,7 +74,11 @@ describe('errors and conventions', () => {
   });
 
   it('when the body has an unknown field, then 400 naming it', async () => {
-    const response = await t.admin.post('/employers', { legal_name: 'Acme', address: { line1: 'a', city: 'b', state: 'CA', zip_code: '94105' }, legl_name: 'typo' });
+    const response = await t.admin.post('/employers', {
+      legal_name: 'Acme',
+      address: { line1: 'a', city: 'b', state: 'CA', zip_code: '94105' },
+      legl_name: 'typo',
+    });
     expect(response.status).toBe(400);
     expect(response.body.type).toBe('validation_error');
     expect(response.body.input_errors).toContainEqual({ field: 'legl_name', field_path: ['legl_name'], message: expect.any(String) });

@@ -66,7 +66,13 @@ async function changesOf(w: EnrollmentWorld, enrollment: string): Promise<Change
 }
 
 async function cobraEventsOf(w: EnrollmentWorld, member: string) {
-  return (await ok(w.admin.get(`/cobra_events?member=${member}`))).results as { event_type: string; event_date: string; coverage_lost_date: string; lines_of_coverage: string[]; dependents: string[] }[];
+  return (await ok(w.admin.get(`/cobra_events?member=${member}`))).results as {
+    event_type: string;
+    event_date: string;
+    coverage_lost_date: string;
+    lines_of_coverage: string[];
+    dependents: string[];
+  }[];
 }
 
 async function configurationOf(w: EnrollmentWorld, plan: string): Promise<string> {
@@ -92,17 +98,32 @@ async function coveredMember(w: EnrollmentWorld, firstName: string) {
 const terminatedEnrollments = async (w: EnrollmentWorld, member: string) => (await enrollmentsOf(w, member)).filter((e) => e.reason === 'terminated');
 
 describe('a termination ends all coverage, including coverage that has not started', () => {
-  it('when next year\'s coverage was approved and enrollments are open, then the sweep after termination_date ends this year\'s, cancels next year\'s and the enrollments starting after the end, and tells the carrier each', async () => {
+  it("when next year's coverage was approved and enrollments are open, then the sweep after termination_date ends this year's, cancels next year's and the enrollments starting after the end, and tells the carrier each", async () => {
     const w = await createEnrollmentWorld(t);
     const { member, child } = await coveredMember(w, 'Leaver');
     const medical2027 = await ok(w.admin.post(`/plans/${w.plans.medical.id}/renew`, { plan_name: 'Gold PPO 2027', effective_end: '2027-12-31' }), 201);
     // Next plan year's medical, already with the carrier.
     await ok(
-      w.admin.post('/enrollments', { member: member.id, category: 'carrier_sync', effective_start: '2027-01-01', enrolled_plans: [{ plan: medical2027.id, enrolled_dependents: [{ dependent: child.id }] }] }),
+      w.admin.post('/enrollments', {
+        member: member.id,
+        category: 'carrier_sync',
+        effective_start: '2027-01-01',
+        enrolled_plans: [{ plan: medical2027.id, enrolled_dependents: [{ dependent: child.id }] }],
+      }),
       201,
     );
     const qle = (effective_start: string) =>
-      ok(w.admin.post('/enrollments', { member: member.id, category: 'qle', reason: 'marriage', change_date: '2026-03-01', effective_start, enrolled_plans: [{ plan: w.plans.vision.id }] }), 201);
+      ok(
+        w.admin.post('/enrollments', {
+          member: member.id,
+          category: 'qle',
+          reason: 'marriage',
+          change_date: '2026-03-01',
+          effective_start,
+          enrolled_plans: [{ plan: w.plans.vision.id }],
+        }),
+        201,
+      );
     const lastDayIn = await qle('2026-03-20');
     const firstDayOut = await qle('2026-03-21');
     expect((await coverageOn(w, member.id, '2027-02-01')).map((c) => c.plan)).toEqual([medical2027.id]);
@@ -137,11 +158,17 @@ describe('a termination ends all coverage, including coverage that has not start
 
     // 29 U.S.C. 1163(2): the coverage was lost on 2026-03-21, so the event is recorded by that sweep, once.
     expect(await cobraEventsOf(w, member.id)).toEqual([
-      expect.objectContaining({ event_type: 'termination', event_date: '2026-03-20', coverage_lost_date: '2026-03-21', lines_of_coverage: ['medical', 'dental'], dependents: [child.id] }),
+      expect.objectContaining({
+        event_type: 'termination',
+        event_date: '2026-03-20',
+        coverage_lost_date: '2026-03-21',
+        lines_of_coverage: ['medical', 'dental'],
+        dependents: [child.id],
+      }),
     ]);
   });
 
-  it('when termination_date is recorded after it, then the coverage ends at once (no sweep), the api carrier\'s change is queued, and the COBRA event recorded; clearing it later gives nothing back (a rehire)', async () => {
+  it("when termination_date is recorded after it, then the coverage ends at once (no sweep), the api carrier's change is queued, and the COBRA event recorded; clearing it later gives nothing back (a rehire)", async () => {
     const w = await createEnrollmentWorld(t);
     const { member } = await coveredMember(w, 'Late');
     await ok(w.admin.patch(`/members/${member.id}`, { termination_date: '2026-02-15' }));
@@ -209,7 +236,9 @@ describe('undoing a termination', () => {
     expect(await cobraEventsOf(w, member.id)).toEqual([]);
     expect((await sweep.run('2026-04-01')).termination_cobra_events).toBe(1);
     expect((await sweep.run('2026-04-02')).termination_cobra_events).toBe(0);
-    expect((await cobraEventsOf(w, member.id)).map((e) => [e.event_date, e.coverage_lost_date, e.lines_of_coverage])).toEqual([['2026-03-01', '2026-04-01', ['medical', 'dental']]]);
+    expect((await cobraEventsOf(w, member.id)).map((e) => [e.event_date, e.coverage_lost_date, e.lines_of_coverage])).toEqual([
+      ['2026-03-01', '2026-04-01', ['medical', 'dental']],
+    ]);
   });
 
   it('when it is moved earlier after it was applied, then the earlier one ends the coverage and only it becomes a COBRA event', async () => {
@@ -244,7 +273,7 @@ describe('undoing a termination', () => {
 });
 
 describe('coverage answered truthfully', () => {
-  it('when a carrier rejected a line of an approved enrollment, then that line is not coverage; the enrollment\'s other lines are', async () => {
+  it("when a carrier rejected a line of an approved enrollment, then that line is not coverage; the enrollment's other lines are", async () => {
     const w = await createEnrollmentWorld(t);
     const approved = await approvedEnrollment(w, { enrolled_plans: [{ plan: w.plans.medical.id }, { plan: w.plans.dentalRejected.id }] });
     while ((await worker.runDueJobs()) > 0);

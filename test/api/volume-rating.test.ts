@@ -16,7 +16,12 @@ afterEach(() => world.t.clock.set(TODAY));
 const tiers = (rate: string) => ({ member: rate, member_spouse: rate, member_child: rate, member_children: rate, member_family: rate });
 
 async function plan(overrides: Record<string, unknown>) {
-  const created = await createPlan(world.w.admin, { group: world.w.groups.manualGroup.id, plan_name: 'Voluntary Life', line_of_coverage: 'life', ...overrides });
+  const created = await createPlan(world.w.admin, {
+    group: world.w.groups.manualGroup.id,
+    plan_name: 'Voluntary Life',
+    line_of_coverage: 'life',
+    ...overrides,
+  });
   await createPlanConfiguration(world.w.admin, { plan: created.id });
   return created as { id: string };
 }
@@ -69,13 +74,24 @@ async function coverageOn(member: string, date: string) {
 }
 
 async function enrollmentsOf(member: string) {
-  return (await ok(world.w.admin.get(`/enrollments?member=${member}&page_size=100`))).results as { id: string; status: string; category: string; reason: string | null; effective_start: string }[];
+  return (await ok(world.w.admin.get(`/enrollments?member=${member}&page_size=100`))).results as {
+    id: string;
+    status: string;
+    category: string;
+    reason: string | null;
+    effective_start: string;
+  }[];
 }
 
 describe('rate basis', () => {
   it.each([
     ['per_1000_volume', 'medical', 'composite', 'per_1000_volume rates apply to life, accidental_death, critical_illness plans; this plan is medical.'],
-    ['per_100_monthly_benefit', 'life', 'composite', 'per_100_monthly_benefit rates apply to short_term_disability, long_term_disability plans; this plan is life.'],
+    [
+      'per_100_monthly_benefit',
+      'life',
+      'composite',
+      'per_100_monthly_benefit rates apply to short_term_disability, long_term_disability plans; this plan is life.',
+    ],
     ['per_1000_volume', 'life', null, 'per_1000_volume needs rates to apply: premium_type composite or age_banded.'],
   ] as const)('when a plan rated %s on %s with premium type %s is created, then 400 at rate_basis', async (basis, line, premiumType, message) => {
     const response = await world.w.admin.post('/plans', {
@@ -99,12 +115,14 @@ describe('rate basis', () => {
     expect(patched).toMatchObject({ rate_basis: 'per_1000_volume', age_rating_date: 'plan_year_start' });
   });
 
-  it('when life is rated per $1,000, then the premium is the rate on every covered person\'s volume in force', async () => {
+  it("when life is rated per $1,000, then the premium is the rate on every covered person's volume in force", async () => {
     const people = await family();
     const life = await lifePer1000();
     const alone = await enroll(people.member, [{ plan: life.id, requested_volume: '50000' }]);
     expect(alone.enrolled_plans[0]).toMatchObject({ volume: '50000.00', premium: '7.50', employer_contribution: '0.00', member_contribution: '7.50' });
-    const withSpouse = await enroll(people.member, [{ plan: life.id, requested_volume: '50000', enrolled_dependents: [{ dependent: people.spouse, requested_volume: '20000' }] }]);
+    const withSpouse = await enroll(people.member, [
+      { plan: life.id, requested_volume: '50000', enrolled_dependents: [{ dependent: people.spouse, requested_volume: '20000' }] },
+    ]);
     expect(withSpouse.enrolled_plans[0]).toMatchObject({ premium: '10.50' });
   });
 
@@ -120,7 +138,13 @@ describe('rate basis', () => {
 
   it('when long-term disability is rated per $100 of monthly benefit, then a 3,000 benefit at 0.45 costs 13.50', async () => {
     const people = await family();
-    const ltd = await plan({ plan_name: 'LTD', line_of_coverage: 'long_term_disability', premium_type: 'composite', composite_rates: tiers('0.45'), rate_basis: 'per_100_monthly_benefit' });
+    const ltd = await plan({
+      plan_name: 'LTD',
+      line_of_coverage: 'long_term_disability',
+      premium_type: 'composite',
+      composite_rates: tiers('0.45'),
+      rate_basis: 'per_100_monthly_benefit',
+    });
     const enrollment = await enroll(people.member, [{ plan: ltd.id, requested_volume: '3000' }]);
     expect(enrollment.enrolled_plans[0]).toMatchObject({ volume: '3000.00', premium: '13.50' });
   });
@@ -138,7 +162,7 @@ describe('rate basis', () => {
   });
 });
 
-describe('age-banded voluntary life on the plan\'s age date', () => {
+describe("age-banded voluntary life on the plan's age date", () => {
   const bands = [
     { age: 0, amount: '0.05' },
     { age: 30, amount: '0.08' },
@@ -162,7 +186,11 @@ describe('age-banded voluntary life on the plan\'s age date', () => {
   it("when a spouse is covered, then the spouse's volume is charged at the spouse's own band", async () => {
     const people = await family({ dob: '1986-01-01' });
     const enrollment = await enroll(people.member, [
-      { plan: (await voluntaryLife('plan_year_start')).id, requested_volume: '100000', enrolled_dependents: [{ dependent: people.spouse, requested_volume: '20000' }] },
+      {
+        plan: (await voluntaryLife('plan_year_start')).id,
+        requested_volume: '100000',
+        enrolled_dependents: [{ dependent: people.spouse, requested_volume: '20000' }],
+      },
     ]);
     // 100 units at 0.12 (member, 40) + 20 units at 0.08 (spouse, 35).
     expect(enrollment.enrolled_plans[0].premium).toBe('13.60');
@@ -181,7 +209,9 @@ describe('guaranteed issue per person type', () => {
     const people = await family();
     const life = await lifePer1000();
     const dependents = person === 'member' ? [] : [{ dependent: people[person], requested_volume: requested }];
-    const enrollment = await enroll(people.member, [{ plan: life.id, requested_volume: person === 'member' ? requested : '50000', enrolled_dependents: dependents }]);
+    const enrollment = await enroll(people.member, [
+      { plan: life.id, requested_volume: person === 'member' ? requested : '50000', enrolled_dependents: dependents },
+    ]);
     const row = person === 'member' ? enrollment.enrolled_plans[0] : enrollment.enrolled_plans[0].enrolled_dependents[0];
     expect(row).toMatchObject({ eoi_status: eoi, volume, requested_volume: `${requested}.00` });
   });
@@ -190,7 +220,9 @@ describe('guaranteed issue per person type', () => {
     const people = await family();
     const enrollment = await enroll(people.member, [{ plan: (await lifePer1000()).id, requested_volume: '100000' }]);
     expect(enrollment.enrolled_plans[0]).toMatchObject({ volume: '50000.00', premium: '7.50' });
-    const decided = await ok(world.w.admin.patch(`/enrollments/${enrollment.id}`, { enrolled_plans: [{ id: enrollment.enrolled_plans[0].id, eoi_status: 'approved' }] }));
+    const decided = await ok(
+      world.w.admin.patch(`/enrollments/${enrollment.id}`, { enrolled_plans: [{ id: enrollment.enrolled_plans[0].id, eoi_status: 'approved' }] }),
+    );
     expect(decided.enrolled_plans[0]).toMatchObject({ eoi_status: 'approved', volume: '100000.00', premium: '15.00', member_contribution: '15.00' });
   });
 });
@@ -203,10 +235,17 @@ describe('EOI decisions after approval', () => {
     expect(approved.enrolled_plans[0]).toMatchObject({ eoi_status: 'pending', volume: '50000.00', premium: '7.50' });
 
     world.t.clock.set('2026-05-15T12:00:00.000Z');
-    const decided = await ok(world.w.admin.patch(`/enrollments/${approved.id}`, { enrolled_plans: [{ id: approved.enrolled_plans[0].id, eoi_status: 'approved' }] }));
+    const decided = await ok(
+      world.w.admin.patch(`/enrollments/${approved.id}`, { enrolled_plans: [{ id: approved.enrolled_plans[0].id, eoi_status: 'approved' }] }),
+    );
     expect(decided.status).toBe('approved');
     // The record keeps the volume in force on its dates, now through the day before the decision.
-    expect(decided.enrolled_plans[0]).toMatchObject({ eoi_status: 'approved', volume: '50000.00', effective_end: '2026-05-14', volume_approved_at: '2026-05-15T12:00:00.000Z' });
+    expect(decided.enrolled_plans[0]).toMatchObject({
+      eoi_status: 'approved',
+      volume: '50000.00',
+      effective_end: '2026-05-14',
+      volume_approved_at: '2026-05-15T12:00:00.000Z',
+    });
     expect(await coverageOn(people.member, '2026-05-14')).toMatchObject([{ line_of_coverage: 'life', volume: '50000.00', premium: '7.50' }]);
     const [raised] = await coverageOn(people.member, '2026-05-15');
     expect(raised).toMatchObject({ line_of_coverage: 'life', volume: '100000.00', premium: '15.00' });
@@ -214,7 +253,14 @@ describe('EOI decisions after approval', () => {
     const continuation = (await enrollmentsOf(people.member)).find((e) => e.id === raised!.enrollment)!;
     expect(continuation).toMatchObject({ status: 'approved', category: 'qle', reason: 'employment_change', effective_start: '2026-05-15' });
     const changes = await ok(world.w.admin.get(`/enrollments/${continuation.id}/benefit_changes`));
-    expect(changes).toMatchObject([{ status: 'change', changes: ['volume_change', 'contribution_change'], coverage_start: '2026-05-15', previous_enrollment_plan: approved.enrolled_plans[0].id }]);
+    expect(changes).toMatchObject([
+      {
+        status: 'change',
+        changes: ['volume_change', 'contribution_change'],
+        coverage_start: '2026-05-15',
+        previous_enrollment_plan: approved.enrolled_plans[0].id,
+      },
+    ]);
 
     const again = await world.w.admin.patch(`/enrollments/${approved.id}`, { enrolled_plans: [{ id: approved.enrolled_plans[0].id, eoi_status: 'approved' }] });
     expect(again.status).toBe(400);
@@ -223,7 +269,9 @@ describe('EOI decisions after approval', () => {
   it('when EOI is approved after approval but before the coverage starts, then the raised volume runs from the coverage start', async () => {
     const people = await family();
     const approved = await approve(await enroll(people.member, [{ plan: (await lifePer1000()).id, requested_volume: '100000' }]));
-    const decided = await ok(world.w.admin.patch(`/enrollments/${approved.id}`, { enrolled_plans: [{ id: approved.enrolled_plans[0].id, eoi_status: 'approved' }] }));
+    const decided = await ok(
+      world.w.admin.patch(`/enrollments/${approved.id}`, { enrolled_plans: [{ id: approved.enrolled_plans[0].id, eoi_status: 'approved' }] }),
+    );
     // Replaced before it began: its last day is the day before its first.
     expect(decided.enrolled_plans[0]).toMatchObject({ effective_start: '2026-04-01', effective_end: '2026-03-31' });
     expect(await coverageOn(people.member, '2026-04-01')).toMatchObject([{ volume: '100000.00', premium: '15.00' }]);
@@ -233,7 +281,9 @@ describe('EOI decisions after approval', () => {
     const people = await family();
     const approved = await approve(await enroll(people.member, [{ plan: (await lifePer1000()).id, requested_volume: '100000' }]));
     world.t.clock.set('2026-05-15T12:00:00.000Z');
-    const decided = await ok(world.w.admin.patch(`/enrollments/${approved.id}`, { enrolled_plans: [{ id: approved.enrolled_plans[0].id, eoi_status: 'denied' }] }));
+    const decided = await ok(
+      world.w.admin.patch(`/enrollments/${approved.id}`, { enrolled_plans: [{ id: approved.enrolled_plans[0].id, eoi_status: 'denied' }] }),
+    );
     expect(decided.enrolled_plans[0]).toMatchObject({ eoi_status: 'denied', volume: '50000.00', effective_end: '2026-12-31' });
     expect(await enrollmentsOf(people.member)).toHaveLength(1);
     expect(await coverageOn(people.member, '2026-06-01')).toMatchObject([{ volume: '50000.00', premium: '7.50' }]);
@@ -242,12 +292,18 @@ describe('EOI decisions after approval', () => {
   it("when a dependent's EOI is approved after approval, then the dependent's volume rises and the change is a volume change", async () => {
     const people = await family();
     const approved = await approve(
-      await enroll(people.member, [{ plan: (await lifePer1000()).id, requested_volume: '50000', enrolled_dependents: [{ dependent: people.spouse, requested_volume: '40000' }] }]),
+      await enroll(people.member, [
+        { plan: (await lifePer1000()).id, requested_volume: '50000', enrolled_dependents: [{ dependent: people.spouse, requested_volume: '40000' }] },
+      ]),
     );
     const plan = approved.enrolled_plans[0];
     expect(plan).toMatchObject({ premium: '11.25' });
     world.t.clock.set('2026-06-01T12:00:00.000Z');
-    await ok(world.w.admin.patch(`/enrollments/${approved.id}`, { enrolled_plans: [{ id: plan.id, enrolled_dependents: [{ id: plan.enrolled_dependents[0].id, eoi_status: 'approved' }] }] }));
+    await ok(
+      world.w.admin.patch(`/enrollments/${approved.id}`, {
+        enrolled_plans: [{ id: plan.id, enrolled_dependents: [{ id: plan.enrolled_dependents[0].id, eoi_status: 'approved' }] }],
+      }),
+    );
     const [raised] = await coverageOn(people.member, '2026-06-01');
     expect(raised).toMatchObject({ premium: '13.50' });
     const changes = await ok(world.w.admin.get(`/enrollments/${raised!.enrollment}/benefit_changes`));
@@ -260,7 +316,9 @@ describe('EOI decisions after approval', () => {
     const approved = await approve(await enroll(people.member, [{ plan: life.id, requested_volume: '100000' }]));
     world.t.clock.set('2026-05-10T12:00:00.000Z');
     await approve(await enroll(people.member, [{ plan: life.id, requested_volume: '40000' }], { change_date: '2026-05-01', effective_start: '2026-05-01' }));
-    const refused = await world.w.admin.patch(`/enrollments/${approved.id}`, { enrolled_plans: [{ id: approved.enrolled_plans[0].id, eoi_status: 'approved' }] });
+    const refused = await world.w.admin.patch(`/enrollments/${approved.id}`, {
+      enrolled_plans: [{ id: approved.enrolled_plans[0].id, eoi_status: 'approved' }],
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.input_errors[0].field_path).toEqual(['enrolled_plans', '0', 'eoi_status']);
   });
@@ -279,7 +337,9 @@ describe('EOI decisions after approval', () => {
     const people = await family();
     const enrollment = await enroll(people.member, [{ plan: (await lifePer1000()).id, requested_volume: '100000' }]);
     await ok(world.w.admin.post(`/enrollments/${enrollment.id}/cancel`));
-    const refused = await world.w.admin.patch(`/enrollments/${enrollment.id}`, { enrolled_plans: [{ id: enrollment.enrolled_plans[0].id, eoi_status: 'approved' }] });
+    const refused = await world.w.admin.patch(`/enrollments/${enrollment.id}`, {
+      enrolled_plans: [{ id: enrollment.enrolled_plans[0].id, eoi_status: 'approved' }],
+    });
     expect(refused.status).toBe(409);
   });
 });
@@ -295,7 +355,11 @@ describe('late entrants', () => {
 
   it('when a new hire elects it in the initial window, then the guaranteed issue applies', async () => {
     const people = await family({ hire_date: '2026-02-20' });
-    const enrollment = await enroll(people.member, [{ plan: (await lateEntrantLife()).id, requested_volume: '20000' }], { reason: 'new_hire', change_date: '2026-02-20', effective_start: '2026-02-20' });
+    const enrollment = await enroll(people.member, [{ plan: (await lateEntrantLife()).id, requested_volume: '20000' }], {
+      reason: 'new_hire',
+      change_date: '2026-02-20',
+      effective_start: '2026-02-20',
+    });
     expect(enrollment.enrolled_plans[0]).toMatchObject({ eoi_status: 'not_required', volume: '20000.00' });
   });
 
@@ -305,7 +369,13 @@ describe('late entrants', () => {
   ])('when the member had life coverage through %s and elects it from 2026-04-01, then EOI is %s', async (lastDay, eoi, volume) => {
     const people = await family();
     const life = await lateEntrantLife();
-    await enroll(people.member, [{ plan: life.id, requested_volume: '10000' }], { category: 'carrier_sync', reason: undefined, change_date: undefined, effective_start: '2026-01-01', effective_end: lastDay });
+    await enroll(people.member, [{ plan: life.id, requested_volume: '10000' }], {
+      category: 'carrier_sync',
+      reason: undefined,
+      change_date: undefined,
+      effective_start: '2026-01-01',
+      effective_end: lastDay,
+    });
     const enrollment = await enroll(people.member, [{ plan: life.id, requested_volume: '20000' }]);
     expect(enrollment.enrolled_plans[0]).toMatchObject({ eoi_status: eoi, volume });
   });

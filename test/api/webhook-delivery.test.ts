@@ -10,15 +10,7 @@ import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/san
 import { address, createCarrier, createEmployer, createMember } from '../helpers/factories.ts';
 import { newProviderAdmin } from '../helpers/more-factories.ts';
 import { TEST_ENCRYPTION_KEY, type ApiClient } from '../helpers/test-app.ts';
-import {
-  answerWith,
-  createEndpoint,
-  createWebhookTestApp,
-  deliveriesOf,
-  startReceiver,
-  type Receiver,
-  type WebhookTestContext,
-} from '../helpers/webhooks.ts';
+import { answerWith, createEndpoint, createWebhookTestApp, deliveriesOf, startReceiver, type Receiver, type WebhookTestContext } from '../helpers/webhooks.ts';
 
 /** Whether the `standardwebhooks` package (the Standard Webhooks reference library) accepts a received delivery, at the test clock's time. */
 function standardLibraryVerifies(request: { body: string; headers: Record<string, string | string[] | undefined> }, secret: string): boolean {
@@ -99,7 +91,14 @@ describe('delivery', () => {
     expect(standardLibraryVerifies(request!, endpoint.secret)).toBe(true);
     expect(standardLibraryVerifies(request!, `whsec_${Buffer.alloc(32, 7).toString('base64')}`)).toBe(false);
     expect(verifyWebhookSignature({ payload: request!.body, headers: request!.headers, secret: 'whsec_not_the_secret', now: nowSeconds() })).toBe(false);
-    expect(verifyWebhookSignature({ payload: request!.body.replace(carrier.id, 'carr_forged'), headers: request!.headers, secret: endpoint.secret, now: nowSeconds() })).toBe(false);
+    expect(
+      verifyWebhookSignature({
+        payload: request!.body.replace(carrier.id, 'carr_forged'),
+        headers: request!.headers,
+        secret: endpoint.secret,
+        now: nowSeconds(),
+      }),
+    ).toBe(false);
 
     // The body is the event as GET /events shows it.
     expect(body).toEqual((await admin.get(`/events/${event.id}`)).body);
@@ -134,7 +133,12 @@ describe('delivery', () => {
       expect(exact.events().map((event) => event.event_type)).toEqual(['carrier.created']);
       expect(byObject.events().map((event) => event.event_type)).toEqual(['employer.created', 'employer.updated']);
       // Deliveries about different objects go side by side: only each object's own order holds.
-      expect(receiver.events().map((event) => event.event_type).sort()).toEqual(['carrier.created', 'carrier.updated', 'employer.created', 'employer.updated']);
+      expect(
+        receiver
+          .events()
+          .map((event) => event.event_type)
+          .sort(),
+      ).toEqual(['carrier.created', 'carrier.updated', 'employer.created', 'employer.updated']);
     } finally {
       await exact.close();
       await byObject.close();
@@ -156,14 +160,42 @@ describe('delivery', () => {
       hire_date: t.clock.now().toISOString().slice(0, 10),
     });
     await admin.patch(`/members/${member.id}`, { ssn: '987654321', job_title: 'Controller' });
-    const dependent = await admin.post('/dependents', { member: member.id, first_name: 'Rosalind', last_name: 'Quarterman', dob: '2015-02-03', member_relationship: 'child', ssn_last_four: '3333' });
+    const dependent = await admin.post('/dependents', {
+      member: member.id,
+      first_name: 'Rosalind',
+      last_name: 'Quarterman',
+      dob: '2015-02-03',
+      member_relationship: 'child',
+      ssn_last_four: '3333',
+    });
     expect(dependent.status).toBe(201);
 
     await t.runJobs();
 
     const bodies = receiver.requests.map((request) => request.body);
-    expect(receiver.events().map((event) => event.event_type)).toEqual(expect.arrayContaining(['member.created', 'member.updated', 'dependent.created', 'notification.created']));
-    for (const secret of ['123456789', '987654321', '6789', '4321', '3333', '1984-07-19', '2015-02-03', 'Evangelina', 'Quarterman', 'Rosalind', 'evangelina.q@mail.example', 'benefits@acme.example', '2175550123', '3125550100', '742 Evergreen', 'Controller', '12-3456789', '123456789']) {
+    expect(receiver.events().map((event) => event.event_type)).toEqual(
+      expect.arrayContaining(['member.created', 'member.updated', 'dependent.created', 'notification.created']),
+    );
+    for (const secret of [
+      '123456789',
+      '987654321',
+      '6789',
+      '4321',
+      '3333',
+      '1984-07-19',
+      '2015-02-03',
+      'Evangelina',
+      'Quarterman',
+      'Rosalind',
+      'evangelina.q@mail.example',
+      'benefits@acme.example',
+      '2175550123',
+      '3125550100',
+      '742 Evergreen',
+      'Controller',
+      '12-3456789',
+      '123456789',
+    ]) {
       for (const body of bodies) expect(body).not.toContain(secret);
     }
   });
@@ -179,7 +211,16 @@ describe('retries', () => {
 
     let [delivery] = await deliveriesOf(admin, endpoint.id);
     expect(delivery).toMatchObject({ status: 'pending', attempt_count: 1, completed_at: null });
-    expect(delivery!.attempts).toEqual([{ attempt: 1, status_code: 500, duration_ms: expect.any(Number), error: 'HTTP 500: database is down', succeeded: false, created_at: t.clock.now().toISOString() }]);
+    expect(delivery!.attempts).toEqual([
+      {
+        attempt: 1,
+        status_code: 500,
+        duration_ms: expect.any(Number),
+        error: 'HTTP 500: database is down',
+        succeeded: false,
+        created_at: t.clock.now().toISOString(),
+      },
+    ]);
     const wait = Date.parse(delivery!.next_attempt_at!) - t.clock.now().getTime();
     expect(wait).toBeGreaterThanOrEqual(9 * SECOND);
     expect(wait).toBeLessThanOrEqual(11 * SECOND);
@@ -201,7 +242,9 @@ describe('retries', () => {
     // Each attempt sends the same event and delivery; the signature is made afresh with the attempt's time.
     expect(receiver.requests[1]!.body).toBe(receiver.requests[0]!.body);
     expect(receiver.requests[1]!.headers['webhook-id']).toBe(receiver.requests[0]!.headers['webhook-id']);
-    expect(verifyWebhookSignature({ payload: receiver.requests[1]!.body, headers: receiver.requests[1]!.headers, secret: endpoint.secret, now: nowSeconds() })).toBe(true);
+    expect(
+      verifyWebhookSignature({ payload: receiver.requests[1]!.body, headers: receiver.requests[1]!.headers, secret: endpoint.secret, now: nowSeconds() }),
+    ).toBe(true);
     expect((await admin.get(`/webhook_endpoints/${endpoint.id}`)).body.failing_since).toBeNull();
   });
 
@@ -213,7 +256,9 @@ describe('retries', () => {
     await t.runJobs();
 
     let [delivery] = await deliveriesOf(admin, endpoint.id);
-    expect(delivery!.attempts).toEqual([expect.objectContaining({ attempt: 1, status_code: null, error: `No response within ${TIMEOUT_MS / 1000} s.`, succeeded: false })]);
+    expect(delivery!.attempts).toEqual([
+      expect.objectContaining({ attempt: 1, status_code: null, error: `No response within ${TIMEOUT_MS / 1000} s.`, succeeded: false }),
+    ]);
     expect(delivery!.attempts[0]!.duration_ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
 
     receiver.answer(answerWith(200));
@@ -268,7 +313,12 @@ describe('several workers', () => {
     await createEndpoint(admin, { url: receiver.url(), enabled_events: ['carrier.created'] });
     for (let index = 0; index < 30; index++) await createCarrier(admin, { legal_name: `Parallel ${index}` });
     const sender = new WebhookSender({ allowLoopback: true, timeoutMs: TIMEOUT_MS });
-    const handlers = buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter(), webhooks: { encryptionKey: TEST_ENCRYPTION_KEY, sender } });
+    const handlers = buildJobHandlers({
+      db: t.database.db,
+      clock: t.clock,
+      adapter: new SandboxCarrierAdapter(),
+      webhooks: { encryptionKey: TEST_ENCRYPTION_KEY, sender },
+    });
     const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
     const other = new JobWorker({ db: t.database.db, clock: t.clock, handlers, log: silent, batchSize: 5 });
     try {
@@ -320,7 +370,11 @@ describe('order', () => {
 
     const aboutCarrier = receiver.events().filter((event) => event.object_id === carrier.id);
     expect(aboutCarrier.map((event) => event.event_type)).toEqual(['carrier.created', 'carrier.created', 'carrier.updated', 'carrier.updated']);
-    expect(aboutCarrier.map((event) => event.id).slice(1)).toEqual((await t.database.db.selectFrom('events').select('id').where('object_id', '=', carrier.id).orderBy('created_at').orderBy('id').execute()).map((row) => row.id));
+    expect(aboutCarrier.map((event) => event.id).slice(1)).toEqual(
+      (await t.database.db.selectFrom('events').select('id').where('object_id', '=', carrier.id).orderBy('created_at').orderBy('id').execute()).map(
+        (row) => row.id,
+      ),
+    );
     expect((await deliveriesOf(admin, endpoint.id)).every((delivery) => delivery.status === 'succeeded')).toBe(true);
   });
 
@@ -332,7 +386,9 @@ describe('order', () => {
     await t.runJobs();
 
     const received = receiver.events().map((event) => event.id);
-    const recorded = (await t.database.db.selectFrom('events').select('id').where('object_id', '=', carrier.id).orderBy('created_at').orderBy('id').execute()).map((row) => row.id);
+    const recorded = (
+      await t.database.db.selectFrom('events').select('id').where('object_id', '=', carrier.id).orderBy('created_at').orderBy('id').execute()
+    ).map((row) => row.id);
     expect(received).toEqual(recorded);
     expect(received).toHaveLength(9);
   });
@@ -412,7 +468,12 @@ describe('disabled endpoints', () => {
       expect(disabled).toMatchObject({ disabled: true, disabled_reason: 'failing', disabled_at: t.clock.now().toISOString(), failing_since: failingSince });
       const listed = await admin.get(`/events?type=webhook_endpoint.disabled&object_id=${endpoint.id}`);
       expect(listed.body.results).toEqual([
-        expect.objectContaining({ event_type: 'webhook_endpoint.disabled', object_type: 'webhook_endpoint', object_id: endpoint.id, data: { disabled: true, disabled_reason: 'failing' } }),
+        expect.objectContaining({
+          event_type: 'webhook_endpoint.disabled',
+          object_type: 'webhook_endpoint',
+          object_id: endpoint.id,
+          data: { disabled: true, disabled_reason: 'failing' },
+        }),
       ]);
       expect(watcher.events()).toEqual(listed.body.results);
       // Nothing more is attempted: what was pending fails unsent, and new events make no deliveries.
@@ -464,7 +525,13 @@ describe('GET /webhook_endpoints/{id}/deliveries and retry', () => {
 
     const response = await admin.post(`/webhook_endpoints/${endpoint.id}/deliveries/${delivery!.id}/retry`);
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ id: delivery!.id, status: 'pending', completed_at: null, attempt_count: 1, next_attempt_at: t.clock.now().toISOString() });
+    expect(response.body).toMatchObject({
+      id: delivery!.id,
+      status: 'pending',
+      completed_at: null,
+      attempt_count: 1,
+      next_attempt_at: t.clock.now().toISOString(),
+    });
     await t.runJobs();
 
     expect(receiver.requests).toHaveLength(2);
@@ -614,7 +681,11 @@ describe('SSRF guard', () => {
     try {
       const port = new URL(receiver.url()).port;
       const literal = await sender.send(receiver.url(), '{}', {});
-      expect(literal).toMatchObject({ succeeded: false, statusCode: null, error: expect.stringContaining('Refused to connect to 127.0.0.1: a loopback address') });
+      expect(literal).toMatchObject({
+        succeeded: false,
+        statusCode: null,
+        error: expect.stringContaining('Refused to connect to 127.0.0.1: a loopback address'),
+      });
       const named = await sender.send(`http://receiver.integrator.example:${port}/hooks`, '{}', {});
       expect(named.error).toContain('Refused to connect to receiver.integrator.example (127.0.0.1): a loopback address');
       expect(receiver.requests).toHaveLength(0);

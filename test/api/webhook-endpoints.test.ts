@@ -26,7 +26,12 @@ async function endpointEvents(context: TestContext, endpointId: string) {
 
 describe('POST /webhook_endpoints', () => {
   it('when an endpoint is created, then 201 returns it with a whsec_ secret, shown in this response only', async () => {
-    const response = await t.admin.post('/webhook_endpoints', { url: URL, enabled_events: ['enrollment.approved', 'member.*'], description: 'Payroll sync', metadata: { team: 'payroll' } });
+    const response = await t.admin.post('/webhook_endpoints', {
+      url: URL,
+      enabled_events: ['enrollment.approved', 'member.*'],
+      description: 'Payroll sync',
+      metadata: { team: 'payroll' },
+    });
 
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
@@ -111,7 +116,10 @@ describe('POST /webhook_endpoints', () => {
   });
 
   it('when enabled_events names catalog types, object types with .* and webhook_endpoint.disabled, then they are accepted', async () => {
-    const response = await t.admin.post('/webhook_endpoints', { url: URL, enabled_events: ['enrollment.approved', 'notification.*', 'webhook_endpoint.disabled'] });
+    const response = await t.admin.post('/webhook_endpoints', {
+      url: URL,
+      enabled_events: ['enrollment.approved', 'notification.*', 'webhook_endpoint.disabled'],
+    });
     expect(response.status).toBe(201);
   });
 
@@ -147,7 +155,13 @@ describe('PATCH, DELETE and rotate_secret', () => {
       metadata: { a: '', c: '3' },
     });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ ...before, url: 'https://other.integrator.example/hooks', enabled_events: ['carrier.*'], description: null, metadata: { b: '2', c: '3' } });
+    expect(response.body).toEqual({
+      ...before,
+      url: 'https://other.integrator.example/hooks',
+      enabled_events: ['carrier.*'],
+      description: null,
+      metadata: { b: '2', c: '3' },
+    });
     expect(response.text).not.toContain('whsec_');
     expect(errorFields(await t.admin.patch(`/webhook_endpoints/${endpoint.id}`, { url: 'https://10.0.0.1/' }))).toEqual(['url']);
   });
@@ -158,7 +172,11 @@ describe('PATCH, DELETE and rotate_secret', () => {
     expect(disabled.body).toMatchObject({ disabled: true, disabled_reason: null, disabled_at: t.clock.now().toISOString() });
 
     // As if the service had disabled it for failing.
-    await t.database.db.updateTable('webhook_endpoints').set({ disabled_reason: 'failing', failing_since: '2026-02-20T00:00:00.000Z' }).where('id', '=', endpoint.id).execute();
+    await t.database.db
+      .updateTable('webhook_endpoints')
+      .set({ disabled_reason: 'failing', failing_since: '2026-02-20T00:00:00.000Z' })
+      .where('id', '=', endpoint.id)
+      .execute();
     const enabled = await t.admin.patch(`/webhook_endpoints/${endpoint.id}`, { disabled: false });
     expect(enabled.body).toMatchObject({ disabled: false, disabled_reason: null, disabled_at: null, failing_since: null });
   });

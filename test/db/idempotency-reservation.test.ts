@@ -13,7 +13,21 @@ describe(`Idempotency-Key reservations marked by write transactions on ${testDat
     database = await createTestDatabase();
     const db = database.db;
     await db.insertInto('providers').values({ id: 'prov_1', name: 'Provider', created_at: NOW }).execute();
-    await db.insertInto('api_keys').values({ id: API_KEY_ID, provider_id: 'prov_1', role: 'admin', employer_id: null, name: null, lookup: 'lookup', key_hash: 'hash', redacted: 'r', created_at: NOW, revoked_at: null }).execute();
+    await db
+      .insertInto('api_keys')
+      .values({
+        id: API_KEY_ID,
+        provider_id: 'prov_1',
+        role: 'admin',
+        employer_id: null,
+        name: null,
+        lookup: 'lookup',
+        key_hash: 'hash',
+        redacted: 'r',
+        created_at: NOW,
+        revoked_at: null,
+      })
+      .execute();
   });
 
   afterEach(async () => {
@@ -23,7 +37,17 @@ describe(`Idempotency-Key reservations marked by write transactions on ${testDat
   async function reserve(key: string, owner: string): Promise<void> {
     await database.db
       .insertInto('idempotency_keys')
-      .values({ api_key_id: API_KEY_ID, idempotency_key: key, request_hash: 'h', state: 'in_progress', response_status: null, response_body: null, created_at: NOW, owner, leased_at: NOW })
+      .values({
+        api_key_id: API_KEY_ID,
+        idempotency_key: key,
+        request_hash: 'h',
+        state: 'in_progress',
+        response_status: null,
+        response_body: null,
+        created_at: NOW,
+        owner,
+        leased_at: NOW,
+      })
       .execute();
   }
 
@@ -40,7 +64,10 @@ describe(`Idempotency-Key reservations marked by write transactions on ${testDat
   function writeAs(reservation: IdempotencyReservation | undefined, name: string): Promise<void> {
     const write = () =>
       database.db.transaction().execute(async (trx) => {
-        await trx.insertInto('settings').values({ key: `written-${name}`, value: name }).execute();
+        await trx
+          .insertInto('settings')
+          .values({ key: `written-${name}`, value: name })
+          .execute();
         await markReservationCommitted(trx, new Date(NOW));
       });
     if (!reservation) return write();
@@ -60,7 +87,11 @@ describe(`Idempotency-Key reservations marked by write transactions on ${testDat
     await blocker.commit().execute();
     const results = await outcomes;
 
-    expect(results.map((result) => (result.status === 'rejected' ? (result.reason as { type?: string }).type : result.status))).toEqual(['fulfilled', 'idempotency_error', 'fulfilled']);
+    expect(results.map((result) => (result.status === 'rejected' ? (result.reason as { type?: string }).type : result.status))).toEqual([
+      'fulfilled',
+      'idempotency_error',
+      'fulfilled',
+    ]);
     expect(await reservations()).toEqual([
       { key: 'a', state: 'committed', owner: 'owner-a' },
       { key: 'b', state: 'committed', owner: 'owner-b' },

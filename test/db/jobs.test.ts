@@ -107,22 +107,44 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
 
       expect(id).toMatch(/^job_[0-9A-Za-z]{20}$/);
       const row = await jobRow(id);
-      expect(row).toMatchObject({ kind: KIND, state: 'queued', attempts: 0, max_attempts: 12, run_at: NOW, created_at: NOW, locked_by: null, locked_until: null, last_error: null, finished_at: null });
+      expect(row).toMatchObject({
+        kind: KIND,
+        state: 'queued',
+        attempts: 0,
+        max_attempts: 12,
+        run_at: NOW,
+        created_at: NOW,
+        locked_by: null,
+        locked_until: null,
+        last_error: null,
+        finished_at: null,
+      });
       expect(JSON.parse(row.payload)).toEqual({ benefitChangeId: 'bc_1', note: SECRET });
     });
 
     it('when many jobs are enqueued at once, some with ids of their own, then each is queued under its id', async () => {
-      const ids = await database.db.transaction().execute((trx) =>
-        enqueueJobs(trx, clock, [
-          { id: 'job_whd_given', kind: KIND, payload: { index: 0 }, maxAttempts: 100 },
-          ...Array.from({ length: 600 }, (_, index) => ({ kind: KIND, payload: { index: index + 1 } })),
-        ]),
-      );
+      const ids = await database.db
+        .transaction()
+        .execute((trx) =>
+          enqueueJobs(trx, clock, [
+            { id: 'job_whd_given', kind: KIND, payload: { index: 0 }, maxAttempts: 100 },
+            ...Array.from({ length: 600 }, (_, index) => ({ kind: KIND, payload: { index: index + 1 } })),
+          ]),
+        );
 
       expect(ids).toHaveLength(601);
       expect(ids[0]).toBe('job_whd_given');
       expect(await jobRow('job_whd_given')).toMatchObject({ state: 'queued', max_attempts: 100, run_at: NOW });
-      expect(Number((await database.db.selectFrom('jobs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBe(601);
+      expect(
+        Number(
+          (
+            await database.db
+              .selectFrom('jobs')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
+      ).toBe(601);
     });
   });
 
@@ -273,7 +295,9 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
         ['warn', 'job failed; will retry'],
         ['error', 'job failed; no attempts left'],
       ]);
-      expect(logs.map((line) => line.fields)).toEqual([1, 2, 3].map((attempt) => expect.objectContaining({ jobId: id, kind: KIND, attempt, error: 'carrier answered 503' })));
+      expect(logs.map((line) => line.fields)).toEqual(
+        [1, 2, 3].map((attempt) => expect.objectContaining({ jobId: id, kind: KIND, attempt, error: 'carrier answered 503' })),
+      );
       expect(JSON.stringify(logs)).not.toContain(SECRET);
     });
 
@@ -299,8 +323,20 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
       expect(await worker.runDueJobs()).toBe(0);
 
       expect(calls).toHaveLength(1);
-      expect(await jobRow(id)).toMatchObject({ state: 'failed', attempts: 1, last_error: 'the carrier rejected the member', finished_at: NOW, locked_by: null });
-      expect(logs).toEqual([{ level: 'error', message: 'job failed', fields: expect.objectContaining({ jobId: id, kind: KIND, attempt: 1, error: 'the carrier rejected the member' }) }]);
+      expect(await jobRow(id)).toMatchObject({
+        state: 'failed',
+        attempts: 1,
+        last_error: 'the carrier rejected the member',
+        finished_at: NOW,
+        locked_by: null,
+      });
+      expect(logs).toEqual([
+        {
+          level: 'error',
+          message: 'job failed',
+          fields: expect.objectContaining({ jobId: id, kind: KIND, attempt: 1, error: 'the carrier rejected the member' }),
+        },
+      ]);
     });
 
     it('when no handler knows the kind, then the job fails at once, saying so', async () => {
@@ -382,7 +418,13 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
       expect(await worker.runDueJobs()).toBe(0);
 
       expect(calls).toEqual([]);
-      expect(await jobRow(id)).toMatchObject({ state: 'failed', attempts: 2, locked_by: null, finished_at: NOW, last_error: expect.stringContaining('lock expired') });
+      expect(await jobRow(id)).toMatchObject({
+        state: 'failed',
+        attempts: 2,
+        locked_by: null,
+        finished_at: NOW,
+        last_error: expect.stringContaining('lock expired'),
+      });
     });
 
     it('when a slow worker finishes a job another worker took over, then the first outcome stands', async () => {
@@ -496,7 +538,10 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
     it('when a job is woken while another runs long, then it runs at once, without waiting for the long one', async () => {
       const slow = blocking();
       const calls: Call[] = [];
-      const worker = makeWorker({ [KIND]: recording(calls, (call) => (call.payload.slow ? slow.handler({}, { jobId: call.jobId, attempt: call.attempt }) : Promise.resolve())) }, { pollIntervalMs: 60 * MINUTE });
+      const worker = makeWorker(
+        { [KIND]: recording(calls, (call) => (call.payload.slow ? slow.handler({}, { jobId: call.jobId, attempt: call.attempt }) : Promise.resolve())) },
+        { pollIntervalMs: 60 * MINUTE },
+      );
       await enqueue({ payload: { slow: true } });
       worker.start();
       await slow.started;
@@ -613,23 +658,20 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
       },
     );
 
-    it.runIf(testDatabaseKind() === 'sqlite')(
-      'when two processes run workers on one SQLite file side by side, then every job runs exactly once',
-      async () => {
-        const ids = await enqueueMany();
-        // Processes, not two handles here: node:sqlite waits for another connection's lock synchronously, which
-        // would block the event loop that has to release it.
-        const processes = ['process-a', 'process-b'].map((workerId) => startWorkerProcess(database.url, workerId));
-        cleanups.push(() => processes.forEach((child) => child.kill()));
-        await Promise.all(processes.map((child) => child.ready));
-        for (const child of processes) child.go();
+    it.runIf(testDatabaseKind() === 'sqlite')('when two processes run workers on one SQLite file side by side, then every job runs exactly once', async () => {
+      const ids = await enqueueMany();
+      // Processes, not two handles here: node:sqlite waits for another connection's lock synchronously, which
+      // would block the event loop that has to release it.
+      const processes = ['process-a', 'process-b'].map((workerId) => startWorkerProcess(database.url, workerId));
+      cleanups.push(() => processes.forEach((child) => child.kill()));
+      await Promise.all(processes.map((child) => child.ready));
+      for (const child of processes) child.go();
 
-        const reports = await Promise.all(processes.map((child) => child.finished));
+      const reports = await Promise.all(processes.map((child) => child.finished));
 
-        await expectEveryJobDoneOnce(ids, reports.flat());
-        expect(reports.filter((ran) => ran.length > 0).length).toBe(2);
-      },
-    );
+      await expectEveryJobDoneOnce(ids, reports.flat());
+      expect(reports.filter((ran) => ran.length > 0).length).toBe(2);
+    });
   });
 });
 

@@ -13,17 +13,7 @@ const MIGRATION_NAMES = readdirSync(fileURLToPath(new URL('../../src/db/migratio
   .map((file) => file.slice(0, -'.ts'.length))
   .sort();
 
-const FOUNDATION_TABLES = [
-  'settings',
-  'providers',
-  'employers',
-  'api_keys',
-  'idempotency_keys',
-  'carriers',
-  'carrier_groups',
-  'business_units',
-  'subclasses',
-];
+const FOUNDATION_TABLES = ['settings', 'providers', 'employers', 'api_keys', 'idempotency_keys', 'carriers', 'carrier_groups', 'business_units', 'subclasses'];
 
 const CREATED_AT = '2026-11-22T08:30:00.123Z';
 
@@ -75,7 +65,10 @@ describe(`migrations on ${testDatabaseKind()}`, () => {
     it('when migrated, then every foundation table exists and is empty', async () => {
       await migrateToLatest(db);
       for (const table of FOUNDATION_TABLES) {
-        const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow();
+        const row = await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number | string>().as('count'))
+          .executeTakeFirstOrThrow();
         expect({ table, count: Number(row.count) }).toStrictEqual({ table, count: 0 });
       }
     });
@@ -91,9 +84,23 @@ describe(`migrations on ${testDatabaseKind()}`, () => {
       await insertProvider();
       await insertEmployer();
       const owned = { provider_id: 'prov_1', created_at: CREATED_AT };
-      await db.insertInto('carriers').values({ ...owned, id: 'car_1', legal_name: 'Carrier A' }).execute();
-      await db.insertInto('carrier_groups').values({ ...owned, id: 'grp_1', employer_id: 'er_1', carrier_id: 'car_1', group_number: 'G-1', connection_method: 'manual' }).execute();
-      const plan = { ...owned, employer_id: 'er_1', group_id: 'grp_1', effective_start: '2026-01-01', effective_end: '2026-12-31', requires_primary_care_provider: false, metadata: '{}' };
+      await db
+        .insertInto('carriers')
+        .values({ ...owned, id: 'car_1', legal_name: 'Carrier A' })
+        .execute();
+      await db
+        .insertInto('carrier_groups')
+        .values({ ...owned, id: 'grp_1', employer_id: 'er_1', carrier_id: 'car_1', group_number: 'G-1', connection_method: 'manual' })
+        .execute();
+      const plan = {
+        ...owned,
+        employer_id: 'er_1',
+        group_id: 'grp_1',
+        effective_start: '2026-01-01',
+        effective_end: '2026-12-31',
+        requires_primary_care_provider: false,
+        metadata: '{}',
+      };
       await db
         .insertInto('plans')
         .values([
@@ -103,9 +110,27 @@ describe(`migrations on ${testDatabaseKind()}`, () => {
         .execute();
       await db
         .insertInto('members')
-        .values({ ...owned, id: 'mem_1', employer_id: 'er_1', first_name: 'Ada', last_name: 'Lee', dob: '1985-05-05', address: '{}', hire_date: '2025-01-01', metadata: '{}' })
+        .values({
+          ...owned,
+          id: 'mem_1',
+          employer_id: 'er_1',
+          first_name: 'Ada',
+          last_name: 'Lee',
+          dob: '1985-05-05',
+          address: '{}',
+          hire_date: '2025-01-01',
+          metadata: '{}',
+        })
         .execute();
-      const enrollment = { ...owned, employer_id: 'er_1', member_id: 'mem_1', category: 'qle', status: 'approved', qualifying_life_event_documents: '[]', metadata: '{}' };
+      const enrollment = {
+        ...owned,
+        employer_id: 'er_1',
+        member_id: 'mem_1',
+        category: 'qle',
+        status: 'approved',
+        qualifying_life_event_documents: '[]',
+        metadata: '{}',
+      };
       await db
         .insertInto('enrollments')
         .values([
@@ -121,12 +146,29 @@ describe(`migrations on ${testDatabaseKind()}`, () => {
           { ...enrolled, id: 'ep_dental', enrollment_id: 'enr_2', plan_id: 'plan_dental', effective_start: '2026-06-01', effective_end: '2026-12-31' },
         ])
         .execute();
-      const change = { ...owned, employer_id: 'er_1', member_id: 'mem_1', changes: '[]', group_id: 'grp_1', connection_method: 'manual', delivery_state: 'manual', needs_manual_completion: true };
+      const change = {
+        ...owned,
+        employer_id: 'er_1',
+        member_id: 'mem_1',
+        changes: '[]',
+        group_id: 'grp_1',
+        connection_method: 'manual',
+        delivery_state: 'manual',
+        needs_manual_completion: true,
+      };
       await db
         .insertInto('benefit_changes')
         .values([
           { ...change, id: 'bc_new', enrollment_id: 'enr_2', line_of_coverage: 'dental', status: 'new', next_enrollment_plan_id: 'ep_dental', position: 0 },
-          { ...change, id: 'bc_removed', enrollment_id: 'enr_2', line_of_coverage: 'medical', status: 'removed', previous_enrollment_plan_id: 'ep_medical', position: 1 },
+          {
+            ...change,
+            id: 'bc_removed',
+            enrollment_id: 'enr_2',
+            line_of_coverage: 'medical',
+            status: 'removed',
+            previous_enrollment_plan_id: 'ep_medical',
+            position: 1,
+          },
         ])
         .execute();
     }
@@ -174,7 +216,10 @@ describe(`migrations on ${testDatabaseKind()}`, () => {
     });
 
     it('when a timestamp is written as a Date, then it reads back as the ISO string', async () => {
-      await db.insertInto('providers').values({ id: 'prov_d', name: 'Dated', created_at: new Date(CREATED_AT) }).execute();
+      await db
+        .insertInto('providers')
+        .values({ id: 'prov_d', name: 'Dated', created_at: new Date(CREATED_AT) })
+        .execute();
       const row = await db.selectFrom('providers').select('created_at').executeTakeFirstOrThrow();
       expect(row.created_at).toBe(CREATED_AT);
     });
@@ -182,7 +227,10 @@ describe(`migrations on ${testDatabaseKind()}`, () => {
     it('when timestamps are compared and ordered, then the order is chronological', async () => {
       const timestamps = ['2026-11-22T08:30:01.000Z', '2026-11-22T08:30:00.999Z', '2026-11-22T08:30:00.123Z', '2025-12-31T23:59:59.999Z'];
       for (const [index, createdAt] of timestamps.entries()) {
-        await db.insertInto('providers').values({ id: `prov_${index}`, name: `Provider ${index}`, created_at: createdAt }).execute();
+        await db
+          .insertInto('providers')
+          .values({ id: `prov_${index}`, name: `Provider ${index}`, created_at: createdAt })
+          .execute();
       }
       const ordered = await db.selectFrom('providers').select('created_at').orderBy('created_at').execute();
       expect(ordered.map((row) => row.created_at)).toStrictEqual([...timestamps].sort());
@@ -281,7 +329,15 @@ describe(`migrations on ${testDatabaseKind()}`, () => {
       await db.insertInto('carriers').values({ id: 'carr_1', provider_id: 'prov_1', legal_name: 'Carrier', created_at: CREATED_AT }).execute();
       await db
         .insertInto('carrier_groups')
-        .values({ id: 'grp_1', provider_id: 'prov_1', employer_id: 'er_1', carrier_id: 'carr_1', group_number: 'G-1', connection_method: 'manual', created_at: CREATED_AT })
+        .values({
+          id: 'grp_1',
+          provider_id: 'prov_1',
+          employer_id: 'er_1',
+          carrier_id: 'carr_1',
+          group_number: 'G-1',
+          connection_method: 'manual',
+          created_at: CREATED_AT,
+        })
         .execute();
       const plan = (id: string, year: number) => ({
         id,
@@ -297,15 +353,33 @@ describe(`migrations on ${testDatabaseKind()}`, () => {
         created_at: CREATED_AT,
       });
       // Unlinked plans (NULL links) do not collide.
-      await db.insertInto('plans').values([plan('plan_2026', 2026), plan('plan_2027', 2027), plan('plan_other', 2027)]).execute();
+      await db
+        .insertInto('plans')
+        .values([plan('plan_2026', 2026), plan('plan_2027', 2027), plan('plan_other', 2027)])
+        .execute();
       await db.updateTable('plans').set({ next_plan_id: 'plan_2027' }).where('id', '=', 'plan_2026').execute();
       await db.updateTable('plans').set({ previous_plan_id: 'plan_2026' }).where('id', '=', 'plan_2027').execute();
 
-      const secondPredecessor: unknown = await db.updateTable('plans').set({ next_plan_id: 'plan_2027' }).where('id', '=', 'plan_other').execute().catch((caught: unknown) => caught);
+      const secondPredecessor: unknown = await db
+        .updateTable('plans')
+        .set({ next_plan_id: 'plan_2027' })
+        .where('id', '=', 'plan_other')
+        .execute()
+        .catch((caught: unknown) => caught);
       expect(isUniqueViolation(secondPredecessor)).toBe(true);
-      const secondSuccessor: unknown = await db.updateTable('plans').set({ previous_plan_id: 'plan_2026' }).where('id', '=', 'plan_other').execute().catch((caught: unknown) => caught);
+      const secondSuccessor: unknown = await db
+        .updateTable('plans')
+        .set({ previous_plan_id: 'plan_2026' })
+        .where('id', '=', 'plan_other')
+        .execute()
+        .catch((caught: unknown) => caught);
       expect(isUniqueViolation(secondSuccessor)).toBe(true);
-      const missing: unknown = await db.updateTable('plans').set({ next_plan_id: 'plan_missing' }).where('id', '=', 'plan_other').execute().catch((caught: unknown) => caught);
+      const missing: unknown = await db
+        .updateTable('plans')
+        .set({ next_plan_id: 'plan_missing' })
+        .where('id', '=', 'plan_other')
+        .execute()
+        .catch((caught: unknown) => caught);
       expect(missing).toBeInstanceOf(Error);
       expect(isUniqueViolation(missing)).toBe(false);
 

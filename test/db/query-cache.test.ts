@@ -31,7 +31,10 @@ describe(`cachedQuery on ${testDatabaseKind()}`, () => {
       metadata: '{}',
       created_at: CREATED_AT,
     });
-    await db.insertInto('employers').values([employer('er_a', 'prov_1'), employer('er_b', 'prov_1'), employer('er_c', 'prov_2')]).execute();
+    await db
+      .insertInto('employers')
+      .values([employer('er_a', 'prov_1'), employer('er_b', 'prov_1'), employer('er_c', 'prov_2')])
+      .execute();
   });
 
   afterEach(async () => {
@@ -61,14 +64,14 @@ describe(`cachedQuery on ${testDatabaseKind()}`, () => {
     expect(await findEmployer(db, { providerId: 'prov_2', employerId: null }, 'er_a')).toBeUndefined();
   });
 
-  it('when run inside a transaction, then it reads that transaction\'s own uncommitted writes', async () => {
+  it("when run inside a transaction, then it reads that transaction's own uncommitted writes", async () => {
     await db.transaction().execute(async (trx) => {
       await trx.updateTable('employers').set({ legal_name: 'Renamed' }).where('id', '=', 'er_a').execute();
       expect((await findEmployer(trx, { providerId: 'prov_1', employerId: null }, 'er_a'))?.legal_name).toBe('Renamed');
     });
   });
 
-  it('when an argument is unused or bound twice, then the query still binds each call\'s own values', async () => {
+  it("when an argument is unused or bound twice, then the query still binds each call's own values", async () => {
     const unused = cachedQuery((executor, id: string, _ignored: string) => executor.selectFrom('employers').select('id').where('id', '=', id));
     expect(await unused(db, 'er_a', 'x')).toEqual([{ id: 'er_a' }]);
     expect(await unused(db, 'er_b', 'y')).toEqual([{ id: 'er_b' }]);

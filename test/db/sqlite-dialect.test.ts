@@ -52,7 +52,11 @@ describe.skipIf(process.env.BENEFITS_TEST_DATABASE === 'postgres')('NodeSqliteDi
   }
 
   async function createCounter(db: Kysely<any>): Promise<void> {
-    await db.schema.createTable('counter').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('value', 'integer', (c) => c.notNull()).execute();
+    await db.schema
+      .createTable('counter')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('value', 'integer', (c) => c.notNull())
+      .execute();
     await db.insertInto('counter').values({ id: 1, value: 0 }).execute();
   }
 
@@ -67,7 +71,11 @@ describe.skipIf(process.env.BENEFITS_TEST_DATABASE === 'postgres')('NodeSqliteDi
 
       const inserted = await db
         .insertInto('items')
-        .values([{ name: 'apple', quantity: 0 }, { name: 'pear', quantity: 0 }, { name: 'plum', quantity: 3 }])
+        .values([
+          { name: 'apple', quantity: 0 },
+          { name: 'pear', quantity: 0 },
+          { name: 'plum', quantity: 3 },
+        ])
         .executeTakeFirstOrThrow();
       expect(inserted.numInsertedOrUpdatedRows).toBe(3n);
       expect(inserted.insertId).toBe(3n);
@@ -139,7 +147,13 @@ describe.skipIf(process.env.BENEFITS_TEST_DATABASE === 'postgres')('NodeSqliteDi
     it('when booleans are used in a where clause, then they compare as 1 and 0', async () => {
       const db = open(tempPath());
       await db.schema.createTable('flags').addColumn('name', 'text').addColumn('is_primary', 'boolean').execute();
-      await db.insertInto('flags').values([{ name: 'yes', is_primary: true }, { name: 'no', is_primary: false }]).execute();
+      await db
+        .insertInto('flags')
+        .values([
+          { name: 'yes', is_primary: true },
+          { name: 'no', is_primary: false },
+        ])
+        .execute();
       expect(await db.selectFrom('flags').select('name').where('is_primary', '=', true).execute()).toEqual([{ name: 'yes' }]);
       expect(await db.selectFrom('flags').select('name').where('is_primary', '=', false).execute()).toEqual([{ name: 'no' }]);
     });
@@ -177,8 +191,14 @@ describe.skipIf(process.env.BENEFITS_TEST_DATABASE === 'postgres')('NodeSqliteDi
 
     it('when a row references a missing parent, then the foreign key rejects it', async () => {
       const db = open(tempPath());
-      await db.schema.createTable('parents').addColumn('id', 'text', (c) => c.primaryKey()).execute();
-      await db.schema.createTable('children').addColumn('parent_id', 'text', (c) => c.references('parents.id')).execute();
+      await db.schema
+        .createTable('parents')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .execute();
+      await db.schema
+        .createTable('children')
+        .addColumn('parent_id', 'text', (c) => c.references('parents.id'))
+        .execute();
       await expect(db.insertInto('children').values({ parent_id: 'missing' }).execute()).rejects.toThrow(/FOREIGN KEY constraint failed/);
     });
   });
@@ -187,7 +207,11 @@ describe.skipIf(process.env.BENEFITS_TEST_DATABASE === 'postgres')('NodeSqliteDi
     /** Writes about 5 MB in 500 small transactions: past SQLite's own 1,000-page checkpoint threshold. */
     async function writeMegabytes(db: Kysely<any>): Promise<void> {
       await sql`create table blobs (id integer primary key, body text not null)`.execute(db);
-      for (let i = 0; i < 500; i += 1) await db.insertInto('blobs').values({ id: i, body: 'x'.repeat(10_000) }).execute();
+      for (let i = 0; i < 500; i += 1)
+        await db
+          .insertInto('blobs')
+          .values({ id: i, body: 'x'.repeat(10_000) })
+          .execute();
     }
 
     /** Until the checkpoint thread has its connection open, commits checkpoint as SQLite does by default. */
@@ -251,7 +275,9 @@ import { Kysely, sql } from 'kysely';
 
     it('when a file database opens, then its log is truncated back to the log size limit whenever it starts over', async () => {
       expect((await sql`pragma journal_size_limit`.execute(open(tempPath()))).rows).toEqual([{ journal_size_limit: 64 * 1024 * 1024 }]);
-      expect((await sql`pragma journal_size_limit`.execute(open(tempPath(), { walSizeLimitBytes: 1_000_000 }))).rows).toEqual([{ journal_size_limit: 1_000_000 }]);
+      expect((await sql`pragma journal_size_limit`.execute(open(tempPath(), { walSizeLimitBytes: 1_000_000 }))).rows).toEqual([
+        { journal_size_limit: 1_000_000 },
+      ]);
     });
 
     it('when writes and reads go on without a break, then the log still starts over past its limit and its file stays bounded', async () => {
@@ -275,7 +301,12 @@ import { Kysely, sql } from 'kysely';
       const writer = async () => {
         while (next < rows) {
           const id = next++;
-          await db.transaction().execute((trx) => trx.insertInto('blobs').values({ id, body: `${id}`.padEnd(4000, 'x') }).execute());
+          await db.transaction().execute((trx) =>
+            trx
+              .insertInto('blobs')
+              .values({ id, body: `${id}`.padEnd(4000, 'x') })
+              .execute(),
+          );
           await nextTurn();
         }
       };
@@ -307,7 +338,10 @@ import { Kysely, sql } from 'kysely';
 
       await expect(
         db.transaction().execute(async (trx) => {
-          await trx.insertInto('items').values([{ name: 'a' }, { name: 'b' }]).execute();
+          await trx
+            .insertInto('items')
+            .values([{ name: 'a' }, { name: 'b' }])
+            .execute();
           await trx.updateTable('items').set({ quantity: 99 }).where('name', '=', 'before').execute();
           await trx.deleteFrom('items').where('name', '=', 'a').execute();
           throw failure;
@@ -331,7 +365,10 @@ import { Kysely, sql } from 'kysely';
     it('when a transaction commits, then its writes survive closing and reopening the file', async () => {
       const { db, path } = await openWithItems();
       const result = await db.transaction().execute(async (trx) => {
-        await trx.insertInto('items').values([{ name: 'kept-1' }, { name: 'kept-2' }]).execute();
+        await trx
+          .insertInto('items')
+          .values([{ name: 'kept-1' }, { name: 'kept-2' }])
+          .execute();
         return 'done';
       });
       expect(result).toBe('done');
@@ -424,7 +461,11 @@ import { Kysely, sql } from 'kysely';
           db.transaction().execute(async (trx) => {
             const { value } = await trx.selectFrom('counter').select('value').where('id', '=', 1).executeTakeFirstOrThrow();
             await delay(index % 2 === 0 ? 0 : 2);
-            await trx.updateTable('counter').set({ value: (value as number) + 1 }).where('id', '=', 1).execute();
+            await trx
+              .updateTable('counter')
+              .set({ value: (value as number) + 1 })
+              .where('id', '=', 1)
+              .execute();
           }),
         ),
       );
@@ -441,7 +482,11 @@ import { Kysely, sql } from 'kysely';
         ...Array.from({ length: 10 }, () =>
           db.transaction().execute(async (trx) => {
             const before = await counterValue(trx);
-            await trx.updateTable('counter').set({ value: before + 1 }).where('id', '=', 1).execute();
+            await trx
+              .updateTable('counter')
+              .set({ value: before + 1 })
+              .where('id', '=', 1)
+              .execute();
             await delay(1);
             expect(await counterValue(trx)).toBe(before + 1);
           }),
@@ -667,7 +712,10 @@ import { Kysely, sql } from 'kysely';
       await Promise.all(
         Array.from({ length: 30 }, async (_, index) => {
           await db.transaction().execute(async (trx) => {
-            await trx.insertInto('items').values({ name: `item-${index}` }).execute();
+            await trx
+              .insertInto('items')
+              .values({ name: `item-${index}` })
+              .execute();
             await delay(0);
           });
           seenAtResolve.push(committedElsewhere(path, `item-${index}`));
@@ -716,7 +764,10 @@ import { Kysely, sql } from 'kysely';
     it('when the COMMIT of a group fails, then every transaction of the group fails, none of their writes remain, and the connection goes on', async () => {
       // A long group delay: the three start in one turn of the event loop and commit together, however slow the machine.
       const { db } = await openWithItems({ maxGroupDelayMs: 60_000 });
-      await db.schema.createTable('children').addColumn('item_id', 'integer', (c) => c.notNull().references('items.id')).execute();
+      await db.schema
+        .createTable('children')
+        .addColumn('item_id', 'integer', (c) => c.notNull().references('items.id'))
+        .execute();
       const results = await Promise.allSettled([
         db.transaction().execute(async (trx) => {
           await trx.insertInto('items').values({ name: 'innocent' }).execute();
@@ -754,7 +805,11 @@ import { Kysely, sql } from 'kysely';
           db.transaction().execute(async (trx) => {
             const value = await counterValue(trx);
             await delay(0);
-            await trx.updateTable('counter').set({ value: value + 1 }).where('id', '=', 1).execute();
+            await trx
+              .updateTable('counter')
+              .set({ value: value + 1 })
+              .where('id', '=', 1)
+              .execute();
           }),
         ),
       );
@@ -795,14 +850,22 @@ import { Kysely, sql } from 'kysely';
     it('when a unique column is duplicated, then the error is a unique violation', async () => {
       const { db } = await openWithItems();
       await db.insertInto('items').values({ name: 'twin' }).execute();
-      const error: unknown = await db.insertInto('items').values({ name: 'twin' }).execute().catch((caught: unknown) => caught);
+      const error: unknown = await db
+        .insertInto('items')
+        .values({ name: 'twin' })
+        .execute()
+        .catch((caught: unknown) => caught);
       expect(isUniqueViolation(error)).toBe(true);
     });
 
     it('when a primary key is duplicated, then the error is a unique violation', async () => {
       const { db } = await openWithItems();
       await db.insertInto('items').values({ id: 1, name: 'one' }).execute();
-      const error: unknown = await db.insertInto('items').values({ id: 1, name: 'uno' }).execute().catch((caught: unknown) => caught);
+      const error: unknown = await db
+        .insertInto('items')
+        .values({ id: 1, name: 'uno' })
+        .execute()
+        .catch((caught: unknown) => caught);
       expect(isUniqueViolation(error)).toBe(true);
     });
 

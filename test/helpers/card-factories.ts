@@ -72,7 +72,15 @@ export async function insertEnrolledCoverage(
     dependentIds.push(id);
   }
 
-  const coverage = { volume_cents: null, requested_volume_cents: null, volume_approved_at: null, eoi_dismissed_at: null, eoi_status: 'not_required', primary_care_provider: null, member_id_card_id: null } as const;
+  const coverage = {
+    volume_cents: null,
+    requested_volume_cents: null,
+    volume_approved_at: null,
+    eoi_dismissed_at: null,
+    eoi_status: 'not_required',
+    primary_care_provider: null,
+    member_id_card_id: null,
+  } as const;
   const planIds: string[] = [];
   const enrolledPlanIds: string[] = [];
   const enrolledDependentIds: string[] = [];

@@ -30,7 +30,13 @@ export async function createEnrollmentWorld(t: TestContext, options: { waitingPe
     }
     return created;
   };
-  const medical = await plan({ group: manualGroup.id, plan_name: 'Gold PPO', line_of_coverage: 'medical', premium_type: 'composite', composite_rates: compositeRates() });
+  const medical = await plan({
+    group: manualGroup.id,
+    plan_name: 'Gold PPO',
+    line_of_coverage: 'medical',
+    premium_type: 'composite',
+    composite_rates: compositeRates(),
+  });
   const medicalSilver = await plan({
     group: manualGroup.id,
     plan_name: 'Silver HMO',
@@ -39,8 +45,20 @@ export async function createEnrollmentWorld(t: TestContext, options: { waitingPe
     composite_rates: compositeRates({ member: '400.00', member_family: '1300.00' }),
     requires_primary_care_provider: true,
   });
-  const dental = await plan({ group: apiGroup.id, plan_name: 'Dental Plus', line_of_coverage: 'dental', premium_type: 'composite', composite_rates: compositeRates({ member: '40.00', member_family: '120.00' }) });
-  const dentalRejected = await plan({ group: rejectingGroup.id, plan_name: 'Dental Basic', line_of_coverage: 'dental', premium_type: 'composite', composite_rates: compositeRates({ member: '30.00' }) });
+  const dental = await plan({
+    group: apiGroup.id,
+    plan_name: 'Dental Plus',
+    line_of_coverage: 'dental',
+    premium_type: 'composite',
+    composite_rates: compositeRates({ member: '40.00', member_family: '120.00' }),
+  });
+  const dentalRejected = await plan({
+    group: rejectingGroup.id,
+    plan_name: 'Dental Basic',
+    line_of_coverage: 'dental',
+    premium_type: 'composite',
+    composite_rates: compositeRates({ member: '30.00' }),
+  });
   const vision = await plan({ group: ediGroup.id, plan_name: 'Vision Care', line_of_coverage: 'vision' }, false);
   const life = await plan({ group: manualGroup.id, plan_name: 'Basic Life', line_of_coverage: 'life', guaranteed_issue_volume: '50000.00' }, false);
 
@@ -51,7 +69,16 @@ export async function createEnrollmentWorld(t: TestContext, options: { waitingPe
   const child = await createDependent(admin, { member: member.id, member_relationship: 'child', first_name: 'Kim', dob: '2015-06-01' });
   const secondChild = await createDependent(admin, { member: member.id, member_relationship: 'child', first_name: 'Lee', dob: '2018-09-09' });
   const grownChild = await createDependent(admin, { member: member.id, member_relationship: 'child', first_name: 'Max', dob: '1998-01-01' });
-  return { admin, employer, carrier, window, groups: { manualGroup, apiGroup, ediGroup, rejectingGroup }, plans: { medical, medicalSilver, dental, dentalRejected, vision, life }, member, family: { spouse, child, secondChild, grownChild } };
+  return {
+    admin,
+    employer,
+    carrier,
+    window,
+    groups: { manualGroup, apiGroup, ediGroup, rejectingGroup },
+    plans: { medical, medicalSilver, dental, dentalRejected, vision, life },
+    member,
+    family: { spouse, child, secondChild, grownChild },
+  };
 }
 
 /** An open enrollment window through the API (2026-03-01 to 2026-03-31, renewing 2026-04-01), activated. */
@@ -67,7 +94,13 @@ export type EnrollmentWorld = Awaited<ReturnType<typeof createEnrollmentWorld>>;
 
 /** Creates an enrollment through the API and checks it was created. */
 export async function createEnrollment(world: EnrollmentWorld, body: Record<string, unknown>) {
-  const response = await world.admin.post('/enrollments', { member: world.member.id, category: 'open_enrollment', reason: 'open_enrollment', effective_start: '2026-04-01', ...body });
+  const response = await world.admin.post('/enrollments', {
+    member: world.member.id,
+    category: 'open_enrollment',
+    reason: 'open_enrollment',
+    effective_start: '2026-04-01',
+    ...body,
+  });
   if (response.status !== 201) throw new Error(`POST /enrollments answered ${response.status}: ${response.text}`);
   return response.body;
 }

@@ -9,18 +9,20 @@ export function lifeEventTableRows(rules: Readonly<Record<string, LifeEventRule>
   return [
     '| reason | window | from | future event | may add | may drop | plan change | coverage starts | source |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...Object.entries(rules).map(([reason, rule]) =>
-      [
-        `\`${reason}\``,
-        rule.medicaidChipWindowDays === undefined ? `${rule.windowDays} days` : `${rule.windowDays} days (${rule.medicaidChipWindowDays} for Medicaid/CHIP)`,
-        rule.windowFrom === 'hire_date' ? 'hire date on record' : 'change_date',
-        rule.futureDays === 0 ? 'no' : `up to ${rule.futureDays} days`,
-        persons(rule.add) + (rule.mustAdd ? ` (must add a ${rule.mustAdd})` : ''),
-        persons(rule.drop),
-        planChange[rule.changePlan],
-        start[rule.coverageStart],
-        rule.source,
-      ].join(' | '),
-    ).map((row) => `| ${row} |`),
+    ...Object.entries(rules)
+      .map(([reason, rule]) =>
+        [
+          `\`${reason}\``,
+          rule.medicaidChipWindowDays === undefined ? `${rule.windowDays} days` : `${rule.windowDays} days (${rule.medicaidChipWindowDays} for Medicaid/CHIP)`,
+          rule.windowFrom === 'hire_date' ? 'hire date on record' : 'change_date',
+          rule.futureDays === 0 ? 'no' : `up to ${rule.futureDays} days`,
+          persons(rule.add) + (rule.mustAdd ? ` (must add a ${rule.mustAdd})` : ''),
+          persons(rule.drop),
+          planChange[rule.changePlan],
+          start[rule.coverageStart],
+          rule.source,
+        ].join(' | '),
+      )
+      .map((row) => `| ${row} |`),
   ];
 }

@@ -134,7 +134,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
 }
 
 type OpenApiResponse = { $ref?: string; headers?: Record<string, unknown> };
-type OpenApiDocument = { paths: Record<string, Record<string, { responses: Record<string, OpenApiResponse> }>>; components?: { responses?: Record<string, OpenApiResponse> } };
+type OpenApiDocument = {
+  paths: Record<string, Record<string, { responses: Record<string, OpenApiResponse> }>>;
+  components?: { responses?: Record<string, OpenApiResponse> };
+};
 
 /** What each route answered: `METHOD /path/{param} status header,header` once per distinct answer. */
 function recordAnswers(app: App): Set<string> {
@@ -142,7 +145,10 @@ function recordAnswers(app: App): Set<string> {
   app.addHook('onResponse', async (request, reply) => {
     const url = request.routeOptions.url;
     if (url === undefined) return;
-    const headers = Object.keys(reply.getHeaders()).map((name) => name.toLowerCase()).sort().join(',');
+    const headers = Object.keys(reply.getHeaders())
+      .map((name) => name.toLowerCase())
+      .sort()
+      .join(',');
     answers.add(`${request.method} ${url.replace(/:(\w+)/g, '{$1}')} ${reply.statusCode} ${headers}`);
   });
   return answers;

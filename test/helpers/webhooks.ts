@@ -56,7 +56,9 @@ export async function startReceiver(): Promise<Receiver> {
       answer = next;
     },
     events: (path) =>
-      requests.filter((request) => path === undefined || request.path === path).map((request) => JSON.parse(request.body) as ReturnType<Receiver['events']>[number]),
+      requests
+        .filter((request) => path === undefined || request.path === path)
+        .map((request) => JSON.parse(request.body) as ReturnType<Receiver['events']>[number]),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -86,7 +88,12 @@ export async function createWebhookTestApp(options: WebhookTestOptions = {}): Pr
   const allowLoopback = options.allowLoopback ?? true;
   const t = await createTestApp({ env: { WEBHOOKS_ALLOW_LOOPBACK: String(allowLoopback) } });
   const sender = new WebhookSender({ allowLoopback, timeoutMs: options.timeoutMs ?? 2000, ...(options.resolve ? { resolve: options.resolve } : {}) });
-  const handlers = buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter(), webhooks: { encryptionKey: TEST_ENCRYPTION_KEY, sender } });
+  const handlers = buildJobHandlers({
+    db: t.database.db,
+    clock: t.clock,
+    adapter: new SandboxCarrierAdapter(),
+    webhooks: { encryptionKey: TEST_ENCRYPTION_KEY, sender },
+  });
   const worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers, log: silent, batchSize: 50 });
   return {
     ...t,

@@ -86,11 +86,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', timestamp, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('carrier_groups_page').on('carrier_groups').columns(['provider_id', 'created_at', 'id']).execute();
-  await db.schema
-    .createIndex('carrier_groups_employer_page')
-    .on('carrier_groups')
-    .columns(['provider_id', 'employer_id', 'created_at', 'id'])
-    .execute();
+  await db.schema.createIndex('carrier_groups_employer_page').on('carrier_groups').columns(['provider_id', 'employer_id', 'created_at', 'id']).execute();
 
   await db.schema
     .createTable('business_units')
@@ -108,11 +104,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', timestamp, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('business_units_page').on('business_units').columns(['provider_id', 'created_at', 'id']).execute();
-  await db.schema
-    .createIndex('business_units_employer_page')
-    .on('business_units')
-    .columns(['provider_id', 'employer_id', 'created_at', 'id'])
-    .execute();
+  await db.schema.createIndex('business_units_employer_page').on('business_units').columns(['provider_id', 'employer_id', 'created_at', 'id']).execute();
 
   await db.schema
     .createTable('subclasses')
@@ -125,26 +117,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', timestamp, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('subclasses_page').on('subclasses').columns(['provider_id', 'created_at', 'id']).execute();
-  await db.schema
-    .createIndex('subclasses_employer_page')
-    .on('subclasses')
-    .columns(['provider_id', 'employer_id', 'created_at', 'id'])
-    .execute();
-
+  await db.schema.createIndex('subclasses_employer_page').on('subclasses').columns(['provider_id', 'employer_id', 'created_at', 'id']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of [
-    'subclasses',
-    'business_units',
-    'carrier_groups',
-    'carriers',
-    'idempotency_keys',
-    'api_keys',
-    'employers',
-    'providers',
-    'settings',
-  ]) {
+  for (const table of ['subclasses', 'business_units', 'carrier_groups', 'carriers', 'idempotency_keys', 'api_keys', 'employers', 'providers', 'settings']) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -8,7 +8,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   const json = postgres ? 'jsonb' : 'text';
 
   // Groups carry metadata (the sandbox carrier adapter reads its instructions there).
-  await db.schema.alterTable('carrier_groups').addColumn('metadata', json, (c) => c.notNull().defaultTo('{}')).execute();
+  await db.schema
+    .alterTable('carrier_groups')
+    .addColumn('metadata', json, (c) => c.notNull().defaultTo('{}'))
+    .execute();
 
   await db.schema
     .createTable('benefit_changes')

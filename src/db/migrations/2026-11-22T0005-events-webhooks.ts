@@ -83,7 +83,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('completed_at', timestamp)
     .execute();
   await db.schema.createIndex('webhook_deliveries_page').on('webhook_deliveries').columns(['endpoint_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('webhook_deliveries_order').on('webhook_deliveries').columns(['endpoint_id', 'object_id', 'status', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_order')
+    .on('webhook_deliveries')
+    .columns(['endpoint_id', 'object_id', 'status', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('webhook_attempts')

@@ -4,7 +4,10 @@ import { type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   // ACA small-group age rating: at most the three oldest covered children under 21 are charged.
-  await db.schema.alterTable('plans').addColumn('aca_child_rating_limit', 'boolean', (c) => c.notNull().defaultTo(false)).execute();
+  await db.schema
+    .alterTable('plans')
+    .addColumn('aca_child_rating_limit', 'boolean', (c) => c.notNull().defaultTo(false))
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -11,7 +11,10 @@ export async function insertProvider(db: Executor, row: ProviderRow): Promise<vo
 }
 
 export async function countProviders(db: Executor): Promise<number> {
-  const { count } = await db.selectFrom('providers').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  const { count } = await db
+    .selectFrom('providers')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
   return Number(count);
 }
 
@@ -43,12 +46,7 @@ export function findApiKeyAnywhere(db: Executor, id: string): Promise<ApiKeyRow 
 }
 
 export async function revokeApiKey(db: Executor, id: string, revokedAt: string): Promise<boolean> {
-  const result = await db
-    .updateTable('api_keys')
-    .set({ revoked_at: revokedAt })
-    .where('id', '=', id)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+  const result = await db.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 

@@ -105,12 +105,7 @@ export class ApiKeyService {
       throw new ValidationFailed([inputError(['employer'], 'Admin keys cover the whole provider; leave employer out.')]);
     }
     if (employerId !== null) {
-      const employer = await trx
-        .selectFrom('employers')
-        .select('id')
-        .where('provider_id', '=', providerId)
-        .where('id', '=', employerId)
-        .executeTakeFirst();
+      const employer = await trx.selectFrom('employers').select('id').where('provider_id', '=', providerId).where('id', '=', employerId).executeTakeFirst();
       if (!employer) throw new ValidationFailed([inputError(['employer'], 'No such employer.')]);
     }
     const secret = randomBase62(SECRET_LENGTH);
@@ -186,8 +181,7 @@ export class ApiKeyService {
 
   /** Revokes a key of the provider; a revoked key is refused from the next request on. */
   async revokeKey(providerId: string | null, id: string): Promise<ApiKeyResponse> {
-    const row =
-      providerId === null ? await repository.findApiKeyAnywhere(this.#db, id) : await repository.findApiKeyById(this.#db, providerId, id);
+    const row = providerId === null ? await repository.findApiKeyAnywhere(this.#db, id) : await repository.findApiKeyById(this.#db, providerId, id);
     if (!row) throw new NotFound('API key');
     if (row.revoked_at !== null) throw new AppError('invalid_state', 'This API key is already revoked.');
     const revokedAt = this.#clock.now().toISOString();

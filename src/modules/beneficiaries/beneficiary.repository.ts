@@ -15,12 +15,7 @@ export function lockBeneficiaryById(trx: Transaction<Database>, scope: Scope, id
   return forUpdate(trx, beneficiaries(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 
-export function listBeneficiaries(
-  db: Executor,
-  scope: Scope,
-  filter: { memberId?: string | undefined },
-  page: PageRequest,
-): Promise<Page<BeneficiaryRow>> {
+export function listBeneficiaries(db: Executor, scope: Scope, filter: { memberId?: string | undefined }, page: PageRequest): Promise<Page<BeneficiaryRow>> {
   let query = beneficiaries(db, scope);
   if (filter.memberId !== undefined) query = query.where('member_id', '=', filter.memberId);
   return paginate(query, page);

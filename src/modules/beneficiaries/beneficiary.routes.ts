@@ -1,12 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Paginator } from '../../http/pagination.ts';
 import { registerResourceRoutes } from '../../http/resource-routes.ts';
-import {
-  BeneficiarySchema,
-  CreateBeneficiaryBodySchema,
-  ListBeneficiariesQuerySchema,
-  UpdateBeneficiaryBodySchema,
-} from './beneficiary.schemas.ts';
+import { BeneficiarySchema, CreateBeneficiaryBodySchema, ListBeneficiariesQuerySchema, UpdateBeneficiaryBodySchema } from './beneficiary.schemas.ts';
 import type { BeneficiaryService } from './beneficiary.service.ts';
 
 export function registerBeneficiaryRoutes(app: FastifyInstance, deps: { beneficiaries: BeneficiaryService; pages: Paginator }): void {

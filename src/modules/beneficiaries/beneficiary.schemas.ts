@@ -1,31 +1,25 @@
 import { Type, type Static } from 'typebox';
-import {
-  AddressResponseSchema,
-  AddressSchema,
-  DateSchema,
-  IdSchema,
-  Nullable,
-  PageQuerySchema,
-  StringEnum,
-  TimestampSchema,
-} from '../../http/schemas.ts';
+import { AddressResponseSchema, AddressSchema, DateSchema, IdSchema, Nullable, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
 import { LastFourDigitsSchema } from '../dependents/dependent.schemas.ts';
 import { PhoneNumberSchema } from '../employers/employer.schemas.ts';
 import { BENEFICIARY_RELATIONSHIPS } from './beneficiary.table.ts';
 
 const FullNameSchema = Type.String({ minLength: 1, maxLength: 255 });
 
-export const BeneficiarySchema = Type.Object({
-  id: IdSchema,
-  member: IdSchema,
-  full_name: Type.String(),
-  member_relationship: StringEnum(BENEFICIARY_RELATIONSHIPS),
-  tin_last_four: Nullable(Type.String({ description: 'Last four digits of the SSN or other taxpayer id' })),
-  address: Nullable(AddressResponseSchema),
-  phone_number: Nullable(Type.String()),
-  dob: Nullable(DateSchema),
-  created_at: TimestampSchema,
-}, { title: 'Beneficiary' });
+export const BeneficiarySchema = Type.Object(
+  {
+    id: IdSchema,
+    member: IdSchema,
+    full_name: Type.String(),
+    member_relationship: StringEnum(BENEFICIARY_RELATIONSHIPS),
+    tin_last_four: Nullable(Type.String({ description: 'Last four digits of the SSN or other taxpayer id' })),
+    address: Nullable(AddressResponseSchema),
+    phone_number: Nullable(Type.String()),
+    dob: Nullable(DateSchema),
+    created_at: TimestampSchema,
+  },
+  { title: 'Beneficiary' },
+);
 export type BeneficiaryResponse = Static<typeof BeneficiarySchema>;
 
 const writable = {

@@ -44,7 +44,14 @@ describe('diffCoverage of one elected line against the coverage before it', () =
     [
       'everything differs, then every kind is listed in CHANGE_KINDS order',
       before,
-      after({ planId: 'plan_silver', effectiveEnd: '2027-12-31', dependentIds: [], volumeCents: 100, employerContributionCents: 1, memberContributionCents: 2 }),
+      after({
+        planId: 'plan_silver',
+        effectiveEnd: '2027-12-31',
+        dependentIds: [],
+        volumeCents: 100,
+        employerContributionCents: 1,
+        memberContributionCents: 2,
+      }),
       'change',
       ['date_change', 'plan_change', 'dependent_change', 'volume_change', 'contribution_change'],
     ],
@@ -52,19 +59,33 @@ describe('diffCoverage of one elected line against the coverage before it', () =
     [
       'the plan is renewed by its successor for a new year at new rates',
       before,
-      after({ planId: 'plan_gold_2027', previousPlanId: 'plan_gold', effectiveStart: '2027-01-01', effectiveEnd: '2027-12-31', memberContributionCents: 12_000 }),
+      after({
+        planId: 'plan_gold_2027',
+        previousPlanId: 'plan_gold',
+        effectiveStart: '2027-01-01',
+        effectiveEnd: '2027-12-31',
+        memberContributionCents: 12_000,
+      }),
       'change',
       ['date_change', 'contribution_change'],
     ],
     ['the new plan renews another plan, not this one', before, after({ planId: 'plan_silver_2027', previousPlanId: 'plan_silver' }), 'change', ['plan_change']],
-    ['the member goes back from the successor to the plan it renews', item({ planId: 'plan_gold_2027', previousPlanId: 'plan_gold' }), after({ planId: 'plan_gold' }), 'change', ['plan_change']],
+    [
+      'the member goes back from the successor to the plan it renews',
+      item({ planId: 'plan_gold_2027', previousPlanId: 'plan_gold' }),
+      after({ planId: 'plan_gold' }),
+      'change',
+      ['plan_change'],
+    ],
     ['plan and dependents differ', before, after({ planId: 'plan_silver', dependentIds: [] }), 'change', ['plan_change', 'dependent_change']],
     ['plan and contributions differ', before, after({ planId: 'plan_silver', employerContributionCents: 1 }), 'change', ['plan_change', 'contribution_change']],
   ];
 
   it.each(cases)('when %s, then it is as expected, dated by the new coverage', (_name, previous, next, status, changes) => {
     const result = diffCoverage(previous ? [previous] : [], [next], [], START);
-    expect(result).toEqual([{ lineOfCoverage: 'medical', status, changes, previous, next, coverageStart: next.effectiveStart, coverageEnd: next.effectiveEnd }]);
+    expect(result).toEqual([
+      { lineOfCoverage: 'medical', status, changes, previous, next, coverageStart: next.effectiveStart, coverageEnd: next.effectiveEnd },
+    ]);
   });
 });
 
@@ -100,7 +121,9 @@ describe('diffCoverage of a line whose plan moves to another carrier group', () 
 
   it.each(cases)('when %s, then the changes are as expected', (_name, next, expected) => {
     const result = diffCoverage([before], [next], [], START);
-    expect(result.map((change): Entry => [change.status, change.changes, change.previous?.enrolledPlanId ?? null, change.next?.enrolledPlanId ?? null])).toEqual(expected);
+    expect(
+      result.map((change): Entry => [change.status, change.changes, change.previous?.enrolledPlanId ?? null, change.next?.enrolledPlanId ?? null]),
+    ).toEqual(expected);
     expect(result.every((change) => change.lineOfCoverage === 'medical')).toBe(true);
   });
 
@@ -122,10 +145,46 @@ describe('diffCoverage coverage dates of every status', () => {
     ['a waived line: the old coverage up to the day before', [before], [], ['medical'], START, 'removed', '2026-01-01', '2026-05-31'],
     ['a waived open-ended coverage: up to the day before', [item({ effectiveEnd: null })], [], ['medical'], START, 'removed', '2026-01-01', '2026-05-31'],
     ['a waived coverage ending sooner: its own end', [item({ effectiveEnd: '2026-03-31' })], [], ['medical'], START, 'removed', '2026-01-01', '2026-03-31'],
-    ['a waived coverage ending that very day: its own end', [item({ effectiveEnd: '2026-05-31' })], [], ['medical'], START, 'removed', '2026-01-01', '2026-05-31'],
-    ['a termination (coverage ends 2026-03-10, the enrollment starts the day after)', [before], [], ['medical'], '2026-03-11', 'removed', '2026-01-01', '2026-03-10'],
-    ['a change on January 1: the old coverage ends on December 31', [item({ effectiveStart: '2025-01-01', effectiveEnd: null })], [], ['medical'], '2026-01-01', 'removed', '2025-01-01', '2025-12-31'],
-    ['a change on March 1 of a leap year: the old coverage ends on February 29', [item({ effectiveStart: '2028-01-01', effectiveEnd: null })], [], ['medical'], '2028-03-01', 'removed', '2028-01-01', '2028-02-29'],
+    [
+      'a waived coverage ending that very day: its own end',
+      [item({ effectiveEnd: '2026-05-31' })],
+      [],
+      ['medical'],
+      START,
+      'removed',
+      '2026-01-01',
+      '2026-05-31',
+    ],
+    [
+      'a termination (coverage ends 2026-03-10, the enrollment starts the day after)',
+      [before],
+      [],
+      ['medical'],
+      '2026-03-11',
+      'removed',
+      '2026-01-01',
+      '2026-03-10',
+    ],
+    [
+      'a change on January 1: the old coverage ends on December 31',
+      [item({ effectiveStart: '2025-01-01', effectiveEnd: null })],
+      [],
+      ['medical'],
+      '2026-01-01',
+      'removed',
+      '2025-01-01',
+      '2025-12-31',
+    ],
+    [
+      'a change on March 1 of a leap year: the old coverage ends on February 29',
+      [item({ effectiveStart: '2028-01-01', effectiveEnd: null })],
+      [],
+      ['medical'],
+      '2028-03-01',
+      'removed',
+      '2028-01-01',
+      '2028-02-29',
+    ],
   ];
 
   it.each(cases)('when %s', (_name, previous, next, waived, start, status, coverageStart, coverageEnd) => {
@@ -156,7 +215,12 @@ describe('diffCoverage of a whole enrollment', () => {
 
   it('when lines are elected, kept, moved, waived and left out, then elected ones come first in their order (a move as removed then new), then waived ones, and untouched lines are absent', () => {
     const previous = [line('medical', 'm0'), line('dental', 'd0'), line('vision', 'v0'), line('life', 'l0'), line('accident', 'a0')];
-    const next = [item({ ...line('dental', 'd1'), dependentIds: [] }), line('hsa', 'h1'), item({ ...line('accident', 'a1'), groupId: 'grp_carrier_b' }), line('medical', 'm1')];
+    const next = [
+      item({ ...line('dental', 'd1'), dependentIds: [] }),
+      line('hsa', 'h1'),
+      item({ ...line('accident', 'a1'), groupId: 'grp_carrier_b' }),
+      line('medical', 'm1'),
+    ];
     const result = diffCoverage(previous, next, ['vision', 'critical_illness'], START);
     expect(result.map((change) => [change.lineOfCoverage, change.status, change.changes])).toEqual([
       ['dental', 'change', ['dependent_change']],

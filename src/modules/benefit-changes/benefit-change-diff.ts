@@ -45,7 +45,12 @@ export interface LineChange {
  * group then `new` for the new one: each carrier hears about its own side of the move. Lines it does not
  * mention keep their coverage and get no entry, and waiving a line the member never had changes nothing.
  */
-export function diffCoverage(previous: readonly CoverageItem[], next: readonly CoverageItem[], waivedLines: readonly LineOfCoverage[], start: string): LineChange[] {
+export function diffCoverage(
+  previous: readonly CoverageItem[],
+  next: readonly CoverageItem[],
+  waivedLines: readonly LineOfCoverage[],
+  start: string,
+): LineChange[] {
   const previousByLine = new Map(previous.map((item) => [item.lineOfCoverage, item]));
   const out: LineChange[] = [];
   for (const item of next) {
@@ -79,7 +84,15 @@ export function diffCoverage(previous: readonly CoverageItem[], next: readonly C
 }
 
 function added(item: CoverageItem): LineChange {
-  return { lineOfCoverage: item.lineOfCoverage, status: 'new', changes: [], previous: null, next: item, coverageStart: item.effectiveStart, coverageEnd: item.effectiveEnd };
+  return {
+    lineOfCoverage: item.lineOfCoverage,
+    status: 'new',
+    changes: [],
+    previous: null,
+    next: item,
+    coverageStart: item.effectiveStart,
+    coverageEnd: item.effectiveEnd,
+  };
 }
 
 function removed(item: CoverageItem, start: string): LineChange {

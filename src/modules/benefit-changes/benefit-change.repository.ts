@@ -18,7 +18,9 @@ export function lockBenefitChangeById(trx: Transaction<Database>, scope: Scope, 
 
 /** The enrollment, if the caller may see it (employer keys: their employer's only). */
 export function findEnrollmentById(db: Executor, scope: Scope, id: string): Promise<{ id: string; status: EnrollmentStatus } | undefined> {
-  return inScope(db.selectFrom('enrollments').select(['id', 'status']), scope, 'enrollments', 'employer_id').where('id', '=', id).executeTakeFirst();
+  return inScope(db.selectFrom('enrollments').select(['id', 'status']), scope, 'enrollments', 'employer_id')
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function listBenefitChangesOfEnrollment(db: Executor, enrollmentId: string): Promise<BenefitChangeRow[]> {
@@ -38,7 +40,11 @@ export async function findConnectionMethodsOfGroups(db: Executor, providerId: st
 }
 
 export async function insertBenefitChanges(trx: Transaction<Database>, rows: readonly BenefitChangeRow[]): Promise<void> {
-  if (rows.length > 0) await trx.insertInto('benefit_changes').values([...rows]).execute();
+  if (rows.length > 0)
+    await trx
+      .insertInto('benefit_changes')
+      .values([...rows])
+      .execute();
 }
 
 /** Writes the fields a person or a carrier outcome may change. */
@@ -64,7 +70,12 @@ export async function transitionDelivery(
   from: readonly DeliveryState[],
   to: { delivery_state: DeliveryState; completed_at?: string | null; memo?: string | null },
 ): Promise<boolean> {
-  const result = await trx.updateTable('benefit_changes').set(to).where('id', '=', id).where('delivery_state', 'in', [...from]).executeTakeFirst();
+  const result = await trx
+    .updateTable('benefit_changes')
+    .set(to)
+    .where('id', '=', id)
+    .where('delivery_state', 'in', [...from])
+    .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 

@@ -194,7 +194,10 @@ export class BenefitChangeService {
  * The event of a change to a benefit change: its hand-off completing, rejected or reopened, else `updated`
  * (memo, assignee, or a new completion date of a change already completed).
  */
-export function deliveryEventAction(before: Pick<BenefitChangeRow, 'delivery_state'>, after: Pick<BenefitChangeRow, 'delivery_state'>): EventAction<'benefit_change'> {
+export function deliveryEventAction(
+  before: Pick<BenefitChangeRow, 'delivery_state'>,
+  after: Pick<BenefitChangeRow, 'delivery_state'>,
+): EventAction<'benefit_change'> {
   if (before.delivery_state === after.delivery_state) return 'updated';
   switch (after.delivery_state) {
     case 'completed':
@@ -243,6 +246,11 @@ export async function markDelivered(trx: Transaction<Database>, clock: Clock, ev
   const completed = await repository.completeChangesAwaitingFile(trx, ids, { completed_at: clock.now().toISOString(), memo });
   const byEnrollment = Map.groupBy(completed, (row) => row.enrollment_id);
   for (const enrollmentId of [...byEnrollment.keys()].sort()) {
-    await rollUpEnrollment(trx, events, enrollmentId, byEnrollment.get(enrollmentId)!.map((row) => eventOf('benefit_change', 'completed', row)));
+    await rollUpEnrollment(
+      trx,
+      events,
+      enrollmentId,
+      byEnrollment.get(enrollmentId)!.map((row) => eventOf('benefit_change', 'completed', row)),
+    );
   }
 }

@@ -15,12 +15,7 @@ export function lockBusinessUnitById(trx: Transaction<Database>, scope: Scope, i
   return forUpdate(trx, businessUnits(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 
-export function listBusinessUnits(
-  db: Executor,
-  scope: Scope,
-  filter: { employerId?: string | undefined },
-  page: PageRequest,
-): Promise<Page<BusinessUnitRow>> {
+export function listBusinessUnits(db: Executor, scope: Scope, filter: { employerId?: string | undefined }, page: PageRequest): Promise<Page<BusinessUnitRow>> {
   let query = businessUnits(db, scope);
   if (filter.employerId !== undefined) query = query.where('employer_id', '=', filter.employerId);
   return paginate(query, page);

@@ -1,12 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Paginator } from '../../http/pagination.ts';
 import { registerResourceRoutes } from '../../http/resource-routes.ts';
-import {
-  BusinessUnitSchema,
-  CreateBusinessUnitBodySchema,
-  ListBusinessUnitsQuerySchema,
-  UpdateBusinessUnitBodySchema,
-} from './business-unit.schemas.ts';
+import { BusinessUnitSchema, CreateBusinessUnitBodySchema, ListBusinessUnitsQuerySchema, UpdateBusinessUnitBodySchema } from './business-unit.schemas.ts';
 import type { BusinessUnitService } from './business-unit.service.ts';
 
 export function registerBusinessUnitRoutes(app: FastifyInstance, deps: { businessUnits: BusinessUnitService; pages: Paginator }): void {

@@ -15,20 +15,23 @@ import { FederalEinSchema, PhoneNumberSchema } from '../employers/employer.schem
 
 const NameSchema = Type.String({ minLength: 1, maxLength: 255 });
 
-export const BusinessUnitSchema = Type.Object({
-  id: IdSchema,
-  public_id: Type.String({ pattern: ID_PATTERN, maxLength: 30, description: 'The same value as id' }),
-  employer: IdSchema,
-  legal_name: Type.String({ maxLength: 255 }),
-  trade_name: Nullable(Type.String({ maxLength: 255 })),
-  federal_ein: Nullable(Type.String({ maxLength: 255 })),
-  is_primary: Type.Boolean({ description: "Whether this is the employer's primary business unit (at most one is)" }),
-  address: Nullable(AddressResponseSchema),
-  phone_number: Nullable(Type.String({ maxLength: 10 })),
-  email: Nullable(Type.String({ maxLength: 255 })),
-  metadata: MetadataResponseSchema,
-  created_at: TimestampSchema,
-}, { title: 'BusinessUnit' });
+export const BusinessUnitSchema = Type.Object(
+  {
+    id: IdSchema,
+    public_id: Type.String({ pattern: ID_PATTERN, maxLength: 30, description: 'The same value as id' }),
+    employer: IdSchema,
+    legal_name: Type.String({ maxLength: 255 }),
+    trade_name: Nullable(Type.String({ maxLength: 255 })),
+    federal_ein: Nullable(Type.String({ maxLength: 255 })),
+    is_primary: Type.Boolean({ description: "Whether this is the employer's primary business unit (at most one is)" }),
+    address: Nullable(AddressResponseSchema),
+    phone_number: Nullable(Type.String({ maxLength: 10 })),
+    email: Nullable(Type.String({ maxLength: 255 })),
+    metadata: MetadataResponseSchema,
+    created_at: TimestampSchema,
+  },
+  { title: 'BusinessUnit' },
+);
 export type BusinessUnitResponse = Static<typeof BusinessUnitSchema>;
 
 const writable = {
@@ -58,7 +61,4 @@ export const UpdateBusinessUnitBodySchema = Type.Object(
 );
 export type UpdateBusinessUnitBody = Static<typeof UpdateBusinessUnitBodySchema>;
 
-export const ListBusinessUnitsQuerySchema = Type.Object(
-  { ...PageQuerySchema, employer: Type.Optional(IdSchema) },
-  { additionalProperties: false },
-);
+export const ListBusinessUnitsQuerySchema = Type.Object({ ...PageQuerySchema, employer: Type.Optional(IdSchema) }, { additionalProperties: false });

@@ -49,7 +49,11 @@ async function sendBenefitChange({ db, clock, events, adapter }: CarrierJobDepen
 
   await db.transaction().execute(async (trx) => {
     const settled = outcome.accepted
-      ? { delivery_state: 'completed' as const, completed_at: clock.now().toISOString(), memo: `Accepted by carrier: ${outcome.reference}`.slice(0, MEMO_MAX_LENGTH) }
+      ? {
+          delivery_state: 'completed' as const,
+          completed_at: clock.now().toISOString(),
+          memo: `Accepted by carrier: ${outcome.reference}`.slice(0, MEMO_MAX_LENGTH),
+        }
       : { delivery_state: 'rejected' as const, memo: outcome.reason.slice(0, MEMO_MAX_LENGTH) };
     const applied = await transitionDelivery(trx, id, ['queued', 'sent'], settled);
     if (applied) await rollUpEnrollment(trx, events, change.enrollment_id, [eventOf('benefit_change', settled.delivery_state, { ...change, ...settled })]);

@@ -1,13 +1,16 @@
 import { Type, type Static } from 'typebox';
 import { IdSchema, Nullable, PageQuerySchema, TimestampSchema, UrlSchema } from '../../http/schemas.ts';
 
-export const CarrierSchema = Type.Object({
-  id: IdSchema,
-  legal_name: Type.String(),
-  trade_name: Nullable(Type.String()),
-  logo_url: Nullable(Type.String({ description: 'URL of the carrier logo' })),
-  created_at: TimestampSchema,
-}, { title: 'Carrier' });
+export const CarrierSchema = Type.Object(
+  {
+    id: IdSchema,
+    legal_name: Type.String(),
+    trade_name: Nullable(Type.String()),
+    logo_url: Nullable(Type.String({ description: 'URL of the carrier logo' })),
+    created_at: TimestampSchema,
+  },
+  { title: 'Carrier' },
+);
 export type CarrierResponse = Static<typeof CarrierSchema>;
 
 const writable = {

@@ -30,7 +30,13 @@ export function listCobraEvents(db: Executor, scope: Scope, filter: CobraEventFi
 /** The losses of these events, each event's in recorded order. */
 export async function findLossesOf(db: Executor, cobraEventIds: readonly string[]): Promise<CobraEventLossRow[]> {
   if (cobraEventIds.length === 0) return [];
-  return db.selectFrom('cobra_event_losses').selectAll().where('cobra_event_id', 'in', [...cobraEventIds]).orderBy('cobra_event_id').orderBy('position').execute();
+  return db
+    .selectFrom('cobra_event_losses')
+    .selectAll()
+    .where('cobra_event_id', 'in', [...cobraEventIds])
+    .orderBy('cobra_event_id')
+    .orderBy('position')
+    .execute();
 }
 
 export async function insertCobraEvent(trx: Transaction<Database>, row: CobraEventRow): Promise<void> {

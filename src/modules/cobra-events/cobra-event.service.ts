@@ -94,7 +94,10 @@ export class CobraEventService implements QualifyingEventRecorder {
       },
       page,
     );
-    const losses = await repository.findLossesOf(this.#db, rows.results.map((row) => row.id));
+    const losses = await repository.findLossesOf(
+      this.#db,
+      rows.results.map((row) => row.id),
+    );
     return mapPage(rows, (row) => toCobraEventResponse(row, losses));
   }
 
@@ -120,19 +123,19 @@ export class CobraEventService implements QualifyingEventRecorder {
       created_at: this.#clock.now().toISOString(),
     };
     const lossRows = losses
-      .flatMap((loss) => [...(loss.memberLost ? [enrollment.member_id] : []), ...loss.dependentIds].map((personId) => ({ line: loss.lineOfCoverage, personId })))
-      .map(
-        ({ line, personId }, position): CobraEventLossRow => ({
-          cobra_event_id: row.id,
-          member_id: row.member_id,
-          event_type: row.event_type,
-          event_date: row.event_date,
-          coverage_lost_date: row.coverage_lost_date,
-          line_of_coverage: line,
-          person_id: personId,
-          position,
-        }),
-      );
+      .flatMap((loss) =>
+        [...(loss.memberLost ? [enrollment.member_id] : []), ...loss.dependentIds].map((personId) => ({ line: loss.lineOfCoverage, personId })),
+      )
+      .map(({ line, personId }, position): CobraEventLossRow => ({
+        cobra_event_id: row.id,
+        member_id: row.member_id,
+        event_type: row.event_type,
+        event_date: row.event_date,
+        coverage_lost_date: row.coverage_lost_date,
+        line_of_coverage: line,
+        person_id: personId,
+        position,
+      }));
     // The event goes in first, so its losses can reference it; if none of them is new, it is taken back.
     await repository.insertCobraEvent(trx, row);
     const inserted = await repository.insertNewLosses(trx, lossRows);

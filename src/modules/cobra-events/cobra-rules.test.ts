@@ -18,7 +18,11 @@ describe('QUALIFYING_EVENTS', () => {
     ['dependent_aged_out', 'dependent_ceased_to_be_dependent', '1163(5)', 'dependents', false],
   ] as const)('when the reason is %s, then the event is %s under 29 U.S.C. %s', (reason, eventType, paragraph, qualifiedBeneficiaries, requiresMemberLoss) => {
     const row = QUALIFYING_EVENTS[reason];
-    expect({ eventType: row?.eventType, qualifiedBeneficiaries: row?.qualifiedBeneficiaries, requiresMemberLoss: row?.requiresMemberLoss }).toEqual({ eventType, qualifiedBeneficiaries, requiresMemberLoss });
+    expect({ eventType: row?.eventType, qualifiedBeneficiaries: row?.qualifiedBeneficiaries, requiresMemberLoss: row?.requiresMemberLoss }).toEqual({
+      eventType,
+      qualifiedBeneficiaries,
+      requiresMemberLoss,
+    });
     expect(row?.citation).toContain(`29 U.S.C. ${paragraph}`);
   });
 
@@ -35,9 +39,12 @@ describe('GROUP_HEALTH_LINES', () => {
     for (const line of LINES_OF_COVERAGE) expect(GROUP_HEALTH_LINES[line].citation.length, line).toBeGreaterThan(0);
   });
 
-  it.each(['life', 'accidental_death', 'short_term_disability', 'long_term_disability', 'healthcare_fsa', 'hsa'] as const)('when %s is lost, then no loss is counted', (line) => {
-    expect(groupHealthLost([held(line, 'dep_spouse')], [])).toEqual([]);
-  });
+  it.each(['life', 'accidental_death', 'short_term_disability', 'long_term_disability', 'healthcare_fsa', 'hsa'] as const)(
+    'when %s is lost, then no loss is counted',
+    (line) => {
+      expect(groupHealthLost([held(line, 'dep_spouse')], [])).toEqual([]);
+    },
+  );
 });
 
 describe('groupHealthLost', () => {

@@ -93,11 +93,23 @@ export const GROUP_HEALTH_LINES: Record<LineOfCoverage, { recorded: boolean; cit
   short_term_disability: { recorded: false, citation: 'replaces income, no medical care: not a group health plan' },
   long_term_disability: { recorded: false, citation: 'replaces income, no medical care: not a group health plan' },
   accident: { recorded: false, citation: 'issue 12: medical, dental and vision only (whether an indemnity policy is medical care depends on its terms)' },
-  critical_illness: { recorded: false, citation: 'issue 12: medical, dental and vision only (whether an indemnity policy is medical care depends on its terms)' },
+  critical_illness: {
+    recorded: false,
+    citation: 'issue 12: medical, dental and vision only (whether an indemnity policy is medical care depends on its terms)',
+  },
   cancer: { recorded: false, citation: 'issue 12: medical, dental and vision only (whether an indemnity policy is medical care depends on its terms)' },
-  hospital_indemnity: { recorded: false, citation: 'issue 12: medical, dental and vision only (whether an indemnity policy is medical care depends on its terms)' },
-  healthcare_fsa: { recorded: false, citation: 'issue 12: medical, dental and vision only (a health FSA is a group health plan with a limited obligation, 26 CFR 54.4980B-2 Q&A-8)' },
-  limited_purpose_fsa: { recorded: false, citation: 'issue 12: medical, dental and vision only (a health FSA is a group health plan with a limited obligation, 26 CFR 54.4980B-2 Q&A-8)' },
+  hospital_indemnity: {
+    recorded: false,
+    citation: 'issue 12: medical, dental and vision only (whether an indemnity policy is medical care depends on its terms)',
+  },
+  healthcare_fsa: {
+    recorded: false,
+    citation: 'issue 12: medical, dental and vision only (a health FSA is a group health plan with a limited obligation, 26 CFR 54.4980B-2 Q&A-8)',
+  },
+  limited_purpose_fsa: {
+    recorded: false,
+    citation: 'issue 12: medical, dental and vision only (a health FSA is a group health plan with a limited obligation, 26 CFR 54.4980B-2 Q&A-8)',
+  },
   dependent_care_fsa: { recorded: false, citation: 'dependent care is not medical care: not a group health plan' },
   hsa: { recorded: false, citation: "the employee's own account, not a plan the employer maintains" },
 };

@@ -23,9 +23,12 @@ describe('age-out dates', () => {
     ['2026-05-09', '2026-05-09'],
     ['2026-05-08', '2026-05-09'],
     [null, '2026-05-09'],
-  ] as const)('when a child born 2000-05-10 (limit 26, date_of_birth) has a disability certified through %s, then the last covered day is %s', (through, lastDay) => {
-    expect(lastDayAsChild('2000-05-10', 26, 'date_of_birth', through)).toBe(lastDay);
-  });
+  ] as const)(
+    'when a child born 2000-05-10 (limit 26, date_of_birth) has a disability certified through %s, then the last covered day is %s',
+    (through, lastDay) => {
+      expect(lastDayAsChild('2000-05-10', 26, 'date_of_birth', through)).toBe(lastDay);
+    },
+  );
 });
 
 describe('waiting periods', () => {

@@ -54,7 +54,12 @@ export function findMembersHiredOn(db: Executor, providerId: string, employerId:
 export async function findSubclassesOfMembers(db: Executor, memberIds: readonly string[]): Promise<Map<string, string[]>> {
   const byMember = new Map(memberIds.map((id) => [id, [] as string[]]));
   if (memberIds.length === 0) return byMember;
-  const rows = await db.selectFrom('member_subclasses').select(['member_id', 'subclass_id']).where('member_id', 'in', [...new Set(memberIds)]).orderBy('position').execute();
+  const rows = await db
+    .selectFrom('member_subclasses')
+    .select(['member_id', 'subclass_id'])
+    .where('member_id', 'in', [...new Set(memberIds)])
+    .orderBy('position')
+    .execute();
   for (const row of rows) byMember.get(row.member_id)?.push(row.subclass_id);
   return byMember;
 }
@@ -93,7 +98,14 @@ export function findCoverageOfTerminatedMembers(db: Executor, day: string) {
     .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
     .innerJoin('members', 'members.id', 'enrolled_plans.member_id')
     .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
-    .select(['members.id as member_id', 'members.provider_id', 'members.termination_date', 'enrolled_plans.plan_id', 'enrolled_plans.effective_start', 'enrolled_plans.effective_end'])
+    .select([
+      'members.id as member_id',
+      'members.provider_id',
+      'members.termination_date',
+      'enrolled_plans.plan_id',
+      'enrolled_plans.effective_start',
+      'enrolled_plans.effective_end',
+    ])
     .where('members.termination_date', '<', day)
     .where(isCoverage())
     .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>', eb.ref('members.termination_date'))]))

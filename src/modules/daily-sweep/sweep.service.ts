@@ -21,7 +21,12 @@ export interface WindowRules {
 /** What the sweep needs from the enrollment engine: ending aged-out dependents' coverage. */
 export interface CoverageEnder {
   /** `leaving`: plan id -> the dependents whose coverage on it ends the day before `firstDayOut`. */
-  endDependentCoverageIn(trx: Transaction<Database>, member: MemberRow, firstDayOut: string, leaving: ReadonlyMap<string, ReadonlySet<string>>): Promise<boolean>;
+  endDependentCoverageIn(
+    trx: Transaction<Database>,
+    member: MemberRow,
+    firstDayOut: string,
+    leaving: ReadonlyMap<string, ReadonlySet<string>>,
+  ): Promise<boolean>;
   wakeJobs(): void;
 }
 
@@ -101,7 +106,10 @@ export class DailySweep {
       const { provider_id: providerId, employer_id: employerId } = employerConfigurations[0]!;
       const hireDates = [...new Set(employerConfigurations.map((configuration) => hireDateEligibleOn(day, configuration.waiting_period_days)))];
       const members = await repository.findMembersHiredOn(this.#db, providerId, employerId, hireDates, day);
-      const subclasses = await repository.findSubclassesOfMembers(this.#db, members.map((member) => member.id));
+      const subclasses = await repository.findSubclassesOfMembers(
+        this.#db,
+        members.map((member) => member.id),
+      );
       const byPlan = [...Map.groupBy(employerConfigurations, (configuration) => configuration.plan_id).values()];
       const eligibleToday = members.filter((member) =>
         byPlan.some((candidates) => {
@@ -138,8 +146,17 @@ export class DailySweep {
   async #ageOuts(day: string): Promise<{ dependent_age_out: number; dependent_coverage_ended: number }> {
     const covered = (await repository.findCoveredDependents(this.#db, day)).filter((row) => isChildLike(row.member_relationship));
     if (covered.length === 0) return { dependent_age_out: 0, dependent_coverage_ended: 0 };
-    const configurations = Map.groupBy(await repository.findConfigurationsOfPlans(this.#db, covered.map((row) => row.plan_id)), (c) => c.plan_id);
-    const subclasses = await repository.findSubclassesOfMembers(this.#db, covered.map((row) => row.member_id));
+    const configurations = Map.groupBy(
+      await repository.findConfigurationsOfPlans(
+        this.#db,
+        covered.map((row) => row.plan_id),
+      ),
+      (c) => c.plan_id,
+    );
+    const subclasses = await repository.findSubclassesOfMembers(
+      this.#db,
+      covered.map((row) => row.member_id),
+    );
     const ageOuts = covered.flatMap((row) => {
       const configuration = selectPlanConfiguration(subclasses.get(row.member_id) ?? [], configurations.get(row.plan_id) ?? []);
       if (!configuration) return [];
@@ -168,7 +185,13 @@ export class DailySweep {
         relatedObjectType: 'dependent',
         relatedObjectId: row.dependent_id,
         owner: 'member',
-        payload: { dependent: row.dependent_id, member: row.member_id, employer: row.employer_id, coverage_ends_before: firstDayOut, ...(certified ? { disability_certified_through: lastDay } : {}) },
+        payload: {
+          dependent: row.dependent_id,
+          member: row.member_id,
+          employer: row.employer_id,
+          coverage_ends_before: firstDayOut,
+          ...(certified ? { disability_certified_through: lastDay } : {}),
+        },
         occurrenceKey: key,
       });
     }
@@ -219,20 +242,34 @@ export class DailySweep {
   async #endCoverageOfTerminatedMembers(day: string): Promise<number> {
     const rows = await repository.findCoverageOfTerminatedMembers(this.#db, day);
     if (rows.length === 0) return 0;
-    const configurations = Map.groupBy(await repository.findConfigurationsOfPlans(this.#db, rows.map((row) => row.plan_id)), (c) => c.plan_id);
-    const subclasses = await repository.findSubclassesOfMembers(this.#db, rows.map((row) => row.member_id));
+    const configurations = Map.groupBy(
+      await repository.findConfigurationsOfPlans(
+        this.#db,
+        rows.map((row) => row.plan_id),
+      ),
+      (c) => c.plan_id,
+    );
+    const subclasses = await repository.findSubclassesOfMembers(
+      this.#db,
+      rows.map((row) => row.member_id),
+    );
     const members = new Map<string, string>();
     for (const row of rows) {
       const coverageEnd = terminationCoverageEnd(row.termination_date!, subclasses.get(row.member_id) ?? [], configurations.get(row.plan_id) ?? []);
-      if (terminationEffect({ effectiveStart: row.effective_start, effectiveEnd: row.effective_end }, coverageEnd) !== undefined) members.set(row.member_id, row.provider_id);
+      if (terminationEffect({ effectiveStart: row.effective_start, effectiveEnd: row.effective_end }, coverageEnd) !== undefined)
+        members.set(row.member_id, row.provider_id);
     }
     let ended = 0;
-    for (const batch of batches([...members].sort(([a], [b]) => a.localeCompare(b)), SWEEP_BATCH_SIZE)) {
+    for (const batch of batches(
+      [...members].sort(([a], [b]) => a.localeCompare(b)),
+      SWEEP_BATCH_SIZE,
+    )) {
       ended += await this.#db.transaction().execute(async (trx) => {
         let applied = 0;
         for (const [memberId, providerId] of batch) {
           const member = await lockMemberById(trx, { providerId, employerId: null }, memberId);
-          if (member && member.termination_date !== null && compareDates(member.termination_date, day) < 0) applied += await this.#terminations.applyIn(trx, member, day);
+          if (member && member.termination_date !== null && compareDates(member.termination_date, day) < 0)
+            applied += await this.#terminations.applyIn(trx, member, day);
         }
         return applied;
       });

@@ -54,7 +54,9 @@ export async function findEnrolledPlanIds(db: Executor, dependentIds: readonly s
 export async function lockEnrollmentsNamingDependent(
   trx: Transaction<Database>,
   dependentId: string,
-): Promise<Pick<EnrollmentRow, 'id' | 'provider_id' | 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id' | 'rules_override_reason'>[]> {
+): Promise<
+  Pick<EnrollmentRow, 'id' | 'provider_id' | 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id' | 'rules_override_reason'>[]
+> {
   const covering = await trx
     .selectFrom('enrolled_dependents')
     .innerJoin('enrolled_plans', 'enrolled_plans.id', 'enrolled_dependents.enrolled_plan_id')

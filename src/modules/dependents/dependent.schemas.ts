@@ -18,26 +18,32 @@ const NameSchema = Type.String({ minLength: 1, maxLength: 255 });
 /** interface.md ssn_last_four and tin_last_four: the last four digits only, never a whole number. */
 export const LastFourDigitsSchema = Type.String({ pattern: '^[0-9]{4}$', description: 'Exactly four digits' });
 
-export const DependentSchema = Type.Object({
-  id: IdSchema,
-  member: IdSchema,
-  first_name: Type.String(),
-  middle_name: Nullable(Type.String({ maxLength: 255 })),
-  last_name: Type.String(),
-  member_relationship: StringEnum(DEPENDENT_RELATIONSHIPS),
-  ssn_last_four: Nullable(Type.String()),
-  dob: DateSchema,
-  biological_sex: Nullable(StringEnum(BIOLOGICAL_SEXES)),
-  address: Nullable(AddressResponseSchema),
-  enrolled_plans: Type.Array(IdSchema, { description: 'Ids of the enrolled plans that cover this dependent (read-only)' }),
-  has_disability: Type.Boolean(),
-  disability_certified_on: Nullable(DateSchema),
-  disability_certification_expires_on: Nullable(
-    Type.String({ format: 'date', description: 'Read-only. The last day the disability certification counts (one year after disability_certified_on, less a day); null without one.' }),
-  ),
-  metadata: MetadataResponseSchema,
-  created_at: TimestampSchema,
-}, { title: 'Dependent' });
+export const DependentSchema = Type.Object(
+  {
+    id: IdSchema,
+    member: IdSchema,
+    first_name: Type.String(),
+    middle_name: Nullable(Type.String({ maxLength: 255 })),
+    last_name: Type.String(),
+    member_relationship: StringEnum(DEPENDENT_RELATIONSHIPS),
+    ssn_last_four: Nullable(Type.String()),
+    dob: DateSchema,
+    biological_sex: Nullable(StringEnum(BIOLOGICAL_SEXES)),
+    address: Nullable(AddressResponseSchema),
+    enrolled_plans: Type.Array(IdSchema, { description: 'Ids of the enrolled plans that cover this dependent (read-only)' }),
+    has_disability: Type.Boolean(),
+    disability_certified_on: Nullable(DateSchema),
+    disability_certification_expires_on: Nullable(
+      Type.String({
+        format: 'date',
+        description: 'Read-only. The last day the disability certification counts (one year after disability_certified_on, less a day); null without one.',
+      }),
+    ),
+    metadata: MetadataResponseSchema,
+    created_at: TimestampSchema,
+  },
+  { title: 'Dependent' },
+);
 export type DependentResponse = Static<typeof DependentSchema>;
 
 const CertifiedOnSchema = Type.Optional(
@@ -45,7 +51,7 @@ const CertifiedOnSchema = Type.Optional(
     Type.String({
       format: 'date',
       description:
-      'The day a disabled child\'s incapacity was last certified (a physician\'s statement the plan accepted); needs has_disability. A child over the plan configuration\'s age limit stays covered only while the certification is current: one year, through disability_certification_expires_on. Not in the future.',
+        "The day a disabled child's incapacity was last certified (a physician's statement the plan accepted); needs has_disability. A child over the plan configuration's age limit stays covered only while the certification is current: one year, through disability_certification_expires_on. Not in the future.",
     }),
   ),
 );

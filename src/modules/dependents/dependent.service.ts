@@ -99,7 +99,10 @@ export class DependentService {
 
   async listDependents(scope: Scope, filter: { member?: string | undefined }, page: PageRequest): Promise<Page<DependentResponse>> {
     const rows = await repository.listDependents(this.#db, scope, { memberId: filter.member }, page);
-    const enrolledPlans = await repository.findEnrolledPlanIds(this.#db, rows.results.map((row) => row.id));
+    const enrolledPlans = await repository.findEnrolledPlanIds(
+      this.#db,
+      rows.results.map((row) => row.id),
+    );
     return { ...rows, results: rows.results.map((row) => toDependentResponse(row, enrolledPlans.get(row.id)!)) };
   }
 
@@ -150,9 +153,16 @@ export class DependentService {
           'This dependent is part of coverage that was sent to a carrier (an approved or synced enrollment), so the record cannot be deleted. Remove them from coverage through a new enrollment (a benefit change) instead.',
         );
       }
-      await repository.deleteDependentAndCoverage(trx, id, enrollments.map((enrollment) => enrollment.id));
+      await repository.deleteDependentAndCoverage(
+        trx,
+        id,
+        enrollments.map((enrollment) => enrollment.id),
+      );
       // The unsent enrollments that named the dependent changed too (the dependent left them).
-      await this.#events.recordMany(trx, [...enrollments.map((enrollment) => eventOf('enrollment', 'updated', enrollment)), eventOf('dependent', 'deleted', dependent)]);
+      await this.#events.recordMany(trx, [
+        ...enrollments.map((enrollment) => eventOf('enrollment', 'updated', enrollment)),
+        eventOf('dependent', 'deleted', dependent),
+      ]);
       return { id, object: 'dependent', deleted: true };
     });
   }
@@ -161,7 +171,8 @@ export class DependentService {
   #assertCertification(hasDisability: boolean, certifiedOn: string | null, dob: string): void {
     if (certifiedOn === null) return;
     if (!hasDisability) throw validationFailed(['disability_certified_on'], 'A disability certification needs has_disability: true.');
-    if (compareDates(certifiedOn, toDateString(this.#clock.now())) > 0) throw validationFailed(['disability_certified_on'], 'The certification date cannot be in the future.');
+    if (compareDates(certifiedOn, toDateString(this.#clock.now())) > 0)
+      throw validationFailed(['disability_certified_on'], 'The certification date cannot be in the future.');
     if (compareDates(certifiedOn, dob) < 0) throw validationFailed(['disability_certified_on'], 'The certification date cannot be before the date of birth.');
   }
 

@@ -30,11 +30,7 @@ export function listDocuments(
 }
 
 /** The stored bytes and their type; the bytes come back as a Buffer (pg) or a Uint8Array (node:sqlite). */
-export function findDocumentContent(
-  db: Executor,
-  scope: Scope,
-  id: string,
-): Promise<Pick<DocumentRow, 'name' | 'content_type' | 'content'> | undefined> {
+export function findDocumentContent(db: Executor, scope: Scope, id: string): Promise<Pick<DocumentRow, 'name' | 'content_type' | 'content'> | undefined> {
   return inScope(db.selectFrom('documents').select(['name', 'content_type', 'content']), scope, 'documents', 'employer_id')
     .where('id', '=', id)
     .executeTakeFirst();

@@ -4,13 +4,7 @@ import type { Paginator } from '../../http/pagination.ts';
 import { registerResourceRoutes } from '../../http/resource-routes.ts';
 import { IdParamsSchema, errorResponses } from '../../http/schemas.ts';
 import { scopeOf } from '../../shared/tenancy.ts';
-import {
-  CreateDocumentBodySchema,
-  DOCUMENT_BODY_LIMIT_BYTES,
-  DocumentContentSchema,
-  DocumentSchema,
-  ListDocumentsQuerySchema,
-} from './document.schemas.ts';
+import { CreateDocumentBodySchema, DOCUMENT_BODY_LIMIT_BYTES, DocumentContentSchema, DocumentSchema, ListDocumentsQuerySchema } from './document.schemas.ts';
 import type { DocumentService } from './document.service.ts';
 
 const tags = ['Documents'];
@@ -64,11 +58,7 @@ export function registerDocumentRoutes(app: FastifyInstance, deps: { documents: 
     async (request, reply) => {
       const { name, contentType, bytes } = await documents.getDocumentContent(scopeOf(request.auth), request.params.public_id);
       // A Buffer is sent as it is (never serialized as JSON); Fastify sets Content-Length from it.
-      return reply
-        .type(contentType)
-        .header('content-disposition', contentDisposition(name))
-        .header('x-content-type-options', 'nosniff')
-        .send(bytes);
+      return reply.type(contentType).header('content-disposition', contentDisposition(name)).header('x-content-type-options', 'nosniff').send(bytes);
     },
   );
 }

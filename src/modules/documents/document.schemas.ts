@@ -14,15 +14,18 @@ export const DOCUMENT_BODY_LIMIT_BYTES = 14 * 1024 * 1024 + 64 * 1024;
 /** type/subtype of RFC 6838 (restricted-name characters), without parameters. */
 const MIME_TYPE_PATTERN = '^[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*/[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*$';
 
-export const DocumentSchema = Type.Object({
-  id: IdSchema,
-  name: Type.String(),
-  content_type: Type.String({ description: 'MIME type the content is served with' }),
-  size: Type.Integer({ minimum: 0, description: 'Bytes of the content (decoded)' }),
-  member: Nullable(IdSchema),
-  employer: Nullable(IdSchema),
-  created_at: TimestampSchema,
-}, { title: 'Document' });
+export const DocumentSchema = Type.Object(
+  {
+    id: IdSchema,
+    name: Type.String(),
+    content_type: Type.String({ description: 'MIME type the content is served with' }),
+    size: Type.Integer({ minimum: 0, description: 'Bytes of the content (decoded)' }),
+    member: Nullable(IdSchema),
+    employer: Nullable(IdSchema),
+    created_at: TimestampSchema,
+  },
+  { title: 'Document' },
+);
 export type DocumentResponse = Static<typeof DocumentSchema>;
 
 export const CreateDocumentBodySchema = Type.Object(

@@ -14,18 +14,21 @@ import {
 export const FederalEinSchema = Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$', description: 'Employer Identification Number, 9 digits' });
 export const PhoneNumberSchema = Type.String({ pattern: '^[0-9]{1,10}$', maxLength: 10, description: 'Digits only, at most 10' });
 
-export const EmployerSchema = Type.Object({
-  id: IdSchema,
-  legal_name: Type.String(),
-  trade_name: Nullable(Type.String()),
-  federal_ein: Nullable(Type.String()),
-  email: Nullable(Type.String()),
-  phone_number: Nullable(Type.String()),
-  address: AddressResponseSchema,
-  external_id: Nullable(Type.String()),
-  metadata: MetadataResponseSchema,
-  created_at: TimestampSchema,
-}, { title: 'Employer' });
+export const EmployerSchema = Type.Object(
+  {
+    id: IdSchema,
+    legal_name: Type.String(),
+    trade_name: Nullable(Type.String()),
+    federal_ein: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    phone_number: Nullable(Type.String()),
+    address: AddressResponseSchema,
+    external_id: Nullable(Type.String()),
+    metadata: MetadataResponseSchema,
+    created_at: TimestampSchema,
+  },
+  { title: 'Employer' },
+);
 export type EmployerResponse = Static<typeof EmployerSchema>;
 
 const writable = {

@@ -13,7 +13,10 @@ import { transitionEnrollment } from './enrollment.repository.ts';
 import type { EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
 
 /** The enrollment's status with the ids its events carry. */
-export type EnrollmentStatusRow = Pick<EnrollmentRow, 'id' | 'provider_id' | 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id' | 'rules_override_reason'>;
+export type EnrollmentStatusRow = Pick<
+  EnrollmentRow,
+  'id' | 'provider_id' | 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id' | 'rules_override_reason'
+>;
 
 /** Locks the enrollment row, so that concurrent settlements of its changes run one after the other. */
 export function lockEnrollmentStatus(trx: Transaction<Database>, enrollmentId: string): Promise<EnrollmentStatusRow | undefined> {

@@ -75,4 +75,3 @@ export function electionPrice(
   const split = rule ? contributionSplit(premium, rule) : { employerCents: 0, memberCents: premium };
   return { premium, employer: split.employerCents, member: split.memberCents };
 }
-

@@ -18,11 +18,35 @@ import type { LineOfCoverage, RateBasis } from '../plans/plan.table.ts';
 
 /** interface.md Enrollment.reason values. */
 export const ENROLLMENT_REASONS = [
-  'new_child', 'adopted_child', 'marriage', 'dependent_lost_coverage', 'dependent_gained_coverage', 'dependent_relocated_in_network',
-  'dependent_court_order', 'divorce', 'carrier_sync', 'domestic_partnership', 'relocated', 'lost_coverage', 'death', 'new_hire',
-  'terminated', 'rehire', 'leave_of_absence', 'open_enrollment', 'passive_open_enrollment', 'employment_change',
-  'dependent_employment_change', 'new_eligibility', 'gain_coverage', 'significant_plan_change', 'dependent_aged_out',
-  'citizenship_change', 'release_from_incarceration', 'medicare_eligible', 'tax_advantaged_contribution_change',
+  'new_child',
+  'adopted_child',
+  'marriage',
+  'dependent_lost_coverage',
+  'dependent_gained_coverage',
+  'dependent_relocated_in_network',
+  'dependent_court_order',
+  'divorce',
+  'carrier_sync',
+  'domestic_partnership',
+  'relocated',
+  'lost_coverage',
+  'death',
+  'new_hire',
+  'terminated',
+  'rehire',
+  'leave_of_absence',
+  'open_enrollment',
+  'passive_open_enrollment',
+  'employment_change',
+  'dependent_employment_change',
+  'new_eligibility',
+  'gain_coverage',
+  'significant_plan_change',
+  'dependent_aged_out',
+  'citizenship_change',
+  'release_from_incarceration',
+  'medicare_eligible',
+  'tax_advantaged_contribution_change',
 ] as const;
 export type EnrollmentReason = (typeof ENROLLMENT_REASONS)[number];
 
@@ -35,7 +59,15 @@ export function isQleReason(reason: string | null): reason is EnrollmentReason {
 
 /** API.md section 11: CoverageWaiver.reason values. */
 export const COVERAGE_WAIVER_REASONS = [
-  'covered_as_dependent', 'covered_by_spouse', 'other_employer_coverage', 'individual_coverage', 'medicare', 'medicaid', 'tricare', 'cost', 'other',
+  'covered_as_dependent',
+  'covered_by_spouse',
+  'other_employer_coverage',
+  'individual_coverage',
+  'medicare',
+  'medicaid',
+  'tricare',
+  'cost',
+  'other',
 ] as const;
 
 export interface ConfigurationFacts {
@@ -131,7 +163,10 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
       errors.push(inputError(at('plan'), 'The member is not eligible for this plan (no plan configuration applies to them).'));
     } else {
       const statuses = configuration.eligible_employment_statuses === null ? null : (JSON.parse(configuration.eligible_employment_statuses) as string[]);
-      const ineligible = employmentIneligibility(member, { minimum_hours_per_week: configuration.minimum_hours_per_week, eligible_employment_statuses: statuses });
+      const ineligible = employmentIneligibility(member, {
+        minimum_hours_per_week: configuration.minimum_hours_per_week,
+        eligible_employment_statuses: statuses,
+      });
       if (ineligible !== undefined) errors.push(inputError(at('plan'), `The member is not eligible for this plan: ${ineligible}`));
     }
     const start = elected.coverageStart;
@@ -146,9 +181,16 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
       }
       if (configuration) {
         const eligibleFrom = waitingPeriodEnd(member.hireDate, configuration.waiting_period_days);
-        const newHireFrom = facts.newHireStart ? newHireCoverageStart(member.hireDate, configuration.waiting_period_days, configuration.coverage_start_rule) : undefined;
+        const newHireFrom = facts.newHireStart
+          ? newHireCoverageStart(member.hireDate, configuration.waiting_period_days, configuration.coverage_start_rule)
+          : undefined;
         if (newHireFrom !== undefined && start !== newHireFrom) {
-          errors.push(inputError(at('effective_start'), `A new hire's coverage on this plan starts on ${newHireFrom} (coverage_start_rule ${configuration.coverage_start_rule}, from the hire date ${member.hireDate}).`));
+          errors.push(
+            inputError(
+              at('effective_start'),
+              `A new hire's coverage on this plan starts on ${newHireFrom} (coverage_start_rule ${configuration.coverage_start_rule}, from the hire date ${member.hireDate}).`,
+            ),
+          );
         } else if (compareDates(start, eligibleFrom) < 0) {
           errors.push(inputError(at('effective_start'), `The waiting period ends on ${eligibleFrom}; coverage cannot start before.`));
         }
@@ -163,14 +205,20 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
       const unit = plan.rateBasis === 'per_1000_volume' ? '$1,000 of volume' : '$100 of monthly benefit';
       if (elected.requestedVolumeCents === null) errors.push(inputError(at('requested_volume'), `Required: the plan is rated per ${unit}.`));
       elected.dependents.forEach(({ requestedVolumeCents }, index) => {
-        if (requestedVolumeCents === null) errors.push(inputError(at('enrolled_dependents', index, 'requested_volume'), `Required: the plan is rated per ${unit}.`));
+        if (requestedVolumeCents === null)
+          errors.push(inputError(at('enrolled_dependents', index, 'requested_volume'), `Required: the plan is rated per ${unit}.`));
       });
     }
     for (const kind of ['primary', 'contingent'] as const) {
       const shares = elected.designations.filter((designation) => designation.designation === kind);
       const total = shares.reduce((sum, share) => sum + share.basisPoints, 0);
       if (shares.length > 0 && total !== 10_000) {
-        errors.push(inputError(at('beneficiary_designations'), `The ${kind} beneficiaries' shares add up to ${fromBasisPoints(total)}%; they must add up to exactly 100.00%.`));
+        errors.push(
+          inputError(
+            at('beneficiary_designations'),
+            `The ${kind} beneficiaries' shares add up to ${fromBasisPoints(total)}%; they must add up to exactly 100.00%.`,
+          ),
+        );
       }
     }
     if (plan.requiresPrimaryCareProvider && !elected.hasPrimaryCareProvider) {
@@ -180,7 +228,7 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
     elected.dependents.forEach(({ dependent }, dependentIndex) => {
       const path = at('enrolled_dependents', dependentIndex, 'dependent');
       if (!dependent || dependent.memberId !== member.id) {
-        errors.push(inputError(path, "No such dependent of the member."));
+        errors.push(inputError(path, 'No such dependent of the member.'));
         return;
       }
       if (seen.has(dependent.id)) errors.push(inputError(path, 'The dependent is listed twice on this plan.'));
@@ -206,7 +254,12 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
   facts.waivers.forEach((waiver, index) => {
     const elected = linesElected.get(waiver.lineOfCoverage);
     if (elected !== undefined) {
-      errors.push(inputError(['coverage_waivers', index, 'line_of_coverage'], `The line ${waiver.lineOfCoverage} is both elected (enrolled_plans.${elected}) and waived.`));
+      errors.push(
+        inputError(
+          ['coverage_waivers', index, 'line_of_coverage'],
+          `The line ${waiver.lineOfCoverage} is both elected (enrolled_plans.${elected}) and waived.`,
+        ),
+      );
     }
     if (waiver.dependentId !== null && (!waiver.dependent || waiver.dependent.memberId !== member.id)) {
       errors.push(inputError(['coverage_waivers', index, 'dependent'], 'No such dependent of the member.'));
@@ -258,7 +311,8 @@ export function volumeErrors(
   const cents = (money: string | null | undefined) => (money === null || money === undefined ? null : toCents(money));
   const increment = cents(rules.increment);
   const inSteps = (volume: number, path: (string | number)[]) => {
-    if (increment !== null && increment > 0 && volume % increment !== 0) errors.push(inputError(path, `The volume must be a multiple of ${fromCents(increment)}.`));
+    if (increment !== null && increment > 0 && volume % increment !== 0)
+      errors.push(inputError(path, `The volume must be a multiple of ${fromCents(increment)}.`));
   };
   const member = elected.requestedVolumeCents;
   if (member !== null) {

@@ -9,13 +9,7 @@ import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
 import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
 import { DESIGNATION_LINES } from './enrollment.table.ts';
-import type {
-  BeneficiaryDesignationRow,
-  EnrolledDependentRow,
-  EnrolledPlanRow,
-  EnrollmentRow,
-  EnrollmentStatus,
-} from './enrollment.table.ts';
+import type { BeneficiaryDesignationRow, EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
 import type { CoverageWaiverTable } from './enrollment.table.ts';
 
 export type CoverageWaiverRow = CoverageWaiverTable;
@@ -71,9 +65,19 @@ export async function transitionEnrollment(
   id: string,
   from: readonly EnrollmentStatus[],
   to: EnrollmentStatus,
-  set: { submitted_at?: string | null; approved_at?: string; open_enrollment_window_id?: string | null; cancellation_reason?: EnrollmentRow['cancellation_reason'] } = {},
+  set: {
+    submitted_at?: string | null;
+    approved_at?: string;
+    open_enrollment_window_id?: string | null;
+    cancellation_reason?: EnrollmentRow['cancellation_reason'];
+  } = {},
 ): Promise<boolean> {
-  const result = await trx.updateTable('enrollments').set({ status: to, ...set }).where('id', '=', id).where('status', 'in', from).executeTakeFirst();
+  const result = await trx
+    .updateTable('enrollments')
+    .set({ status: to, ...set })
+    .where('id', '=', id)
+    .where('status', 'in', from)
+    .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
@@ -146,13 +150,21 @@ export function findDesignationsOf(db: Executor, enrolledPlanIds: readonly strin
 /** The enrolled dependents of enrolled plans, in their positions. */
 export function findEnrolledDependentsOf(db: Executor, enrolledPlanIds: readonly string[]): Promise<EnrolledDependentRow[]> {
   if (enrolledPlanIds.length === 0) return Promise.resolve([]);
-  return db.selectFrom('enrolled_dependents').selectAll().where('enrolled_plan_id', 'in', [...enrolledPlanIds]).orderBy('enrolled_plan_id').orderBy('position').execute();
+  return db
+    .selectFrom('enrolled_dependents')
+    .selectAll()
+    .where('enrolled_plan_id', 'in', [...enrolledPlanIds])
+    .orderBy('enrolled_plan_id')
+    .orderBy('position')
+    .execute();
 }
 
 export async function updateEnrolledPlanVolume(
   trx: Executor,
   id: string,
-  set: Partial<Pick<EnrolledPlanRow, 'volume_cents' | 'eoi_status' | 'volume_approved_at' | 'premium_cents' | 'employer_contribution_cents' | 'member_contribution_cents'>>,
+  set: Partial<
+    Pick<EnrolledPlanRow, 'volume_cents' | 'eoi_status' | 'volume_approved_at' | 'premium_cents' | 'employer_contribution_cents' | 'member_contribution_cents'>
+  >,
 ): Promise<void> {
   await trx.updateTable('enrolled_plans').set(set).where('id', '=', id).execute();
 }
@@ -281,5 +293,10 @@ export async function findWindowById(db: Executor, id: string): Promise<WindowOf
 /** Beneficiaries named by designations: their ids and members, for the reference check. */
 export function findBeneficiaries(db: Executor, providerId: string, ids: readonly string[]): Promise<{ id: string; member_id: string }[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('beneficiaries').select(['id', 'member_id']).where('provider_id', '=', providerId).where('id', 'in', [...new Set(ids)]).execute();
+  return db
+    .selectFrom('beneficiaries')
+    .select(['id', 'member_id'])
+    .where('provider_id', '=', providerId)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
 }

@@ -55,7 +55,8 @@ export function toEnrollmentResponse(row: EnrollmentRow, elections: Elections): 
           percentage: fromBasisPoints(designation.percentage_basis_points),
         })),
         primary_beneficiary_missing:
-          takesDesignations(elections.lines.get(plan.id)) && !(designationsByPlan.get(plan.id) ?? []).some((designation) => designation.designation === 'primary'),
+          takesDesignations(elections.lines.get(plan.id)) &&
+          !(designationsByPlan.get(plan.id) ?? []).some((designation) => designation.designation === 'primary'),
       })),
     coverage_waivers: elections.waivers
       .filter((waiver) => waiver.enrollment_id === row.id)
@@ -73,7 +74,9 @@ export function toEnrollmentResponse(row: EnrollmentRow, elections: Elections): 
     cancellation_reason: row.cancellation_reason,
     other_coverage: row.other_coverage,
     rules_override:
-      row.rules_override_reason === null ? null : { reason: row.rules_override_reason, api_key: row.rules_override_api_key_id!, created_at: row.rules_override_at! },
+      row.rules_override_reason === null
+        ? null
+        : { reason: row.rules_override_reason, api_key: row.rules_override_api_key_id!, created_at: row.rules_override_at! },
     created_at: row.created_at,
   };
 }
@@ -102,7 +105,6 @@ export function primaryCareProviderJson(input: PrimaryCareProviderInput | null |
   });
 }
 
-
 export function takesDesignations(line: LineOfCoverage | undefined): boolean {
   return line !== undefined && DESIGNATION_LINES.has(line);
 }
@@ -111,5 +113,9 @@ export function takesDesignations(line: LineOfCoverage | undefined): boolean {
 export function designationInputs(designations: readonly BeneficiaryDesignationRow[], enrolledPlanId: string): BeneficiaryDesignationInput[] {
   return designations
     .filter((designation) => designation.enrolled_plan_id === enrolledPlanId)
-    .map((designation) => ({ beneficiary: designation.beneficiary_id, designation: designation.designation, percentage: fromBasisPoints(designation.percentage_basis_points) }));
+    .map((designation) => ({
+      beneficiary: designation.beneficiary_id,
+      designation: designation.designation,
+      percentage: fromBasisPoints(designation.percentage_basis_points),
+    }));
 }

@@ -29,7 +29,8 @@ export function registerEnrollmentRoutes(app: FastifyInstance, deps: { enrollmen
         response: { 201: EnrollmentSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
       },
     },
-    async (request, reply) => reply.code(201).send(await enrollments.createEnrollment(scopeOf(request.auth), request.body, overrideBy(request.auth, request.body))),
+    async (request, reply) =>
+      reply.code(201).send(await enrollments.createEnrollment(scopeOf(request.auth), request.body, overrideBy(request.auth, request.body))),
   );
 
   api.get(
@@ -83,7 +84,11 @@ export function registerEnrollmentRoutes(app: FastifyInstance, deps: { enrollmen
   );
 
   const actions = [
-    ['save_and_submit', 'Validate every election and submit the enrollment (not_started → pending)', (scope: Scope, id: string) => enrollments.submitEnrollment(scope, id)],
+    [
+      'save_and_submit',
+      'Validate every election and submit the enrollment (not_started → pending)',
+      (scope: Scope, id: string) => enrollments.submitEnrollment(scope, id),
+    ],
     ['reopen', 'Reopen a pending enrollment for editing (pending → not_started)', (scope: Scope, id: string) => enrollments.reopenEnrollment(scope, id)],
     ['cancel', 'Cancel an enrollment that is not_started or pending', (scope: Scope, id: string) => enrollments.cancelEnrollment(scope, id)],
     [

@@ -26,12 +26,15 @@ const PrimaryCareProviderInput = Type.Object(
 );
 export type PrimaryCareProviderInput = Static<typeof PrimaryCareProviderInput>;
 
-export const PrimaryCareProviderSchema = Type.Object({
-  id: IdSchema,
-  full_name: Type.String(),
-  is_existing_patient: Type.Boolean(),
-  provider_id_number: Nullable(Type.String()),
-}, { title: 'PrimaryCareProvider' });
+export const PrimaryCareProviderSchema = Type.Object(
+  {
+    id: IdSchema,
+    full_name: Type.String(),
+    is_existing_patient: Type.Boolean(),
+    provider_id_number: Nullable(Type.String()),
+  },
+  { title: 'PrimaryCareProvider' },
+);
 export type PrimaryCareProvider = Static<typeof PrimaryCareProviderSchema>;
 
 const EnrolledDependentInput = Type.Object(
@@ -47,7 +50,10 @@ const BeneficiaryDesignationInput = Type.Object(
   {
     beneficiary: IdSchema,
     designation: StringEnum(BENEFICIARY_DESIGNATIONS),
-    percentage: Type.String({ pattern: PERCENTAGE_PATTERN, description: 'Share of the benefit: "0.01" to "100", at most 2 decimals; per designation the shares sum to 100' }),
+    percentage: Type.String({
+      pattern: PERCENTAGE_PATTERN,
+      description: 'Share of the benefit: "0.01" to "100", at most 2 decimals; per designation the shares sum to 100',
+    }),
   },
   { additionalProperties: false },
 );
@@ -59,7 +65,8 @@ const EnrolledPlanInput = Type.Object(
     beneficiary_designations: Type.Optional(
       Type.Array(BeneficiaryDesignationInput, {
         maxItems: 20,
-        description: "Life and accidental_death plans only: the member's beneficiaries who receive the benefit (primary; contingent when no primary survives). Replaced whole.",
+        description:
+          "Life and accidental_death plans only: the member's beneficiaries who receive the benefit (primary; contingent when no primary survives). Replaced whole.",
       }),
     ),
     enrolled_dependents: Type.Optional(Type.Array(EnrolledDependentInput, { maxItems: 30 })),
@@ -118,7 +125,9 @@ const elections = {
   rules_override: Type.Optional(
     Nullable(
       Type.Object(
-        { reason: Type.String({ minLength: 1, maxLength: 1000, description: 'Why the life event rules do not apply to this enrollment (kept on the record).' }) },
+        {
+          reason: Type.String({ minLength: 1, maxLength: 1000, description: 'Why the life event rules do not apply to this enrollment (kept on the record).' }),
+        },
         {
           additionalProperties: false,
           description:
@@ -143,7 +152,9 @@ export type CreateEnrollmentBody = Static<typeof CreateEnrollmentBodySchema>;
 export const UpdateEnrollmentBodySchema = Type.Object(
   {
     ...elections,
-    enrolled_plans: Type.Optional(Type.Union([Type.Array(EnrolledPlanInput, { maxItems: 20 }), Type.Array(EnrolledPlanEoiInput, { minItems: 1, maxItems: 20 })])),
+    enrolled_plans: Type.Optional(
+      Type.Union([Type.Array(EnrolledPlanInput, { maxItems: 20 }), Type.Array(EnrolledPlanEoiInput, { minItems: 1, maxItems: 20 })]),
+    ),
   },
   { title: 'UpdateEnrollmentBody', additionalProperties: false },
 );
@@ -157,74 +168,87 @@ const volumeFields = {
   eoi_status: StringEnum(EOI_STATUSES),
 };
 
-export const EnrolledDependentSchema = Type.Object({
-  id: IdSchema,
-  plan: IdSchema,
-  dependent: IdSchema,
-  primary_care_provider: Nullable(PrimaryCareProviderSchema),
-  ...volumeFields,
-}, { title: 'EnrolledDependent' });
+export const EnrolledDependentSchema = Type.Object(
+  {
+    id: IdSchema,
+    plan: IdSchema,
+    dependent: IdSchema,
+    primary_care_provider: Nullable(PrimaryCareProviderSchema),
+    ...volumeFields,
+  },
+  { title: 'EnrolledDependent' },
+);
 
-export const EnrolledPlanSchema = Type.Object({
-  id: IdSchema,
-  enrollment: IdSchema,
-  plan: IdSchema,
-  enrolled_dependents: Type.Array(EnrolledDependentSchema),
-  primary_care_provider: Nullable(PrimaryCareProviderSchema),
-  effective_start: Nullable(DateSchema),
-  effective_end: Nullable(DateSchema),
-  premium: Nullable(MoneySchema),
-  employer_contribution: Nullable(MoneySchema),
-  member_contribution: Nullable(MoneySchema),
-  payroll_provider_external_id: Nullable(Type.String()),
-  ...volumeFields,
-  beneficiary_designations: Type.Array(
-    Type.Object({ id: IdSchema, beneficiary: IdSchema, designation: StringEnum(BENEFICIARY_DESIGNATIONS), percentage: Type.String() }),
-  ),
-  primary_beneficiary_missing: Type.Boolean({
-    description: 'Read-only. True for a life or accidental_death plan without a primary beneficiary designation: the benefit would go to the estate.',
-  }),
-}, { title: 'EnrolledPlan' });
-
-export const CoverageWaiverSchema = Type.Object({
-  id: IdSchema,
-  line_of_coverage: StringEnum(LINES_OF_COVERAGE),
-  reason: StringEnum(COVERAGE_WAIVER_REASONS),
-  member: Nullable(IdSchema),
-  dependent: Nullable(IdSchema),
-}, { title: 'CoverageWaiver' });
-
-export const EnrollmentSchema = Type.Object({
-  id: IdSchema,
-  member: IdSchema,
-  employer: IdSchema,
-  category: StringEnum(ENROLLMENT_CATEGORIES),
-  status: StringEnum(ENROLLMENT_STATUSES),
-  effective_start: Nullable(DateSchema),
-  effective_end: Nullable(DateSchema),
-  reason: Nullable(StringEnum(ENROLLMENT_REASONS)),
-  change_date: Nullable(DateSchema),
-  qualifying_life_event_documents: Type.Array(IdSchema),
-  enrolled_plans: Type.Array(EnrolledPlanSchema),
-  coverage_waivers: Type.Array(CoverageWaiverSchema),
-  metadata: MetadataResponseSchema,
-  submitted_at: Nullable(TimestampSchema),
-  approved_at: Nullable(TimestampSchema),
-  open_enrollment_window: Nullable(IdSchema),
-  cancellation_reason: Nullable(
-    StringEnum(ENROLLMENT_CANCELLATION_REASONS, {
-      description: 'Read-only. Why the service cancelled the enrollment (member_terminated: the member\'s termination ended coverage before it would start); null when a client cancelled it or it is not cancelled.',
-    }),
-  ),
-  other_coverage: Nullable(StringEnum(OTHER_COVERAGE_TYPES)),
-  rules_override: Nullable(
-    Type.Object(
-      { reason: Type.String(), api_key: IdSchema, created_at: TimestampSchema },
-      { description: 'Read-only. The admin override of the life event rules: why, the admin API key that set it, when; null without one.' },
+export const EnrolledPlanSchema = Type.Object(
+  {
+    id: IdSchema,
+    enrollment: IdSchema,
+    plan: IdSchema,
+    enrolled_dependents: Type.Array(EnrolledDependentSchema),
+    primary_care_provider: Nullable(PrimaryCareProviderSchema),
+    effective_start: Nullable(DateSchema),
+    effective_end: Nullable(DateSchema),
+    premium: Nullable(MoneySchema),
+    employer_contribution: Nullable(MoneySchema),
+    member_contribution: Nullable(MoneySchema),
+    payroll_provider_external_id: Nullable(Type.String()),
+    ...volumeFields,
+    beneficiary_designations: Type.Array(
+      Type.Object({ id: IdSchema, beneficiary: IdSchema, designation: StringEnum(BENEFICIARY_DESIGNATIONS), percentage: Type.String() }),
     ),
-  ),
-  created_at: TimestampSchema,
-}, { title: 'Enrollment' });
+    primary_beneficiary_missing: Type.Boolean({
+      description: 'Read-only. True for a life or accidental_death plan without a primary beneficiary designation: the benefit would go to the estate.',
+    }),
+  },
+  { title: 'EnrolledPlan' },
+);
+
+export const CoverageWaiverSchema = Type.Object(
+  {
+    id: IdSchema,
+    line_of_coverage: StringEnum(LINES_OF_COVERAGE),
+    reason: StringEnum(COVERAGE_WAIVER_REASONS),
+    member: Nullable(IdSchema),
+    dependent: Nullable(IdSchema),
+  },
+  { title: 'CoverageWaiver' },
+);
+
+export const EnrollmentSchema = Type.Object(
+  {
+    id: IdSchema,
+    member: IdSchema,
+    employer: IdSchema,
+    category: StringEnum(ENROLLMENT_CATEGORIES),
+    status: StringEnum(ENROLLMENT_STATUSES),
+    effective_start: Nullable(DateSchema),
+    effective_end: Nullable(DateSchema),
+    reason: Nullable(StringEnum(ENROLLMENT_REASONS)),
+    change_date: Nullable(DateSchema),
+    qualifying_life_event_documents: Type.Array(IdSchema),
+    enrolled_plans: Type.Array(EnrolledPlanSchema),
+    coverage_waivers: Type.Array(CoverageWaiverSchema),
+    metadata: MetadataResponseSchema,
+    submitted_at: Nullable(TimestampSchema),
+    approved_at: Nullable(TimestampSchema),
+    open_enrollment_window: Nullable(IdSchema),
+    cancellation_reason: Nullable(
+      StringEnum(ENROLLMENT_CANCELLATION_REASONS, {
+        description:
+          "Read-only. Why the service cancelled the enrollment (member_terminated: the member's termination ended coverage before it would start); null when a client cancelled it or it is not cancelled.",
+      }),
+    ),
+    other_coverage: Nullable(StringEnum(OTHER_COVERAGE_TYPES)),
+    rules_override: Nullable(
+      Type.Object(
+        { reason: Type.String(), api_key: IdSchema, created_at: TimestampSchema },
+        { description: 'Read-only. The admin override of the life event rules: why, the admin API key that set it, when; null without one.' },
+      ),
+    ),
+    created_at: TimestampSchema,
+  },
+  { title: 'Enrollment' },
+);
 export type EnrollmentResponse = Static<typeof EnrollmentSchema>;
 
 export const ListEnrollmentsQuerySchema = Type.Object(
@@ -234,23 +258,26 @@ export const ListEnrollmentsQuerySchema = Type.Object(
 
 export const CoverageQuerySchema = Type.Object({ date: Type.Optional(DateSchema) }, { additionalProperties: false });
 
-export const MemberCoverageSchema = Type.Object({
-  member: IdSchema,
-  date: DateSchema,
-  coverage: Type.Array(
-    Type.Object({
-      line_of_coverage: StringEnum(LINES_OF_COVERAGE),
-      plan: IdSchema,
-      enrolled_plan: IdSchema,
-      enrollment: IdSchema,
-      effective_start: Nullable(DateSchema),
-      effective_end: Nullable(DateSchema),
-      dependents: Type.Array(IdSchema),
-      volume: Nullable(MoneySchema),
-      premium: Nullable(MoneySchema),
-      employer_contribution: Nullable(MoneySchema),
-      member_contribution: Nullable(MoneySchema),
-    }),
-  ),
-}, { title: 'MemberCoverage' });
+export const MemberCoverageSchema = Type.Object(
+  {
+    member: IdSchema,
+    date: DateSchema,
+    coverage: Type.Array(
+      Type.Object({
+        line_of_coverage: StringEnum(LINES_OF_COVERAGE),
+        plan: IdSchema,
+        enrolled_plan: IdSchema,
+        enrollment: IdSchema,
+        effective_start: Nullable(DateSchema),
+        effective_end: Nullable(DateSchema),
+        dependents: Type.Array(IdSchema),
+        volume: Nullable(MoneySchema),
+        premium: Nullable(MoneySchema),
+        employer_contribution: Nullable(MoneySchema),
+        member_contribution: Nullable(MoneySchema),
+      }),
+    ),
+  },
+  { title: 'MemberCoverage' },
+);
 export type MemberCoverage = Static<typeof MemberCoverageSchema>;

@@ -71,7 +71,15 @@ export class EnrollmentService {
   readonly #qualifyingEvents: QualifyingEventRecorder;
   readonly #jobs: { wake(): void } | undefined;
 
-  constructor(db: Kysely<Database>, clock: Clock, notifier: Notifier, events: EventLog, benefitChanges: BenefitChangeRecorder, qualifyingEvents: QualifyingEventRecorder, jobs?: { wake(): void }) {
+  constructor(
+    db: Kysely<Database>,
+    clock: Clock,
+    notifier: Notifier,
+    events: EventLog,
+    benefitChanges: BenefitChangeRecorder,
+    qualifyingEvents: QualifyingEventRecorder,
+    jobs?: { wake(): void },
+  ) {
     this.#db = db;
     this.#clock = clock;
     this.#notifier = notifier;
@@ -151,7 +159,10 @@ export class EnrollmentService {
     page: PageRequest,
   ): Promise<Page<EnrollmentResponse>> {
     const rows = await repository.listEnrollments(this.#db, scope, { memberId: filter.member, employerId: filter.employer, status: filter.status }, page);
-    const elections = await repository.findElections(this.#db, rows.results.map((row) => row.id));
+    const elections = await repository.findElections(
+      this.#db,
+      rows.results.map((row) => row.id),
+    );
     return { ...rows, results: rows.results.map((row) => toEnrollmentResponse(row, elections)) };
   }
 
@@ -189,12 +200,14 @@ export class EnrollmentService {
       if (plans !== undefined || input.coverage_waivers !== undefined || datesChanged) {
         // Elections are replaced whole; unchanged ones are rebuilt from what is stored, so they are priced anew.
         const planInputs = (plans as EnrolledPlanInput[] | undefined) ?? this.#storedPlanInputs(stored);
-        const waiverInputs = input.coverage_waivers ?? stored.waivers.map((waiver) => ({
-          line_of_coverage: waiver.line_of_coverage as LineOfCoverage,
-          reason: waiver.reason as NonNullable<UpdateEnrollmentBody['coverage_waivers']>[number]['reason'],
-          member: waiver.member_id,
-          dependent: waiver.dependent_id,
-        }));
+        const waiverInputs =
+          input.coverage_waivers ??
+          stored.waivers.map((waiver) => ({
+            line_of_coverage: waiver.line_of_coverage as LineOfCoverage,
+            reason: waiver.reason as NonNullable<UpdateEnrollmentBody['coverage_waivers']>[number]['reason'],
+            member: waiver.member_id,
+            dependent: waiver.dependent_id,
+          }));
         elections = await this.#buildElections(trx, updated, member, planInputs, waiverInputs);
         updated.effective_start ??= computedStart(updated, elections);
         await repository.replaceElections(trx, id, elections);
@@ -225,15 +238,19 @@ export class EnrollmentService {
     await this.#transition(trx, enrollment, 'save_and_submit', { submitted_at: submitted.submitted_at, open_enrollment_window_id: windowId });
     // The status change's event goes in with the notification's, in one statement.
     const submittedEvent = eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.save_and_submit, submitted);
-    await this.#notifier.record(trx, {
-      providerId: enrollment.provider_id,
-      employerId: enrollment.employer_id,
-      type: 'enrollment_submitted',
-      relatedObjectType: 'enrollment',
-      relatedObjectId: enrollment.id,
-      owner: 'employer',
-      payload: { enrollment: enrollment.id, member: enrollment.member_id, employer: enrollment.employer_id },
-    }, [submittedEvent]);
+    await this.#notifier.record(
+      trx,
+      {
+        providerId: enrollment.provider_id,
+        employerId: enrollment.employer_id,
+        type: 'enrollment_submitted',
+        relatedObjectType: 'enrollment',
+        relatedObjectId: enrollment.id,
+        owner: 'employer',
+        payload: { enrollment: enrollment.id, member: enrollment.member_id, employer: enrollment.employer_id },
+      },
+      [submittedEvent],
+    );
     return toEnrollmentResponse(submitted, elections);
   }
 
@@ -256,7 +273,9 @@ export class EnrollmentService {
     }
     const offered = new Set(window.planIds);
     const errors = elections.plans.flatMap((plan) =>
-      offered.has(plan.plan_id) ? [] : [inputError(['enrolled_plans', plan.position, 'plan'], `The plan is not offered in open enrollment window ${window.id}.`)],
+      offered.has(plan.plan_id)
+        ? []
+        : [inputError(['enrolled_plans', plan.position, 'plan'], `The plan is not offered in open enrollment window ${window.id}.`)],
     );
     // Open enrollment elections take effect on the window's renewal date, the first day of the new plan year.
     if (window.renewalDate !== null && enrollment.effective_start !== null && enrollment.effective_start !== window.renewalDate) {
@@ -312,7 +331,12 @@ export class EnrollmentService {
       changes: diffCoverage(coverage.previous, coverage.next, coverage.waivedLines, coverage.start),
     });
     // COBRA (29 U.S.C. 1163): group health coverage this approval ends for a qualifying event is recorded with it.
-    const cobraEvents = await this.#qualifyingEvents.recordCoverageLoss(trx, { enrollment, before: coverage.previous, after: coverage.next, firstDayWithout: coverage.start });
+    const cobraEvents = await this.#qualifyingEvents.recordCoverageLoss(trx, {
+      enrollment,
+      before: coverage.previous,
+      after: coverage.next,
+      firstDayWithout: coverage.start,
+    });
     const approved = { ...enrollment, status: 'approved' as const, approved_at: approvedAt };
     const events = [
       ...withEvents,
@@ -350,21 +374,40 @@ export class EnrollmentService {
    * coverage no longer in force on `firstDayOut`, or a dependent no longer on it, is left alone. Returns
    * whether it changed anything. The caller wakes the job worker after commit.
    */
-  async endDependentCoverageIn(trx: Transaction<Database>, member: MemberRow, firstDayOut: string, leaving: ReadonlyMap<string, ReadonlySet<string>>): Promise<boolean> {
+  async endDependentCoverageIn(
+    trx: Transaction<Database>,
+    member: MemberRow,
+    firstDayOut: string,
+    leaving: ReadonlyMap<string, ReadonlySet<string>>,
+  ): Promise<boolean> {
     const current = latestPerPlan(await findCoverageOfPlansOn(trx, member.id, [...leaving.keys()], firstDayOut));
-    const stored = await repository.findEnrolledDependentsOf(trx, current.map((row) => row.id));
+    const stored = await repository.findEnrolledDependentsOf(
+      trx,
+      current.map((row) => row.id),
+    );
     const leaves = (plan: EnrolledPlanRow, dependentId: string) => leaving.get(plan.plan_id)!.has(dependentId);
-    const storedDesignations = await repository.findDesignationsOf(trx, current.map((row) => row.id));
+    const storedDesignations = await repository.findDesignationsOf(
+      trx,
+      current.map((row) => row.id),
+    );
     const affected = current.filter((row) => stored.some((d) => d.enrolled_plan_id === row.id && leaves(row, d.dependent_id)));
     if (affected.length === 0) return false;
-    const row = serviceEnrollmentRow(member, { status: 'pending', reason: 'dependent_aged_out', changeDate: firstDayOut, effectiveStart: firstDayOut, now: this.#clock.now().toISOString() });
+    const row = serviceEnrollmentRow(member, {
+      status: 'pending',
+      reason: 'dependent_aged_out',
+      changeDate: firstDayOut,
+      effectiveStart: firstDayOut,
+      now: this.#clock.now().toISOString(),
+    });
     const staying = stored.filter((d) => {
       const plan = affected.find((p) => p.id === d.enrolled_plan_id);
       return plan !== undefined && !leaves(plan, d.dependent_id);
     });
     const stayingOnly: Elections = { plans: affected, dependents: staying, waivers: [], designations: storedDesignations, lines: new Map() };
     // The same coverage goes on: volumes and EOI decisions as they were (and priced on them).
-    await this.#continueCoverageIn(trx, row, member, stayingOnly, affected, (plan, dependentId) => volumeColumnsOf(rowOfPerson(stayingOnly, plan, dependentId)));
+    await this.#continueCoverageIn(trx, row, member, stayingOnly, affected, (plan, dependentId) =>
+      volumeColumnsOf(rowOfPerson(stayingOnly, plan, dependentId)),
+    );
     return true;
   }
 
@@ -385,7 +428,16 @@ export class EnrollmentService {
     const dependents =
       lines.length === 0
         ? []
-        : await this.#db.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id']).where('enrolled_plan_id', 'in', lines.map((row) => row.id)).orderBy('position').execute();
+        : await this.#db
+            .selectFrom('enrolled_dependents')
+            .select(['enrolled_plan_id', 'dependent_id'])
+            .where(
+              'enrolled_plan_id',
+              'in',
+              lines.map((row) => row.id),
+            )
+            .orderBy('position')
+            .execute();
     return {
       member: member.id,
       date: on,
@@ -453,18 +505,33 @@ export class EnrollmentService {
     const today = toDateString(this.#clock.now());
     const errors: InputError[] = [];
     const decided = new Map<EnrolledPlanRow, Map<string | null, 'approved' | 'denied'>>();
-    const decide = (plan: EnrolledPlanRow, row: EnrolledPlanRow | EnrolledDependentRow, dependentId: string | null, decision: 'approved' | 'denied', path: (string | number)[]) => {
+    const decide = (
+      plan: EnrolledPlanRow,
+      row: EnrolledPlanRow | EnrolledDependentRow,
+      dependentId: string | null,
+      decision: 'approved' | 'denied',
+      path: (string | number)[],
+    ) => {
       if (row.eoi_status !== 'pending') {
         errors.push(inputError(path, `No EOI is pending here (eoi_status is ${row.eoi_status}).`));
         return;
       }
       if (!beforeApproval && !runsOn(plan, today)) {
-        errors.push(inputError(path, `This coverage is not in force on or after ${today} (${plan.effective_start} to ${plan.effective_end ?? 'open'}): record the decision on the coverage that carries the election now.`));
+        errors.push(
+          inputError(
+            path,
+            `This coverage is not in force on or after ${today} (${plan.effective_start} to ${plan.effective_end ?? 'open'}): record the decision on the coverage that carries the election now.`,
+          ),
+        );
         return;
       }
       decided.set(plan, (decided.get(plan) ?? new Map<string | null, 'approved' | 'denied'>()).set(dependentId, decision));
     };
-    const decisions = (input.enrolled_plans ?? []) as { id: string; eoi_status?: 'approved' | 'denied'; enrolled_dependents?: { id: string; eoi_status: 'approved' | 'denied' }[] }[];
+    const decisions = (input.enrolled_plans ?? []) as {
+      id: string;
+      eoi_status?: 'approved' | 'denied';
+      enrolled_dependents?: { id: string; eoi_status: 'approved' | 'denied' }[];
+    }[];
     for (const [index, decision] of decisions.entries()) {
       const plan = plansById.get(decision.id);
       if (!plan) {
@@ -488,21 +555,36 @@ export class EnrollmentService {
     const decidedVolume = (row: EnrolledPlanRow | EnrolledDependentRow, decision: 'approved' | 'denied'): VolumeColumns =>
       decision === 'denied'
         ? { ...volumeColumnsOf(row), eoi_status: 'denied', volume_approved_at: null }
-        : { ...volumeColumnsOf(row), eoi_status: 'approved', volume_approved_at: now, volume_cents: beforeApproval ? row.requested_volume_cents : row.volume_cents };
+        : {
+            ...volumeColumnsOf(row),
+            eoi_status: 'approved',
+            volume_approved_at: now,
+            volume_cents: beforeApproval ? row.requested_volume_cents : row.volume_cents,
+          };
     for (const [plan, byPerson] of decided) {
       for (const [dependentId, decision] of byPerson) {
         const row = rowOfPerson(elections, plan, dependentId);
         const set = decidedVolume(row, decision);
         const columns = { volume_cents: set.volume_cents, eoi_status: set.eoi_status, volume_approved_at: set.volume_approved_at };
         Object.assign(row, columns);
-        await (dependentId === null ? repository.updateEnrolledPlanVolume(trx, row.id, columns) : repository.updateEnrolledDependentVolume(trx, row.id, columns));
+        await (dependentId === null
+          ? repository.updateEnrolledPlanVolume(trx, row.id, columns)
+          : repository.updateEnrolledDependentVolume(trx, row.id, columns));
       }
     }
     if (beforeApproval) {
       await this.#repriceIn(trx, enrollment, member, elections, [...decided.keys()]);
     } else {
       const approvals = [...decided].filter(([, byPerson]) => [...byPerson.values()].includes('approved'));
-      if (approvals.length > 0) await this.#raiseVolumesIn(trx, enrollment, member, elections, approvals.map(([plan, byPerson]) => ({ plan, byPerson })), today);
+      if (approvals.length > 0)
+        await this.#raiseVolumesIn(
+          trx,
+          enrollment,
+          member,
+          elections,
+          approvals.map(([plan, byPerson]) => ({ plan, byPerson })),
+          today,
+        );
     }
     const updated = { ...enrollment, metadata: JSON.stringify(mergeMetadata(parseMetadata(enrollment.metadata), input.metadata)) };
     await repository.updateEnrollmentFields(trx, updated);
@@ -511,15 +593,29 @@ export class EnrollmentService {
   }
 
   /** The stored elections `plans` (of an enrollment not yet approved) priced again on their volumes in force. */
-  async #repriceIn(trx: Transaction<Database>, enrollment: EnrollmentRow, member: MemberRow, stored: Elections, plans: readonly EnrolledPlanRow[]): Promise<void> {
+  async #repriceIn(
+    trx: Transaction<Database>,
+    enrollment: EnrollmentRow,
+    member: MemberRow,
+    stored: Elections,
+    plans: readonly EnrolledPlanRow[],
+  ): Promise<void> {
     const chosen = stored.plans.filter((plan) => plans.includes(plan));
     const storedVolume = (plan: EnrolledPlanRow, dependentId: string | null) => volumeColumnsOf(rowOfPerson(stored, plan, dependentId));
     const priced = await this.#reelect(trx, enrollment, member, stored, chosen, (plan) => plan.effective_start, storedVolume);
     for (const [index, plan] of chosen.entries()) {
       const again = priced.plans[index]!;
       if (again.premium_cents === null) continue;
-      const set = { premium_cents: again.premium_cents, employer_contribution_cents: again.employer_contribution_cents, member_contribution_cents: again.member_contribution_cents };
-      if (set.premium_cents !== plan.premium_cents || set.employer_contribution_cents !== plan.employer_contribution_cents || set.member_contribution_cents !== plan.member_contribution_cents) {
+      const set = {
+        premium_cents: again.premium_cents,
+        employer_contribution_cents: again.employer_contribution_cents,
+        member_contribution_cents: again.member_contribution_cents,
+      };
+      if (
+        set.premium_cents !== plan.premium_cents ||
+        set.employer_contribution_cents !== plan.employer_contribution_cents ||
+        set.member_contribution_cents !== plan.member_contribution_cents
+      ) {
         await repository.updateEnrolledPlanVolume(trx, plan.id, set);
       }
     }
@@ -556,7 +652,14 @@ export class EnrollmentService {
         const decision = group.find((entry) => entry.plan === plan)!.byPerson.get(dependentId);
         return decision === 'approved' ? { ...volumeColumnsOf(before), volume_cents: before.requested_volume_cents } : volumeColumnsOf(before);
       };
-      await this.#continueCoverageIn(trx, row, member, stored, group.map(({ plan }) => plan), raised);
+      await this.#continueCoverageIn(
+        trx,
+        row,
+        member,
+        stored,
+        group.map(({ plan }) => plan),
+        raised,
+      );
     }
   }
 
@@ -578,7 +681,10 @@ export class EnrollmentService {
     keepCardsAndClientPrices(elections, plans, stored.dependents);
     await repository.insertEnrollment(trx, row);
     await repository.insertElections(trx, elections);
-    const recorded = [eventOf('enrollment', 'created', { ...row, status: 'not_started' as const }), eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.save_and_submit, row)];
+    const recorded = [
+      eventOf('enrollment', 'created', { ...row, status: 'not_started' as const }),
+      eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.save_and_submit, row),
+    ];
     await this.approveEnrollmentIn(trx, { providerId: member.provider_id, employerId: null }, row.id, recorded);
   }
 
@@ -622,13 +728,30 @@ export class EnrollmentService {
     waiverInputs: readonly NonNullable<CreateEnrollmentBody['coverage_waivers']>[number][],
     kept?: KeptVolumes,
   ): Promise<Elections> {
-    const plans = new Map((await repository.findPlans(trx, member.provider_id, planInputs.map((plan) => plan.plan))).map((plan) => [plan.id, plan]));
-    const dependentIds = [...planInputs.flatMap((plan) => (plan.enrolled_dependents ?? []).map((d) => d.dependent)), ...waiverInputs.flatMap((w) => (w.dependent ? [w.dependent] : []))];
+    const plans = new Map(
+      (
+        await repository.findPlans(
+          trx,
+          member.provider_id,
+          planInputs.map((plan) => plan.plan),
+        )
+      ).map((plan) => [plan.id, plan]),
+    );
+    const dependentIds = [
+      ...planInputs.flatMap((plan) => (plan.enrolled_dependents ?? []).map((d) => d.dependent)),
+      ...waiverInputs.flatMap((w) => (w.dependent ? [w.dependent] : [])),
+    ];
     const dependents = new Map((await repository.findDependents(trx, member.provider_id, dependentIds)).map((dependent) => [dependent.id, dependent]));
     const configurations = Map.groupBy(await repository.findConfigurations(trx, member.provider_id, [...plans.keys()]), (c) => c.plan_id);
     const subclassIds = await repository.findMemberSubclassIds(trx, member.id);
     const beneficiaries = new Map(
-      (await repository.findBeneficiaries(trx, member.provider_id, planInputs.flatMap((plan) => (plan.beneficiary_designations ?? []).map((d) => d.beneficiary)))).map((b) => [b.id, b]),
+      (
+        await repository.findBeneficiaries(
+          trx,
+          member.provider_id,
+          planInputs.flatMap((plan) => (plan.beneficiary_designations ?? []).map((d) => d.beneficiary)),
+        )
+      ).map((b) => [b.id, b]),
     );
     const errors: InputError[] = [];
     const now = this.#clock.now().toISOString();
@@ -659,16 +782,36 @@ export class EnrollmentService {
       const rules = parseVolumeRules(plan.volume_rules);
       const volumeOf = (requested: string | null | undefined, person: 'member' | 'spouse' | 'child', dependentId: string | null): VolumeColumns =>
         kept?.(index, dependentId) ??
-        volumeColumns(decideVolume(requested ? toCents(requested) : null, guaranteedIssueCents(plan.guaranteed_issue_volume_cents, rules, person), lateEntrant.has(index)));
+        volumeColumns(
+          decideVolume(requested ? toCents(requested) : null, guaranteedIssueCents(plan.guaranteed_issue_volume_cents, rules, person), lateEntrant.has(index)),
+        );
       const planVolume = volumeOf(input.requested_volume, 'member', null);
       const dependentVolumes = new Map(
         (input.enrolled_dependents ?? []).flatMap((dependentInput) => {
           const dependent = covered.find((d) => d.id === dependentInput.dependent);
-          return dependent ? [[dependent.id, volumeOf(dependentInput.requested_volume, isChildLike(dependent.member_relationship) ? 'child' : 'spouse', dependent.id)] as const] : [];
+          return dependent
+            ? [
+                [
+                  dependent.id,
+                  volumeOf(dependentInput.requested_volume, isChildLike(dependent.member_relationship) ? 'child' : 'spouse', dependent.id),
+                ] as const,
+              ]
+            : [];
         }),
       );
       const volumesInForce = { member: planVolume.volume_cents, dependents: new Map([...dependentVolumes].map(([id, volume]) => [id, volume.volume_cents])) };
-      const price = electionPrice(plan, configurations.get(plan.id) ?? [], subclassIds, member, covered, start, volumesInForce, input, ['enrolled_plans', index], errors);
+      const price = electionPrice(
+        plan,
+        configurations.get(plan.id) ?? [],
+        subclassIds,
+        member,
+        covered,
+        start,
+        volumesInForce,
+        input,
+        ['enrolled_plans', index],
+        errors,
+      );
       const enrolledPlanId = newId('enrolled_plan');
       elections.plans.push({
         id: enrolledPlanId,
@@ -691,7 +834,12 @@ export class EnrollmentService {
       elections.lines.set(enrolledPlanId, plan.line_of_coverage);
       const designations = input.beneficiary_designations ?? [];
       if (designations.length > 0 && !takesDesignations(plan.line_of_coverage)) {
-        errors.push(inputError(['enrolled_plans', index, 'beneficiary_designations'], `Only life and accidental_death plans name beneficiaries; this plan is ${plan.line_of_coverage}.`));
+        errors.push(
+          inputError(
+            ['enrolled_plans', index, 'beneficiary_designations'],
+            `Only life and accidental_death plans name beneficiaries; this plan is ${plan.line_of_coverage}.`,
+          ),
+        );
       } else {
         const named = new Set<string>();
         designations.forEach((designation, designationIndex) => {
@@ -735,7 +883,8 @@ export class EnrollmentService {
     });
 
     waiverInputs.forEach((waiver, index) => {
-      if (waiver.member && waiver.member !== member.id) errors.push(inputError(['coverage_waivers', index, 'member'], 'A waiver names the enrollment\'s own member.'));
+      if (waiver.member && waiver.member !== member.id)
+        errors.push(inputError(['coverage_waivers', index, 'member'], "A waiver names the enrollment's own member."));
       const dependent = waiver.dependent ? dependents.get(waiver.dependent) : undefined;
       if (waiver.dependent && (!dependent || dependent.member_id !== member.id)) {
         errors.push(inputError(['coverage_waivers', index, 'dependent'], 'No such dependent of the member.'));
@@ -804,7 +953,13 @@ export class EnrollmentService {
     const dependentFacts = (id: string) => {
       const dependent = dependents.get(id);
       return dependent
-        ? { id, memberId: dependent.member_id, relationship: dependent.member_relationship, dob: dependent.dob, disabilityCertifiedThrough: disabilityCertifiedThrough(Boolean(dependent.has_disability), dependent.disability_certified_on) }
+        ? {
+            id,
+            memberId: dependent.member_id,
+            relationship: dependent.member_relationship,
+            dob: dependent.dob,
+            disabilityCertifiedThrough: disabilityCertifiedThrough(Boolean(dependent.has_disability), dependent.disability_certified_on),
+          }
         : undefined;
     };
     const today = toDateString(this.#clock.now());
@@ -821,48 +976,58 @@ export class EnrollmentService {
             lines: await this.#linesBeforeAndAfter(trx, enrollment, elections, plans, dependents, enrollment.effective_start ?? today),
           })
         : [];
-    return [...lifeEvent, ...submissionErrors({
-      member: {
-        id: member.id,
-        employerId: member.employer_id,
-        hireDate: member.hire_date,
-        terminationDate: member.termination_date,
-        subclassIds: await repository.findMemberSubclassIds(trx, member.id),
-        hoursWorked: member.hours_worked,
-        employmentStatus: member.employment_status,
-      },
-      newHireStart: isNewHireStart(enrollment),
-      enrollment: { category: enrollment.category, reason: enrollment.reason, changeDate: enrollment.change_date, effectiveStart: enrollment.effective_start },
-      plans: elections.plans.map((elected) => {
-        const plan = plans.get(elected.plan_id);
-        return {
-          plan: plan && {
-            id: plan.id,
-            employerId: plan.employer_id,
-            lineOfCoverage: plan.line_of_coverage,
-            effectiveStart: plan.effective_start,
-            effectiveEnd: plan.effective_end,
-            requiresPrimaryCareProvider: Boolean(plan.requires_primary_care_provider),
-            configurations: configurations.get(plan.id) ?? [],
-            volumeRules: parseVolumeRules(plan.volume_rules),
-            rateBasis: plan.rate_basis,
-          },
-          coverageStart: elected.effective_start,
-          coverageEnd: elected.effective_end,
-          hasPrimaryCareProvider: elected.primary_care_provider !== null,
-          dependents: elections.dependents
-            .filter((d) => d.enrolled_plan_id === elected.id)
-            .map((d) => ({ dependent: dependentFacts(d.dependent_id), requestedVolumeCents: d.requested_volume_cents })),
-          requestedVolumeCents: elected.requested_volume_cents,
-          designations: elections.designations.filter((d) => d.enrolled_plan_id === elected.id).map((d) => ({ designation: d.designation, basisPoints: d.percentage_basis_points })),
-        };
+    return [
+      ...lifeEvent,
+      ...submissionErrors({
+        member: {
+          id: member.id,
+          employerId: member.employer_id,
+          hireDate: member.hire_date,
+          terminationDate: member.termination_date,
+          subclassIds: await repository.findMemberSubclassIds(trx, member.id),
+          hoursWorked: member.hours_worked,
+          employmentStatus: member.employment_status,
+        },
+        newHireStart: isNewHireStart(enrollment),
+        enrollment: {
+          category: enrollment.category,
+          reason: enrollment.reason,
+          changeDate: enrollment.change_date,
+          effectiveStart: enrollment.effective_start,
+        },
+        plans: elections.plans.map((elected) => {
+          const plan = plans.get(elected.plan_id);
+          return {
+            plan: plan && {
+              id: plan.id,
+              employerId: plan.employer_id,
+              lineOfCoverage: plan.line_of_coverage,
+              effectiveStart: plan.effective_start,
+              effectiveEnd: plan.effective_end,
+              requiresPrimaryCareProvider: Boolean(plan.requires_primary_care_provider),
+              configurations: configurations.get(plan.id) ?? [],
+              volumeRules: parseVolumeRules(plan.volume_rules),
+              rateBasis: plan.rate_basis,
+            },
+            coverageStart: elected.effective_start,
+            coverageEnd: elected.effective_end,
+            hasPrimaryCareProvider: elected.primary_care_provider !== null,
+            dependents: elections.dependents
+              .filter((d) => d.enrolled_plan_id === elected.id)
+              .map((d) => ({ dependent: dependentFacts(d.dependent_id), requestedVolumeCents: d.requested_volume_cents })),
+            requestedVolumeCents: elected.requested_volume_cents,
+            designations: elections.designations
+              .filter((d) => d.enrolled_plan_id === elected.id)
+              .map((d) => ({ designation: d.designation, basisPoints: d.percentage_basis_points })),
+          };
+        }),
+        waivers: elections.waivers.map((waiver) => ({
+          lineOfCoverage: waiver.line_of_coverage as LineOfCoverage,
+          dependentId: waiver.dependent_id,
+          dependent: waiver.dependent_id ? dependentFacts(waiver.dependent_id) : undefined,
+        })),
       }),
-      waivers: elections.waivers.map((waiver) => ({
-        lineOfCoverage: waiver.line_of_coverage as LineOfCoverage,
-        dependentId: waiver.dependent_id,
-        dependent: waiver.dependent_id ? dependentFacts(waiver.dependent_id) : undefined,
-      })),
-    })];
+    ];
   }
 
   /**
@@ -882,9 +1047,14 @@ export class EnrollmentService {
       return plan ? [{ row, plan }] : [];
     });
     const waived = elections.waivers.filter((waiver) => waiver.dependent_id === null);
-    const lines = [...new Set([...electedPlans.map(({ plan }) => plan.line_of_coverage), ...waived.map((waiver) => waiver.line_of_coverage as LineOfCoverage)])];
+    const lines = [
+      ...new Set([...electedPlans.map(({ plan }) => plan.line_of_coverage), ...waived.map((waiver) => waiver.line_of_coverage as LineOfCoverage)]),
+    ];
     const inForce = await repository.findCoverageInForce(trx, enrollment.member_id, lines, start, enrollment.id);
-    const beforeDependents = await repository.findEnrolledDependentsOf(trx, inForce.map((row) => row.id));
+    const beforeDependents = await repository.findEnrolledDependentsOf(
+      trx,
+      inForce.map((row) => row.id),
+    );
     // The elected dependents are loaded already; only those covered before and no longer elected are read.
     const unknown = beforeDependents.map((d) => d.dependent_id).filter((id) => !elected.has(id));
     const relationships = new Map([
@@ -894,7 +1064,9 @@ export class EnrollmentService {
     const persons = (ids: readonly string[]) => new Map(ids.flatMap((id) => (relationships.has(id) ? [[id, relationships.get(id)!] as const] : [])));
     const before = (line: LineOfCoverage) => {
       const row = inForce.find((entry) => entry.line_of_coverage === line);
-      return row ? { planId: row.plan_id, dependents: persons(beforeDependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)) } : null;
+      return row
+        ? { planId: row.plan_id, dependents: persons(beforeDependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)) }
+        : null;
     };
     return lines.map((line): LineBeforeAfter => {
       const election = electedPlans.find(({ plan }) => plan.line_of_coverage === line);
@@ -910,7 +1082,12 @@ export class EnrollmentService {
           },
         };
       }
-      return { lineOfCoverage: line, path: ['coverage_waivers', elections.waivers.findIndex((waiver) => waiver.dependent_id === null && waiver.line_of_coverage === line)], before: before(line), after: null };
+      return {
+        lineOfCoverage: line,
+        path: ['coverage_waivers', elections.waivers.findIndex((waiver) => waiver.dependent_id === null && waiver.line_of_coverage === line)],
+        before: before(line),
+        after: null,
+      };
     });
   }
 
@@ -919,12 +1096,34 @@ export class EnrollmentService {
    * on the enrollment's start, or, for a plan that renews another, the coverage on that plan the day before.
    */
   async #coverageBeforeAndAfter(trx: Executor, enrollment: EnrollmentRow, elections: Elections) {
-    const plans = new Map((await repository.findPlans(trx, enrollment.provider_id, elections.plans.map((p) => p.plan_id))).map((p) => [p.id, p]));
-    const toItem = (row: EnrolledPlanRow, plan: Parameters<typeof coverageItemOf>[1], dependents: readonly Pick<EnrolledDependentRow, 'dependent_id' | 'volume_cents'>[]) => ({
-      ...coverageItemOf(row, plan, dependents.map((d) => d.dependent_id)),
+    const plans = new Map(
+      (
+        await repository.findPlans(
+          trx,
+          enrollment.provider_id,
+          elections.plans.map((p) => p.plan_id),
+        )
+      ).map((p) => [p.id, p]),
+    );
+    const toItem = (
+      row: EnrolledPlanRow,
+      plan: Parameters<typeof coverageItemOf>[1],
+      dependents: readonly Pick<EnrolledDependentRow, 'dependent_id' | 'volume_cents'>[],
+    ) => ({
+      ...coverageItemOf(
+        row,
+        plan,
+        dependents.map((d) => d.dependent_id),
+      ),
       dependentVolumeCents: new Map(dependents.map((d) => [d.dependent_id, d.volume_cents])),
     });
-    const next = elections.plans.map((row) => toItem(row, plans.get(row.plan_id)!, elections.dependents.filter((d) => d.enrolled_plan_id === row.id)));
+    const next = elections.plans.map((row) =>
+      toItem(
+        row,
+        plans.get(row.plan_id)!,
+        elections.dependents.filter((d) => d.enrolled_plan_id === row.id),
+      ),
+    );
     const waivedLines = [...new Set(elections.waivers.map((waiver) => waiver.line_of_coverage as LineOfCoverage))];
     const start = enrollment.effective_start ?? toDateString(this.#clock.now());
     const lines = [...new Set([...next.map((item) => item.lineOfCoverage), ...waivedLines])];
@@ -936,15 +1135,35 @@ export class EnrollmentService {
     const renewed =
       renewing.length === 0
         ? []
-        : (await repository.findCoverageInForce(trx, enrollment.member_id, renewing.map((item) => item.lineOfCoverage), addDays(start, -1), enrollment.id)).filter((row) =>
-            renewing.some((item) => item.lineOfCoverage === row.line_of_coverage && item.previousPlanId === row.plan_id),
-          );
+        : (
+            await repository.findCoverageInForce(
+              trx,
+              enrollment.member_id,
+              renewing.map((item) => item.lineOfCoverage),
+              addDays(start, -1),
+              enrollment.id,
+            )
+          ).filter((row) => renewing.some((item) => item.lineOfCoverage === row.line_of_coverage && item.previousPlanId === row.plan_id));
     const inForce = [...replaced, ...renewed];
     const dependentRows =
       inForce.length === 0
         ? []
-        : await trx.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id', 'volume_cents']).where('enrolled_plan_id', 'in', inForce.map((row) => row.id)).execute();
-    const previous = inForce.map((row) => toItem(row, row, dependentRows.filter((d) => d.enrolled_plan_id === row.id)));
+        : await trx
+            .selectFrom('enrolled_dependents')
+            .select(['enrolled_plan_id', 'dependent_id', 'volume_cents'])
+            .where(
+              'enrolled_plan_id',
+              'in',
+              inForce.map((row) => row.id),
+            )
+            .execute();
+    const previous = inForce.map((row) =>
+      toItem(
+        row,
+        row,
+        dependentRows.filter((d) => d.enrolled_plan_id === row.id),
+      ),
+    );
     const enrollmentsOfPrevious = new Map(inForce.map((row): [string, EnrollmentEventSource] => [row.id, enrollmentOfCoverage(row)]));
     return { next, waivedLines, previous, start, enrollmentsOfPrevious };
   }
@@ -956,7 +1175,11 @@ export class EnrollmentService {
    */
   async #endCoverageReplacedBy(
     trx: Executor,
-    { previous, start, enrollmentsOfPrevious }: { previous: readonly CoverageItem[]; start: string; enrollmentsOfPrevious: ReadonlyMap<string, EnrollmentEventSource> },
+    {
+      previous,
+      start,
+      enrollmentsOfPrevious,
+    }: { previous: readonly CoverageItem[]; start: string; enrollmentsOfPrevious: ReadonlyMap<string, EnrollmentEventSource> },
   ): Promise<EnrollmentEventSource[]> {
     const changed = new Map<string, EnrollmentEventSource>();
     for (const item of previous) {
@@ -1032,7 +1255,11 @@ function keepCardsAndClientPrices(elections: Elections, before: readonly Enrolle
     const previous = before[index]!;
     plan.member_id_card_id = previous.member_id_card_id;
     if (plan.premium_cents === null) {
-      Object.assign(plan, { premium_cents: previous.premium_cents, employer_contribution_cents: previous.employer_contribution_cents, member_contribution_cents: previous.member_contribution_cents });
+      Object.assign(plan, {
+        premium_cents: previous.premium_cents,
+        employer_contribution_cents: previous.employer_contribution_cents,
+        member_contribution_cents: previous.member_contribution_cents,
+      });
     }
   });
   for (const dependent of elections.dependents) {

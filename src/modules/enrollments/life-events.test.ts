@@ -3,9 +3,16 @@ import { ENROLLMENT_REASONS } from './enrollment-rules.ts';
 import { LIFE_EVENT_RULES, lifeEventErrors, lifeEventRule, windowDaysOf, type LifeEventFacts } from './life-events.ts';
 
 const messages = (facts: Partial<LifeEventFacts>) =>
-  lifeEventErrors({ reason: 'marriage', changeDate: '2026-12-10', otherCoverage: null, today: '2026-12-15', hireDate: '2020-01-01', effectiveStart: null, lines: [], ...facts }).map(
-    (error) => `${error.field_path.join('.')}: ${/rule ([a-z_]+\/[a-z_]+)/.exec(error.message)?.[1]}`,
-  );
+  lifeEventErrors({
+    reason: 'marriage',
+    changeDate: '2026-12-10',
+    otherCoverage: null,
+    today: '2026-12-15',
+    hireDate: '2020-01-01',
+    effectiveStart: null,
+    lines: [],
+    ...facts,
+  }).map((error) => `${error.field_path.join('.')}: ${/rule ([a-z_]+\/[a-z_]+)/.exec(error.message)?.[1]}`);
 
 describe('the life event table', () => {
   it('has a row with a source for every qualifying reason of the seed, and none for the other categories', () => {

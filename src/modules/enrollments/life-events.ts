@@ -29,7 +29,16 @@ const NO_ONE: readonly EventPerson[] = [];
  * `other_coverage`): losing Medicaid or CHIP, or becoming eligible for premium assistance under them, opens a
  * 60-day window (29 U.S.C. 1181(f)(3)); every other kind 30 days.
  */
-export const OTHER_COVERAGE_TYPES = ['group_health_plan', 'individual_coverage', 'medicaid', 'chip', 'medicaid_chip_premium_assistance', 'medicare', 'tricare', 'other'] as const;
+export const OTHER_COVERAGE_TYPES = [
+  'group_health_plan',
+  'individual_coverage',
+  'medicaid',
+  'chip',
+  'medicaid_chip_premium_assistance',
+  'medicare',
+  'tricare',
+  'other',
+] as const;
 export type OtherCoverageType = (typeof OTHER_COVERAGE_TYPES)[number];
 const MEDICAID_CHIP: ReadonlySet<OtherCoverageType> = new Set(['medicaid', 'chip', 'medicaid_chip_premium_assistance']);
 
@@ -82,107 +91,223 @@ export type LifeEventReason = Exclude<EnrollmentReason, NonLifeEventReason>;
 
 export const LIFE_EVENT_RULES: Readonly<Record<LifeEventReason, LifeEventRule>> = {
   new_child: row({
-    windowDays: SPECIAL_ENROLLMENT_DAYS, add: ANYONE, drop: NO_ONE, changePlan: 'with_enrollment', mustAdd: 'child', coverageStart: 'event_date',
+    windowDays: SPECIAL_ENROLLMENT_DAYS,
+    add: ANYONE,
+    drop: NO_ONE,
+    changePlan: 'with_enrollment',
+    mustAdd: 'child',
+    coverageStart: 'event_date',
     source: '29 U.S.C. 1181(f)(2)(A)(ii), (f)(2)(C)(ii); 29 CFR 2590.701-6(b): the child, with the member and spouse, from the date of birth',
   }),
   adopted_child: row({
-    windowDays: SPECIAL_ENROLLMENT_DAYS, add: ANYONE, drop: NO_ONE, changePlan: 'with_enrollment', mustAdd: 'child', coverageStart: 'event_date',
+    windowDays: SPECIAL_ENROLLMENT_DAYS,
+    add: ANYONE,
+    drop: NO_ONE,
+    changePlan: 'with_enrollment',
+    mustAdd: 'child',
+    coverageStart: 'event_date',
     source: '29 U.S.C. 1181(f)(2)(A)(ii), (f)(2)(C)(iii); 29 CFR 2590.701-6(b): the child, with the member and spouse, from adoption or placement',
   }),
   marriage: row({
-    windowDays: SPECIAL_ENROLLMENT_DAYS, add: ANYONE, drop: NO_ONE, changePlan: 'with_enrollment', coverageStart: 'by_first_of_next_month',
+    windowDays: SPECIAL_ENROLLMENT_DAYS,
+    add: ANYONE,
+    drop: NO_ONE,
+    changePlan: 'with_enrollment',
+    coverageStart: 'by_first_of_next_month',
     source: '29 U.S.C. 1181(f)(2)(A)(i), (f)(2)(C)(i); 29 CFR 2590.701-6(b); 26 CFR 1.125-4(c)(2)(i): the spouse and their children, and the member',
   }),
   domestic_partnership: row({
-    windowDays: PLAN_WINDOW_DAYS, add: ANYONE, drop: NO_ONE, changePlan: 'with_enrollment', coverageStart: 'by_first_of_next_month',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: ANYONE,
+    drop: NO_ONE,
+    changePlan: 'with_enrollment',
+    coverageStart: 'by_first_of_next_month',
     source: 'plan rule, as marriage (a partner is not a spouse under HIPAA or §125; coverage is taxable imputed income)',
   }),
   divorce: row({
-    windowDays: PLAN_WINDOW_DAYS, add: NO_ONE, drop: DEPENDENTS, changePlan: 'never', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: NO_ONE,
+    drop: DEPENDENTS,
+    changePlan: 'never',
+    coverageStart: 'free',
     source: '26 CFR 1.125-4(c)(2)(i), (c)(3)(i): the former spouse and stepchildren who lose eligibility come off; nobody is added',
   }),
   death: row({
-    windowDays: PLAN_WINDOW_DAYS, add: NO_ONE, drop: ANYONE, changePlan: 'never', coverageStart: 'free',
-    source: '26 CFR 1.125-4(c)(2)(i)-(ii): a dependent who died comes off; the employee\'s death ends all coverage (COBRA, 29 U.S.C. 1163(1))',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: NO_ONE,
+    drop: ANYONE,
+    changePlan: 'never',
+    coverageStart: 'free',
+    source: "26 CFR 1.125-4(c)(2)(i)-(ii): a dependent who died comes off; the employee's death ends all coverage (COBRA, 29 U.S.C. 1163(1))",
   }),
   lost_coverage: row({
-    windowDays: SPECIAL_ENROLLMENT_DAYS, medicaidChipWindowDays: MEDICAID_CHIP_DAYS, add: ANYONE, drop: NO_ONE, changePlan: 'with_enrollment', coverageStart: 'by_first_of_next_month',
+    windowDays: SPECIAL_ENROLLMENT_DAYS,
+    medicaidChipWindowDays: MEDICAID_CHIP_DAYS,
+    add: ANYONE,
+    drop: NO_ONE,
+    changePlan: 'with_enrollment',
+    coverageStart: 'by_first_of_next_month',
     source: '29 U.S.C. 1181(f)(1), (f)(3); 29 CFR 2590.701-6(a): the member and dependents who lost other coverage enroll',
   }),
   dependent_lost_coverage: row({
-    windowDays: SPECIAL_ENROLLMENT_DAYS, medicaidChipWindowDays: MEDICAID_CHIP_DAYS, add: ANYONE, drop: NO_ONE, changePlan: 'with_enrollment', coverageStart: 'by_first_of_next_month',
+    windowDays: SPECIAL_ENROLLMENT_DAYS,
+    medicaidChipWindowDays: MEDICAID_CHIP_DAYS,
+    add: ANYONE,
+    drop: NO_ONE,
+    changePlan: 'with_enrollment',
+    coverageStart: 'by_first_of_next_month',
     source: '29 U.S.C. 1181(f)(1), (f)(3); 29 CFR 2590.701-6(a)(2): the dependents who lost coverage, with the member who must enroll for them',
   }),
   gain_coverage: row({
-    windowDays: PLAN_WINDOW_DAYS, medicaidChipWindowDays: MEDICAID_CHIP_DAYS, add: NO_ONE, drop: ANYONE, changePlan: 'never', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    medicaidChipWindowDays: MEDICAID_CHIP_DAYS,
+    add: NO_ONE,
+    drop: ANYONE,
+    changePlan: 'never',
+    coverageStart: 'free',
     source: '26 CFR 1.125-4(c)(3)(iii), 1.125-4(e): the member (with the family) who gained other coverage drops it; nobody is added',
   }),
   dependent_gained_coverage: row({
-    windowDays: PLAN_WINDOW_DAYS, medicaidChipWindowDays: MEDICAID_CHIP_DAYS, add: NO_ONE, drop: DEPENDENTS, changePlan: 'never', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    medicaidChipWindowDays: MEDICAID_CHIP_DAYS,
+    add: NO_ONE,
+    drop: DEPENDENTS,
+    changePlan: 'never',
+    coverageStart: 'free',
     source: '26 CFR 1.125-4(c)(3)(iii): only the dependents who gained other coverage come off',
   }),
   dependent_relocated_in_network: row({
-    windowDays: PLAN_WINDOW_DAYS, add: NO_ONE, drop: NO_ONE, changePlan: 'always', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: NO_ONE,
+    drop: NO_ONE,
+    changePlan: 'always',
+    coverageStart: 'free',
     source: '26 CFR 1.125-4(c)(2)(v): a change of residence may move coverage to a plan serving the new area; nobody is added or dropped',
   }),
   relocated: row({
-    windowDays: PLAN_WINDOW_DAYS, add: NO_ONE, drop: NO_ONE, changePlan: 'always', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: NO_ONE,
+    drop: NO_ONE,
+    changePlan: 'always',
+    coverageStart: 'free',
     source: '26 CFR 1.125-4(c)(2)(v): as dependent_relocated_in_network, for the member',
   }),
   dependent_court_order: row({
-    windowDays: PLAN_WINDOW_DAYS, add: ['member', 'child'], drop: ['child'], changePlan: 'never', coverageStart: 'free',
-    source: '29 U.S.C. 1169 (QMCSO); 26 CFR 1.125-4(d): the child the order names is added (with the member), or dropped when the order makes another parent cover them',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: ['member', 'child'],
+    drop: ['child'],
+    changePlan: 'never',
+    coverageStart: 'free',
+    source:
+      '29 U.S.C. 1169 (QMCSO); 26 CFR 1.125-4(d): the child the order names is added (with the member), or dropped when the order makes another parent cover them',
   }),
   new_hire: row({
-    windowDays: PLAN_WINDOW_DAYS, windowFrom: 'hire_date', add: ANYONE, drop: ANYONE, changePlan: 'always', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    windowFrom: 'hire_date',
+    add: ANYONE,
+    drop: ANYONE,
+    changePlan: 'always',
+    coverageStart: 'free',
     source: 'plan rule (initial eligibility, 26 CFR 1.125-4 does not limit a first election): 30 days from the hire date on record',
   }),
   rehire: row({
-    windowDays: PLAN_WINDOW_DAYS, windowFrom: 'hire_date', add: ANYONE, drop: ANYONE, changePlan: 'always', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    windowFrom: 'hire_date',
+    add: ANYONE,
+    drop: ANYONE,
+    changePlan: 'always',
+    coverageStart: 'free',
     source: 'plan rule: a rehire elects anew, 30 days from the (new) hire date on record',
   }),
   new_eligibility: row({
-    windowDays: PLAN_WINDOW_DAYS, add: ANYONE, drop: NO_ONE, changePlan: 'always', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: ANYONE,
+    drop: NO_ONE,
+    changePlan: 'always',
+    coverageStart: 'free',
     source: '26 CFR 1.125-4(c)(2)(iii)-(iv): becoming eligible (an employment change) permits a first election of the newly available coverage',
   }),
   terminated: row({
-    windowDays: PLAN_WINDOW_DAYS, add: NO_ONE, drop: ANYONE, changePlan: 'never', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: NO_ONE,
+    drop: ANYONE,
+    changePlan: 'never',
+    coverageStart: 'free',
     source: '26 CFR 1.125-4(c)(2)(ii): termination of employment ends coverage; nothing is added',
   }),
   leave_of_absence: row({
-    windowDays: PLAN_WINDOW_DAYS, add: ANYONE, drop: ANYONE, changePlan: 'never', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: ANYONE,
+    drop: ANYONE,
+    changePlan: 'never',
+    coverageStart: 'free',
     source: '26 CFR 1.125-3 (FMLA leave: coverage may be revoked for the leave and reinstated on return); no plan change',
   }),
   employment_change: row({
-    windowDays: PLAN_WINDOW_DAYS, add: ANYONE, drop: ANYONE, changePlan: 'always', coverageStart: 'free',
-    source: '26 CFR 1.125-4(c)(2)(ii)-(iii): a change in the member\'s employment status that changes eligibility (a new class or location may offer other plans)',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: ANYONE,
+    drop: ANYONE,
+    changePlan: 'always',
+    coverageStart: 'free',
+    source:
+      "26 CFR 1.125-4(c)(2)(ii)-(iii): a change in the member's employment status that changes eligibility (a new class or location may offer other plans)",
   }),
   dependent_employment_change: row({
-    windowDays: PLAN_WINDOW_DAYS, add: DEPENDENTS, drop: DEPENDENTS, changePlan: 'never', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: DEPENDENTS,
+    drop: DEPENDENTS,
+    changePlan: 'never',
+    coverageStart: 'free',
     source: '26 CFR 1.125-4(c)(2)(ii)-(iii), (c)(3)(i): only the dependent whose employment changed is added or dropped',
   }),
   significant_plan_change: row({
-    windowDays: PLAN_WINDOW_DAYS, add: ['member'], drop: ANYONE, changePlan: 'always', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: ['member'],
+    drop: ANYONE,
+    changePlan: 'always',
+    coverageStart: 'free',
     source: '26 CFR 1.125-4(f)(3)-(4): a significant cost or coverage change permits moving to another option or dropping it',
   }),
   dependent_aged_out: row({
-    windowDays: PLAN_WINDOW_DAYS, add: NO_ONE, drop: ['child'], changePlan: 'never', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: NO_ONE,
+    drop: ['child'],
+    changePlan: 'never',
+    coverageStart: 'free',
     source: '26 CFR 1.125-4(c)(2)(iv): a child who stops being an eligible dependent comes off',
   }),
   citizenship_change: row({
-    windowDays: PLAN_WINDOW_DAYS, add: NO_ONE, drop: NO_ONE, changePlan: 'never', coverageStart: 'free',
-    source: 'no change of elections: not a change in status under 26 CFR 1.125-4(c) nor a HIPAA special enrollment event (an individual-market event, 45 CFR 155.420(d)(3))',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: NO_ONE,
+    drop: NO_ONE,
+    changePlan: 'never',
+    coverageStart: 'free',
+    source:
+      'no change of elections: not a change in status under 26 CFR 1.125-4(c) nor a HIPAA special enrollment event (an individual-market event, 45 CFR 155.420(d)(3))',
   }),
   release_from_incarceration: row({
-    windowDays: PLAN_WINDOW_DAYS, add: NO_ONE, drop: NO_ONE, changePlan: 'never', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: NO_ONE,
+    drop: NO_ONE,
+    changePlan: 'never',
+    coverageStart: 'free',
     source: 'no change of elections: an individual-market event (45 CFR 155.420(d)(7)), not one of 26 CFR 1.125-4(c) or 29 U.S.C. 1181(f)',
   }),
   medicare_eligible: row({
-    windowDays: PLAN_WINDOW_DAYS, add: NO_ONE, drop: ANYONE, changePlan: 'never', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    add: NO_ONE,
+    drop: ANYONE,
+    changePlan: 'never',
+    coverageStart: 'free',
     source: '26 CFR 1.125-4(e): the person entitled to Medicare may drop coverage',
   }),
   tax_advantaged_contribution_change: row({
-    windowDays: PLAN_WINDOW_DAYS, futureDays: PLAN_WINDOW_DAYS, add: NO_ONE, drop: NO_ONE, changePlan: 'never', coverageStart: 'free',
+    windowDays: PLAN_WINDOW_DAYS,
+    futureDays: PLAN_WINDOW_DAYS,
+    add: NO_ONE,
+    drop: NO_ONE,
+    changePlan: 'never',
+    coverageStart: 'free',
     source: 'IRS Notice 2004-50 Q&A-58: HSA contributions change prospectively at any time; no plan or person changes (a future change_date is allowed)',
   }),
 };
@@ -193,7 +318,9 @@ export function lifeEventRule(reason: string | null): LifeEventRule | undefined 
 
 /** Days of the event's window: the Medicaid/CHIP window when the other coverage was Medicaid or CHIP. */
 export function windowDaysOf(rule: LifeEventRule, otherCoverage: OtherCoverageType | null): number {
-  return rule.medicaidChipWindowDays !== undefined && otherCoverage !== null && MEDICAID_CHIP.has(otherCoverage) ? rule.medicaidChipWindowDays : rule.windowDays;
+  return rule.medicaidChipWindowDays !== undefined && otherCoverage !== null && MEDICAID_CHIP.has(otherCoverage)
+    ? rule.medicaidChipWindowDays
+    : rule.windowDays;
 }
 
 /** One line of coverage before and after the enrollment: its plan and persons (null: no coverage). */
@@ -224,15 +351,24 @@ const list = (persons: readonly EventPerson[]) => (persons.length === 0 ? 'nobod
 export function lifeEventErrors(facts: LifeEventFacts): InputError[] {
   const rule = LIFE_EVENT_RULES[facts.reason];
   const errors: InputError[] = [];
-  const refuse = (path: (string | number)[], part: string, message: string) => errors.push(inputError(path, `Life event rule ${facts.reason}/${part}: ${message} (${rule.source}).`));
+  const refuse = (path: (string | number)[], part: string, message: string) =>
+    errors.push(inputError(path, `Life event rule ${facts.reason}/${part}: ${message} (${rule.source}).`));
 
   const from = rule.windowFrom === 'hire_date' ? facts.hireDate : facts.changeDate;
   const days = windowDaysOf(rule, facts.otherCoverage);
   if (compareDates(facts.today, addDays(from, days)) > 0) {
-    refuse([rule.windowFrom === 'hire_date' ? 'reason' : 'change_date'], 'window', `it must be submitted within ${days} days of ${rule.windowFrom === 'hire_date' ? `the hire date on record, ${from}` : `change_date ${from}`}`);
+    refuse(
+      [rule.windowFrom === 'hire_date' ? 'reason' : 'change_date'],
+      'window',
+      `it must be submitted within ${days} days of ${rule.windowFrom === 'hire_date' ? `the hire date on record, ${from}` : `change_date ${from}`}`,
+    );
   }
   if (compareDates(facts.changeDate, addDays(facts.today, rule.futureDays)) > 0) {
-    refuse(['change_date'], 'future', rule.futureDays === 0 ? 'change_date cannot be in the future' : `change_date can be at most ${rule.futureDays} days ahead`);
+    refuse(
+      ['change_date'],
+      'future',
+      rule.futureDays === 0 ? 'change_date cannot be in the future' : `change_date can be at most ${rule.futureDays} days ahead`,
+    );
   }
 
   const start = facts.effectiveStart;
@@ -242,7 +378,11 @@ export function lifeEventErrors(facts: LifeEventFacts): InputError[] {
   if (start !== null && rule.coverageStart === 'by_first_of_next_month') {
     const latest = firstOfNextMonth(facts.today);
     if (compareDates(start, facts.changeDate) < 0 || compareDates(start, latest) > 0) {
-      refuse(['effective_start'], 'coverage_start', `coverage starts between the event (${facts.changeDate}) and the first of the month after the request (${latest})`);
+      refuse(
+        ['effective_start'],
+        'coverage_start',
+        `coverage starts between the event (${facts.changeDate}) and the first of the month after the request (${latest})`,
+      );
     }
   }
 
@@ -255,10 +395,20 @@ export function lifeEventErrors(facts: LifeEventFacts): InputError[] {
     for (const [id, relationship] of line.after?.dependents ?? []) if (!line.before?.dependents.has(id)) addedHere.set(id, personOf(relationship));
     for (const [id, relationship] of line.before?.dependents ?? []) if (!line.after?.dependents.has(id)) droppedHere.set(id, personOf(relationship));
     for (const [who, person] of addedHere) {
-      if (!rule.add.includes(person)) refuse(line.path, 'add', `${who === 'member' ? `the member cannot newly enroll in ${line.lineOfCoverage}` : `dependent ${who} (${PERSON_WORDS[person]}) cannot be added`}; it permits adding ${list(rule.add)}`);
+      if (!rule.add.includes(person))
+        refuse(
+          line.path,
+          'add',
+          `${who === 'member' ? `the member cannot newly enroll in ${line.lineOfCoverage}` : `dependent ${who} (${PERSON_WORDS[person]}) cannot be added`}; it permits adding ${list(rule.add)}`,
+        );
     }
     for (const [who, person] of droppedHere) {
-      if (!rule.drop.includes(person)) refuse(line.path, 'drop', `${who === 'member' ? `${line.lineOfCoverage} cannot be dropped` : `dependent ${who} (${PERSON_WORDS[person]}) cannot be dropped`}; it permits dropping ${list(rule.drop)}`);
+      if (!rule.drop.includes(person))
+        refuse(
+          line.path,
+          'drop',
+          `${who === 'member' ? `${line.lineOfCoverage} cannot be dropped` : `dependent ${who} (${PERSON_WORDS[person]}) cannot be dropped`}; it permits dropping ${list(rule.drop)}`,
+        );
     }
     added = new Set([...added, ...addedHere.values()]);
     const moved = line.before && line.after && line.before.planId !== line.after.planId && line.after.previousPlanId !== line.before.planId;
@@ -266,7 +416,9 @@ export function lifeEventErrors(facts: LifeEventFacts): InputError[] {
       refuse(
         line.path,
         'change_plan',
-        rule.changePlan === 'never' ? `${line.lineOfCoverage} cannot move to another plan` : `${line.lineOfCoverage} may move to another plan only when the event enrolls someone in it`,
+        rule.changePlan === 'never'
+          ? `${line.lineOfCoverage} cannot move to another plan`
+          : `${line.lineOfCoverage} may move to another plan only when the event enrolls someone in it`,
       );
     }
   }

@@ -102,7 +102,7 @@ describe('EVENT_DATA', () => {
     ['notification', { notification_type: 'welcome', related_object_type: 'member', related_object_id: 'mem_1', owner: 'member' }, 'er_1'],
     ['open_enrollment_window', { employer: 'er_1', status: 'approved', enrollment_type: 'active' }, 'er_1'],
     ['cobra_event', { member: 'mem_1', employer: 'er_1', enrollment: 'enr_1', event_type: 'termination' }, 'er_1'],
-  ] as const)('when a %s event is made, then its data is exactly the whitelist and its employer the record\'s', (objectType, data, employer) => {
+  ] as const)("when a %s event is made, then its data is exactly the whitelist and its employer the record's", (objectType, data, employer) => {
     const row = objectType === 'employer' ? { ...everything, id: 'er_x' } : everything;
     expect(eventOf(objectType, 'created', row as never)).toEqual({
       providerId: 'prov_1',

@@ -74,9 +74,18 @@ export const EVENT_DATA: { [T in EventObjectType]: (row: EventSource<T>) => Desc
   }),
   plan: (row) => ({
     employer: row.employer_id,
-    data: { employer: row.employer_id, group: row.group_id, line_of_coverage: row.line_of_coverage, previous_plan: row.previous_plan_id, next_plan: row.next_plan_id },
+    data: {
+      employer: row.employer_id,
+      group: row.group_id,
+      line_of_coverage: row.line_of_coverage,
+      previous_plan: row.previous_plan_id,
+      next_plan: row.next_plan_id,
+    },
   }),
-  plan_configuration: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id, plan: row.plan_id, required_subclass: row.required_subclass_id } }),
+  plan_configuration: (row) => ({
+    employer: row.employer_id,
+    data: { employer: row.employer_id, plan: row.plan_id, required_subclass: row.required_subclass_id },
+  }),
   enrollment: (row) => ({
     employer: row.employer_id,
     data: {
@@ -101,10 +110,18 @@ export const EVENT_DATA: { [T in EventObjectType]: (row: EventSource<T>) => Desc
       delivery_state: row.delivery_state,
     },
   }),
-  open_enrollment_window: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id, status: row.status, enrollment_type: row.enrollment_type } }),
+  open_enrollment_window: (row) => ({
+    employer: row.employer_id,
+    data: { employer: row.employer_id, status: row.status, enrollment_type: row.enrollment_type },
+  }),
   notification: (row) => ({
     employer: row.employer_id,
-    data: { notification_type: row.notification_type, related_object_type: row.related_object_type, related_object_id: row.related_object_id, owner: row.owner },
+    data: {
+      notification_type: row.notification_type,
+      related_object_type: row.related_object_type,
+      related_object_id: row.related_object_id,
+      owner: row.owner,
+    },
   }),
   webhook_endpoint: (row) => ({ employer: null, data: { disabled: Boolean(row.disabled), disabled_reason: row.disabled_reason } }),
   // Not the dependents, dates or lines: whoever acts on it reads the record (GET /cobra_events/{id}).

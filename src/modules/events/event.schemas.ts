@@ -3,16 +3,19 @@ import { IdSchema, Nullable, PageQuerySchema, StringEnum, TimestampSchema } from
 import { EVENT_OBJECT_TYPES } from './event.table.ts';
 import { EVENT_TYPES } from './event-types.ts';
 
-export const EventSchema = Type.Object({
-  id: IdSchema,
-  object: Type.Literal('event'),
-  event_type: StringEnum(EVENT_TYPES, { description: '<object_type>.<action>, e.g. enrollment.approved, member.updated, notification.created' }),
-  object_type: StringEnum(EVENT_OBJECT_TYPES),
-  object_id: IdSchema,
-  employer: Nullable(IdSchema),
-  data: Type.Record(Type.String(), Type.Unknown(), { description: 'Ids and statuses of the object as the change left it; never personal data' }),
-  created_at: TimestampSchema,
-}, { title: 'Event' });
+export const EventSchema = Type.Object(
+  {
+    id: IdSchema,
+    object: Type.Literal('event'),
+    event_type: StringEnum(EVENT_TYPES, { description: '<object_type>.<action>, e.g. enrollment.approved, member.updated, notification.created' }),
+    object_type: StringEnum(EVENT_OBJECT_TYPES),
+    object_id: IdSchema,
+    employer: Nullable(IdSchema),
+    data: Type.Record(Type.String(), Type.Unknown(), { description: 'Ids and statuses of the object as the change left it; never personal data' }),
+    created_at: TimestampSchema,
+  },
+  { title: 'Event' },
+);
 export type EventResponse = Static<typeof EventSchema>;
 
 export const ListEventsQuerySchema = Type.Object(

@@ -18,14 +18,17 @@ describe('parseEventTypes', () => {
     expect(parseEventTypes(values as readonly string[] | undefined)).toEqual(expected);
   });
 
-  it.each([['member.exploded'], ['spaceship.*'], ['member'], ['.*'], ['api_key.created'], ['Member.created']])('when given %s, then a 400 naming type', (value) => {
-    let thrown: unknown;
-    try {
-      parseEventTypes([value]);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(AppError);
-    expect(thrown).toMatchObject({ statusCode: 400, type: 'invalid_request' });
-  });
+  it.each([['member.exploded'], ['spaceship.*'], ['member'], ['.*'], ['api_key.created'], ['Member.created']])(
+    'when given %s, then a 400 naming type',
+    (value) => {
+      let thrown: unknown;
+      try {
+        parseEventTypes([value]);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(AppError);
+      expect(thrown).toMatchObject({ statusCode: 400, type: 'invalid_request' });
+    },
+  );
 });

@@ -78,9 +78,13 @@ export function parseEventTypes(values: readonly string[] | undefined): { eventT
     else unknown.push(value);
   }
   if (unknown.length > 0) {
-    throw new AppError('invalid_request', `Unknown event type: ${unknown.join(', ')}. Give event types such as enrollment.approved, or <object_type>.* such as enrollment.*.`, {
-      inputErrors: [inputError(['type'], `Unknown event type "${unknown[0]}".`)],
-    });
+    throw new AppError(
+      'invalid_request',
+      `Unknown event type: ${unknown.join(', ')}. Give event types such as enrollment.approved, or <object_type>.* such as enrollment.*.`,
+      {
+        inputErrors: [inputError(['type'], `Unknown event type "${unknown[0]}".`)],
+      },
+    );
   }
   return { eventTypes: [...eventTypes], objectTypes: [...objectTypes] };
 }

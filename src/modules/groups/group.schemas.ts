@@ -5,15 +5,18 @@ import { CONNECTION_METHODS } from './group.table.ts';
 const GroupNumberSchema = Type.String({ minLength: 1, maxLength: 255, description: 'The number the carrier gave the group' });
 const ConnectionMethodSchema = StringEnum(CONNECTION_METHODS, { description: 'How enrollment changes reach the carrier' });
 
-export const GroupSchema = Type.Object({
-  id: IdSchema,
-  group_number: Type.String(),
-  carrier: IdSchema,
-  employer: IdSchema,
-  connection_method: ConnectionMethodSchema,
-  metadata: MetadataResponseSchema,
-  created_at: TimestampSchema,
-}, { title: 'Group' });
+export const GroupSchema = Type.Object(
+  {
+    id: IdSchema,
+    group_number: Type.String(),
+    carrier: IdSchema,
+    employer: IdSchema,
+    connection_method: ConnectionMethodSchema,
+    metadata: MetadataResponseSchema,
+    created_at: TimestampSchema,
+  },
+  { title: 'Group' },
+);
 export type GroupResponse = Static<typeof GroupSchema>;
 
 export const CreateGroupBodySchema = Type.Object(

@@ -40,12 +40,7 @@ export function lockMember(trx: Transaction<Database>, scope: Scope, memberId: s
 }
 
 /** The document, if it is one of the member's or their employer's: a card must not point at anyone else's. */
-export async function isDocumentOfMember(
-  db: Executor,
-  providerId: string,
-  member: { id: string; employer_id: string },
-  documentId: string,
-): Promise<boolean> {
+export async function isDocumentOfMember(db: Executor, providerId: string, member: { id: string; employer_id: string }, documentId: string): Promise<boolean> {
   const row = await db
     .selectFrom('documents')
     .select('id')
@@ -96,8 +91,22 @@ export async function findCardsHolding(
     .selectAll()
     .where((eb) =>
       eb.or([
-        eb('id', 'in', eb.selectFrom('enrolled_plans').select('member_id_card_id').where('id', 'in', items.enrolledPlans.length > 0 ? [...items.enrolledPlans] : none)),
-        eb('id', 'in', eb.selectFrom('enrolled_dependents').select('member_id_card_id').where('id', 'in', items.enrolledDependents.length > 0 ? [...items.enrolledDependents] : none)),
+        eb(
+          'id',
+          'in',
+          eb
+            .selectFrom('enrolled_plans')
+            .select('member_id_card_id')
+            .where('id', 'in', items.enrolledPlans.length > 0 ? [...items.enrolledPlans] : none),
+        ),
+        eb(
+          'id',
+          'in',
+          eb
+            .selectFrom('enrolled_dependents')
+            .select('member_id_card_id')
+            .where('id', 'in', items.enrolledDependents.length > 0 ? [...items.enrolledDependents] : none),
+        ),
       ]),
     )
     .orderBy('id')

@@ -6,17 +6,20 @@ export const MAX_CARD_ASSIGNMENTS = 100;
 
 const CardNumberSchema = Type.String({ minLength: 1, maxLength: 255 });
 
-export const MemberIdCardSchema = Type.Object({
-  id: IdSchema,
-  member: IdSchema,
-  carrier: Nullable(IdSchema),
-  member_number: Nullable(Type.String()),
-  group_number: Nullable(Type.String()),
-  document: Nullable(IdSchema),
-  enrolled_plans: Type.Array(IdSchema, { description: 'Ids of the enrolled plans this card is assigned to' }),
-  enrolled_dependents: Type.Array(IdSchema, { description: 'Ids of the enrolled dependents this card is assigned to' }),
-  created_at: TimestampSchema,
-}, { title: 'MemberIdCard' });
+export const MemberIdCardSchema = Type.Object(
+  {
+    id: IdSchema,
+    member: IdSchema,
+    carrier: Nullable(IdSchema),
+    member_number: Nullable(Type.String()),
+    group_number: Nullable(Type.String()),
+    document: Nullable(IdSchema),
+    enrolled_plans: Type.Array(IdSchema, { description: 'Ids of the enrolled plans this card is assigned to' }),
+    enrolled_dependents: Type.Array(IdSchema, { description: 'Ids of the enrolled dependents this card is assigned to' }),
+    created_at: TimestampSchema,
+  },
+  { title: 'MemberIdCard' },
+);
 export type MemberIdCardResponse = Static<typeof MemberIdCardSchema>;
 
 export const CreateMemberIdCardBodySchema = Type.Object(

@@ -58,7 +58,10 @@ export class MemberIdCardService {
       // An item holds one card: cards it is taken from change too.
       const previousCards = await repository.findCardsHolding(trx, { enrolledPlans, enrolledDependents });
       await repository.assignCard(trx, row.id, { enrolledPlans, enrolledDependents });
-      await this.#events.recordMany(trx, [eventOf('member_id_card', 'created', row), ...previousCards.map((card) => eventOf('member_id_card', 'updated', card))]);
+      await this.#events.recordMany(trx, [
+        eventOf('member_id_card', 'created', row),
+        ...previousCards.map((card) => eventOf('member_id_card', 'updated', card)),
+      ]);
       return this.#withAssignments(trx, row);
     });
   }
@@ -71,7 +74,10 @@ export class MemberIdCardService {
 
   async listMemberIdCards(scope: Scope, filter: { member?: string | undefined }, page: PageRequest): Promise<Page<MemberIdCardResponse>> {
     const rows = await repository.listCards(this.#db, scope, { memberId: filter.member }, page);
-    const assignments = await repository.findCardAssignments(this.#db, rows.results.map((row) => row.id));
+    const assignments = await repository.findCardAssignments(
+      this.#db,
+      rows.results.map((row) => row.id),
+    );
     return { ...rows, results: rows.results.map((row) => toMemberIdCardResponse(row, assignments.get(row.id)!)) };
   }
 

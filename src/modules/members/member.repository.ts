@@ -41,10 +41,7 @@ export async function replaceMemberSubclasses(db: Executor, memberId: string, su
 }
 
 /** Subclass ids and enrollment ids of each member, in one query each whatever the number of members. */
-export async function findMemberLinks(
-  db: Executor,
-  memberIds: readonly string[],
-): Promise<Map<string, { subclasses: string[]; enrollments: string[] }>> {
+export async function findMemberLinks(db: Executor, memberIds: readonly string[]): Promise<Map<string, { subclasses: string[]; enrollments: string[] }>> {
   const links = new Map(memberIds.map((id) => [id, { subclasses: [] as string[], enrollments: [] as string[] }]));
   if (memberIds.length === 0) return links;
   const subclasses = await db
@@ -95,12 +92,7 @@ export function findCurrentPlanConfigurations(db: Executor, providerId: string, 
   return db
     .selectFrom('plan_configurations')
     .innerJoin('plans', 'plans.id', 'plan_configurations.plan_id')
-    .select([
-      'plan_configurations.id',
-      'plan_configurations.plan_id',
-      'plan_configurations.required_subclass_id',
-      'plan_configurations.waiting_period_days',
-    ])
+    .select(['plan_configurations.id', 'plan_configurations.plan_id', 'plan_configurations.required_subclass_id', 'plan_configurations.waiting_period_days'])
     .where('plan_configurations.provider_id', '=', providerId)
     .where('plan_configurations.employer_id', '=', employerId)
     .where('plans.effective_end', '>=', date)
@@ -133,7 +125,11 @@ export async function deleteMemberAndRecords(trx: Executor, memberId: string) {
     .where('member_id', '=', memberId)
     .returning([...owned, 'status', 'category', 'open_enrollment_window_id', 'rules_override_reason'])
     .execute();
-  const memberIdCards = await trx.deleteFrom('member_id_cards').where('member_id', '=', memberId).returning([...owned, 'carrier_id', 'document_id']).execute();
+  const memberIdCards = await trx
+    .deleteFrom('member_id_cards')
+    .where('member_id', '=', memberId)
+    .returning([...owned, 'carrier_id', 'document_id'])
+    .execute();
   const payRates = await trx.deleteFrom('pay_rates').where('member_id', '=', memberId).returning(owned).execute();
   const beneficiaries = await trx.deleteFrom('beneficiaries').where('member_id', '=', memberId).returning(owned).execute();
   const dependents = await trx.deleteFrom('dependents').where('member_id', '=', memberId).returning(owned).execute();

@@ -17,30 +17,33 @@ import { BIOLOGICAL_SEXES, EMPLOYMENT_STATUSES, PAY_FREQUENCIES } from './member
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
 
-export const MemberSchema = Type.Object({
-  id: IdSchema,
-  employer: IdSchema,
-  first_name: Type.String(),
-  last_name: Type.String(),
-  dob: DateSchema,
-  ssn_last_four: Nullable(Type.String({ description: 'Last four digits of the SSN; the SSN itself is write-only' })),
-  email: Nullable(Type.String()),
-  phone_number: Nullable(Type.String()),
-  address: AddressResponseSchema,
-  hire_date: DateSchema,
-  termination_date: Nullable(DateSchema),
-  biological_sex: Nullable(StringEnum(BIOLOGICAL_SEXES)),
-  employment_status: Nullable(StringEnum(EMPLOYMENT_STATUSES)),
-  hours_worked: Nullable(Type.Number()),
-  pay_frequency: Nullable(StringEnum(PAY_FREQUENCIES)),
-  payroll_provider_external_id: Nullable(Type.String()),
-  job_title: Nullable(Type.String()),
-  business_unit: Nullable(IdSchema),
-  subclasses: Type.Array(IdSchema),
-  enrollments: Type.Array(IdSchema, { description: "Ids of the member's enrollments" }),
-  metadata: MetadataResponseSchema,
-  created_at: TimestampSchema,
-}, { title: 'Member' });
+export const MemberSchema = Type.Object(
+  {
+    id: IdSchema,
+    employer: IdSchema,
+    first_name: Type.String(),
+    last_name: Type.String(),
+    dob: DateSchema,
+    ssn_last_four: Nullable(Type.String({ description: 'Last four digits of the SSN; the SSN itself is write-only' })),
+    email: Nullable(Type.String()),
+    phone_number: Nullable(Type.String()),
+    address: AddressResponseSchema,
+    hire_date: DateSchema,
+    termination_date: Nullable(DateSchema),
+    biological_sex: Nullable(StringEnum(BIOLOGICAL_SEXES)),
+    employment_status: Nullable(StringEnum(EMPLOYMENT_STATUSES)),
+    hours_worked: Nullable(Type.Number()),
+    pay_frequency: Nullable(StringEnum(PAY_FREQUENCIES)),
+    payroll_provider_external_id: Nullable(Type.String()),
+    job_title: Nullable(Type.String()),
+    business_unit: Nullable(IdSchema),
+    subclasses: Type.Array(IdSchema),
+    enrollments: Type.Array(IdSchema, { description: "Ids of the member's enrollments" }),
+    metadata: MetadataResponseSchema,
+    created_at: TimestampSchema,
+  },
+  { title: 'Member' },
+);
 export type MemberResponse = Static<typeof MemberSchema>;
 
 const writable = {

@@ -65,7 +65,15 @@ export class MemberService {
   readonly #terminations: TerminationOfCoverage;
   readonly #jobs: { wake(): void } | undefined;
 
-  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, notifier: Notifier, events: EventLog, terminations: TerminationOfCoverage, jobs?: { wake(): void }) {
+  constructor(
+    db: Kysely<Database>,
+    clock: Clock,
+    encrypter: Encrypter,
+    notifier: Notifier,
+    events: EventLog,
+    terminations: TerminationOfCoverage,
+    jobs?: { wake(): void },
+  ) {
     this.#db = db;
     this.#clock = clock;
     this.#encrypter = encrypter;
@@ -120,7 +128,10 @@ export class MemberService {
 
   async listMembers(scope: Scope, filter: { employer?: string | undefined }, page: PageRequest): Promise<Page<MemberResponse>> {
     const rows = await repository.listMembers(this.#db, scope, { employerId: filter.employer }, page);
-    const links = await repository.findMemberLinks(this.#db, rows.results.map((row) => row.id));
+    const links = await repository.findMemberLinks(
+      this.#db,
+      rows.results.map((row) => row.id),
+    );
     return { ...rows, results: rows.results.map((row) => toMemberResponse(row, links.get(row.id)!)) };
   }
 
@@ -175,7 +186,8 @@ export class MemberService {
   async #applyTerminationChange(trx: Transaction<Database>, member: MemberRow): Promise<boolean> {
     const today = toDateString(this.#clock.now());
     const undone = await this.#terminations.undoIn(trx, member, today);
-    const applied = member.termination_date !== null && compareDates(member.termination_date, today) < 0 ? await this.#terminations.applyIn(trx, member, today) : 0;
+    const applied =
+      member.termination_date !== null && compareDates(member.termination_date, today) < 0 ? await this.#terminations.applyIn(trx, member, today) : 0;
     return undone + applied > 0;
   }
 

@@ -2,15 +2,18 @@ import { Type, type Static } from 'typebox';
 import { IdSchema, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
 import { NOTIFICATION_OWNERS, NOTIFICATION_TYPES, RELATED_OBJECT_TYPES } from './notification.table.ts';
 
-export const NotificationSchema = Type.Object({
-  id: IdSchema,
-  notification_type: StringEnum(NOTIFICATION_TYPES),
-  related_object_type: StringEnum(RELATED_OBJECT_TYPES),
-  related_object_id: IdSchema,
-  payload: Type.Record(Type.String(), Type.Unknown(), { description: 'Ids and statuses the reader needs; never personal data' }),
-  owner: StringEnum(NOTIFICATION_OWNERS),
-  created_at: TimestampSchema,
-}, { title: 'Notification' });
+export const NotificationSchema = Type.Object(
+  {
+    id: IdSchema,
+    notification_type: StringEnum(NOTIFICATION_TYPES),
+    related_object_type: StringEnum(RELATED_OBJECT_TYPES),
+    related_object_id: IdSchema,
+    payload: Type.Record(Type.String(), Type.Unknown(), { description: 'Ids and statuses the reader needs; never personal data' }),
+    owner: StringEnum(NOTIFICATION_OWNERS),
+    created_at: TimestampSchema,
+  },
+  { title: 'Notification' },
+);
 export type NotificationResponse = Static<typeof NotificationSchema>;
 
 export const ListNotificationsQuerySchema = Type.Object(

@@ -11,13 +11,7 @@ import { eventOf } from '../events/event-data.ts';
 import type { EventLog, NewEvent } from '../events/event-log.ts';
 import * as repository from './notification.repository.ts';
 import type { NotificationResponse } from './notification.schemas.ts';
-import {
-  NOTIFICATION_TYPES,
-  type NotificationOwner,
-  type NotificationRow,
-  type NotificationType,
-  type RelatedObjectType,
-} from './notification.table.ts';
+import { NOTIFICATION_TYPES, type NotificationOwner, type NotificationRow, type NotificationType, type RelatedObjectType } from './notification.table.ts';
 
 export interface NewNotification {
   providerId: string;

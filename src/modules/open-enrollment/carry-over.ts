@@ -49,7 +49,13 @@ export function isDependentCarried(
   renewalDate: string,
 ): boolean {
   if (!isChildLike(dependent.relationship) || configuration === undefined) return true;
-  return isChildEligibleOn(dependent.dob, configuration.dependent_age_limit, configuration.dependent_age_out_rule, renewalDate, dependent.disabilityCertifiedThrough);
+  return isChildEligibleOn(
+    dependent.dob,
+    configuration.dependent_age_limit,
+    configuration.dependent_age_out_rule,
+    renewalDate,
+    dependent.disabilityCertifiedThrough,
+  );
 }
 
 /**

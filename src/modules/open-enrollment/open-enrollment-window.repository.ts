@@ -50,7 +50,12 @@ export async function transitionWindow(
   to: WindowStatus,
   set: Partial<Pick<OpenEnrollmentWindowRow, 'activated_at' | 'closed_at' | 'completed_at' | 'completed_member_count' | 'incomplete_member_count'>> = {},
 ): Promise<boolean> {
-  const result = await trx.updateTable('open_enrollment_windows').set({ status: to, ...set }).where('id', '=', id).where('status', 'in', [...from]).executeTakeFirst();
+  const result = await trx
+    .updateTable('open_enrollment_windows')
+    .set({ status: to, ...set })
+    .where('id', '=', id)
+    .where('status', 'in', [...from])
+    .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
@@ -188,7 +193,11 @@ export function pageIncompleteMembers(db: Executor, window: DatedWindow, page: P
 }
 
 /** The latest enrollment each member has in the window (any status), for the incomplete members report. */
-export async function findLatestWindowEnrollments(db: Executor, windowId: string, memberIds: readonly string[]): Promise<Map<string, { id: string; status: EnrollmentStatus }>> {
+export async function findLatestWindowEnrollments(
+  db: Executor,
+  windowId: string,
+  memberIds: readonly string[],
+): Promise<Map<string, { id: string; status: EnrollmentStatus }>> {
   const latest = new Map<string, { id: string; status: EnrollmentStatus }>();
   if (memberIds.length === 0) return latest;
   const rows = await db
@@ -265,7 +274,11 @@ export async function findCoverageOn(db: Executor, memberId: string, date: strin
             'dependents.has_disability',
             'dependents.disability_certified_on',
           ])
-          .where('enrolled_dependents.enrolled_plan_id', 'in', lines.map((row) => row.id))
+          .where(
+            'enrolled_dependents.enrolled_plan_id',
+            'in',
+            lines.map((row) => row.id),
+          )
           .orderBy('enrolled_dependents.position')
           .execute();
   return lines.map((line) => ({ ...line, dependents: dependents.filter((d) => d.enrolled_plan_id === line.id) }));
@@ -289,7 +302,12 @@ export function findWindowsPastEnd(db: Executor, day: string) {
 
 /** Active windows ending on one of `endDates`: the sweep reminds their incomplete members. */
 export function findActiveWindowsEndingOn(db: Executor, endDates: readonly string[]) {
-  return db.selectFrom('open_enrollment_windows').selectAll().where('status', '=', 'active').where('end_date', 'in', [...endDates]).execute();
+  return db
+    .selectFrom('open_enrollment_windows')
+    .selectAll()
+    .where('status', '=', 'active')
+    .where('end_date', 'in', [...endDates])
+    .execute();
 }
 
 export async function findEligibleMemberIds(db: Executor, window: DatedWindow): Promise<string[]> {

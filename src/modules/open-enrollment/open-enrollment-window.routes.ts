@@ -32,7 +32,11 @@ export function registerOpenEnrollmentWindowRoutes(app: FastifyInstance, deps: {
       body: CreateWindowBodySchema,
       run: (scope, body) => windows.createWindow(scope, body),
     },
-    list: { summary: 'List open enrollment windows, newest first', query: ListWindowsQuerySchema, run: (scope, filter, page) => windows.listWindows(scope, filter, page) },
+    list: {
+      summary: 'List open enrollment windows, newest first',
+      query: ListWindowsQuerySchema,
+      run: (scope, filter, page) => windows.listWindows(scope, filter, page),
+    },
     get: { summary: 'Retrieve an open enrollment window with its member counts', run: (scope, id) => windows.getWindow(scope, id) },
     update: {
       summary: 'Update a window: dates and plans before it is active, enrollment_type before it is completed, metadata always',
@@ -43,7 +47,11 @@ export function registerOpenEnrollmentWindowRoutes(app: FastifyInstance, deps: {
 
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const actions = [
-    ['activate', 'Open the window to members (build_in_progress → active) and send the kickoff notifications', (scope: Scope, id: string) => windows.activateWindow(scope, id)],
+    [
+      'activate',
+      'Open the window to members (build_in_progress → active) and send the kickoff notifications',
+      (scope: Scope, id: string) => windows.activateWindow(scope, id),
+    ],
     ['close', 'Close the window to submissions (active → closed)', (scope: Scope, id: string) => windows.closeWindow(scope, id)],
     [
       'complete',
@@ -54,7 +62,10 @@ export function registerOpenEnrollmentWindowRoutes(app: FastifyInstance, deps: {
   for (const [action, summary, run] of actions) {
     api.post(
       `${path}/:public_id/${action}`,
-      { config: { access: 'write' }, schema: { tags, summary, params: IdParamsSchema, response: { 200: OpenEnrollmentWindowSchema, ...errorResponses(400, 401, 403, 404, 409, 429) } } },
+      {
+        config: { access: 'write' },
+        schema: { tags, summary, params: IdParamsSchema, response: { 200: OpenEnrollmentWindowSchema, ...errorResponses(400, 401, 403, 404, 409, 429) } },
+      },
       async (request) => run(scopeOf(request.auth), request.params.public_id),
     );
   }
@@ -65,7 +76,7 @@ export function registerOpenEnrollmentWindowRoutes(app: FastifyInstance, deps: {
       config: { access: 'read' },
       schema: {
         tags,
-        summary: "The window with one summary per member and line of coverage its enrollments changed",
+        summary: 'The window with one summary per member and line of coverage its enrollments changed',
         params: IdParamsSchema,
         response: { 200: OpenEnrollmentWindowSchema, ...errorResponses(401, 404, 429) },
       },

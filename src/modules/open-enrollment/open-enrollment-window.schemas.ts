@@ -35,32 +35,38 @@ export const UpdateWindowBodySchema = Type.Object(
 export type UpdateWindowBody = Static<typeof UpdateWindowBodySchema>;
 
 /** API.md section 9: one item per member and line of coverage that changed. */
-export const WindowSummarySchema = Type.Object({
-  member: IdSchema,
-  line_of_coverage: StringEnum(LINES_OF_COVERAGE),
-  status: StringEnum(BENEFIT_CHANGE_STATUSES),
-  changes: Type.Array(StringEnum(CHANGE_KINDS)),
-  previous_plan: Nullable(IdSchema),
-  next_plan: Nullable(IdSchema),
-}, { title: 'OpenEnrollmentWindowSummary' });
+export const WindowSummarySchema = Type.Object(
+  {
+    member: IdSchema,
+    line_of_coverage: StringEnum(LINES_OF_COVERAGE),
+    status: StringEnum(BENEFIT_CHANGE_STATUSES),
+    changes: Type.Array(StringEnum(CHANGE_KINDS)),
+    previous_plan: Nullable(IdSchema),
+    next_plan: Nullable(IdSchema),
+  },
+  { title: 'OpenEnrollmentWindowSummary' },
+);
 export type WindowSummary = Static<typeof WindowSummarySchema>;
 
-export const OpenEnrollmentWindowSchema = Type.Object({
-  id: IdSchema,
-  employer: IdSchema,
-  start_date: Nullable(DateSchema),
-  end_date: Nullable(DateSchema),
-  renewal_date: Nullable(DateSchema),
-  status: StringEnum(WINDOW_STATUSES),
-  completed_at: Nullable(TimestampSchema),
-  completed_member_count: Type.Integer(),
-  incomplete_member_count: Type.Integer(),
-  summaries: Type.Array(WindowSummarySchema),
-  plans: Type.Array(IdSchema),
-  enrollment_type: StringEnum(ENROLLMENT_TYPES),
-  metadata: MetadataResponseSchema,
-  created_at: TimestampSchema,
-}, { title: 'OpenEnrollmentWindow' });
+export const OpenEnrollmentWindowSchema = Type.Object(
+  {
+    id: IdSchema,
+    employer: IdSchema,
+    start_date: Nullable(DateSchema),
+    end_date: Nullable(DateSchema),
+    renewal_date: Nullable(DateSchema),
+    status: StringEnum(WINDOW_STATUSES),
+    completed_at: Nullable(TimestampSchema),
+    completed_member_count: Type.Integer(),
+    incomplete_member_count: Type.Integer(),
+    summaries: Type.Array(WindowSummarySchema),
+    plans: Type.Array(IdSchema),
+    enrollment_type: StringEnum(ENROLLMENT_TYPES),
+    metadata: MetadataResponseSchema,
+    created_at: TimestampSchema,
+  },
+  { title: 'OpenEnrollmentWindow' },
+);
 export type WindowResponse = Static<typeof OpenEnrollmentWindowSchema>;
 
 export const ListWindowsQuerySchema = Type.Object(
@@ -69,16 +75,22 @@ export const ListWindowsQuerySchema = Type.Object(
 );
 
 export const IncompleteMembersQuerySchema = Type.Object(
-  { ...PageQuerySchema, format: Type.Optional(StringEnum(['json', 'csv'] as const, { description: 'csv: every row as CSV with a header row (cursor and page_size do not apply)' })) },
+  {
+    ...PageQuerySchema,
+    format: Type.Optional(StringEnum(['json', 'csv'] as const, { description: 'csv: every row as CSV with a header row (cursor and page_size do not apply)' })),
+  },
   { additionalProperties: false },
 );
 
-export const IncompleteMemberSchema = Type.Object({
-  member: IdSchema,
-  first_name: Type.String(),
-  last_name: Type.String(),
-  email: Nullable(Type.String()),
-  enrollment: Nullable(IdSchema),
-  enrollment_status: Nullable(StringEnum(ENROLLMENT_STATUSES)),
-}, { title: 'IncompleteMember' });
+export const IncompleteMemberSchema = Type.Object(
+  {
+    member: IdSchema,
+    first_name: Type.String(),
+    last_name: Type.String(),
+    email: Nullable(Type.String()),
+    enrollment: Nullable(IdSchema),
+    enrollment_status: Nullable(StringEnum(ENROLLMENT_STATUSES)),
+  },
+  { title: 'IncompleteMember' },
+);
 export type IncompleteMember = Static<typeof IncompleteMemberSchema>;

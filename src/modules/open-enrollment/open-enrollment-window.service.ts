@@ -49,7 +49,12 @@ const NOTIFICATION_SLICE = 2000;
 /** Rows per page when the CSV report walks the members (keyset pages, so memory stays flat). */
 const CSV_PAGE_SIZE = 1000;
 
-export function toWindowResponse(row: OpenEnrollmentWindowRow, planIds: string[], counts: { completed: number; incomplete: number }, summaries: WindowSummary[] = []): WindowResponse {
+export function toWindowResponse(
+  row: OpenEnrollmentWindowRow,
+  planIds: string[],
+  counts: { completed: number; incomplete: number },
+  summaries: WindowSummary[] = [],
+): WindowResponse {
   return {
     id: row.id,
     employer: row.employer_id,
@@ -125,9 +130,16 @@ export class OpenEnrollmentWindowService {
     return this.#respond(this.#db, row, (await repository.findWindowPlanIds(this.#db, [row.id])).get(row.id)!);
   }
 
-  async listWindows(scope: Scope, filter: { employer?: string | undefined; status?: WindowStatus | undefined }, page: PageRequest): Promise<Page<WindowResponse>> {
+  async listWindows(
+    scope: Scope,
+    filter: { employer?: string | undefined; status?: WindowStatus | undefined },
+    page: PageRequest,
+  ): Promise<Page<WindowResponse>> {
     const rows = await repository.listWindows(this.#db, scope, { employerId: filter.employer, status: filter.status }, page);
-    const plans = await repository.findWindowPlanIds(this.#db, rows.results.map((row) => row.id));
+    const plans = await repository.findWindowPlanIds(
+      this.#db,
+      rows.results.map((row) => row.id),
+    );
     const results: WindowResponse[] = [];
     for (const row of rows.results) results.push(await this.#respond(this.#db, row, plans.get(row.id)!));
     return { ...rows, results };
@@ -165,7 +177,11 @@ export class OpenEnrollmentWindowService {
       if (input.plans !== undefined) await repository.replaceWindowPlans(trx, id, planIds);
       if (editable) {
         const action: WindowAction | undefined =
-          isConfigured(updated, planIds) && current.status === 'setup_required' ? 'configure' : !isConfigured(updated, planIds) && current.status === 'build_in_progress' ? 'unconfigure' : undefined;
+          isConfigured(updated, planIds) && current.status === 'setup_required'
+            ? 'configure'
+            : !isConfigured(updated, planIds) && current.status === 'build_in_progress'
+              ? 'unconfigure'
+              : undefined;
         if (action) updated = await this.#transition(trx, updated, action);
       }
       // configure and unconfigure are part of this change: its one event carries the status it leads to.
@@ -191,18 +207,33 @@ export class OpenEnrollmentWindowService {
       }
       const overlapping = await repository.findOverlappingActiveWindows(trx, window, window.start_date!, dated.end_date);
       if (overlapping.length > 0) {
-        throw new InvalidState(`The window overlaps active window ${overlapping.map((w) => w.id).join(', ')} of the same employer; close that one first or move the dates.`);
+        throw new InvalidState(
+          `The window overlaps active window ${overlapping.map((w) => w.id).join(', ')} of the same employer; close that one first or move the dates.`,
+        );
       }
       const activated = await this.#transition(trx, window, 'activate', { activated_at: this.#clock.now().toISOString() });
       const members = await repository.findEligibleMemberIds(trx, dated);
-      const common = { providerId: window.provider_id, employerId: window.employer_id, type: 'open_enrollment_kickoff', relatedObjectType: 'open_enrollment_window', relatedObjectId: window.id } as const;
+      const common = {
+        providerId: window.provider_id,
+        employerId: window.employer_id,
+        type: 'open_enrollment_kickoff',
+        relatedObjectType: 'open_enrollment_window',
+        relatedObjectId: window.id,
+      } as const;
       const payload = { open_enrollment_window: window.id, employer: window.employer_id, end_date: dated.end_date };
       const activatedEvent = eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.activate, activated);
-      await this.#notifier.record(trx, { ...common, owner: 'employer', payload, occurrenceKey: `open_enrollment_kickoff:${window.id}:employer` }, [activatedEvent]);
+      await this.#notifier.record(trx, { ...common, owner: 'employer', payload, occurrenceKey: `open_enrollment_kickoff:${window.id}:employer` }, [
+        activatedEvent,
+      ]);
       for (const slice of batches(members, NOTIFICATION_SLICE)) {
         await this.#notifier.recordMany(
           trx,
-          slice.map((member): NewNotification => ({ ...common, owner: 'member', payload: { ...payload, member }, occurrenceKey: `open_enrollment_kickoff:${window.id}:${member}` })),
+          slice.map((member): NewNotification => ({
+            ...common,
+            owner: 'member',
+            payload: { ...payload, member },
+            occurrenceKey: `open_enrollment_kickoff:${window.id}:${member}`,
+          })),
         );
       }
       return this.#respond(trx, activated, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
@@ -285,7 +316,13 @@ export class OpenEnrollmentWindowService {
       // `new`); for the member and the line it is one change of plan (API.md section 9: one summary per
       // member and line of coverage).
       const last = summaries.at(-1);
-      if (last && summary.status === 'new' && last.status === 'removed' && last.member === summary.member && last.line_of_coverage === summary.line_of_coverage) {
+      if (
+        last &&
+        summary.status === 'new' &&
+        last.status === 'removed' &&
+        last.member === summary.member &&
+        last.line_of_coverage === summary.line_of_coverage
+      ) {
         summaries[summaries.length - 1] = { ...last, status: 'change', changes: ['plan_change'], next_plan: summary.next_plan };
       } else {
         summaries.push(summary);
@@ -348,7 +385,14 @@ export class OpenEnrollmentWindowService {
       if (daysBefore === undefined) continue;
       recorded += await this.#db.transaction().execute(async (trx) => {
         const members = await repository.findIncompleteMemberIds(trx, dated);
-        const common = { providerId: window.provider_id, employerId: window.employer_id, type: 'open_enrollment_reminder', relatedObjectType: 'open_enrollment_window', relatedObjectId: window.id, owner: 'member' } as const;
+        const common = {
+          providerId: window.provider_id,
+          employerId: window.employer_id,
+          type: 'open_enrollment_reminder',
+          relatedObjectType: 'open_enrollment_window',
+          relatedObjectId: window.id,
+          owner: 'member',
+        } as const;
         let inserted = 0;
         // In slices, so that a window of any size never holds all its notifications in memory at once.
         for (const slice of batches(members, NOTIFICATION_SLICE)) {
@@ -376,7 +420,11 @@ export class OpenEnrollmentWindowService {
 
   async #incompletePage(dated: repository.DatedWindow, page: PageRequest): Promise<Page<IncompleteMember & { id: string; created_at: string }>> {
     const rows = await repository.pageIncompleteMembers(this.#db, dated, page);
-    const enrollments = await repository.findLatestWindowEnrollments(this.#db, dated.id, rows.results.map((row) => row.id));
+    const enrollments = await repository.findLatestWindowEnrollments(
+      this.#db,
+      dated.id,
+      rows.results.map((row) => row.id),
+    );
     return {
       ...rows,
       results: rows.results.map((row) => {
@@ -423,7 +471,10 @@ export class OpenEnrollmentWindowService {
       if (carried.length === 0) continue;
       const subclassIds = await findMemberSubclassIds(trx, member);
       // Beneficiary designations go on with the life coverage they belong to.
-      const designations = await findDesignationsOf(trx, carried.map(({ line }) => line.id));
+      const designations = await findDesignationsOf(
+        trx,
+        carried.map(({ line }) => line.id),
+      );
       const provider = (json: string | null) => {
         if (json === null) return null;
         const { id: _id, ...rest } = JSON.parse(json) as PrimaryCareProvider;
@@ -442,7 +493,15 @@ export class OpenEnrollmentWindowService {
             beneficiary_designations: designationInputs(designations, line.id),
             enrolled_dependents: line.dependents
               .filter((dependent) =>
-                isDependentCarried({ relationship: dependent.member_relationship, dob: dependent.dob, disabilityCertifiedThrough: disabilityCertifiedThrough(Boolean(dependent.has_disability), dependent.disability_certified_on) }, configuration, window.renewal_date),
+                isDependentCarried(
+                  {
+                    relationship: dependent.member_relationship,
+                    dob: dependent.dob,
+                    disabilityCertifiedThrough: disabilityCertifiedThrough(Boolean(dependent.has_disability), dependent.disability_certified_on),
+                  },
+                  configuration,
+                  window.renewal_date,
+                ),
               )
               .map((dependent) => ({ dependent: dependent.dependent_id, requested_volume: volume(dependent.volume_cents) })),
             primary_care_provider: provider(line.primary_care_provider),
@@ -503,7 +562,9 @@ export class OpenEnrollmentWindowService {
       const plan = plans.get(planId);
       if (!plan) errors.push(inputError(['plans', index], "No such plan for the window's employer."));
       else if (renewal !== null && (compareDates(plan.effective_start, renewal) > 0 || compareDates(plan.effective_end, renewal) < 0)) {
-        errors.push(inputError(['plans', index], `The plan is offered from ${plan.effective_start} to ${plan.effective_end}, not on the renewal_date ${renewal}.`));
+        errors.push(
+          inputError(['plans', index], `The plan is offered from ${plan.effective_start} to ${plan.effective_end}, not on the renewal_date ${renewal}.`),
+        );
       }
     });
     if (errors.length > 0) throw new ValidationFailed(errors);
@@ -523,4 +584,3 @@ export class OpenEnrollmentWindowService {
 function isConfigured(row: OpenEnrollmentWindowRow, planIds: readonly string[]): boolean {
   return planIds.length > 0 && row.start_date !== null && row.end_date !== null && row.renewal_date !== null;
 }
-

@@ -11,7 +11,9 @@ const ALLOWED: Record<WindowAction, Partial<Record<(typeof WINDOW_STATUSES)[numb
   complete: { closed: 'completed' },
 };
 
-const cases = (Object.keys(WINDOW_TRANSITIONS) as WindowAction[]).flatMap((action) => WINDOW_STATUSES.map((from) => [action, from, ALLOWED[action][from]] as const));
+const cases = (Object.keys(WINDOW_TRANSITIONS) as WindowAction[]).flatMap((action) =>
+  WINDOW_STATUSES.map((from) => [action, from, ALLOWED[action][from]] as const),
+);
 
 describe('open enrollment window status machine', () => {
   it.each(cases)('when %s is asked of a %s window, then it leads to %s', (action, from, to) => {

@@ -11,7 +11,7 @@ export function registerPayRateRoutes(app: FastifyInstance, deps: { payRates: Pa
     tags: ['Pay rates'],
     record: PayRateSchema,
     create: {
-      summary: "Create a pay rate of a member (annual salary or hourly wage, from a date)",
+      summary: 'Create a pay rate of a member (annual salary or hourly wage, from a date)',
       body: CreatePayRateBodySchema,
       run: (scope, body) => payRates.createPayRate(scope, body),
     },

@@ -5,14 +5,17 @@ import { PAY_RATE_PERIODS } from './pay-rate.table.ts';
 
 const AmountSchema = Type.String({ pattern: MONEY_PATTERN, description: 'Pay per period: a decimal string, at most 2 decimals, greater than zero' });
 
-export const PayRateSchema = Type.Object({
-  id: IdSchema,
-  member: IdSchema,
-  amount: MoneySchema,
-  period: StringEnum(PAY_RATE_PERIODS),
-  effective_start: DateSchema,
-  created_at: TimestampSchema,
-}, { title: 'PayRate' });
+export const PayRateSchema = Type.Object(
+  {
+    id: IdSchema,
+    member: IdSchema,
+    amount: MoneySchema,
+    period: StringEnum(PAY_RATE_PERIODS),
+    effective_start: DateSchema,
+    created_at: TimestampSchema,
+  },
+  { title: 'PayRate' },
+);
 export type PayRateResponse = Static<typeof PayRateSchema>;
 
 export const CreatePayRateBodySchema = Type.Object(

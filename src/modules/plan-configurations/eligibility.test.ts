@@ -271,7 +271,9 @@ describe('employmentIneligibility', () => {
   });
 
   it('without requirements, everyone is eligible', () => {
-    expect(employmentIneligibility({ hoursWorked: null, employmentStatus: null }, { minimum_hours_per_week: null, eligible_employment_statuses: null })).toBeUndefined();
+    expect(
+      employmentIneligibility({ hoursWorked: null, employmentStatus: null }, { minimum_hours_per_week: null, eligible_employment_statuses: null }),
+    ).toBeUndefined();
   });
 });
 

@@ -76,7 +76,12 @@ export function isChildEligibleOn(dob: string, ageLimit: number, rule: AgeOutRul
  * - `first_of_month_following_hire`: the first of the month after the hire date, even when hired on a first
  *   (no waiting period).
  */
-export const COVERAGE_START_RULES = ['end_of_waiting_period', 'first_of_month_following_waiting_period', 'date_of_hire', 'first_of_month_following_hire'] as const;
+export const COVERAGE_START_RULES = [
+  'end_of_waiting_period',
+  'first_of_month_following_waiting_period',
+  'date_of_hire',
+  'first_of_month_following_hire',
+] as const;
 export type CoverageStartRule = (typeof COVERAGE_START_RULES)[number];
 
 /** Rules counted from the hire date alone: they allow no waiting period. */

@@ -9,7 +9,8 @@ function planConfigurations(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('plan_configurations').selectAll(), scope, 'plan_configurations', 'employer_id');
 }
 
-export const findPlanConfigurationById: (db: Executor, scope: Scope, id: string) => Promise<PlanConfigurationRow | undefined> = findByIdInScope(planConfigurations);
+export const findPlanConfigurationById: (db: Executor, scope: Scope, id: string) => Promise<PlanConfigurationRow | undefined> =
+  findByIdInScope(planConfigurations);
 
 export function lockPlanConfigurationById(trx: Transaction<Database>, scope: Scope, id: string): Promise<PlanConfigurationRow | undefined> {
   return forUpdate(trx, planConfigurations(trx, scope).where('id', '=', id)).executeTakeFirst();

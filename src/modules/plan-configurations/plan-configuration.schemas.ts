@@ -1,13 +1,5 @@
 import { Type, type Static } from 'typebox';
-import {
-  IdSchema,
-  MetadataResponseSchema,
-  MetadataSchema,
-  Nullable,
-  PageQuerySchema,
-  StringEnum,
-  TimestampSchema,
-} from '../../http/schemas.ts';
+import { IdSchema, MetadataResponseSchema, MetadataSchema, Nullable, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
 import { MONEY_PATTERN } from '../../shared/money.ts';
 import { COVERAGE_TIERS, type CoverageTier } from '../plans/coverage-tier.ts';
 import { PERCENTAGE_PATTERN } from '../plans/pricing.ts';
@@ -48,10 +40,19 @@ const CoverageStartRuleSchema = StringEnum(COVERAGE_START_RULES, {
     "When a new hire's coverage starts (new_hire and rehire enrollments): end_of_waiting_period (the day after the waiting period; the hire date without one), first_of_month_following_waiting_period (that day if a first of the month, else the next first; at most 60 days of waiting period, for the ACA 90-day limit), date_of_hire or first_of_month_following_hire (both without a waiting period)",
 });
 const MinimumHoursSchema = Nullable(
-  Type.Number({ minimum: 0, maximum: 168, description: "Least scheduled hours a week (the member's hours_worked) to be eligible; null for any. ACA full-time is 30." }),
+  Type.Number({
+    minimum: 0,
+    maximum: 168,
+    description: "Least scheduled hours a week (the member's hours_worked) to be eligible; null for any. ACA full-time is 30.",
+  }),
 );
 const EligibleStatusesSchema = Nullable(
-  Type.Array(StringEnum(EMPLOYMENT_STATUSES), { minItems: 1, maxItems: EMPLOYMENT_STATUSES.length, uniqueItems: true, description: "The members' employment_status values eligible; null for any" }),
+  Type.Array(StringEnum(EMPLOYMENT_STATUSES), {
+    minItems: 1,
+    maxItems: EMPLOYMENT_STATUSES.length,
+    uniqueItems: true,
+    description: "The members' employment_status values eligible; null for any",
+  }),
 );
 const employmentFields = {
   coverage_start_rule: CoverageStartRuleSchema,
@@ -59,19 +60,22 @@ const employmentFields = {
   eligible_employment_statuses: EligibleStatusesSchema,
 };
 
-export const PlanConfigurationSchema = Type.Object({
-  id: IdSchema,
-  plan: IdSchema,
-  waiting_period_days: Type.Integer(),
-  termination_policy: TerminationPolicySchema,
-  dependent_age_limit: Type.Integer(),
-  dependent_age_out_rule: AgeOutRuleSchema,
-  required_subclass: RequiredSubclassSchema,
-  ...employmentFields,
-  contribution_strategy: Nullable(ContributionStrategySchema),
-  metadata: MetadataResponseSchema,
-  created_at: TimestampSchema,
-}, { title: 'PlanConfiguration' });
+export const PlanConfigurationSchema = Type.Object(
+  {
+    id: IdSchema,
+    plan: IdSchema,
+    waiting_period_days: Type.Integer(),
+    termination_policy: TerminationPolicySchema,
+    dependent_age_limit: Type.Integer(),
+    dependent_age_out_rule: AgeOutRuleSchema,
+    required_subclass: RequiredSubclassSchema,
+    ...employmentFields,
+    contribution_strategy: Nullable(ContributionStrategySchema),
+    metadata: MetadataResponseSchema,
+    created_at: TimestampSchema,
+  },
+  { title: 'PlanConfiguration' },
+);
 export type PlanConfigurationResponse = Static<typeof PlanConfigurationSchema>;
 
 export const CreatePlanConfigurationBodySchema = Type.Object(

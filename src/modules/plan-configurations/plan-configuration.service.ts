@@ -141,7 +141,14 @@ export class PlanConfigurationService {
         await this.#assertSubclassOfEmployer(trx, current.provider_id, current.employer_id, input.required_subclass);
       }
       const updated: PlanConfigurationRow = {
-        ...applyChanges(current, input, ['waiting_period_days', 'termination_policy', 'dependent_age_limit', 'dependent_age_out_rule', 'coverage_start_rule', 'minimum_hours_per_week']),
+        ...applyChanges(current, input, [
+          'waiting_period_days',
+          'termination_policy',
+          'dependent_age_limit',
+          'dependent_age_out_rule',
+          'coverage_start_rule',
+          'minimum_hours_per_week',
+        ]),
         required_subclass_id: input.required_subclass !== undefined ? input.required_subclass : current.required_subclass_id,
         eligible_employment_statuses:
           input.eligible_employment_statuses !== undefined
@@ -210,7 +217,12 @@ export function parseEmploymentStatuses(json: string | null): EmploymentStatus[]
  */
 function assertStartRuleFits(row: Pick<PlanConfigurationRow, 'coverage_start_rule' | 'waiting_period_days'>): void {
   if (HIRE_DATE_RULES.has(row.coverage_start_rule) && row.waiting_period_days !== 0) {
-    throw new ValidationFailed([inputError(['coverage_start_rule'], `${row.coverage_start_rule} counts from the hire date: it allows no waiting period (waiting_period_days is ${row.waiting_period_days}).`)]);
+    throw new ValidationFailed([
+      inputError(
+        ['coverage_start_rule'],
+        `${row.coverage_start_rule} counts from the hire date: it allows no waiting period (waiting_period_days is ${row.waiting_period_days}).`,
+      ),
+    ]);
   }
   if (row.coverage_start_rule === 'first_of_month_following_waiting_period' && row.waiting_period_days > MAX_WAITING_PERIOD_DAYS_BEFORE_FIRST_OF_MONTH) {
     throw new ValidationFailed([

@@ -19,7 +19,7 @@ const successor = (overrides: Partial<RenewalSide> = {}) => plan({ id: 'plan_202
 
 describe('renewalLinkErrors', () => {
   const cases: [string, RenewalSide, RenewalSide, RegExp[]][] = [
-    ['next year\'s plan of the same group and line starts the day after', predecessor, successor(), []],
+    ["next year's plan of the same group and line starts the day after", predecessor, successor(), []],
     ['the link already exists on both sides (asked again)', plan({ next_plan_id: 'plan_2027' }), successor({ previous_plan_id: 'plan_2026' }), []],
     ['a short plan year is renewed mid-year', plan({ effective_end: '2026-06-30' }), successor({ effective_start: '2026-07-01' }), []],
     ['a leap day ends the plan year', plan({ effective_start: '2023-03-01', effective_end: '2024-02-29' }), successor({ effective_start: '2024-03-01' }), []],
@@ -28,7 +28,12 @@ describe('renewalLinkErrors', () => {
     ['the successor covers another line', predecessor, successor({ line_of_coverage: 'dental' }), [/line of coverage/]],
     ['the successor starts a day late (a gap)', predecessor, successor({ effective_start: '2027-01-02' }), [/starts the day after it ends: 2027-01-01/]],
     ['the successor starts before the predecessor ends (an overlap)', predecessor, successor({ effective_start: '2026-12-31' }), [/2027-01-01/]],
-    ['the successor comes before the predecessor (a cycle)', plan({ id: 'plan_2027', effective_start: '2027-01-01', effective_end: '2027-12-31' }), plan(), [/2028-01-01/]],
+    [
+      'the successor comes before the predecessor (a cycle)',
+      plan({ id: 'plan_2027', effective_start: '2027-01-01', effective_end: '2027-12-31' }),
+      plan(),
+      [/2028-01-01/],
+    ],
     ['the predecessor is already renewed by another plan', plan({ next_plan_id: 'plan_other' }), successor(), [/already renewed by plan plan_other/]],
     ['the successor already renews another plan', predecessor, successor({ previous_plan_id: 'plan_other' }), [/already renews plan plan_other/]],
     [
@@ -53,7 +58,13 @@ describe('linkedDatesErrors', () => {
     ['a successor keeps its start and moves its end (no successor of its own)', { effective_end: '2026-10-31' }, true, false, []],
     ['a successor moves its start', { effective_start: '2026-01-02' }, true, false, ['effective_start']],
     ['a predecessor moves its end', { effective_end: '2026-11-30' }, false, true, ['effective_end']],
-    ['a plan in the middle of a chain moves both ends', { effective_start: '2025-12-01', effective_end: '2027-01-31' }, true, true, ['effective_start', 'effective_end']],
+    [
+      'a plan in the middle of a chain moves both ends',
+      { effective_start: '2025-12-01', effective_end: '2027-01-31' },
+      true,
+      true,
+      ['effective_start', 'effective_end'],
+    ],
   ];
 
   it.each(cases)('when %s, then the errors are at %j', (_name, dates, hasPredecessor, hasSuccessor, fields) => {

@@ -29,11 +29,13 @@ const LINK_RULES: readonly LinkRule[] = [
     // The carrier and employer stay: a move to another carrier is a new plan (its benefit changes are a
     // `removed` for the old group and a `new` for the new one), not a renewal.
     holds: (predecessor, successor) => predecessor.group_id === successor.group_id,
-    message: (predecessor, successor) => `Plan ${successor.id} is in group ${successor.group_id}, plan ${predecessor.id} in group ${predecessor.group_id}: a renewal stays in the same group (carrier and employer).`,
+    message: (predecessor, successor) =>
+      `Plan ${successor.id} is in group ${successor.group_id}, plan ${predecessor.id} in group ${predecessor.group_id}: a renewal stays in the same group (carrier and employer).`,
   },
   {
     holds: (predecessor, successor) => predecessor.line_of_coverage === successor.line_of_coverage,
-    message: (predecessor, successor) => `Plan ${successor.id} is ${successor.line_of_coverage} coverage, plan ${predecessor.id} ${predecessor.line_of_coverage}: a renewal keeps the line of coverage.`,
+    message: (predecessor, successor) =>
+      `Plan ${successor.id} is ${successor.line_of_coverage} coverage, plan ${predecessor.id} ${predecessor.line_of_coverage}: a renewal keeps the line of coverage.`,
   },
   {
     // Coverage carried over runs without a gap or an overlap: the member's last day on the old plan is the day

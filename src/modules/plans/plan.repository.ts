@@ -29,7 +29,15 @@ export function lockPlanById(trx: Transaction<Database>, scope: Scope, id: strin
 /** Plans of the provider by id, locked for the rest of the transaction (in id order); visibility is checked before. */
 export function lockPlansByIds(trx: Transaction<Database>, providerId: string, ids: readonly string[]): Promise<PlanRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return forUpdate(trx, trx.selectFrom('plans').selectAll().where('provider_id', '=', providerId).where('id', 'in', [...ids]).orderBy('id')).execute();
+  return forUpdate(
+    trx,
+    trx
+      .selectFrom('plans')
+      .selectAll()
+      .where('provider_id', '=', providerId)
+      .where('id', 'in', [...ids])
+      .orderBy('id'),
+  ).execute();
 }
 
 export function listPlans(
@@ -65,6 +73,17 @@ export async function updatePlan(db: Executor, row: PlanRow): Promise<void> {
 }
 
 /** One side of a renewal link: the plan's predecessor (previous_plan_id) or successor (next_plan_id). */
-export async function updatePlanLink(db: Executor, providerId: string, id: string, column: 'previous_plan_id' | 'next_plan_id', value: string | null): Promise<void> {
-  await db.updateTable('plans').set({ [column]: value }).where('id', '=', id).where('provider_id', '=', providerId).execute();
+export async function updatePlanLink(
+  db: Executor,
+  providerId: string,
+  id: string,
+  column: 'previous_plan_id' | 'next_plan_id',
+  value: string | null,
+): Promise<void> {
+  await db
+    .updateTable('plans')
+    .set({ [column]: value })
+    .where('id', '=', id)
+    .where('provider_id', '=', providerId)
+    .execute();
 }

@@ -25,7 +25,8 @@ export function registerPlanRoutes(app: FastifyInstance, deps: { plans: PlanServ
     },
     get: { summary: 'Retrieve a plan', run: (scope, id) => plans.getPlan(scope, id) },
     update: {
-      summary: 'Update a plan (group and line_of_coverage are fixed; metadata is merged; previous_plan and next_plan link it to the plan it renews and the plan that renews it)',
+      summary:
+        'Update a plan (group and line_of_coverage are fixed; metadata is merged; previous_plan and next_plan link it to the plan it renews and the plan that renews it)',
       body: UpdatePlanBodySchema,
       run: (scope, id, body) => plans.updatePlan(scope, id, body),
     },

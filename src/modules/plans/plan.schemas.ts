@@ -63,7 +63,8 @@ const RateBasisSchema = StringEnum(RATE_BASES, {
     "What the rates are per. flat (default): a rate is the monthly premium. per_1000_volume (life, accidental_death, critical_illness): a rate is per $1,000 of volume in force. per_100_monthly_benefit (short_term_disability, long_term_disability): a rate is per $100 of monthly benefit in force. With a per-unit basis, composite charges the tier's rate on the election's whole volume; age_banded charges each covered person's band on that person's volume.",
 });
 const AgeRatingDateSchema = StringEnum(AGE_RATING_DATES, {
-  description: "The date an age_banded rate reads each covered person's age on: the coverage start (default) or the plan year's start (effective_start), the usual age date of voluntary life.",
+  description:
+    "The date an age_banded rate reads each covered person's age on: the coverage start (default) or the plan year's start (effective_start), the usual age date of voluntary life.",
 });
 
 export const VolumeRulesSchema = Type.Object(
@@ -71,10 +72,23 @@ export const VolumeRulesSchema = Type.Object(
     increment: Type.Optional(Nullable(MoneySchema)),
     minimum: Type.Optional(Nullable(MoneySchema)),
     maximum: Type.Optional(Nullable(MoneySchema)),
-    spouse_max_percent: Type.Optional(Nullable(Type.String({ pattern: PERCENTAGE_PATTERN, description: "A spouse's volume as at most this percentage of the member's (often 50)" }))),
+    spouse_max_percent: Type.Optional(
+      Nullable(Type.String({ pattern: PERCENTAGE_PATTERN, description: "A spouse's volume as at most this percentage of the member's (often 50)" })),
+    ),
     child_maximum: Type.Optional(Nullable(MoneySchema)),
-    spouse_guaranteed_issue: Type.Optional(Nullable(Type.String({ pattern: MONEY_PATTERN, description: "A spouse's guaranteed issue: a higher volume needs EOI. Null: the plan's guaranteed_issue_volume" }))),
-    child_guaranteed_issue: Type.Optional(Nullable(Type.String({ pattern: MONEY_PATTERN, description: "A child's guaranteed issue: a higher volume needs EOI. Null: the plan's guaranteed_issue_volume" }))),
+    spouse_guaranteed_issue: Type.Optional(
+      Nullable(
+        Type.String({
+          pattern: MONEY_PATTERN,
+          description: "A spouse's guaranteed issue: a higher volume needs EOI. Null: the plan's guaranteed_issue_volume",
+        }),
+      ),
+    ),
+    child_guaranteed_issue: Type.Optional(
+      Nullable(
+        Type.String({ pattern: MONEY_PATTERN, description: "A child's guaranteed issue: a higher volume needs EOI. Null: the plan's guaranteed_issue_volume" }),
+      ),
+    ),
     late_entrant_eoi: Type.Optional(
       Type.Boolean({
         description:
@@ -82,38 +96,42 @@ export const VolumeRulesSchema = Type.Object(
       }),
     ),
   },
-  { title: 'VolumeRules',
+  {
+    title: 'VolumeRules',
     additionalProperties: false,
     description:
-      'Volume rules of a life or disability plan, checked on requested volumes at save_and_submit: a multiple of increment, between minimum and maximum (the member\'s), a spouse at most spouse_max_percent of the member\'s requested volume, a child at most child_maximum; and when EOI is needed (guaranteed issue per person type, late entrants). Omitted or null parts do not apply.',
+      "Volume rules of a life or disability plan, checked on requested volumes at save_and_submit: a multiple of increment, between minimum and maximum (the member's), a spouse at most spouse_max_percent of the member's requested volume, a child at most child_maximum; and when EOI is needed (guaranteed issue per person type, late entrants). Omitted or null parts do not apply.",
   },
 );
 export type VolumeRules = Static<typeof VolumeRulesSchema>;
 
-export const PlanSchema = Type.Object({
-  id: IdSchema,
-  group: IdSchema,
-  carrier: IdSchema,
-  employer: IdSchema,
-  plan_name: Type.String(),
-  plan_type: Nullable(Type.String()),
-  line_of_coverage: LineOfCoverageSchema,
-  effective_start: DateSchema,
-  effective_end: DateSchema,
-  premium_type: Nullable(PremiumTypeSchema),
-  composite_rates: Nullable(CompositeRatesSchema),
-  age_rates: Nullable(AgeRatesSchema),
-  guaranteed_issue_volume: Nullable(MoneySchema),
-  requires_primary_care_provider: Type.Boolean(),
-  aca_child_rating_limit: AcaChildRatingLimitSchema,
-  volume_rules: Nullable(VolumeRulesSchema),
-  rate_basis: RateBasisSchema,
-  age_rating_date: AgeRatingDateSchema,
-  previous_plan: PreviousPlanSchema,
-  next_plan: NextPlanSchema,
-  metadata: MetadataResponseSchema,
-  created_at: TimestampSchema,
-}, { title: 'Plan' });
+export const PlanSchema = Type.Object(
+  {
+    id: IdSchema,
+    group: IdSchema,
+    carrier: IdSchema,
+    employer: IdSchema,
+    plan_name: Type.String(),
+    plan_type: Nullable(Type.String()),
+    line_of_coverage: LineOfCoverageSchema,
+    effective_start: DateSchema,
+    effective_end: DateSchema,
+    premium_type: Nullable(PremiumTypeSchema),
+    composite_rates: Nullable(CompositeRatesSchema),
+    age_rates: Nullable(AgeRatesSchema),
+    guaranteed_issue_volume: Nullable(MoneySchema),
+    requires_primary_care_provider: Type.Boolean(),
+    aca_child_rating_limit: AcaChildRatingLimitSchema,
+    volume_rules: Nullable(VolumeRulesSchema),
+    rate_basis: RateBasisSchema,
+    age_rating_date: AgeRatingDateSchema,
+    previous_plan: PreviousPlanSchema,
+    next_plan: NextPlanSchema,
+    metadata: MetadataResponseSchema,
+    created_at: TimestampSchema,
+  },
+  { title: 'Plan' },
+);
 export type PlanResponse = Static<typeof PlanSchema>;
 
 const writable = {

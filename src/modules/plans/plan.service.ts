@@ -240,7 +240,17 @@ export class PlanService {
       };
       const errors = planTermsErrors(terms);
       const updated: PlanRow = {
-        ...applyChanges(current, input, ['plan_name', 'plan_type', 'effective_start', 'effective_end', 'premium_type', 'requires_primary_care_provider', 'aca_child_rating_limit', 'rate_basis', 'age_rating_date']),
+        ...applyChanges(current, input, [
+          'plan_name',
+          'plan_type',
+          'effective_start',
+          'effective_end',
+          'premium_type',
+          'requires_primary_care_provider',
+          'aca_child_rating_limit',
+          'rate_basis',
+          'age_rating_date',
+        ]),
         composite_rates: jsonOrNull(terms.composite_rates),
         age_rates: jsonOrNull(terms.age_rates),
         guaranteed_issue_volume_cents:
@@ -315,7 +325,12 @@ export class PlanService {
       if (errors.length > 0) throw new ValidationFailed(errors);
       const configurations = await findPlanConfigurationsForPlans(trx, current.provider_id, [current.id]);
       // Copies made in one instant are ordered by id: ordered ids keep the originals' order.
-      const copies = configurations.map((configuration): PlanConfigurationRow => ({ ...configuration, id: newOrderedId('plan_configuration'), plan_id: successor.id, created_at: now }));
+      const copies = configurations.map((configuration): PlanConfigurationRow => ({
+        ...configuration,
+        id: newOrderedId('plan_configuration'),
+        plan_id: successor.id,
+        created_at: now,
+      }));
       await repository.insertPlan(trx, successor);
       await repository.updatePlanLink(trx, current.provider_id, current.id, 'next_plan_id', successor.id);
       for (const copy of copies) await insertPlanConfiguration(trx, copy);

@@ -114,24 +114,17 @@ describe('premiumCents', () => {
     ['an age is not a number', AGE_BANDED, [Number.NaN]],
     ['an age rate is not a money string', { ...AGE_BANDED, age_rates: [{ age: 0, amount: '12.345' }] }, [40]],
     ['a composite rate is not a money string', { ...COMPOSITE, composite_rates: { member: '1,000.00' } }, [40]],
-    [
-      'the sum exceeds the safe integer range',
-      { ...AGE_BANDED, age_rates: [{ age: 0, amount: '999999999999.99' }] },
-      Array.from({ length: 100 }, () => 40),
-    ],
+    ['the sum exceeds the safe integer range', { ...AGE_BANDED, age_rates: [{ age: 0, amount: '999999999999.99' }] }, Array.from({ length: 100 }, () => 40)],
   ])('when %s, then it throws', (_case, rates, ages) => {
     expect(() => premiumCents(rates, 'member', ages)).toThrow(RangeError);
   });
 });
 
 describe('isPercentage', () => {
-  it.each(['0', '0.5', '0.05', '1', '9.99', '10', '33.33', '50', '99.99', '100', '100.0', '100.00'])(
-    'when given %j, then it is a percentage',
-    (value) => {
-      expect(isPercentage(value)).toBe(true);
-      expect(new RegExp(PERCENTAGE_PATTERN).test(value)).toBe(true);
-    },
-  );
+  it.each(['0', '0.5', '0.05', '1', '9.99', '10', '33.33', '50', '99.99', '100', '100.0', '100.00'])('when given %j, then it is a percentage', (value) => {
+    expect(isPercentage(value)).toBe(true);
+    expect(new RegExp(PERCENTAGE_PATTERN).test(value)).toBe(true);
+  });
 
   it.each([
     ['100.01', 'above 100'],

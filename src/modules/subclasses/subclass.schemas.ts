@@ -5,14 +5,17 @@ import { SUBCLASS_CATEGORIES } from './subclass.table.ts';
 const CategorySchema = StringEnum(SUBCLASS_CATEGORIES);
 const NameSchema = Type.String({ minLength: 1, maxLength: 255 });
 
-export const SubclassSchema = Type.Object({
-  id: IdSchema,
-  category: CategorySchema,
-  name: Type.String(),
-  employer: IdSchema,
-  is_default: Type.Boolean({ description: "Whether this is the employer's default subclass of its category (at most one is)" }),
-  created_at: TimestampSchema,
-}, { title: 'Subclass' });
+export const SubclassSchema = Type.Object(
+  {
+    id: IdSchema,
+    category: CategorySchema,
+    name: Type.String(),
+    employer: IdSchema,
+    is_default: Type.Boolean({ description: "Whether this is the employer's default subclass of its category (at most one is)" }),
+    created_at: TimestampSchema,
+  },
+  { title: 'Subclass' },
+);
 export type SubclassResponse = Static<typeof SubclassSchema>;
 
 export const CreateSubclassBodySchema = Type.Object(

@@ -6,16 +6,7 @@ import { isIP } from 'node:net';
  * link-local or otherwise special range would let a client reach the deployment's own internal services.
  * Development may allow loopback (WEBHOOKS_ALLOW_LOOPBACK), and only loopback.
  */
-export type AddressKind =
-  | 'public'
-  | 'loopback'
-  | 'private'
-  | 'link-local'
-  | 'carrier-grade NAT'
-  | 'multicast'
-  | 'unspecified'
-  | 'reserved'
-  | 'documentation';
+export type AddressKind = 'public' | 'loopback' | 'private' | 'link-local' | 'carrier-grade NAT' | 'multicast' | 'unspecified' | 'reserved' | 'documentation';
 
 interface Range {
   readonly prefix: readonly number[];
@@ -102,7 +93,10 @@ function parseIp(text: string): number[] | undefined {
   let tail: number[] = [];
   const lastColon = ip.lastIndexOf(':');
   if (ip.includes('.', lastColon)) {
-    tail = ip.slice(lastColon + 1).split('.').map(Number);
+    tail = ip
+      .slice(lastColon + 1)
+      .split('.')
+      .map(Number);
     ip = `${ip.slice(0, lastColon + 1)}0:0`;
   }
   const [head = '', rest] = ip.split('::');
@@ -127,7 +121,9 @@ export const REFUSED_ADDRESS = 'EWEBHOOKADDRESS';
 export function refusedAddressError(host: string, ip: string): Error {
   const kind = classifyAddress(ip) ?? 'unknown';
   const where = host === ip ? ip : `${host} (${ip})`;
-  return Object.assign(new Error(`Refused to connect to ${where}: a ${kind} address. Webhooks go to public internet addresses only.`), { code: REFUSED_ADDRESS });
+  return Object.assign(new Error(`Refused to connect to ${where}: a ${kind} address. Webhooks go to public internet addresses only.`), {
+    code: REFUSED_ADDRESS,
+  });
 }
 
 function isLocalhostName(hostname: string): boolean {

@@ -11,12 +11,7 @@ import type { EventLog } from '../events/event-log.ts';
 import { DELIVER_WEBHOOK_JOB, deliveryJobId } from './webhook-fan-out.ts';
 import * as repository from './webhook.repository.ts';
 import type { WebhookEndpointRow } from './webhook.table.ts';
-import {
-  WEBHOOK_DISABLE_AFTER_MS,
-  WEBHOOK_ORDER_RECHECK_MAX_MS,
-  WEBHOOK_ORDER_RECHECK_MIN_MS,
-  webhookRetryDelayMs,
-} from './webhook-schedule.ts';
+import { WEBHOOK_DISABLE_AFTER_MS, WEBHOOK_ORDER_RECHECK_MAX_MS, WEBHOOK_ORDER_RECHECK_MIN_MS, webhookRetryDelayMs } from './webhook-schedule.ts';
 import type { SendOutcome, WebhookSender } from './webhook-sender.ts';
 import { webhookSignatureHeader } from './webhook-signature.ts';
 import { webhookEndpointEvent } from './webhook-endpoint.service.ts';
@@ -59,7 +54,15 @@ async function deliverWebhook(deps: WebhookJobDependencies, payload: Record<stri
       const now = clock.now().toISOString();
       const attempt = await repository.countDeliveryAttempt(trx, delivery.id, now);
       if (attempt === undefined) return false;
-      await repository.insertAttempt(trx, { delivery_id: delivery.id, attempt, status_code: null, duration_ms: 0, error: 'Not sent: the endpoint is disabled.', succeeded: false, created_at: now });
+      await repository.insertAttempt(trx, {
+        delivery_id: delivery.id,
+        attempt,
+        status_code: null,
+        duration_ms: 0,
+        error: 'Not sent: the endpoint is disabled.',
+        succeeded: false,
+        created_at: now,
+      });
       return settle(trx, clock, delivery, 'failed', now);
     });
     if (pulled) deps.jobs?.wake();
@@ -81,7 +84,12 @@ async function deliverWebhook(deps: WebhookJobDependencies, payload: Record<stri
     'webhook-id': delivery.event_id,
     'webhook-delivery': delivery.id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': webhookSignatureHeader({ id: delivery.event_id, payload: delivery.payload, timestamp, secrets: signingSecrets(deps.encrypter, endpoint, startedAt) }),
+    'webhook-signature': webhookSignatureHeader({
+      id: delivery.event_id,
+      payload: delivery.payload,
+      timestamp,
+      secrets: signingSecrets(deps.encrypter, endpoint, startedAt),
+    }),
   });
 
   const next = await db.transaction().execute((trx) => recordOutcome(trx, deps, delivery, endpoint, startedAt, outcome));

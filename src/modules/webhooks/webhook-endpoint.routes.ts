@@ -40,14 +40,27 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, deps: { webh
     '/webhook_endpoints',
     {
       config,
-      schema: { tags, summary: 'List webhook endpoints, newest first', querystring: ListWebhookEndpointsQuerySchema, response: { 200: PageSchema(WebhookEndpointSchema), ...errorResponses(400, 401, 403, 429) } },
+      schema: {
+        tags,
+        summary: 'List webhook endpoints, newest first',
+        querystring: ListWebhookEndpointsQuerySchema,
+        response: { 200: PageSchema(WebhookEndpointSchema), ...errorResponses(400, 401, 403, 429) },
+      },
     },
     async (request) => pages.pageResponse(request, await webhooks.listEndpoints(request.auth.providerId, pages.pageRequest(request, request.query))),
   );
 
   api.get(
     '/webhook_endpoints/:public_id',
-    { config, schema: { tags, summary: 'Retrieve a webhook endpoint', params: IdParamsSchema, response: { 200: WebhookEndpointSchema, ...errorResponses(401, 403, 404, 429) } } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Retrieve a webhook endpoint',
+        params: IdParamsSchema,
+        response: { 200: WebhookEndpointSchema, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
     async (request) => webhooks.getEndpoint(request.auth.providerId, request.params.public_id),
   );
 
@@ -68,7 +81,15 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, deps: { webh
 
   api.delete(
     '/webhook_endpoints/:public_id',
-    { config, schema: { tags, summary: 'Delete a webhook endpoint and its deliveries', params: IdParamsSchema, response: { 200: DeletedSchema, ...errorResponses(401, 403, 404, 429) } } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Delete a webhook endpoint and its deliveries',
+        params: IdParamsSchema,
+        response: { 200: DeletedSchema, ...errorResponses(401, 403, 404, 429) },
+      },
+    },
     async (request) => webhooks.deleteEndpoint(request.auth.providerId, request.params.public_id),
   );
 

@@ -9,25 +9,35 @@ const EventTypeFilterSchema = Type.String({
   description: 'An event type (`enrollment.approved`), every event of an object type (`member.*`), or every event (`*`, alone)',
 });
 
-export const WebhookEndpointSchema = Type.Object({
-  id: IdSchema,
-  object: Type.Literal('webhook_endpoint'),
-  url: Type.String(),
-  description: Nullable(Type.String()),
-  enabled_events: Type.Array(Type.String()),
-  disabled: Type.Boolean(),
-  disabled_reason: Nullable(Type.String({ description: '`failing` when the service disabled the endpoint after 3 days of failed deliveries; `gone` when its receiver answered 410 Gone' })),
-  disabled_at: Nullable(TimestampSchema),
-  failing_since: Nullable(TimestampSchema),
-  metadata: MetadataResponseSchema,
-  created_at: TimestampSchema,
-}, { title: 'WebhookEndpoint' });
+export const WebhookEndpointSchema = Type.Object(
+  {
+    id: IdSchema,
+    object: Type.Literal('webhook_endpoint'),
+    url: Type.String(),
+    description: Nullable(Type.String()),
+    enabled_events: Type.Array(Type.String()),
+    disabled: Type.Boolean(),
+    disabled_reason: Nullable(
+      Type.String({
+        description: '`failing` when the service disabled the endpoint after 3 days of failed deliveries; `gone` when its receiver answered 410 Gone',
+      }),
+    ),
+    disabled_at: Nullable(TimestampSchema),
+    failing_since: Nullable(TimestampSchema),
+    metadata: MetadataResponseSchema,
+    created_at: TimestampSchema,
+  },
+  { title: 'WebhookEndpoint' },
+);
 export type WebhookEndpointResponse = Static<typeof WebhookEndpointSchema>;
 
-export const WebhookEndpointWithSecretSchema = Type.Object({
-  ...WebhookEndpointSchema.properties,
-  secret: Type.String({ description: 'The signing secret (`whsec_...`). Shown once, here: store it now.' }),
-}, { title: 'WebhookEndpointWithSecret' });
+export const WebhookEndpointWithSecretSchema = Type.Object(
+  {
+    ...WebhookEndpointSchema.properties,
+    secret: Type.String({ description: 'The signing secret (`whsec_...`). Shown once, here: store it now.' }),
+  },
+  { title: 'WebhookEndpointWithSecret' },
+);
 export type WebhookEndpointWithSecretResponse = Static<typeof WebhookEndpointWithSecretSchema>;
 
 const writable = {
@@ -52,28 +62,34 @@ export type UpdateWebhookEndpointBody = Static<typeof UpdateWebhookEndpointBodyS
 
 export const ListWebhookEndpointsQuerySchema = Type.Object({ ...PageQuerySchema }, { additionalProperties: false });
 
-export const WebhookAttemptSchema = Type.Object({
-  attempt: Type.Integer(),
-  status_code: Nullable(Type.Integer()),
-  duration_ms: Type.Integer(),
-  error: Nullable(Type.String()),
-  succeeded: Type.Boolean(),
-  created_at: TimestampSchema,
-}, { title: 'WebhookAttempt' });
+export const WebhookAttemptSchema = Type.Object(
+  {
+    attempt: Type.Integer(),
+    status_code: Nullable(Type.Integer()),
+    duration_ms: Type.Integer(),
+    error: Nullable(Type.String()),
+    succeeded: Type.Boolean(),
+    created_at: TimestampSchema,
+  },
+  { title: 'WebhookAttempt' },
+);
 
-export const WebhookDeliverySchema = Type.Object({
-  id: IdSchema,
-  object: Type.Literal('webhook_delivery'),
-  endpoint: IdSchema,
-  event: IdSchema,
-  event_type: Type.String(),
-  status: StringEnum(WEBHOOK_DELIVERY_STATUSES),
-  attempt_count: Type.Integer(),
-  next_attempt_at: Nullable(TimestampSchema),
-  created_at: TimestampSchema,
-  completed_at: Nullable(TimestampSchema),
-  attempts: Type.Array(WebhookAttemptSchema, { description: 'Every attempt, oldest first' }),
-}, { title: 'WebhookDelivery' });
+export const WebhookDeliverySchema = Type.Object(
+  {
+    id: IdSchema,
+    object: Type.Literal('webhook_delivery'),
+    endpoint: IdSchema,
+    event: IdSchema,
+    event_type: Type.String(),
+    status: StringEnum(WEBHOOK_DELIVERY_STATUSES),
+    attempt_count: Type.Integer(),
+    next_attempt_at: Nullable(TimestampSchema),
+    created_at: TimestampSchema,
+    completed_at: Nullable(TimestampSchema),
+    attempts: Type.Array(WebhookAttemptSchema, { description: 'Every attempt, oldest first' }),
+  },
+  { title: 'WebhookDelivery' },
+);
 export type WebhookDeliveryResponse = Static<typeof WebhookDeliverySchema>;
 
 export const ListWebhookDeliveriesQuerySchema = Type.Object(

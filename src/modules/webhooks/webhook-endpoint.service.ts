@@ -93,7 +93,10 @@ function enabledEventsErrors(enabledEvents: readonly string[]): InputError[] {
     const objectType = filter.split('.', 1)[0] ?? '';
     errors.push(
       isEventObjectType(objectType)
-        ? inputError(['enabled_events', index], `Unknown event type "${filter}". ${objectType} events: ${EVENT_ACTIONS[objectType].map((known) => `${objectType}.${known}`).join(', ')}.`)
+        ? inputError(
+            ['enabled_events', index],
+            `Unknown event type "${filter}". ${objectType} events: ${EVENT_ACTIONS[objectType].map((known) => `${objectType}.${known}`).join(', ')}.`,
+          )
         : inputError(['enabled_events', index], `Unknown object type "${objectType}". Known: ${EVENT_OBJECT_TYPES.join(', ')}.`),
     );
   });
@@ -114,7 +117,14 @@ export class WebhookEndpointService {
   readonly #jobs: { wake(): void } | undefined;
   readonly #allowLoopback: boolean;
 
-  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, events: EventLog, jobs: { wake(): void } | undefined, options: WebhookEndpointServiceOptions) {
+  constructor(
+    db: Kysely<Database>,
+    clock: Clock,
+    encrypter: Encrypter,
+    events: EventLog,
+    jobs: { wake(): void } | undefined,
+    options: WebhookEndpointServiceOptions,
+  ) {
     this.#db = db;
     this.#clock = clock;
     this.#encrypter = encrypter;
@@ -223,7 +233,13 @@ export class WebhookEndpointService {
   ): Promise<Page<WebhookDeliveryResponse>> {
     await this.#getEndpointRow(providerId, endpointId);
     const deliveries = await repository.listDeliveries(this.#db, endpointId, filter, page);
-    const attempts = Map.groupBy(await repository.listAttempts(this.#db, deliveries.results.map((delivery) => delivery.id)), (attempt) => attempt.delivery_id);
+    const attempts = Map.groupBy(
+      await repository.listAttempts(
+        this.#db,
+        deliveries.results.map((delivery) => delivery.id),
+      ),
+      (attempt) => attempt.delivery_id,
+    );
     return mapPage(deliveries, (delivery) => toWebhookDeliveryResponse(delivery, attempts.get(delivery.id) ?? []));
   }
 
@@ -243,7 +259,12 @@ export class WebhookEndpointService {
       await repository.reopenDelivery(trx, deliveryId, now.toISOString());
       const jobId = deliveryJobId(deliveryId);
       if (!(await requeueJob(trx, jobId, now))) {
-        await enqueueJob(trx, this.#clock, { id: jobId, kind: DELIVER_WEBHOOK_JOB, payload: { delivery_id: deliveryId }, maxAttempts: DELIVERY_JOB_MAX_ATTEMPTS });
+        await enqueueJob(trx, this.#clock, {
+          id: jobId,
+          kind: DELIVER_WEBHOOK_JOB,
+          payload: { delivery_id: deliveryId },
+          maxAttempts: DELIVERY_JOB_MAX_ATTEMPTS,
+        });
       }
       return { ...found, status: 'pending' as const, next_attempt_at: now.toISOString(), completed_at: null };
     });

@@ -12,7 +12,12 @@ const NOW = 1_767_225_600;
 describe('computeWebhookSignature', () => {
   it("when given the specification's published test vector, then it gives the published signature", () => {
     // Standard Webhooks: secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw, msg_p5jXN8AQM9LWM0D4loKWxJek, 1614265330.
-    const header = webhookSignatureHeader({ id: 'msg_p5jXN8AQM9LWM0D4loKWxJek', payload: '{"test": 2432232314}', timestamp: 1614265330, secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] });
+    const header = webhookSignatureHeader({
+      id: 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      payload: '{"test": 2432232314}',
+      timestamp: 1614265330,
+      secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+    });
     expect(header).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
 
@@ -24,7 +29,9 @@ describe('computeWebhookSignature', () => {
 
   it('when several secrets sign, then the header lists one v1, entry per secret, space-separated', () => {
     const header = webhookSignatureHeader({ id: ID, payload: BODY, timestamp: NOW, secrets: [SECRET, OLD_SECRET] });
-    expect(header).toBe(`v1,${computeWebhookSignature({ id: ID, payload: BODY, timestamp: NOW, secret: SECRET })} v1,${computeWebhookSignature({ id: ID, payload: BODY, timestamp: NOW, secret: OLD_SECRET })}`);
+    expect(header).toBe(
+      `v1,${computeWebhookSignature({ id: ID, payload: BODY, timestamp: NOW, secret: SECRET })} v1,${computeWebhookSignature({ id: ID, payload: BODY, timestamp: NOW, secret: OLD_SECRET })}`,
+    );
   });
 });
 
@@ -40,7 +47,14 @@ describe('verifyWebhookSignature', () => {
     expect(verifyWebhookSignature({ payload: Buffer.from(BODY), headers: new Headers(signed()), secret: SECRET, now: NOW })).toBe(true);
     const { 'webhook-signature': signatureHeader } = signed();
     expect(verifyWebhookSignature({ payload: BODY, id: ID, signatureHeader, timestamp: NOW, secret: SECRET, now: NOW })).toBe(true);
-    expect(verifyWebhookSignature({ payload: BODY, headers: { 'Webhook-Id': ID, 'Webhook-Signature': signatureHeader, 'Webhook-Timestamp': String(NOW) }, secret: SECRET, now: NOW })).toBe(true);
+    expect(
+      verifyWebhookSignature({
+        payload: BODY,
+        headers: { 'Webhook-Id': ID, 'Webhook-Signature': signatureHeader, 'Webhook-Timestamp': String(NOW) },
+        secret: SECRET,
+        now: NOW,
+      }),
+    ).toBe(true);
   });
 
   it('when the standardwebhooks library verifies what this module signs, and this module what it signs, then both agree', () => {

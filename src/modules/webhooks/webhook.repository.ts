@@ -4,13 +4,7 @@ import type { Executor, Transaction } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { forNoKeyUpdate } from '../../db/scope.ts';
 import { batches } from '../../shared/batches.ts';
-import type {
-  WebhookAttemptRow,
-  WebhookDeliveryRow,
-  WebhookDeliveryStatus,
-  WebhookDeliveryTable,
-  WebhookEndpointRow,
-} from './webhook.table.ts';
+import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookDeliveryStatus, WebhookDeliveryTable, WebhookEndpointRow } from './webhook.table.ts';
 
 /** Rows per INSERT when many deliveries are written at once. */
 const INSERT_BATCH = 500;
@@ -123,7 +117,10 @@ export function findAdjacentPendingDelivery(
   delivery: OrderKey,
   side: 'before' | 'after',
 ): Promise<Pick<WebhookDeliveryRow, 'id' | 'next_attempt_at'> | undefined> {
-  const position = side === 'before' ? sql<boolean>`(created_at, id) < (${delivery.created_at}, ${delivery.id})` : sql<boolean>`(created_at, id) > (${delivery.created_at}, ${delivery.id})`;
+  const position =
+    side === 'before'
+      ? sql<boolean>`(created_at, id) < (${delivery.created_at}, ${delivery.id})`
+      : sql<boolean>`(created_at, id) > (${delivery.created_at}, ${delivery.id})`;
   return db
     .selectFrom('webhook_deliveries')
     .select(['id', 'next_attempt_at'])
@@ -165,7 +162,12 @@ export function findDelivery(db: Executor, endpointId: string, id: string): Prom
   return db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).where('id', '=', id).executeTakeFirst();
 }
 
-export function listDeliveries(db: Executor, endpointId: string, filter: { status?: WebhookDeliveryStatus | undefined }, page: PageRequest): Promise<Page<WebhookDeliveryRow>> {
+export function listDeliveries(
+  db: Executor,
+  endpointId: string,
+  filter: { status?: WebhookDeliveryStatus | undefined },
+  page: PageRequest,
+): Promise<Page<WebhookDeliveryRow>> {
   let query = db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   return paginate(query, page);
