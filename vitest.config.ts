@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// The whole suite runs twice: on the embedded SQLite database and on PostgreSQL (TEST_DATABASE_URL, default
-// postgres://postgres@127.0.0.1:5432/test). Each test file gets its own database file or schema.
+// The whole suite runs twice: on the embedded SQLite database and on PostgreSQL (TEST_DATABASE_URL; without
+// it, 127.0.0.1:5432 when it answers, else a throwaway embedded PostgreSQL: test/setup/postgres.ts). Each test
+// file gets its own database file or schema.
 const shared = {
   include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
   testTimeout: 30_000,
@@ -12,7 +13,7 @@ export default defineConfig({
   test: {
     projects: [
       { test: { ...shared, name: 'sqlite', env: { BENEFITS_TEST_DATABASE: 'sqlite' } } },
-      { test: { ...shared, name: 'postgres', env: { BENEFITS_TEST_DATABASE: 'postgres' } } },
+      { test: { ...shared, name: 'postgres', env: { BENEFITS_TEST_DATABASE: 'postgres' }, globalSetup: ['test/setup/postgres.ts'] } },
     ],
   },
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { openDatabase, type DatabaseHandle, type DatabaseKind } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { randomBase62 } from '../../src/shared/ids.ts';
@@ -12,8 +13,9 @@ export function testDatabaseKind(): DatabaseKind {
   return process.env.BENEFITS_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
 }
 
+/** TEST_DATABASE_URL when given, else what the postgres project's global setup found or started (test/setup/postgres.ts). */
 export function testPostgresUrl(): string {
-  return process.env.TEST_DATABASE_URL || DEFAULT_TEST_POSTGRES_URL;
+  return process.env.TEST_DATABASE_URL || inject('postgresUrl') || DEFAULT_TEST_POSTGRES_URL;
 }
 
 export interface TestDatabase extends DatabaseHandle {
