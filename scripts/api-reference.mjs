@@ -1,16 +1,12 @@
 // The API reference (docs/api.md), generated from the OpenAPI document the sources describe, so the two cannot
 // drift: `node scripts/api-reference.mjs` writes it; `--check` fails when the committed file differs (a test
 // runs it).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { openApiDocumentText, writeOrCheck } from './generated.mjs';
 
 const TARGET = new URL('../docs/api.md', import.meta.url);
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
 
-const { main } = await import('../src/cli.ts');
-let text = '';
-const code = await main(['openapi'], (chunk) => (text += chunk));
-if (code !== 0) process.exit(code);
-const document = JSON.parse(text);
+const document = JSON.parse(await openApiDocumentText());
 
 const refName = (ref) => ref.split('/').at(-1);
 const anchor = (name) => `#${name.toLowerCase()}`;
@@ -96,17 +92,4 @@ for (const [name, schema] of Object.entries(document.components.schemas)) {
 }
 const generated = `${lines.join('\n').trimEnd()}\n`;
 
-if (process.argv.includes('--check')) {
-  let committed = '';
-  try {
-    committed = readFileSync(TARGET, 'utf8');
-  } catch {
-    // missing: out of step
-  }
-  if (committed !== generated) {
-    console.error('docs/api.md is out of step with the OpenAPI document: run "node scripts/api-reference.mjs" and commit it.');
-    process.exit(1);
-  }
-} else {
-  writeFileSync(TARGET, generated);
-}
+writeOrCheck(TARGET, generated, 'node scripts/api-reference.mjs');

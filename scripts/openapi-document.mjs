@@ -3,11 +3,9 @@
 // generation, which must not depend on a previous build.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { openApiDocumentText } from './generated.mjs';
 
-const { main } = await import('../src/cli.ts');
-let document = '';
-const code = await main(['openapi'], (text) => (document += text));
-if (code !== 0) process.exit(code);
+const document = await openApiDocumentText();
 if (process.argv[2]) {
   mkdirSync(dirname(process.argv[2]), { recursive: true });
   writeFileSync(process.argv[2], `${document}\n`);
