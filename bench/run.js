@@ -17,6 +17,7 @@
 //   BENCH_WEBHOOK_CLIENTS  clients creating carriers in its live phase (default 20)
 //   BENCH_HOSTILE_PHASES   hostile-clients' phases: load, bodies or both (default load,bodies)
 //   BENCH_STRICT=1     exit 1 when a target is missed (errors always exit 1)
+//   BENCH_MACHINE_CEILING=0  skip measuring the machine ceiling first (lib/machine.js; figures relative to it are then left out)
 //   BENCH_PROFILE=DIR  run every server under --cpu-prof; profiles land in DIR/service/, DIR/ceiling/ (see bench/profile-summary.js)
 //   DATABASE_URL       postgres://... adds the PostgreSQL runs (each in a fresh schema, dropped afterwards)
 
@@ -24,7 +25,8 @@ import { cleanupAll } from './lib/cleanup.js';
 import { benchDatabaseKinds } from './lib/databases.js';
 import { loadSettings } from './lib/load.js';
 import { firstLine } from './lib/bench.js';
-import { errorsIn, missedTargets, summarize } from './lib/report.js';
+import { measureMachineCeilings } from './lib/machine.js';
+import { errorsIn, missedTargets, relativeFigures, summarize } from './lib/report.js';
 import { loadService } from './lib/service.js';
 import { SCENARIOS } from './scenarios/index.js';
 
@@ -45,6 +47,15 @@ async function main(argv) {
   const log = (line) => process.stderr.write(`bench: ${line}\n`);
   log(`databases: ${kinds.join(', ')}; ${settings.duration} s at ${settings.connections} connections per server`);
 
+  // The machine's speed, once per database, so that every figure can also be read relative to it.
+  let machine = {};
+  if (process.env.BENCH_MACHINE_CEILING !== '0') {
+    try {
+      machine = await measureMachineCeilings({ service, settings, kinds, log });
+    } finally {
+      await cleanupAll();
+    }
+  }
   const results = {};
   for (const scenario of selected) {
     log(`${scenario.name}: ${scenario.description}`);
@@ -56,6 +67,7 @@ async function main(argv) {
     } finally {
       await cleanupAll();
     }
+    attachRelativeFigures(results[scenario.key], machine);
     process.stdout.write(`${summarize(scenario, results[scenario.key]).join('\n')}\n`);
   }
 
@@ -66,6 +78,15 @@ async function main(argv) {
   process.stdout.write(`${JSON.stringify(results)}\n`);
   if (errors.length > 0) return 1;
   return missed.length > 0 && process.env.BENCH_STRICT === '1' ? 1 : 0;
+}
+
+/** Adds to every database block of a result the machine ceiling of its database and the figures relative to it. */
+function attachRelativeFigures(result, machine) {
+  for (const [kind, block] of Object.entries(result ?? {})) {
+    if (!block || typeof block !== 'object' || block.error || machine[kind] === undefined) continue;
+    block.machine_ceiling_rps = machine[kind];
+    block.relative = relativeFigures(block, machine[kind]);
+  }
 }
 
 function selectScenarios(names) {

@@ -22,14 +22,19 @@ export function summarize(scenario, result) {
       continue;
     }
     if (!block || typeof block !== 'object') continue;
+    const relative =
+      block.relative && Object.keys(block.relative).length > 0
+        ? [`    relative to this run's machine ceiling (${block.machine_ceiling_rps} req/s): ${pairs(block.relative)}`]
+        : [];
     if (block.service && block.ceiling) {
-      lines.push(`  ${kind}`, ...comparisonLines(block));
+      lines.push(`  ${kind}`, ...comparisonLines(block), ...relative);
     } else if (block.measurements) {
-      lines.push(`  ${kind}`, ...measurementLines(block), ...(scenario.detailLines?.(block) ?? []));
+      lines.push(`  ${kind}`, ...measurementLines(block), ...(scenario.detailLines?.(block) ?? []), ...relative);
     } else if (block.timings) {
       lines.push(`  ${kind}`, ...(block.data ? [`    ${pairs(block.data)}`] : []));
       for (const [label, timing] of Object.entries(block.timings)) lines.push(`    ${label.padEnd(24)}${pairs(timing)}`);
       if (block.targets) lines.push(`   ${targetsText(block.targets)}`);
+      lines.push(...relative);
       continue;
     } else {
       continue;
@@ -43,6 +48,28 @@ export function summarize(scenario, result) {
     }
   }
   return lines;
+}
+
+/**
+ * A block's figures relative to the run's machine ceiling (lib/machine.js, req/s): every rate (`rps`, `*_per_s`)
+ * per 1,000 ceiling req/s (`..._per_kceil`), every duration in seconds (`seconds`, `*_s`) times the ceiling in
+ * thousands of req/s (`..._x_kceil`). A machine twice as fast doubles the first and leaves both the same.
+ */
+export function relativeFigures(block, ceilingRps) {
+  const thousands = ceilingRps / 1000;
+  const relative = {};
+  const visit = (prefix, object) => {
+    for (const [name, value] of Object.entries(object ?? {})) {
+      if (typeof value !== 'number' || !Number.isFinite(value)) continue;
+      if (name === 'rps' || name.endsWith('_per_s')) relative[`${prefix}${name}_per_kceil`] = Math.round((value / thousands) * 100) / 100;
+      else if (name === 'seconds' || (name.endsWith('_s') && name !== 'duration_s' && name !== 'warmup_s'))
+        relative[`${prefix}${name}_x_kceil`] = Math.round(value * thousands * 100) / 100;
+    }
+  };
+  visit('', block.figures);
+  for (const [label, timing] of Object.entries(block.timings ?? {})) visit(`${label}.`, timing);
+  for (const [label, m] of Object.entries(measurementsOf(block))) visit(`${label}.`, { rps: m.rps });
+  return relative;
 }
 
 function comparisonLines(comparison) {

@@ -85,7 +85,7 @@ async function runOn(kind, { service, settings, carriers, log }) {
 }
 
 /** Inserts `count` carriers of the provider, in multi-row inserts batched into transactions; returns the rows. */
-async function seedCarriers(service, db, providerId, count) {
+export async function seedCarriers(service, db, providerId, count) {
   const rows = [];
   for (let i = 0; i < count; i++) {
     const number = String(i + 1).padStart(6, '0');
