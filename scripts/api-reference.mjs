@@ -92,4 +92,4 @@ for (const [name, schema] of Object.entries(document.components.schemas)) {
 }
 const generated = `${lines.join('\n').trimEnd()}\n`;
 
-writeOrCheck(TARGET, generated, 'node scripts/api-reference.mjs');
+writeOrCheck(TARGET, generated, 'run "node scripts/api-reference.mjs" and commit docs/api.md');

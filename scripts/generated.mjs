@@ -11,10 +11,10 @@ export async function openApiDocumentText() {
 }
 
 /**
- * Writes a generated file, or with `--check` on the command line only compares it with what is committed and
+ * Writes a generated file, or with `--check` on the command line only compares it with the file on disk and
  * exits 1 (saying how to regenerate it) when they differ.
  */
-export function writeOrCheck(target, generated, regenerate) {
+export function writeOrCheck(target, generated, howToRegenerate) {
   if (!process.argv.includes('--check')) {
     writeFileSync(target, generated);
     return;
@@ -26,7 +26,7 @@ export function writeOrCheck(target, generated, regenerate) {
     // missing: out of step
   }
   if (committed !== generated) {
-    console.error(`${target.pathname ?? target} is out of step with the OpenAPI document: run "${regenerate}" and commit it.`);
+    console.error(`${target.pathname ?? target} is out of step with the OpenAPI document: ${howToRegenerate}.`);
     process.exit(1);
   }
 }

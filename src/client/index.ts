@@ -1,7 +1,7 @@
 /**
  * A typed client of the API: `openapi-fetch` over the types openapi-typescript generates from the OpenAPI
- * document (./api.ts, in step with the server: npm run build regenerates them and a test fails when the
- * committed file differs). Every path, parameter, body and answer is typed from the document.
+ * document (./api.ts, made by npm install and npm run build, never edited or committed; a test fails when it
+ * is out of step with the sources). Every path, parameter, body and answer is typed from the document.
  *
  *   import { createBenefitsClient } from 'benefits-enrollment-service/client';
  *   const api = createBenefitsClient({ baseUrl: 'https://benefits.example.com', apiKey: process.env.BENEFITS_API_KEY! });
