@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
+import { prepareStatementsOf } from './prepared-statements.ts';
 import { NodeSqliteDialect } from './sqlite-dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -47,6 +48,7 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): Da
     options: sessionOptions.join(' '),
     types: { getTypeParser: postgresTypeParser as typeof pg.types.getTypeParser },
   });
+  pool.on('connect', (client) => prepareStatementsOf(client));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
