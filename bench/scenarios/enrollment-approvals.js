@@ -5,9 +5,12 @@
 // enrollment and its peak RSS, and on SQLite the write-ahead log's peak size over the measured runs. Targets on
 // SQLite: >= 500 approvals/s and p99 of approve <= 50 ms.
 //
-// Two runs per database, each on a fresh one: `flow` (the requirement: each client runs the three steps of
-// one member, then takes the next) and `phased` (every create, then every submit, then every approve, at the
-// same concurrency: the throughput and server CPU of each step on its own, e.g. the approve phase's).
+// Up to three runs per database, each on a fresh one: `flow` (the requirement: each client runs the three
+// steps of one member, then takes the next), `phased` (every create, then every submit, then every approve, at
+// the same concurrency: the throughput and server CPU of each step on its own, e.g. the approve phase's) and,
+// on PostgreSQL only, `two_processes` (the flow against two server processes sharing the database, the client
+// sending each request to the next process in turn, as a round-robin load balancer would: the throughput of
+// two processes against the flow's one, with every carrier job still run once).
 //
 // Seeded: the employer, a carrier, a manual and an api group, priced plans (medical and dental on the manual
 // group, vision on the api one) with plan configurations and contribution strategies, and an active open
@@ -20,6 +23,7 @@
 // prices, ids), and afterwards every count in the database (enrollments approved, benefit changes,
 // notifications, api changes completed, no job left).
 
+import { randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
@@ -49,9 +53,27 @@ const EFFECTIVE_START = dateAfter(30);
 const PLAN_YEAR = { effective_start: EFFECTIVE_START, effective_end: dateAfter(30 + 364) };
 const WINDOW = { start_date: dateAfter(0), end_date: dateAfter(14), renewal_date: EFFECTIVE_START };
 
-const SQLITE_TARGETS = {
-  'approvals_per_s>=500': (f) => f.approvals_per_s >= 500,
-  'approve_p99_ms<=50': (f) => f.approve_p99_ms <= 50,
+// The targets as the issues set them, on the machine whose ceiling (lib/machine.js) was 43,270 req/s on SQLite:
+// >= 500 approvals/s on SQLite, >= 400 on PostgreSQL, approve p99 <= 50 ms on both. A run that measured its
+// own ceiling checks the rates relative to it instead (`relativeTargets`, applied by run.js), so that a slower
+// or faster machine is held to the same bar: 500 / 43.27 = 11.6 approvals/s per 1,000 ceiling req/s. PostgreSQL's
+// rate is held against the SQLite ceiling of the same run (the machine's speed; PostgreSQL's own bare-driver
+// ceiling also measures PostgreSQL): 400 / 43.27 = 9.2. The latency bound stays absolute: it is what a client waits.
+const TARGETS = {
+  sqlite: {
+    'approvals_per_s>=500': (f) => f.approvals_per_s >= 500,
+    'approve_p99_ms<=50': (f) => f.approve_p99_ms <= 50,
+  },
+  postgres: {
+    'approvals_per_s>=400': (f) => f.approvals_per_s >= 400,
+    'approve_p99_ms<=50': (f) => f.approve_p99_ms <= 50,
+  },
+};
+
+/** Rate targets per 1,000 req/s of the run's SQLite machine ceiling; each replaces the absolute target it names. */
+export const relativeTargets = {
+  sqlite: [{ name: 'approvals_per_s_per_kceil>=11.6', figure: 'approvals_per_s', atLeast: 11.6, ceiling: 'sqlite', replaces: 'approvals_per_s>=500' }],
+  postgres: [{ name: 'approvals_per_s_per_kceil(sqlite)>=9.2', figure: 'approvals_per_s', atLeast: 9.2, ceiling: 'sqlite', replaces: 'approvals_per_s>=400' }],
 };
 
 /** Medical with a spouse: member_spouse composite 1080.00, the strategy's 75 % within [250, 900]. */
@@ -83,16 +105,25 @@ export async function run({ service, kinds, log, env = process.env }) {
   };
   const byDatabase = await forEachDatabase(kinds, log, async (kind) => {
     const runs = {};
-    for (const mode of options.modes) runs[mode] = await runMode(kind, mode, { ...options, service, log: (line) => log(`[${kind}] ${mode}: ${line}`) });
+    for (const mode of options.modes) {
+      // Two processes on one SQLite file would queue on its single writer; the mode is about PostgreSQL.
+      if (mode === 'two_processes' && kind !== 'postgres') continue;
+      runs[mode] = await runMode(kind, mode, { ...options, service, log: (line) => log(`[${kind}] ${mode}: ${line}`) });
+    }
     return combine(kind, runs);
   });
   return { ...result, ...byDatabase };
 }
 
-/** BENCH_ENROLLMENT_MODES: flow (the requirement's run), phased (each step on its own), or both (default). */
+const MODES = ['flow', 'phased', 'two_processes'];
+
+/**
+ * BENCH_ENROLLMENT_MODES: flow (the requirement's run), phased (each step on its own), two_processes (the flow
+ * on two server processes; PostgreSQL only), or a comma-separated list of them (default: all three).
+ */
 function modesFrom(env) {
   const raw = env.BENCH_ENROLLMENT_MODES?.trim();
-  if (!raw) return ['flow', 'phased'];
+  if (!raw) return MODES;
   const modes = [
     ...new Set(
       raw
@@ -101,8 +132,8 @@ function modesFrom(env) {
         .filter(Boolean),
     ),
   ];
-  for (const mode of modes) if (mode !== 'flow' && mode !== 'phased') throw new Error(`BENCH_ENROLLMENT_MODES: unknown mode "${mode}" (flow, phased)`);
-  if (modes.length === 0) throw new Error('BENCH_ENROLLMENT_MODES names no mode (flow, phased)');
+  for (const mode of modes) if (!MODES.includes(mode)) throw new Error(`BENCH_ENROLLMENT_MODES: unknown mode "${mode}" (${MODES.join(', ')})`);
+  if (modes.length === 0) throw new Error(`BENCH_ENROLLMENT_MODES names no mode (${MODES.join(', ')})`);
   return modes;
 }
 
@@ -114,14 +145,18 @@ function modesFrom(env) {
  */
 async function runMode(kind, mode, { service, members, clients, warmupMembers, apiEvery, log }) {
   const database = await createBenchDatabase(kind, service);
-  let server;
+  const servers = [];
   try {
     const created = await new service.ApiKeyService(database.handle.db, service.systemClock).createKeyForProvider('bench', {
       role: 'admin',
       name: 'benchmark',
     });
     const headers = { authorization: `Bearer ${created.key}` };
-    server = await startService({ databaseUrl: database.url });
+    // Every process of one database must hold the same encryption key.
+    const encryptionKey = randomBytes(32).toString('hex');
+    for (let n = 0; n < (mode === 'two_processes' ? 2 : 1); n++)
+      servers.push(await startService({ databaseUrl: database.url, env: { BENEFITS_ENCRYPTION_KEY: encryptionKey } }));
+    const server = servers[0];
 
     const setupStarted = Date.now();
     const measured = await setUpEmployer(server.url, headers, 'Bench Employer Inc.');
@@ -142,7 +177,8 @@ async function runMode(kind, mode, { service, members, clients, warmupMembers, a
     );
 
     const agent = new Agent({ keepAlive: true, maxSockets: clients });
-    const client = new Client(server.url, headers, agent);
+    const client = new RoundRobin(servers.map((one) => new Client(one.url, headers, agent)));
+    const pids = servers.map((one) => one.pid);
     try {
       if (warm) {
         const warmStarted = Date.now();
@@ -155,10 +191,10 @@ async function runMode(kind, mode, { service, members, clients, warmupMembers, a
 
       log(`${people.length} enrollments at ${clients} concurrent clients`);
       const wal = kind === 'sqlite' ? sampleWalSize(database.path) : undefined;
-      const tally = await drive(client, enrollmentsOf(people, measured.plans, apiEvery), { clients, phased: mode === 'phased', pid: server.pid }).finally(() =>
+      const tally = await drive(client, enrollmentsOf(people, measured.plans, apiEvery), { clients, phased: mode === 'phased', pids }).finally(() =>
         wal?.stop(),
       );
-      const memory = memoryOf(server.pid);
+      const memory = memoryOfAll(pids);
       const failures = tally.failures();
       if (failures) throw new Error(failures);
       const drainStarted = Date.now();
@@ -175,16 +211,29 @@ async function runMode(kind, mode, { service, members, clients, warmupMembers, a
           .map(([name, value]) => `${name}=${value}`)
           .join(', ')}`,
       );
-      return { tally, memory, walPeakMb: wal?.peakMb, setupSeconds, seedSeconds, warmupMembers: warmPeople.length, pendingJobs, drainSeconds, checked };
+      return {
+        tally,
+        memory,
+        walPeakMb: wal?.peakMb,
+        setupSeconds,
+        seedSeconds,
+        warmupMembers: warmPeople.length,
+        pendingJobs,
+        drainSeconds,
+        checked,
+        processes: servers.length,
+      };
     } finally {
       agent.destroy();
     }
   } catch (error) {
-    const output = server?.output().trim();
-    if (output) error.message += `\n--- service output (tail) ---\n${output}`;
+    for (const server of servers) {
+      const output = server.output().trim();
+      if (output) error.message += `\n--- service output (tail, pid ${server.pid}) ---\n${output}`;
+    }
     throw error;
   } finally {
-    await server?.stop();
+    for (const server of servers) await server.stop();
     await database.destroy();
   }
 }
@@ -321,8 +370,8 @@ function enrollmentsOf(people, plans, apiEvery) {
  * every submit, then every approve (each phase at `clients` concurrency), so that each step's own throughput
  * and CPU show. Returns the tally.
  */
-async function drive(client, enrollments, { clients, phased, pid }) {
-  const tally = new RunTally(enrollments.length, pid);
+async function drive(client, enrollments, { clients, phased, pids }) {
+  const tally = new RunTally(enrollments.length, pids);
   const ids = new Array(enrollments.length);
   const create = async (i) => {
     const { status, body } = await tally.timed('create', () => client.post('/enrollments', enrollments[i].body));
@@ -394,9 +443,10 @@ class RunTally {
   apiChanges = 0;
   approvals = 0;
 
-  constructor(total, pid) {
+  /** `pids`: the server processes whose CPU is counted (summed); none for the warm-up. */
+  constructor(total, pids = []) {
     this.total = total;
-    this.pid = pid;
+    this.pids = pids;
   }
 
   async timed(step, send) {
@@ -475,7 +525,7 @@ class RunTally {
     const client = process.cpuUsage();
     return {
       wall: performance.now(),
-      server: this.pid === undefined ? NaN : cpuSecondsOf(this.pid),
+      server: this.pids.length === 0 ? NaN : this.pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0),
       client: (client.user + client.system) / 1e6,
       machine: machineBusySeconds(),
     };
@@ -534,11 +584,35 @@ function combine(kind, runs) {
     if (flow) block.data.phased_job_drain_s = data.job_drain_s;
     peaks.push(memory.peak_rss_mb);
   }
+  const twoProcesses = runs.two_processes;
+  if (twoProcesses) {
+    const { tally, memory } = twoProcesses;
+    const whole = windowOf(tally.before, tally.after);
+    const requests = STEPS.reduce((sum, step) => sum + countsOf(tally, step).requests, 0);
+    block.measurements.two_processes_enrollment = measurement(tally.enrollmentLatencies, tally.approvals, totalsOf(tally), whole, tally.approvals, memory);
+    block.measurements.two_processes_approve = measurement(
+      tally.latencies.approve,
+      tally.counts.approve.ok,
+      countsOf(tally, 'approve'),
+      whole,
+      requests,
+      memory,
+    );
+    const approvalsPerSecond = round(tally.approvals / whole.seconds, 0);
+    Object.assign(block.figures, {
+      two_processes_approvals_per_s: approvalsPerSecond,
+      two_processes_approve_p99_ms: block.measurements.two_processes_approve.p99_ms,
+      // Both processes' CPU together.
+      two_processes_server_cpu_us_per_enrollment: round((1e6 * whole.server) / Math.max(1, tally.approvals), 0),
+      ...(flow ? { two_processes_vs_one: round(approvalsPerSecond / block.figures.approvals_per_s, 2) } : {}),
+    });
+    block.data.two_processes_wall_s = round(whole.seconds, 2);
+    peaks.push(memory.peak_rss_mb);
+  }
   block.figures.peak_rss_mb = Math.max(...peaks);
   // The -wal file, sampled every 20 ms over each measured run.
   if (kind === 'sqlite') block.figures.peak_wal_mb = Math.max(...Object.values(runs).map((run) => run.walPeakMb));
-  if (kind === 'sqlite' && flow)
-    block.targets = Object.fromEntries(Object.entries(SQLITE_TARGETS).map(([target, met]) => [target, Boolean(met(block.figures))]));
+  if (flow) block.targets = Object.fromEntries(Object.entries(TARGETS[kind]).map(([target, met]) => [target, Boolean(met(block.figures))]));
   block.checked = Object.fromEntries(Object.entries(runs).map(([mode, run]) => [mode, run.checked]));
   return block;
 }
@@ -658,6 +732,8 @@ async function checkOutcome(service, url, { employer, enrollments, enrolledPlans
       api_changes_completed: await count(ofEmployer('benefit_changes').where('connection_method', '=', 'api').where('delivery_state', '=', 'completed')),
       notifications: await count(ofEmployer('notifications').where('related_object_type', '=', 'enrollment')),
       jobs_not_done: await count(db.selectFrom('jobs').where('state', '!=', 'done')),
+      // Each carrier job run once, also when two processes' workers claim from one queue.
+      jobs_run_more_than_once: await count(db.selectFrom('jobs').where('attempts', '>', 1)),
     };
     const expected = {
       approved: enrollments,
@@ -666,6 +742,7 @@ async function checkOutcome(service, url, { employer, enrollments, enrolledPlans
       api_changes_completed: apiChanges,
       notifications: 2 * enrollments,
       jobs_not_done: 0,
+      jobs_run_more_than_once: 0,
     };
     const wrong = Object.keys(expected).filter((name) => checked[name] !== expected[name]);
     if (wrong.length > 0) {
@@ -679,6 +756,26 @@ async function checkOutcome(service, url, { employer, enrollments, enrolledPlans
 
 // ---------------------------------------------------------------------------------------------------------
 // HTTP.
+
+/** Sends each request to the next of several clients (server processes) in turn, as a round-robin balancer would. */
+class RoundRobin {
+  #next = 0;
+  constructor(clients) {
+    this.clients = clients;
+  }
+
+  post(path, text) {
+    const client = this.clients[this.#next];
+    this.#next = (this.#next + 1) % this.clients.length;
+    return client.post(path, text);
+  }
+}
+
+/** Memory of one or more server processes: the largest RSS and the largest peak of any one of them. */
+function memoryOfAll(pids) {
+  const each = pids.map((pid) => memoryOf(pid));
+  return { rss_mb: Math.max(...each.map((m) => m.rss_mb)), peak_rss_mb: Math.max(...each.map((m) => m.peak_rss_mb)) };
+}
 
 /** POSTs JSON with keep-alive connections (at most `clients` of them), timing nothing itself. */
 class Client {
