@@ -14,6 +14,7 @@ import { assertValidHost, installUnknownRoutes, refuseUndeclaredQueryParameters 
 import { API_VERSION, registerOpenApi } from './http/openapi.ts';
 import { Paginator } from './http/pagination.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
+import { KeyChangeNotices } from './modules/api-keys/key-change-notices.ts';
 import { registerApiKeyRoutes } from './modules/api-keys/api-key.routes.ts';
 import { registerBusinessUnitRoutes } from './modules/business-units/business-unit.routes.ts';
 import { BusinessUnitService } from './modules/business-units/business-unit.service.ts';
@@ -166,7 +167,14 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
 
   await registerOpenApi(app, version, { rateLimited: config.rateLimit.max > 0 });
 
-  const apiKeys = new ApiKeyService(db, clock, { cacheVerifiedKeys: db.getExecutor().adapter instanceof SqliteAdapter });
+  const onSqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+  // On PostgreSQL, verified keys are cached while a connection of its own hears every change to api_keys.
+  const keyChanges = onSqlite ? undefined : new KeyChangeNotices(config.databaseUrl, app.log);
+  if (keyChanges) {
+    await keyChanges.start();
+    app.addHook('onClose', async () => keyChanges.close());
+  }
+  const apiKeys = new ApiKeyService(db, clock, onSqlite ? { cacheVerifiedKeys: true } : { keyChanges });
   registerAuthentication(app, apiKeys);
   if (config.rateLimit.max > 0) {
     // Between authentication's two steps: requests with a valid key count against the key, all others

@@ -17,6 +17,7 @@ import * as acaChildRating from './migrations/2026-11-25T0003-aca-child-rating.t
 import * as beneficiaryDesignations from './migrations/2026-11-25T0004-beneficiary-designations.ts';
 import * as planVolumeRules from './migrations/2026-11-25T0005-plan-volume-rules.ts';
 import * as planVolumeRating from './migrations/2026-11-26T0001-plan-volume-rating.ts';
+import * as apiKeyChangeNotices from './migrations/2026-11-27T0001-api-key-change-notices.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-25T0004-beneficiary-designations': beneficiaryDesignations,
   '2026-11-25T0005-plan-volume-rules': planVolumeRules,
   '2026-11-26T0001-plan-volume-rating': planVolumeRating,
+  '2026-11-27T0001-api-key-change-notices': apiKeyChangeNotices,
 };
 
 export class MigrationError extends Error {

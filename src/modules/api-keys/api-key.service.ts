@@ -10,6 +10,7 @@ import { newId, randomBase62 } from '../../shared/ids.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { AuthContext } from '../../shared/tenancy.ts';
 import * as repository from './api-key.repository.ts';
+import type { KeyChangeNotices } from './key-change-notices.ts';
 import { VerifiedKeyCache } from './verified-key-cache.ts';
 import type { ApiKeyRole, ApiKeyRow } from './api-key.table.ts';
 
@@ -62,13 +63,16 @@ export class ApiKeyService {
   readonly #verified: VerifiedKeyCache | undefined;
 
   /**
-   * `cacheVerifiedKeys` keeps verified callers in memory; only for SQLite, where another process's change is
-   * seen at once (see VerifiedKeyCache).
+   * Verified callers are kept in memory only where another process's change to the keys is seen at once (see
+   * VerifiedKeyCache): `cacheVerifiedKeys` on SQLite (its data_version), `keyChanges` on PostgreSQL (the
+   * api_keys trigger's notices, KeyChangeNotices). Without either, every request reads its key.
    */
-  constructor(db: Kysely<Database>, clock: Clock, options: { cacheVerifiedKeys?: boolean } = {}) {
+  constructor(db: Kysely<Database>, clock: Clock, options: { cacheVerifiedKeys?: boolean; keyChanges?: KeyChangeNotices } = {}) {
     this.#db = db;
     this.#clock = clock;
-    this.#verified = options.cacheVerifiedKeys ? new VerifiedKeyCache(() => repository.readSqliteDataVersion(db)) : undefined;
+    const { keyChanges } = options;
+    if (keyChanges) this.#verified = new VerifiedKeyCache(async () => keyChanges.version(), { recheckAfterMs: 0 });
+    else if (options.cacheVerifiedKeys) this.#verified = new VerifiedKeyCache(() => repository.readSqliteDataVersion(db));
   }
 
   /**
