@@ -15,11 +15,16 @@ const ROWS_PER_INSERT = 1000;
 const ROWS_PER_TRANSACTION = 10_000;
 const FIRST_CREATED_AT = Date.parse('2026-01-01T00:00:00.000Z');
 
-/** Targets apply to SQLite; PostgreSQL is reported for comparison. rss_mb is checked at its peak (VmHWM). */
-const SQLITE_TARGETS = {
-  'ratio>=0.5': (_service, ratio) => ratio >= 0.5,
-  'p99_ms<=10': (service) => service.p99_ms <= 10,
-  'rss_mb<=250': (service) => service.peak_rss_mb <= 250,
+/** rss_mb is checked at its peak (VmHWM). PostgreSQL: the ratio to its own bare-driver ceiling (issue 14). */
+const TARGETS = {
+  sqlite: {
+    'ratio>=0.5': (_service, ratio) => ratio >= 0.5,
+    'p99_ms<=10': (service) => service.p99_ms <= 10,
+    'rss_mb<=250': (service) => service.peak_rss_mb <= 250,
+  },
+  postgres: {
+    'ratio>=0.5': (_service, ratio) => ratio >= 0.5,
+  },
 };
 
 export async function run({ service, settings, kinds, log, env = process.env }) {
@@ -78,7 +83,7 @@ async function runOn(kind, { service, settings, carriers, log }) {
       ],
       { settings, log },
     );
-    return compare({ service: measured.service, ceiling: measured.ceiling, targets: kind === 'sqlite' ? SQLITE_TARGETS : undefined });
+    return compare({ service: measured.service, ceiling: measured.ceiling, targets: TARGETS[kind] });
   } finally {
     await database.destroy();
   }
