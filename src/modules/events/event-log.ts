@@ -1,6 +1,6 @@
+import { insertRows } from '../../db/bulk-insert.ts';
 import type { Executor } from '../../db/database.ts';
 import { markReservationCommitted } from '../../db/idempotency-reservation.ts';
-import { batches } from '../../shared/batches.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { newOrderedId } from '../../shared/ids.ts';
 import type { EventObjectType, EventRow } from './event.table.ts';
@@ -64,7 +64,7 @@ export class EventLog {
       data: JSON.stringify(event.data ?? {}),
       created_at: createdAt,
     }));
-    for (const batch of batches(rows, INSERT_BATCH)) await trx.insertInto('events').values(batch).execute();
+    await insertRows(trx, 'events', rows, { rowsPerStatement: INSERT_BATCH });
     for (const subscriber of this.#subscribers) await subscriber(trx, rows);
   }
 }

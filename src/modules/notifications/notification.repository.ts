@@ -1,7 +1,7 @@
+import { insertRows } from '../../db/bulk-insert.ts';
 import type { Executor } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { inScope } from '../../db/scope.ts';
-import { batches } from '../../shared/batches.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { NotificationRow, NotificationType, RelatedObjectType } from './notification.table.ts';
 
@@ -29,17 +29,8 @@ const INSERT_BATCH = 1000;
  * (RETURNING answers only the rows an INSERT ... ON CONFLICT DO NOTHING inserted, on both databases).
  */
 export async function insertNotifications(db: Executor, rows: readonly NotificationRow[]): Promise<Set<string>> {
-  const inserted = new Set<string>();
-  for (const batch of batches(rows, INSERT_BATCH)) {
-    const returned = await db
-      .insertInto('notifications')
-      .values(batch)
-      .onConflict((oc) => oc.column('occurrence_key').doNothing())
-      .returning('id')
-      .execute();
-    for (const row of returned) inserted.add(row.id);
-  }
-  return inserted;
+  const returned = await insertRows(db, 'notifications', rows, { rowsPerStatement: INSERT_BATCH, skipConflictsOn: 'occurrence_key', returning: 'id' });
+  return new Set(returned as string[]);
 }
 
 export function listNotifications(db: Executor, scope: Scope, filter: NotificationFilter, page: PageRequest): Promise<Page<NotificationRow>> {

@@ -1,0 +1,73 @@
+import { CompiledQuery, PostgresAdapter, type Insertable } from 'kysely';
+import type { Executor } from './database.ts';
+import type { Database } from './schema.ts';
+import { batches } from '../shared/batches.ts';
+
+/** Statement texts kept per shape (table, columns, row count, conflict, returning): a handful per table in practice. */
+const MAX_CACHED_TEXTS = 500;
+const texts = new Map<string, string>();
+
+export interface BulkInsertOptions {
+  /** Rows per INSERT statement; rows × columns must stay under both databases' parameter limits (32,766). */
+  rowsPerStatement: number;
+  /** `ON CONFLICT (column) DO NOTHING`: rows repeating a unique value are skipped. */
+  skipConflictsOn?: string;
+  /** A column whose values the statement returns (only for the rows it inserted). */
+  returning?: string;
+}
+
+/**
+ * Inserts many rows of one table, `rowsPerStatement` to a statement, writing the INSERT text itself (once per
+ * shape) instead of having Kysely build it from the rows: for the thousands of rows the daily sweep records,
+ * building the statement cost about as much as running it. Every row must have the same columns, in the same
+ * order, as the first; values are bound, never written into the text. Returns the `returning` column's values.
+ */
+export async function insertRows<T extends keyof Database>(
+  db: Executor,
+  table: T,
+  rows: readonly Insertable<Database[T]>[],
+  options: BulkInsertOptions,
+): Promise<unknown[]> {
+  const first = rows[0];
+  if (first === undefined) return [];
+  const columns = Object.keys(first);
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const returned: unknown[] = [];
+  for (const batch of batches(rows, options.rowsPerStatement)) {
+    const parameters: unknown[] = [];
+    for (const row of batch) {
+      const values = row as Record<string, unknown>;
+      for (const column of columns) {
+        if (!(column in values)) throw new Error(`insertRows(${table}): a row lacks the column "${column}" the first row has`);
+        parameters.push(values[column]);
+      }
+      if (Object.keys(values).length !== columns.length) throw new Error(`insertRows(${table}): a row has columns the first row lacks`);
+    }
+    const text = statementText(table, columns, batch.length, postgres, options);
+    const result = await db.executeQuery(CompiledQuery.raw(text, parameters));
+    if (options.returning !== undefined) for (const row of result.rows as Record<string, unknown>[]) returned.push(row[options.returning]);
+  }
+  return returned;
+}
+
+function statementText(table: string, columns: readonly string[], rowCount: number, postgres: boolean, options: BulkInsertOptions): string {
+  const key = `${table}|${columns.join(',')}|${rowCount}|${postgres}|${options.skipConflictsOn ?? ''}|${options.returning ?? ''}`;
+  let text = texts.get(key);
+  if (text !== undefined) return text;
+  let parameter = 0;
+  const placeholder = () => (postgres ? `$${++parameter}` : '?');
+  const tuple = () => `(${columns.map(placeholder).join(', ')})`;
+  text =
+    `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) values ${Array.from({ length: rowCount }, tuple).join(', ')}` +
+    (options.skipConflictsOn !== undefined ? ` on conflict (${quoted(options.skipConflictsOn)}) do nothing` : '') +
+    (options.returning !== undefined ? ` returning ${quoted(options.returning)}` : '');
+  if (texts.size >= MAX_CACHED_TEXTS) texts.clear();
+  texts.set(key, text);
+  return text;
+}
+
+/** A table or column name as an identifier; names come from the schema's types, never from input. */
+function quoted(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`insertRows: "${name}" is not a plain identifier`);
+  return `"${name}"`;
+}
