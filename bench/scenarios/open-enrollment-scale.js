@@ -9,6 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
 import { forEachDatabase, startService } from '../lib/bench.js';
 import { createBenchDatabase } from '../lib/databases.js';
@@ -109,6 +110,14 @@ async function runOn(kind, { service, members, changing, enrollmentType, log }) 
       await server.stop();
     }
 
+    // BENCH_OE_KEEP_SQLITE=FILE keeps a copy of the database as the sweep finds it, to time the sweep again by hand.
+    const keep = process.env.BENCH_OE_KEEP_SQLITE?.trim();
+    if (keep && kind === 'sqlite') {
+      const copy = new DatabaseSync(database.path);
+      copy.prepare('vacuum into ?').run(keep);
+      copy.close();
+      log(`kept the database before the sweep in ${keep}`);
+    }
     const sweep = await runSweepChild(database.url, SWEEP_DAY);
     // Members terminated before the active window's renewal date are not eligible for it: they get no reminder.
     const { summary } = sweep;
