@@ -21,7 +21,8 @@ type Query = (...args: unknown[]) => Promise<unknown>;
  * A migration that adds a column while this process runs (another process deploying) makes PostgreSQL refuse a
  * prepared `select *` of that table once (SQLSTATE 0A000). The connection then forgets its prepared statements
  * (new names from then on); the statement is sent again at once when no transaction was open, and otherwise
- * the transaction fails as any failed statement does and the caller's retry finds the connection renewed.
+ * the transaction fails as any failed statement does (its request answers 500, nothing written); the next one
+ * on that connection prepares anew.
  */
 export function prepareStatementsOf(client: pg.PoolClient): void {
   const query = client.query.bind(client) as Query;
