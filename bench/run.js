@@ -96,7 +96,8 @@ function attachRelativeFigures(result, machine, relativeTargets = {}) {
     block.relative = relativeFigures(block, machine[kind]);
     for (const target of relativeTargets[kind] ?? []) {
       const ceiling = machine[target.ceiling ?? kind];
-      const value = block.figures?.[target.figure];
+      // A figure by name, or a dotted path into the block's timings (e.g. 'live.deliveries_per_s').
+      const value = target.figure.includes('.') ? target.figure.split('.').reduce((at, part) => at?.[part], block.timings) : block.figures?.[target.figure];
       if (ceiling === undefined || typeof value !== 'number' || !block.targets) continue;
       const relative = value / (ceiling / 1000);
       delete block.targets[target.replaces];

@@ -39,6 +39,14 @@ const SQLITE_TARGETS = {
   'live_lag_p99_ms<=1000': (timings) => timings.live.lag_p99_ms <= 1000,
 };
 
+/**
+ * The rate target per 1,000 req/s of the run's machine ceiling (run.js), in place of the absolute one: 500/s was
+ * set on a machine whose ceiling was 43,270 req/s, so 11.6. The lag bound stays absolute.
+ */
+export const relativeTargets = {
+  sqlite: [{ name: 'live_deliveries_per_s_per_kceil>=11.6', figure: 'live.deliveries_per_s', atLeast: 11.6, replaces: 'live_deliveries_per_s>=500' }],
+};
+
 export async function run({ service, kinds, log, env = process.env }) {
   const events = wholeNumberFrom(env, 'BENCH_WEBHOOK_EVENTS', DEFAULT_EVENTS);
   const clients = wholeNumberFrom(env, 'BENCH_WEBHOOK_CLIENTS', DEFAULT_CLIENTS);
