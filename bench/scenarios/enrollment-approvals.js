@@ -222,7 +222,6 @@ async function runMode(kind, mode, { service, members, clients, warmupMembers, a
         pendingJobs,
         drainSeconds,
         checked,
-        processes: servers.length,
       };
     } finally {
       agent.destroy();
@@ -542,26 +541,20 @@ function combine(kind, runs) {
   const { flow, phased } = runs;
   const peaks = [];
   if (flow) {
-    const { tally, memory } = flow;
-    const whole = windowOf(tally.before, tally.after);
-    const requests = STEPS.reduce((sum, step) => sum + countsOf(tally, step).requests, 0);
-    // rps: enrollments approved per second; latency: the three requests of one enrollment, end to end; CPU per enrollment.
-    block.measurements.enrollment = measurement(tally.enrollmentLatencies, tally.approvals, totalsOf(tally), whole, tally.approvals, memory);
-    // The steps interleave: rps is a step's requests over the whole run, and the CPU columns are the whole
-    // run's (per request: averaged over every request of every step). The phased run has them step by step.
-    for (const step of STEPS)
-      block.measurements[step] = measurement(tally.latencies[step], tally.counts[step].ok, countsOf(tally, step), whole, requests, memory);
+    const { whole, requests, enrollment, steps, approvalsPerSecond, cpuPerEnrollment } = flowFigures(flow);
+    block.measurements.enrollment = enrollment;
+    Object.assign(block.measurements, steps);
     Object.assign(block.figures, {
-      approvals_per_s: round(tally.approvals / whole.seconds, 0),
-      approve_p50_ms: block.measurements.approve.p50_ms,
-      approve_p99_ms: block.measurements.approve.p99_ms,
-      enrollment_p99_ms: block.measurements.enrollment.p99_ms,
+      approvals_per_s: approvalsPerSecond,
+      approve_p50_ms: steps.approve.p50_ms,
+      approve_p99_ms: steps.approve.p99_ms,
+      enrollment_p99_ms: enrollment.p99_ms,
       requests_per_s: round(requests / whole.seconds, 0),
-      server_cpu_us_per_enrollment: round((1e6 * whole.server) / Math.max(1, tally.approvals), 0),
+      server_cpu_us_per_enrollment: cpuPerEnrollment,
       server_cpu_pct: round((100 * whole.server) / whole.seconds, 0),
     });
     Object.assign(block.data, runData(flow), { wall_s: round(whole.seconds, 2) });
-    peaks.push(memory.peak_rss_mb);
+    peaks.push(flow.memory.peak_rss_mb);
   }
   if (phased) {
     const { tally, memory } = phased;
@@ -587,28 +580,18 @@ function combine(kind, runs) {
   }
   const twoProcesses = runs.two_processes;
   if (twoProcesses) {
-    const { tally, memory } = twoProcesses;
-    const whole = windowOf(tally.before, tally.after);
-    const requests = STEPS.reduce((sum, step) => sum + countsOf(tally, step).requests, 0);
-    block.measurements.two_processes_enrollment = measurement(tally.enrollmentLatencies, tally.approvals, totalsOf(tally), whole, tally.approvals, memory);
-    block.measurements.two_processes_approve = measurement(
-      tally.latencies.approve,
-      tally.counts.approve.ok,
-      countsOf(tally, 'approve'),
-      whole,
-      requests,
-      memory,
-    );
-    const approvalsPerSecond = round(tally.approvals / whole.seconds, 0);
+    const { whole, enrollment, steps, approvalsPerSecond, cpuPerEnrollment } = flowFigures(twoProcesses);
+    block.measurements.two_processes_enrollment = enrollment;
+    block.measurements.two_processes_approve = steps.approve;
     Object.assign(block.figures, {
       two_processes_approvals_per_s: approvalsPerSecond,
-      two_processes_approve_p99_ms: block.measurements.two_processes_approve.p99_ms,
+      two_processes_approve_p99_ms: steps.approve.p99_ms,
       // Both processes' CPU together.
-      two_processes_server_cpu_us_per_enrollment: round((1e6 * whole.server) / Math.max(1, tally.approvals), 0),
+      two_processes_server_cpu_us_per_enrollment: cpuPerEnrollment,
       ...(flow ? { two_processes_vs_one: round(approvalsPerSecond / block.figures.approvals_per_s, 2) } : {}),
     });
     block.data.two_processes_wall_s = round(whole.seconds, 2);
-    peaks.push(memory.peak_rss_mb);
+    peaks.push(twoProcesses.memory.peak_rss_mb);
   }
   block.figures.peak_rss_mb = Math.max(...peaks);
   // The -wal file, sampled every 20 ms over each measured run.
@@ -616,6 +599,28 @@ function combine(kind, runs) {
   if (flow) block.targets = Object.fromEntries(Object.entries(TARGETS[kind]).map(([target, met]) => [target, Boolean(met(block.figures))]));
   block.checked = Object.fromEntries(Object.entries(runs).map(([mode, run]) => [mode, run.checked]));
   return block;
+}
+
+/**
+ * The figures of a flow run (one process or two): the whole run's window, every request of it, the whole
+ * enrollment's measurement (rps: enrollments approved per second; latency: its three requests end to end) and
+ * each step's (the steps interleave: rps is a step's requests over the whole run, and the CPU columns are the
+ * whole run's, per request averaged over every step; the phased run has them step by step).
+ */
+function flowFigures({ tally, memory }) {
+  const whole = windowOf(tally.before, tally.after);
+  const requests = STEPS.reduce((sum, step) => sum + countsOf(tally, step).requests, 0);
+  const steps = Object.fromEntries(
+    STEPS.map((step) => [step, measurement(tally.latencies[step], tally.counts[step].ok, countsOf(tally, step), whole, requests, memory)]),
+  );
+  return {
+    whole,
+    requests,
+    enrollment: measurement(tally.enrollmentLatencies, tally.approvals, totalsOf(tally), whole, tally.approvals, memory),
+    steps,
+    approvalsPerSecond: round(tally.approvals / whole.seconds, 0),
+    cpuPerEnrollment: round((1e6 * whole.server) / Math.max(1, tally.approvals), 0),
+  };
 }
 
 function runData(run) {
