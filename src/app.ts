@@ -52,6 +52,10 @@ import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
 import { registerCobraEventRoutes } from './modules/cobra-events/cobra-event.routes.ts';
 import { CobraEventService } from './modules/cobra-events/cobra-event.service.ts';
 import { DailySweep } from './modules/daily-sweep/sweep.service.ts';
+import { EdiAcknowledgements } from './modules/edi/edi-acknowledgement.service.ts';
+import { EdiFileService } from './modules/edi/edi-file.service.ts';
+import { EdiProfileService } from './modules/edi/edi-profile.service.ts';
+import { registerEdiRoutes } from './modules/edi/edi.routes.ts';
 import { CoverageTerminations } from './modules/coverage/termination.service.ts';
 import { EventLog } from './modules/events/event-log.ts';
 import { webhookFanOut } from './modules/webhooks/webhook-fan-out.ts';
@@ -241,6 +245,13 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   registerOpenEnrollmentWindowRoutes(app, { windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments), pages });
   registerWebhookEndpointRoutes(app, {
     webhooks: new WebhookEndpointService(db, clock, encrypter, events, jobs, { allowLoopback: config.webhooksAllowLoopback }),
+    pages,
+  });
+  const ediFiles = new EdiFileService(db, clock, encrypter, encryptionKey, events, jobs);
+  registerEdiRoutes(app, {
+    profiles: new EdiProfileService(db, clock, encrypter, events),
+    files: ediFiles,
+    acknowledgements: new EdiAcknowledgements(db, clock, events, ediFiles),
     pages,
   });
 

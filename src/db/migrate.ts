@@ -18,6 +18,7 @@ import * as beneficiaryDesignations from './migrations/2026-11-25T0004-beneficia
 import * as planVolumeRules from './migrations/2026-11-25T0005-plan-volume-rules.ts';
 import * as planVolumeRating from './migrations/2026-11-26T0001-plan-volume-rating.ts';
 import * as apiKeyChangeNotices from './migrations/2026-11-27T0001-api-key-change-notices.ts';
+import * as edi from './migrations/2026-11-28T0001-edi.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-25T0005-plan-volume-rules': planVolumeRules,
   '2026-11-26T0001-plan-volume-rating': planVolumeRating,
   '2026-11-27T0001-api-key-change-notices': apiKeyChangeNotices,
+  '2026-11-28T0001-edi': edi,
 };
 
 export class MigrationError extends Error {

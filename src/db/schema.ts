@@ -27,6 +27,15 @@ import type { SubclassTable } from '../modules/subclasses/subclass.table.ts';
 import type { OpenEnrollmentWindowPlanTable, OpenEnrollmentWindowTable } from '../modules/open-enrollment/open-enrollment-window.table.ts';
 import type { SweepOccurrenceTable, SweepRunTable } from '../modules/daily-sweep/sweep.table.ts';
 import type { EventTable } from '../modules/events/event.table.ts';
+import type {
+  EdiControlNumberTable,
+  EdiFileChangeTable,
+  EdiFileChunkTable,
+  EdiFilePersonTable,
+  EdiFileTable,
+  EdiProfileTable,
+  EdiSentDemographicsTable,
+} from '../modules/edi/edi.table.ts';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../modules/webhooks/webhook.table.ts';
 
 /** Every table, as Kysely sees it. Each module owns the row type of its tables. */
@@ -69,4 +78,11 @@ export interface Database {
   cobra_event_losses: CobraEventLossTable;
   coverage_terminations: CoverageTerminationTable;
   coverage_termination_items: CoverageTerminationItemTable;
+  edi_profiles: EdiProfileTable;
+  edi_control_numbers: EdiControlNumberTable;
+  edi_files: EdiFileTable;
+  edi_file_chunks: EdiFileChunkTable;
+  edi_file_changes: EdiFileChangeTable;
+  edi_file_people: EdiFilePersonTable;
+  edi_sent_demographics: EdiSentDemographicsTable;
 }

@@ -34,6 +34,11 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /documents/{public_id}/content': 'getDocumentContent',
   'GET /open_enrollment_windows/{public_id}/change_report': 'getOpenEnrollmentWindowChangeReport',
   'GET /open_enrollment_windows/{public_id}/incomplete_members_report': 'getOpenEnrollmentWindowIncompleteMembersReport',
+  'GET /groups/{public_id}/edi_profile': 'getGroupEdiProfile',
+  'PUT /groups/{public_id}/edi_profile': 'replaceGroupEdiProfile',
+  'DELETE /groups/{public_id}/edi_profile': 'deleteGroupEdiProfile',
+  'GET /edi_files/{public_id}/content': 'getEdiFileContent',
+  'POST /edi_files/{public_id}/acknowledgements': 'acknowledgeEdiFile',
 };
 
 /** `open_enrollment_windows` -> `OpenEnrollmentWindow`. */
@@ -159,6 +164,10 @@ function finishOperation(method: string, path: string, operation: Operation, opt
     if (method === 'post') headers['Idempotent-Replayed'] = ref('headers', 'IdempotentReplayed');
     if (path === '/documents/{public_id}/content' && status === '200') {
       headers['Content-Disposition'] = header("attachment, with the document's file name");
+      headers['X-Content-Type-Options'] = header('nosniff', { type: 'string', enum: ['nosniff'] });
+    }
+    if (path === '/edi_files/{public_id}/content' && status === '200') {
+      headers['Content-Disposition'] = header("attachment, with the file's name (file_name)");
       headers['X-Content-Type-Options'] = header('nosniff', { type: 'string', enum: ['nosniff'] });
     }
     if (path.endsWith('/incomplete_members_report') && status === '200')

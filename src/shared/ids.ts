@@ -29,6 +29,7 @@ export const ID_PREFIXES = {
   webhook_delivery: 'whd',
   cobra_event: 'cobra',
   coverage_termination: 'term',
+  edi_file: 'edi',
   api_key: 'key',
   provider: 'prov',
   request: 'req',

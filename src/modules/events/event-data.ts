@@ -4,6 +4,7 @@ import type { BusinessUnitRow } from '../business-units/business-unit.table.ts';
 import type { CobraEventRow } from '../cobra-events/cobra-event.table.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { DocumentRow } from '../documents/document.table.ts';
+import type { EdiFileRow, EdiProfileRow } from '../edi/edi.table.ts';
 import type { EnrollmentRow } from '../enrollments/enrollment.table.ts';
 import type { GroupRow } from '../groups/group.table.ts';
 import type { MemberIdCardRow } from '../member-id-cards/member-id-card.table.ts';
@@ -45,6 +46,8 @@ interface EventSources {
   notification: Pick<NotificationRow, 'employer_id' | 'notification_type' | 'related_object_type' | 'related_object_id' | 'owner'>;
   webhook_endpoint: { disabled: boolean | number; disabled_reason: string | null };
   cobra_event: Pick<CobraEventRow, 'employer_id' | 'member_id' | 'enrollment_id' | 'event_type'>;
+  edi_profile: Pick<EdiProfileRow, 'employer_id' | 'group_id' | 'delivery_method'>;
+  edi_file: Pick<EdiFileRow, 'employer_id' | 'group_id' | 'kind' | 'status'>;
 }
 
 /** A record an event can be made from: its id, provider and the columns of its type. */
@@ -129,6 +132,9 @@ export const EVENT_DATA: { [T in EventObjectType]: (row: EventSource<T>) => Desc
     employer: row.employer_id,
     data: { member: row.member_id, employer: row.employer_id, enrollment: row.enrollment_id, event_type: row.event_type },
   }),
+  // Never the settings' secrets, nor a file's content: ids, kind and state only.
+  edi_profile: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id, group: row.group_id, delivery_method: row.delivery_method } }),
+  edi_file: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id, group: row.group_id, kind: row.kind, status: row.status } }),
 };
 
 /** The event of `action` on a record, e.g. `eventOf('member', 'created', row)`, with its data from EVENT_DATA. */

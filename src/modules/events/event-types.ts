@@ -28,6 +28,9 @@ export const EVENT_ACTIONS = {
   webhook_endpoint: ['created', 'updated', 'deleted', 'disabled'],
   // Read-only records: a COBRA qualifying event is recorded once and never changes.
   cobra_event: ['created'],
+  edi_profile: ['created', 'updated', 'deleted'],
+  // A carrier file's life: built, confirmed (full files), delivered or not, and what the carrier's 999 said.
+  edi_file: ['created', 'confirmed', 'cancelled', 'delivered', 'delivery_failed', 'accepted', 'accepted_with_errors', 'rejected'],
 } as const satisfies Record<EventObjectType, readonly string[]>;
 
 export type EventAction<T extends EventObjectType> = (typeof EVENT_ACTIONS)[T][number];

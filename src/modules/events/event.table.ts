@@ -21,6 +21,8 @@ export const EVENT_OBJECT_TYPES = [
   'notification',
   'webhook_endpoint',
   'cobra_event',
+  'edi_profile',
+  'edi_file',
 ] as const;
 export type EventObjectType = (typeof EVENT_OBJECT_TYPES)[number];
 

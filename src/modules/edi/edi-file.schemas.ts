@@ -1,0 +1,99 @@
+import { Type, type Static } from 'typebox';
+import { DateSchema, IdSchema, Nullable, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
+import { LINES_OF_COVERAGE } from '../plans/plan.table.ts';
+import { EDI_DELIVERY_METHODS, EDI_FILE_ACTIONS, EDI_FILE_KINDS, EDI_FILE_STATUSES, EDI_USAGE_INDICATORS } from './edi.table.ts';
+
+const MissingPersonSchema = Type.Object(
+  {
+    member: IdSchema,
+    person: IdSchema,
+    line_of_coverage: StringEnum(LINES_OF_COVERAGE),
+  },
+  { title: 'EdiMissingPerson', description: 'Listed by the last accepted full file, not by this one: the carrier will end this coverage' },
+);
+
+const LeftOutSchema = Type.Object(
+  {
+    member: IdSchema,
+    reason: Type.String(),
+  },
+  { title: 'EdiLeftOutMember', description: 'A member the build could not write; their changes wait for the next file' },
+);
+
+export const AcknowledgementResultSchema = Type.Object(
+  {
+    kind: StringEnum(['999', 'TA1'] as const),
+    result: StringEnum(['accepted', 'accepted_with_errors', 'rejected'] as const),
+    /** The X12 codes, e.g. AK9 or TA1 acknowledgement code and error codes. */
+    codes: Type.Array(Type.String()),
+    received_at: TimestampSchema,
+  },
+  { title: 'EdiAcknowledgementResult' },
+);
+
+export const EdiFileSchema = Type.Object(
+  {
+    id: IdSchema,
+    group: IdSchema,
+    employer: IdSchema,
+    kind: StringEnum(EDI_FILE_KINDS, { description: 'change: what changed since the last file (BGN08 2); full: everyone covered on as_of' }),
+    action: StringEnum(EDI_FILE_ACTIONS, { description: 'BGN08: change 2, replace RX, verify 4' }),
+    status: StringEnum(EDI_FILE_STATUSES),
+    as_of: DateSchema,
+    interchange_control_number: Type.Integer({ description: 'ISA13' }),
+    group_control_number: Type.Integer({ description: 'GS06' }),
+    transaction_set_control_number: Type.String({ description: 'ST02' }),
+    usage_indicator: StringEnum(EDI_USAGE_INDICATORS, { description: 'ISA15' }),
+    member_count: Type.Integer({ description: 'Subscribers in the file (each with their dependents)' }),
+    segment_count: Type.Integer({ description: 'Segments in the file, ISA through IEA' }),
+    byte_count: Type.Integer(),
+    file_name: Type.String(),
+    content_sha256: Type.String({ description: "Hex SHA-256 of the file's content" }),
+    benefit_changes: Type.Array(IdSchema, { description: 'The benefit changes the file carries (change files), in file order' }),
+    missing: Nullable(Type.Array(MissingPersonSchema, { description: 'Full files: coverage the last accepted full file listed and this one does not' })),
+    left_out: Type.Array(LeftOutSchema),
+    delivery_method: StringEnum(EDI_DELIVERY_METHODS),
+    delivery_attempts: Type.Integer(),
+    delivery_error: Nullable(Type.String()),
+    remote_path: Nullable(Type.String()),
+    acknowledgement: Nullable(AcknowledgementResultSchema),
+    created_at: TimestampSchema,
+    confirmed_at: Nullable(TimestampSchema),
+    delivered_at: Nullable(TimestampSchema),
+    acknowledged_at: Nullable(TimestampSchema),
+  },
+  { title: 'EdiFile' },
+);
+export type EdiFileResponse = Static<typeof EdiFileSchema>;
+
+export const CreateEdiFileBodySchema = Type.Object(
+  {
+    group: IdSchema,
+    kind: StringEnum(EDI_FILE_KINDS),
+    as_of: Type.Optional(DateSchema),
+    action: Type.Optional(StringEnum(['replace', 'verify'] as const, { description: 'Full files only: replace (RX, the default) or verify (4)' })),
+  },
+  { title: 'CreateEdiFileBody', additionalProperties: false },
+);
+export type CreateEdiFileBody = Static<typeof CreateEdiFileBodySchema>;
+
+export const ListEdiFilesQuerySchema = Type.Object(
+  {
+    ...PageQuerySchema,
+    group: Type.Optional(IdSchema),
+    kind: Type.Optional(StringEnum(EDI_FILE_KINDS)),
+    status: Type.Optional(StringEnum(EDI_FILE_STATUSES)),
+  },
+  { additionalProperties: false },
+);
+
+export const AcknowledgementBodySchema = Type.Object(
+  {
+    content: Type.String({ minLength: 1, maxLength: 1_000_000, description: 'The 999 or TA1 as the carrier sent it (X12 text)' }),
+  },
+  { title: 'EdiAcknowledgementBody', additionalProperties: false },
+);
+export type AcknowledgementBody = Static<typeof AcknowledgementBodySchema>;
+
+/** The X12 text, streamed (typed for the route as what it sends: a stream of the text). */
+export const EdiContentSchema = Type.Unsafe<NodeJS.ReadableStream>({ type: 'string', description: 'The X12 834 text' });

@@ -1,0 +1,580 @@
+import { createHash, hkdfSync } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
+import { enqueueJob } from '../../jobs/job-queue.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Encrypter } from '../../shared/crypto.ts';
+import { addDays, compareDates, toDateString } from '../../shared/dates.ts';
+import { InvalidState, NotFound } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.ts';
+import type { DependentRow } from '../dependents/dependent.table.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { EventLog } from '../events/event-log.ts';
+import type { GroupRow } from '../groups/group.table.ts';
+import {
+  addBenefitChange,
+  addCoverageInForce,
+  addDemographicChange,
+  demographicsDigest,
+  insuranceLineCodeOf,
+  subscriberParts,
+  toSubscriber834,
+  type CoverageContext,
+  type MemberFacts,
+  type SubscriberParts,
+} from './edi-loops.ts';
+import { SENDABLE_STATUSES, recordDelivered } from './edi-file-state.ts';
+import { companionGuideOf, tradingPartnerKey, type CompanionGuide } from './edi-profile.ts';
+import type { CreateEdiFileBody, EdiFileResponse } from './edi-file.schemas.ts';
+import * as repository from './edi.repository.ts';
+import type { CoverageItem } from './edi.repository.ts';
+import type { EdiFileAction, EdiFileKind, EdiFileRow, EdiFileStatus, EdiProfileRow } from './edi.table.ts';
+import { X12ValueError, write834, write834ToString, type Envelope834, type Subscriber834 } from './x12-834.ts';
+
+/** The durable job that uploads one file over SFTP; payload `{ edi_file }`. */
+export const DELIVER_EDI_FILE_JOB = 'edi.deliver_file';
+
+/** Most benefit changes one change file carries; the rest go in the next file. */
+export const MAX_CHANGES_PER_FILE = 50_000;
+
+/** Plain text per stored chunk before encryption (the file is stored and read in pieces of this size). */
+const CHUNK_CHARACTERS = 256 * 1024;
+
+interface MissingPerson {
+  member: string;
+  person: string;
+  line_of_coverage: string;
+}
+
+interface LeftOut {
+  member: string;
+  reason: string;
+}
+
+export function toEdiFileResponse(row: EdiFileRow, benefitChanges: readonly string[]): EdiFileResponse {
+  return {
+    id: row.id,
+    group: row.group_id,
+    employer: row.employer_id,
+    kind: row.kind,
+    action: row.action,
+    status: row.status,
+    as_of: row.as_of,
+    interchange_control_number: Number(row.interchange_control_number),
+    group_control_number: Number(row.group_control_number),
+    transaction_set_control_number: row.transaction_set_control_number,
+    usage_indicator: row.usage_indicator,
+    member_count: Number(row.member_count),
+    segment_count: Number(row.segment_count),
+    byte_count: Number(row.byte_count),
+    file_name: row.file_name,
+    content_sha256: row.content_sha256,
+    benefit_changes: [...benefitChanges],
+    missing: row.missing === null ? null : (JSON.parse(row.missing) as EdiFileResponse['missing']),
+    left_out: JSON.parse(row.left_out) as LeftOut[],
+    delivery_method: row.delivery_method,
+    delivery_attempts: Number(row.delivery_attempts),
+    delivery_error: row.delivery_error,
+    remote_path: row.remote_path,
+    acknowledgement: row.acknowledgement === null ? null : (JSON.parse(row.acknowledgement) as EdiFileResponse['acknowledgement']),
+    created_at: row.created_at,
+    confirmed_at: row.confirmed_at,
+    delivered_at: row.delivered_at,
+    acknowledged_at: row.acknowledged_at,
+  };
+}
+
+/** The file name carriers see: sender, receiver, kind and interchange control number (unique per partner). */
+function fileNameOf(profile: EdiProfileRow, kind: EdiFileKind, interchange: number): string {
+  const safe = (text: string) => text.trim().replace(/[^A-Za-z0-9]+/g, '');
+  return `834_${safe(profile.interchange_sender_id)}_${safe(profile.interchange_receiver_id)}_${kind}_${String(interchange).padStart(9, '0')}.x12`;
+}
+
+/**
+ * Builds X12 834 files from a group's benefit changes (change files) or coverage (full files), stores them
+ * encrypted, and moves them through confirmation and delivery. Lock order: the group row, then the trading
+ * partner's control numbers, then benefit changes (as approvals take them: change rows before enrollments).
+ */
+export class EdiFileService {
+  readonly #db: Kysely<Database>;
+  readonly #clock: Clock;
+  readonly #encrypter: Encrypter;
+  readonly #digestKey: Buffer;
+  readonly #events: EventLog;
+  readonly #jobs: { wake(): void } | undefined;
+
+  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, encryptionKey: Buffer, events: EventLog, jobs?: { wake(): void }) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#encrypter = encrypter;
+    // A key of its own for the demographics digests, derived from the service key (never the key itself).
+    this.#digestKey = Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'benefits edi demographics digest', 32));
+    this.#events = events;
+    this.#jobs = jobs;
+  }
+
+  async getFile(scope: Scope, id: string): Promise<EdiFileResponse> {
+    const row = await repository.findFile(this.#db, scope, id);
+    if (!row) throw new NotFound('EDI file');
+    return toEdiFileResponse(row, await repository.listFileChangeIds(this.#db, row.id));
+  }
+
+  async listFiles(
+    scope: Scope,
+    filter: { group?: string | undefined; kind?: EdiFileKind | undefined; status?: EdiFileStatus | undefined },
+    page: PageRequest,
+  ): Promise<Page<EdiFileResponse>> {
+    const rows = await repository.listFiles(this.#db, scope, { groupId: filter.group, kind: filter.kind, status: filter.status }, page);
+    const changes = await repository.listChangeIdsOfFiles(
+      this.#db,
+      rows.results.map((row) => row.id),
+    );
+    return mapPage(rows, (row) => toEdiFileResponse(row, changes.get(row.id) ?? []));
+  }
+
+  /** The file's X12 text, decrypted chunk by chunk as it is sent (admin keys only; the route checks). */
+  async content(scope: Scope, id: string): Promise<{ fileName: string; byteCount: number; chunks: AsyncIterable<string> }> {
+    const row = await repository.findFile(this.#db, scope, id);
+    if (!row) throw new NotFound('EDI file');
+    return { fileName: row.file_name, byteCount: Number(row.byte_count), chunks: this.decryptedChunks(row.id) };
+  }
+
+  async *decryptedChunks(fileId: string): AsyncGenerator<string> {
+    for await (const chunk of repository.readChunks(this.#db, fileId)) yield this.#encrypter.decrypt(chunk);
+  }
+
+  /**
+   * Builds a file now: a change file of every benefit change of the group not yet in a file (and of
+   * demographic changes of people the carrier holds), or a full file of everyone covered on `as_of`. One
+   * transaction: the group is locked, so two builds of one group run one after the other and each change goes
+   * in exactly one file.
+   */
+  async createFile(scope: Scope, input: CreateEdiFileBody): Promise<EdiFileResponse> {
+    if (input.kind === 'change' && input.action !== undefined) throw new InvalidState('action is for full files only (replace or verify).');
+    const built = await this.#db.transaction().execute(async (trx) => {
+      const group = await repository.lockGroup(trx, scope, input.group);
+      if (!group) throw new NotFound('group');
+      const profile = await this.#profileOf(trx, group);
+      const asOf = input.as_of ?? toDateString(this.#clock.now());
+      const action: EdiFileAction = input.kind === 'change' ? 'change' : (input.action ?? 'replace');
+      const result = await this.#build(trx, group, profile, input.kind, action, asOf);
+      if (!result) throw new InvalidState('Nothing to send: the group has no benefit change waiting for a file and no demographic change.');
+      return result;
+    });
+    if (built.status === 'ready' && built.delivery_method === 'sftp') this.#jobs?.wake();
+    return this.getFile(scope, built.id);
+  }
+
+  /**
+   * The scheduler's build of a group's change file (no scope: it runs for every provider). Undefined when
+   * there is nothing to send; the group's profile or connection may have changed since it was listed.
+   */
+  async buildScheduledChangeFile(groupId: string): Promise<EdiFileRow | undefined> {
+    const built = await this.#db.transaction().execute(async (trx) => {
+      const group = await repository.lockGroupById(trx, groupId);
+      if (!group || group.connection_method !== 'edi') return undefined;
+      const profile = await repository.findProfile(trx, group.id);
+      if (!profile) return undefined;
+      return this.#build(trx, group, profile, 'change', 'change', toDateString(this.#clock.now()));
+    });
+    if (built?.delivery_method === 'sftp') this.#jobs?.wake();
+    return built;
+  }
+
+  /** A full file that leaves people out goes to the carrier only once an admin confirms it. */
+  async confirmFile(scope: Scope, id: string): Promise<EdiFileResponse> {
+    await this.#db.transaction().execute(async (trx) => {
+      const file = await repository.lockFile(trx, scope, id);
+      if (!file) throw new NotFound('EDI file');
+      if (file.status !== 'awaiting_confirmation') throw new InvalidState(`The file is ${file.status}: only a file awaiting confirmation can be confirmed.`);
+      const updated: EdiFileRow = { ...file, status: 'ready', confirmed_at: this.#clock.now().toISOString() };
+      await repository.updateFile(trx, updated);
+      if (updated.delivery_method === 'sftp') await this.#enqueueDelivery(trx, updated.id);
+      await this.#events.record(trx, eventOf('edi_file', 'confirmed', updated));
+    });
+    this.#jobs?.wake();
+    return this.getFile(scope, id);
+  }
+
+  async cancelFile(scope: Scope, id: string): Promise<EdiFileResponse> {
+    await this.#db.transaction().execute(async (trx) => {
+      const file = await repository.lockFile(trx, scope, id);
+      if (!file) throw new NotFound('EDI file');
+      if (file.status !== 'awaiting_confirmation') throw new InvalidState(`The file is ${file.status}: only a file awaiting confirmation can be cancelled.`);
+      const updated: EdiFileRow = { ...file, status: 'cancelled' };
+      await repository.updateFile(trx, updated);
+      await this.#events.record(trx, eventOf('edi_file', 'cancelled', updated));
+    });
+    return this.getFile(scope, id);
+  }
+
+  /**
+   * Sends the stored file again over SFTP (never rebuilt: the same bytes, the same control numbers), or, for
+   * download delivery, records that someone took it to the carrier's portal.
+   */
+  async deliverFile(scope: Scope, id: string): Promise<EdiFileResponse> {
+    const queued = await this.#db.transaction().execute(async (trx) => {
+      const file = await repository.lockFile(trx, scope, id);
+      if (!file) throw new NotFound('EDI file');
+      if (!SENDABLE_STATUSES.includes(file.status)) throw new InvalidState(`The file is ${file.status}: it cannot be delivered.`);
+      if (file.delivery_method === 'sftp') {
+        await this.#enqueueDelivery(trx, file.id);
+        return true;
+      }
+      if (file.status === 'ready' || file.status === 'delivery_failed') await recordDelivered(trx, this.#clock, this.#events, file, null);
+      return false;
+    });
+    if (queued) this.#jobs?.wake();
+    return this.getFile(scope, id);
+  }
+
+  async #profileOf(trx: Transaction<Database>, group: GroupRow): Promise<EdiProfileRow> {
+    if (group.connection_method !== 'edi')
+      throw new InvalidState(`The group's connection_method is ${group.connection_method}: files are built for edi groups.`);
+    const profile = await repository.findProfile(trx, group.id);
+    if (!profile) throw new InvalidState('The group has no EDI profile: PUT /groups/{id}/edi_profile first.');
+    return profile;
+  }
+
+  async #enqueueDelivery(trx: Transaction<Database>, fileId: string): Promise<void> {
+    await enqueueJob(trx, this.#clock, { kind: DELIVER_EDI_FILE_JOB, payload: { edi_file: fileId } });
+  }
+
+  async #build(
+    trx: Transaction<Database>,
+    group: GroupRow,
+    profile: EdiProfileRow,
+    kind: EdiFileKind,
+    action: EdiFileAction,
+    asOf: string,
+  ): Promise<EdiFileRow | undefined> {
+    const guide = companionGuideOf(profile);
+    const content = kind === 'change' ? await this.#changeContent(trx, group, guide, asOf) : await this.#fullContent(trx, group, guide, asOf);
+    if (content.subscribers.length === 0 && kind === 'change') return undefined;
+    // Handed out in this transaction, after the group's lock: numbers increase in the order files are stored,
+    // and a build that fails stores nothing (no file ever carried its number).
+    const numbers = await repository.nextControlNumbers(trx, profile.provider_id, tradingPartnerKey(profile));
+    const now = this.#clock.now();
+    const id = newId('edi_file');
+    const envelope: Envelope834 = {
+      sender: { qualifier: profile.interchange_sender_qualifier as Envelope834['sender']['qualifier'], id: profile.interchange_sender_id },
+      receiver: { qualifier: profile.interchange_receiver_qualifier as Envelope834['receiver']['qualifier'], id: profile.interchange_receiver_id },
+      interchangeControlNumber: numbers.interchange,
+      acknowledgementRequested: true,
+      usage: profile.usage_indicator === 'P' ? 'production' : 'test',
+      createdAt: now,
+      applicationSenderCode: profile.application_sender_code,
+      applicationReceiverCode: profile.application_receiver_code,
+      groupControlNumber: numbers.group,
+      transactionSetControlNumber: 1,
+      referenceId: id,
+      action,
+      masterPolicyNumber: profile.master_policy_number ?? group.group_number,
+      ...(kind === 'full' ? { fileEffectiveDate: asOf } : {}),
+      sponsor: { name: profile.sponsor_name, fein: profile.sponsor_tax_id },
+      payer: { name: profile.payer_name, idQualifier: profile.payer_id_qualifier as Envelope834['payer']['idQualifier'], id: profile.payer_id },
+    };
+    const row: EdiFileRow = {
+      id,
+      provider_id: group.provider_id,
+      employer_id: group.employer_id,
+      group_id: group.id,
+      kind,
+      action,
+      status: kind === 'full' ? 'awaiting_confirmation' : 'ready',
+      as_of: asOf,
+      interchange_control_number: numbers.interchange,
+      group_control_number: numbers.group,
+      transaction_set_control_number: '0001',
+      usage_indicator: profile.usage_indicator,
+      member_count: content.subscribers.length,
+      segment_count: 0,
+      byte_count: 0,
+      benefit_change_count: content.changeIds.length,
+      file_name: fileNameOf(profile, kind, numbers.interchange),
+      content_sha256: '',
+      missing: null,
+      left_out: JSON.stringify(content.leftOut),
+      delivery_method: profile.delivery_method,
+      delivery_attempts: 0,
+      delivery_error: null,
+      remote_path: null,
+      acknowledgement: null,
+      created_at: now.toISOString(),
+      confirmed_at: null,
+      delivered_at: null,
+      acknowledged_at: null,
+    };
+    await repository.insertFile(trx, row);
+    let text: AsyncIterable<string>;
+    try {
+      text = write834(envelope, content.subscribers);
+    } catch (error) {
+      if (error instanceof X12ValueError) throw new InvalidState(`The group's EDI profile cannot be written in an 834: ${error.element} ${error.reason}.`);
+      throw error;
+    }
+    const written = await this.#store(trx, id, text);
+    const stored: EdiFileRow = { ...row, ...written };
+    if (kind === 'full') {
+      const previous = action === 'replace' ? await repository.findLastAcceptedFullFile(trx, group.id) : undefined;
+      await repository.insertFilePeople(
+        trx,
+        content.people.map((person) => ({ edi_file_id: id, ...person })),
+      );
+      stored.missing = JSON.stringify(previous ? await this.#missingSince(trx, previous, content.people) : []);
+    }
+    await repository.updateFile(trx, stored);
+    await repository.insertFileChanges(trx, id, content.changeIds);
+    await repository.saveSentDigests(trx, group.id, id, content.digests);
+    await this.#events.record(trx, eventOf('edi_file', 'created', stored));
+    if (stored.status === 'ready' && stored.delivery_method === 'sftp') await this.#enqueueDelivery(trx, id);
+    return stored;
+  }
+
+  /** Writes the file's chunks (encrypted) as the writer produces them; its size, segments and digest. */
+  async #store(
+    trx: Transaction<Database>,
+    fileId: string,
+    text: AsyncIterable<string>,
+  ): Promise<Pick<EdiFileRow, 'segment_count' | 'byte_count' | 'content_sha256'>> {
+    const hash = createHash('sha256');
+    let pending = '';
+    let position = 0;
+    let bytes = 0;
+    let segments = 0;
+    const flush = async (all: boolean) => {
+      const pieces: string[] = [];
+      while (pending.length >= CHUNK_CHARACTERS || (all && pending.length > 0)) {
+        pieces.push(this.#encrypter.encrypt(pending.slice(0, CHUNK_CHARACTERS)));
+        pending = pending.slice(CHUNK_CHARACTERS);
+      }
+      await repository.insertChunks(trx, fileId, pieces, position);
+      position += pieces.length;
+    };
+    for await (const chunk of text) {
+      hash.update(chunk);
+      bytes += Buffer.byteLength(chunk);
+      // The segment terminator never occurs inside an element (the writer refuses it).
+      for (let index = chunk.indexOf('~'); index !== -1; index = chunk.indexOf('~', index + 1)) segments += 1;
+      pending += chunk;
+      if (pending.length >= CHUNK_CHARACTERS) await flush(false);
+    }
+    await flush(true);
+    return { segment_count: segments, byte_count: bytes, content_sha256: hash.digest('hex') };
+  }
+
+  async #missingSince(
+    trx: Transaction<Database>,
+    previous: EdiFileRow,
+    people: readonly { person_id: string; member_id: string; line_of_coverage: string }[],
+  ): Promise<MissingPerson[]> {
+    const now = new Set(people.map((person) => `${person.person_id}|${person.line_of_coverage}`));
+    return (await repository.listFilePeople(trx, previous.id))
+      .filter((person) => !now.has(`${person.person_id}|${person.line_of_coverage}`))
+      .map((person) => ({ member: person.member_id, person: person.person_id, line_of_coverage: person.line_of_coverage }))
+      .sort((a, b) => a.member.localeCompare(b.member) || a.person.localeCompare(b.person) || a.line_of_coverage.localeCompare(b.line_of_coverage));
+  }
+
+  /** The facts of members, their SSNs decrypted for this build only. */
+  async #memberFacts(trx: Transaction<Database>, providerId: string, ids: readonly string[]): Promise<Map<string, MemberFacts>> {
+    const rows = await repository.findMembers(trx, providerId, ids);
+    return new Map([...rows].map(([id, row]) => [id, { row, ssn: row.ssn_encrypted === null ? null : this.#encrypter.decrypt(row.ssn_encrypted) }]));
+  }
+
+  /**
+   * Writes each member alone first, so that one member the file cannot carry (no subscriber id, a name X12
+   * cannot hold) is left out with the reason instead of stopping everyone's file.
+   */
+  async #writable(
+    parts: readonly SubscriberParts[],
+    guide: CompanionGuide,
+    asOf: string,
+    kind: EdiFileKind,
+  ): Promise<{ subscribers: Subscriber834[]; written: SubscriberParts[]; leftOut: LeftOut[] }> {
+    const subscribers: Subscriber834[] = [];
+    const written: SubscriberParts[] = [];
+    const leftOut: LeftOut[] = [];
+    for (const part of parts) {
+      const subscriber = toSubscriber834(part, guide, asOf, kind);
+      if (!subscriber) {
+        leftOut.push({
+          member: part.member.row.id,
+          reason: `No subscriber id: the profile's REF*0F source (${guide.subscriber_id_source}) is not set for this member.`,
+        });
+        continue;
+      }
+      try {
+        await write834ToString(PROBE_ENVELOPE, [subscriber]);
+      } catch (error) {
+        if (!(error instanceof X12ValueError)) throw error;
+        leftOut.push({ member: part.member.row.id, reason: `${error.element}: ${error.reason}` });
+        continue;
+      }
+      subscribers.push(subscriber);
+      written.push(part);
+    }
+    return { subscribers, written, leftOut };
+  }
+
+  async #changeContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string) {
+    const pending = await repository.listUnsentChanges(trx, group.provider_id, group.id, MAX_CHANGES_PER_FILE);
+    const itemIds = pending.flatMap((change) => [change.previous_enrollment_plan_id, change.next_enrollment_plan_id].filter((id): id is string => id !== null));
+    const items = new Map((await repository.findCoverageItems(trx, itemIds)).map((item) => [item.id, item]));
+    // Lines the guide has no HD03 code for (and the profile maps to none) cannot go in an 834: they wait.
+    const sendable = pending.filter((change) => insuranceLineCodeOf(guide, change.line_of_coverage) !== undefined);
+    const reinstated = await this.#reinstatements(trx, group.id, sendable);
+
+    // Who the carrier holds (covered in the group on as_of) and whose demographics changed since last sent.
+    const sentDigests = await repository.findSentDigests(trx, group.id);
+    const inForce = sentDigests.size === 0 ? [] : await repository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf);
+    const coveredDependents = await repository.findCoveredDependents(trx, [...new Set([...itemIds, ...inForce.map((item) => item.id)])]);
+    const memberIds = [...new Set([...sendable.map((change) => change.member_id), ...inForce.map((item) => item.member_id)])];
+    const members = await this.#memberFacts(trx, group.provider_id, memberIds);
+    const dependents = await repository.findDependents(trx, group.provider_id, [...coveredDependents.values()].flat());
+    const context = this.#context(guide, coveredDependents, dependents);
+
+    const parts = new Map<string, SubscriberParts>();
+    const partOf = (memberId: string) => {
+      const existing = parts.get(memberId);
+      if (existing) return existing;
+      const facts = members.get(memberId);
+      if (!facts) return undefined;
+      const created = subscriberParts(facts);
+      parts.set(memberId, created);
+      return created;
+    };
+    const changesOf = new Map<string, string[]>();
+    for (const change of sendable) {
+      const part = partOf(change.member_id);
+      if (!part) continue;
+      const previous = change.previous_enrollment_plan_id ? items.get(change.previous_enrollment_plan_id) : undefined;
+      const next = change.next_enrollment_plan_id ? items.get(change.next_enrollment_plan_id) : undefined;
+      addBenefitChange(part, change, previous, next, context, reinstated.has(change.id));
+      changesOf.set(change.member_id, [...(changesOf.get(change.member_id) ?? []), change.id]);
+    }
+    const digests = new Map<string, string>();
+    for (const item of inForce) {
+      const facts = members.get(item.member_id);
+      if (!facts) continue;
+      const memberDigest = demographicsDigest(this.#digestKey, { kind: 'member', facts });
+      const sent = sentDigests.get(item.member_id);
+      if (sent !== undefined && sent !== memberDigest) addDemographicChange(partOf(item.member_id)!, undefined);
+      for (const dependentId of coveredDependents.get(item.id) ?? []) {
+        const row = dependents.get(dependentId);
+        if (!row) continue;
+        const dependentSent = sentDigests.get(dependentId);
+        if (dependentSent !== undefined && dependentSent !== demographicsDigest(this.#digestKey, { kind: 'dependent', row })) {
+          addDemographicChange(partOf(item.member_id)!, row);
+        }
+      }
+    }
+    const { subscribers, written, leftOut } = await this.#writable([...parts.values()], guide, asOf, 'change');
+    const changeIds: string[] = [];
+    for (const part of written) {
+      changeIds.push(...(changesOf.get(part.member.row.id) ?? []));
+      digests.set(part.member.row.id, demographicsDigest(this.#digestKey, { kind: 'member', facts: part.member }));
+      for (const { row } of part.dependents.values()) digests.set(row.id, demographicsDigest(this.#digestKey, { kind: 'dependent', row }));
+    }
+    return { subscribers, changeIds, leftOut, digests, people: [] as { person_id: string; member_id: string; line_of_coverage: string }[] };
+  }
+
+  async #fullContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string) {
+    const inForce = (await repository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf)).filter(
+      (item) => insuranceLineCodeOf(guide, item.line_of_coverage) !== undefined,
+    );
+    // One coverage per member and line: the latest-starting (the query orders them so).
+    const latest: CoverageItem[] = [];
+    const seen = new Set<string>();
+    for (const item of inForce) {
+      const key = `${item.member_id}|${item.line_of_coverage}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      latest.push(item);
+    }
+    const coveredDependents = await repository.findCoveredDependents(
+      trx,
+      latest.map((item) => item.id),
+    );
+    const members = await this.#memberFacts(trx, group.provider_id, [...new Set(latest.map((item) => item.member_id))]);
+    const dependents = await repository.findDependents(trx, group.provider_id, [...coveredDependents.values()].flat());
+    const context = this.#context(guide, coveredDependents, dependents);
+    const parts = new Map<string, SubscriberParts>();
+    for (const item of latest) {
+      const facts = members.get(item.member_id);
+      if (!facts) continue;
+      const part = parts.get(item.member_id) ?? subscriberParts(facts);
+      parts.set(item.member_id, part);
+      addCoverageInForce(part, item, context);
+    }
+    const { subscribers, written, leftOut } = await this.#writable([...parts.values()], guide, asOf, 'full');
+    const writtenMembers = new Set(written.map((part) => part.member.row.id));
+    const people = latest
+      .filter((item) => writtenMembers.has(item.member_id))
+      .flatMap((item) => [
+        { person_id: item.member_id, member_id: item.member_id, line_of_coverage: item.line_of_coverage },
+        ...(coveredDependents.get(item.id) ?? []).map((dependentId) => ({
+          person_id: dependentId,
+          member_id: item.member_id,
+          line_of_coverage: item.line_of_coverage,
+        })),
+      ]);
+    const digests = new Map<string, string>();
+    for (const part of written) {
+      digests.set(part.member.row.id, demographicsDigest(this.#digestKey, { kind: 'member', facts: part.member }));
+      for (const { row } of part.dependents.values()) digests.set(row.id, demographicsDigest(this.#digestKey, { kind: 'dependent', row }));
+    }
+    return { subscribers, changeIds: [] as string[], leftOut, digests, people };
+  }
+
+  #context(guide: CompanionGuide, coveredDependents: ReadonlyMap<string, readonly string[]>, dependents: ReadonlyMap<string, DependentRow>): CoverageContext {
+    return {
+      guide,
+      dependentsOf: (enrolledPlanId) => coveredDependents.get(enrolledPlanId) ?? [],
+      dependentRow: (id) => dependents.get(id),
+    };
+  }
+
+  /**
+   * `new` changes that restore coverage this group's carrier was last told had ended, without a gap: the
+   * last change of the member and line the group's files carried is a `removed` whose end is the day before
+   * (or after) the new start. They go as reinstatements (INS03/HD01 025) instead of additions.
+   */
+  async #reinstatements(trx: Transaction<Database>, groupId: string, changes: readonly BenefitChangeRow[]): Promise<Set<string>> {
+    const candidates = changes.filter((change) => change.status === 'new' && change.coverage_start !== null);
+    if (candidates.length === 0) return new Set();
+    const lastSent = await repository.findLastSentChanges(
+      trx,
+      groupId,
+      candidates.map((change) => change.member_id),
+    );
+    const reinstated = new Set<string>();
+    for (const change of candidates) {
+      const last = lastSent.get(`${change.member_id}|${change.line_of_coverage}`);
+      if (last?.status !== 'removed' || last.coverage_end === null) continue;
+      if (compareDates(change.coverage_start!, addDays(last.coverage_end, 1)) <= 0) reinstated.add(change.id);
+    }
+    return reinstated;
+  }
+}
+
+/** An envelope for writing one member alone (#writable): its values are valid, and the text is discarded. */
+const PROBE_ENVELOPE: Envelope834 = {
+  sender: { qualifier: 'ZZ', id: 'PROBE' },
+  receiver: { qualifier: 'ZZ', id: 'PROBE' },
+  interchangeControlNumber: 1,
+  acknowledgementRequested: false,
+  usage: 'test',
+  createdAt: new Date(0),
+  applicationSenderCode: 'PROBE',
+  applicationReceiverCode: 'PROBE',
+  groupControlNumber: 1,
+  transactionSetControlNumber: 1,
+  referenceId: 'PROBE',
+  action: 'change',
+  sponsor: { name: 'PROBE', fein: '000000000' },
+  payer: { name: 'PROBE', idQualifier: 'FI', id: '000000000' },
+};

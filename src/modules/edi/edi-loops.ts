@@ -1,0 +1,301 @@
+/**
+ * What goes into an 834 for the service's records: benefit changes and coverage turned into member loops
+ * (Subscriber834), with the maintenance codes the guide defines. Pure: the file service loads the rows.
+ */
+import { createHmac } from 'node:crypto';
+import { addDays, compareDates } from '../../shared/dates.ts';
+import type { BenefitChangeRow, ChangeKind } from '../benefit-changes/benefit-change.table.ts';
+import type { DependentRow } from '../dependents/dependent.table.ts';
+import type { MemberRow } from '../members/member.table.ts';
+import { coverageTier, type DependentRelationship } from '../plans/coverage-tier.ts';
+import type { LineOfCoverage } from '../plans/plan.table.ts';
+import type { CompanionGuide } from './edi-profile.ts';
+import type { CoverageItem } from './edi.repository.ts';
+import type { Address834, Coverage834, Dependent834, Subscriber834 } from './x12-834.ts';
+import { INSURANCE_LINE_CODES, type EmploymentStatus834, type MaintenanceReason, type MaintenanceType } from './x12-codes.ts';
+
+/** A member's personal data as the file needs it: the SSN decrypted only for the build. */
+export interface MemberFacts {
+  row: MemberRow;
+  ssn: string | null;
+}
+
+/** HD03 of a line under the profile, or undefined when neither the guide nor the profile has a code for it. */
+export function insuranceLineCodeOf(guide: CompanionGuide, line: LineOfCoverage): string | undefined {
+  return guide.line_of_coverage_codes[line] ?? INSURANCE_LINE_CODES[line] ?? undefined;
+}
+
+/**
+ * INS03 of a person from the HD01s of their coverage loops: all additions is an addition, all terminations a
+ * termination, all reinstatements a reinstatement; anything else (or no coverage loop: demographics only) is
+ * a change (005010X220A1 INS03 note: 001 when the loop's 2300s differ).
+ */
+export function memberMaintenance(coverages: readonly Coverage834[]): MaintenanceType {
+  const types = new Set(coverages.map((coverage) => coverage.maintenanceType));
+  if (types.size === 1) return [...types][0]!;
+  return 'change';
+}
+
+/** INS04 of a person's loop: why it is sent (005010X220A1 INS04, code source 1203/1201). */
+const MAINTENANCE_REASON_OF: Record<'terminated' | 'aged_out' | 'removed' | 'added' | 'changed' | 'reinstated' | 'demographics', MaintenanceReason> = {
+  // INS04 08 Termination of Employment: the member's termination ended the coverage.
+  terminated: 'termination_of_employment',
+  // INS04 07 Termination of Benefits: a dependent child past the plan's age limit.
+  aged_out: 'termination_of_benefits',
+  // INS04 07 Termination of Benefits: coverage ended by an election.
+  removed: 'termination_of_benefits',
+  // INS04 EC Member Benefit Selection: the member elected it.
+  added: 'member_benefit_selection',
+  // INS04 EC Member Benefit Selection.
+  changed: 'member_benefit_selection',
+  // INS04 41 Re-enrollment: coverage ended earlier starts again without a gap.
+  reinstated: 're_enrollment',
+  // INS04 25 Change in Identifying Data Elements: name, address, birth date, SSN or sex.
+  demographics: 'change_in_identifying_data',
+};
+
+function addressOf(json: string | null): Address834 | null {
+  if (json === null) return null;
+  const address = JSON.parse(json) as { line1: string; line2?: string | null; city: string; state: string; zip_code: string };
+  return { line1: address.line1, line2: address.line2 ?? null, city: address.city, state: address.state, postalCode: address.zip_code.replace('-', '') };
+}
+
+/** INS08: terminated once the termination date has passed `asOf`, else the employment status. */
+function employmentStatusOf(member: MemberRow, asOf: string): EmploymentStatus834 {
+  if (member.termination_date !== null && compareDates(member.termination_date, asOf) < 0) return 'terminated';
+  return member.employment_status ?? 'active';
+}
+
+/** REF*0F: where the profile says the subscriber id comes from. */
+export function subscriberIdOf(guide: CompanionGuide, member: MemberFacts): string | undefined {
+  switch (guide.subscriber_id_source) {
+    case 'ssn':
+      return member.ssn ?? undefined;
+    case 'member_id':
+      return member.row.id;
+    case 'payroll_provider_external_id':
+      return member.row.payroll_provider_external_id ?? undefined;
+  }
+}
+
+/**
+ * A keyed digest of what the carrier holds about a person (name, address, birth date, SSN, sex): stored after
+ * each file, so that the next change file sends maintenance when it differs. Keyed, so the stored digest of
+ * an SSN cannot be reversed by trying every SSN.
+ */
+export function demographicsDigest(key: Buffer, person: { kind: 'member'; facts: MemberFacts } | { kind: 'dependent'; row: DependentRow }): string {
+  const fields =
+    person.kind === 'member'
+      ? [
+          person.facts.row.first_name,
+          null,
+          person.facts.row.last_name,
+          person.facts.row.address,
+          person.facts.row.dob,
+          person.facts.ssn,
+          person.facts.row.biological_sex,
+        ]
+      : [
+          person.row.first_name,
+          person.row.middle_name,
+          person.row.last_name,
+          person.row.address,
+          person.row.dob,
+          person.row.ssn_last_four,
+          person.row.biological_sex,
+        ];
+  return createHmac('sha256', key).update(JSON.stringify(fields)).digest('base64url');
+}
+
+export interface SubscriberParts {
+  member: MemberFacts;
+  coverages: Coverage834[];
+  reason: MaintenanceReason | null;
+  dependents: Map<string, { row: DependentRow; coverages: Coverage834[]; reason: MaintenanceReason | null }>;
+}
+
+export function subscriberParts(member: MemberFacts): SubscriberParts {
+  return { member, coverages: [], reason: null, dependents: new Map() };
+}
+
+function dependentPart(parts: SubscriberParts, row: DependentRow) {
+  const existing = parts.dependents.get(row.id);
+  if (existing) return existing;
+  const created = { row, coverages: [] as Coverage834[], reason: null as MaintenanceReason | null };
+  parts.dependents.set(row.id, created);
+  return created;
+}
+
+export interface CoverageContext {
+  guide: CompanionGuide;
+  dependentsOf: (enrolledPlanId: string) => readonly string[];
+  dependentRow: (id: string) => DependentRow | undefined;
+}
+
+function coverageLoop(
+  context: CoverageContext,
+  maintenanceType: MaintenanceType,
+  item: CoverageItem,
+  relationships: readonly DependentRelationship[],
+  begin: string,
+  end: string | null,
+): Coverage834 {
+  const tier = coverageTier(relationships);
+  const lineCode = insuranceLineCodeOf(context.guide, item.line_of_coverage);
+  return {
+    maintenanceType,
+    line: item.line_of_coverage,
+    ...(lineCode ? { insuranceLineCode: lineCode } : {}),
+    coverageLevelCode: context.guide.coverage_level_codes[tier] ?? null,
+    planDescription: item.plan_name,
+    tier,
+    benefitBegin: begin,
+    benefitEnd: end,
+  };
+}
+
+function relationshipsOf(context: CoverageContext, enrolledPlanId: string): DependentRelationship[] {
+  return context.dependentsOf(enrolledPlanId).flatMap((id) => {
+    const row = context.dependentRow(id);
+    return row ? [row.member_relationship] : [];
+  });
+}
+
+/**
+ * Adds one benefit change to its member's loops: the subscriber's 2300 and each affected dependent's (a
+ * `new` adds everyone it covers, a `removed` ends everyone it covered, a `change` adds the dependents who
+ * join, ends those who leave, and changes everyone when the plan or price changed). `reinstated`: the change
+ * restores coverage this group's carrier was told had ended (INS03/HD01 025).
+ */
+export function addBenefitChange(
+  parts: SubscriberParts,
+  change: BenefitChangeRow,
+  previous: CoverageItem | undefined,
+  next: CoverageItem | undefined,
+  context: CoverageContext,
+  reinstated: boolean,
+): void {
+  const kinds = JSON.parse(change.changes) as ChangeKind[];
+  const terminated = parts.member.row.termination_date !== null;
+  if (change.status === 'removed' && previous) {
+    const end = change.coverage_end ?? previous.effective_end ?? previous.effective_start!;
+    const begin = previous.effective_start ?? end;
+    const relationships = relationshipsOf(context, previous.id);
+    parts.coverages.push(coverageLoop(context, 'cancellation_or_termination', previous, relationships, begin, end));
+    parts.reason ??= terminated ? MAINTENANCE_REASON_OF.terminated : MAINTENANCE_REASON_OF.removed;
+    for (const dependentId of context.dependentsOf(previous.id)) {
+      const row = context.dependentRow(dependentId);
+      if (!row) continue;
+      const part = dependentPart(parts, row);
+      part.coverages.push(coverageLoop(context, 'cancellation_or_termination', previous, relationships, begin, end));
+      part.reason ??= terminated ? MAINTENANCE_REASON_OF.terminated : MAINTENANCE_REASON_OF.removed;
+    }
+    return;
+  }
+  if (!next) return;
+  const begin = change.coverage_start ?? next.effective_start!;
+  const end = next.effective_end;
+  const relationships = relationshipsOf(context, next.id);
+  if (change.status === 'new') {
+    const type: MaintenanceType = reinstated ? 'reinstatement' : 'addition';
+    parts.coverages.push(coverageLoop(context, type, next, relationships, begin, end));
+    parts.reason ??= reinstated ? MAINTENANCE_REASON_OF.reinstated : MAINTENANCE_REASON_OF.added;
+    for (const dependentId of context.dependentsOf(next.id)) {
+      const row = context.dependentRow(dependentId);
+      if (!row) continue;
+      const part = dependentPart(parts, row);
+      part.coverages.push(coverageLoop(context, type, next, relationships, begin, end));
+      part.reason ??= reinstated ? MAINTENANCE_REASON_OF.reinstated : MAINTENANCE_REASON_OF.added;
+    }
+    return;
+  }
+  // A change: the plan (or its price, volume or dependents) moved on this line within the group.
+  parts.coverages.push(coverageLoop(context, 'change', next, relationships, begin, end));
+  parts.reason ??= MAINTENANCE_REASON_OF.changed;
+  const before = new Set(previous ? context.dependentsOf(previous.id) : []);
+  const after = new Set(context.dependentsOf(next.id));
+  const planMoved = kinds.includes('plan_change') || kinds.includes('date_change');
+  for (const dependentId of after) {
+    const row = context.dependentRow(dependentId);
+    if (!row) continue;
+    if (!before.has(dependentId)) {
+      const part = dependentPart(parts, row);
+      part.coverages.push(coverageLoop(context, 'addition', next, relationships, begin, end));
+      part.reason ??= MAINTENANCE_REASON_OF.added;
+    } else if (planMoved) {
+      const part = dependentPart(parts, row);
+      part.coverages.push(coverageLoop(context, 'change', next, relationships, begin, end));
+      part.reason ??= MAINTENANCE_REASON_OF.changed;
+    }
+  }
+  if (!previous) return;
+  for (const dependentId of before) {
+    if (after.has(dependentId)) continue;
+    const row = context.dependentRow(dependentId);
+    if (!row) continue;
+    const part = dependentPart(parts, row);
+    // Covered through the day before the new coverage starts.
+    part.coverages.push(
+      coverageLoop(
+        context,
+        'cancellation_or_termination',
+        previous,
+        relationshipsOf(context, previous.id),
+        previous.effective_start ?? begin,
+        addDays(begin, -1),
+      ),
+    );
+    part.reason ??= kinds.includes('dependent_change') && row.member_relationship !== 'spouse' ? MAINTENANCE_REASON_OF.aged_out : MAINTENANCE_REASON_OF.removed;
+  }
+}
+
+/** A full file's loops for one member: every line in force on the date, each person with 030 (audit). */
+export function addCoverageInForce(parts: SubscriberParts, item: CoverageItem, context: CoverageContext): void {
+  const begin = item.effective_start!;
+  const relationships = relationshipsOf(context, item.id);
+  parts.coverages.push(coverageLoop(context, 'audit_or_compare', item, relationships, begin, item.effective_end));
+  for (const dependentId of context.dependentsOf(item.id)) {
+    const row = context.dependentRow(dependentId);
+    if (!row) continue;
+    dependentPart(parts, row).coverages.push(coverageLoop(context, 'audit_or_compare', item, relationships, begin, item.effective_end));
+  }
+}
+
+/** Marks a person whose demographics changed with nothing else to send: a 001 loop with no 2300. */
+export function addDemographicChange(parts: SubscriberParts, dependent: DependentRow | undefined): void {
+  if (dependent) dependentPart(parts, dependent).reason ??= MAINTENANCE_REASON_OF.demographics;
+  else parts.reason ??= MAINTENANCE_REASON_OF.demographics;
+}
+
+/** The loops of one member, ready for the writer; undefined when there is no subscriber id to send. */
+export function toSubscriber834(parts: SubscriberParts, guide: CompanionGuide, asOf: string, kind: 'change' | 'full'): Subscriber834 | undefined {
+  const { row, ssn } = parts.member;
+  const subscriberId = subscriberIdOf(guide, parts.member);
+  if (subscriberId === undefined) return undefined;
+  const dependents: Dependent834[] = [...parts.dependents.values()].map((part) => ({
+    maintenanceType: kind === 'full' ? 'audit_or_compare' : memberMaintenance(part.coverages),
+    maintenanceReason: kind === 'full' ? null : part.reason,
+    name: { last: part.row.last_name, first: part.row.first_name, middle: part.row.middle_name },
+    address: addressOf(part.row.address),
+    dateOfBirth: part.row.dob,
+    sex: part.row.biological_sex,
+    relationship: part.row.member_relationship,
+    coverages: part.coverages,
+  }));
+  const employmentStatus = employmentStatusOf(row, asOf);
+  return {
+    maintenanceType: kind === 'full' ? 'audit_or_compare' : memberMaintenance(parts.coverages),
+    maintenanceReason: kind === 'full' ? null : parts.reason,
+    name: { last: row.last_name, first: row.first_name },
+    ssn: guide.send_member_ssn ? ssn : null,
+    address: addressOf(row.address),
+    dateOfBirth: row.dob,
+    sex: row.biological_sex,
+    subscriberId,
+    employmentStatus,
+    employmentBegin: row.hire_date,
+    employmentEnd: employmentStatus === 'terminated' ? row.termination_date : null,
+    coverages: parts.coverages,
+    dependents,
+  };
+}

@@ -1,0 +1,414 @@
+import type { Executor, Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
+import { forUpdate, inScope } from '../../db/scope.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import { insertRows } from '../../db/bulk-insert.ts';
+import { batches } from '../../shared/batches.ts';
+import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.ts';
+import { coverageInForceOn } from '../coverage/coverage-in-force.ts';
+import type { DependentRow } from '../dependents/dependent.table.ts';
+import type { GroupRow } from '../groups/group.table.ts';
+import type { MemberRow } from '../members/member.table.ts';
+import type { LineOfCoverage } from '../plans/plan.table.ts';
+import type { EdiFileKind, EdiFileRow, EdiFileStatus, EdiProfileRow } from './edi.table.ts';
+
+function groups(db: Executor, scope: Scope) {
+  return inScope(db.selectFrom('carrier_groups').selectAll(), scope, 'carrier_groups', 'employer_id');
+}
+
+export function findGroup(db: Executor, scope: Scope, id: string): Promise<GroupRow | undefined> {
+  return groups(db, scope).where('id', '=', id).executeTakeFirst();
+}
+
+/** Locks the group: every change to its profile and every build of its files takes this lock first. */
+export function lockGroup(trx: Transaction<Database>, scope: Scope, id: string): Promise<GroupRow | undefined> {
+  return forUpdate(trx, groups(trx, scope).where('id', '=', id)).executeTakeFirst();
+}
+
+export function findProfile(db: Executor, groupId: string): Promise<EdiProfileRow | undefined> {
+  return db.selectFrom('edi_profiles').selectAll().where('group_id', '=', groupId).executeTakeFirst();
+}
+
+export async function upsertProfile(trx: Transaction<Database>, row: EdiProfileRow, exists: boolean): Promise<void> {
+  if (exists) {
+    const { group_id, provider_id, created_at, ...changes } = row;
+    await trx.updateTable('edi_profiles').set(changes).where('group_id', '=', group_id).where('provider_id', '=', provider_id).execute();
+    void created_at;
+  } else {
+    await trx.insertInto('edi_profiles').values(row).execute();
+  }
+}
+
+export async function deleteProfile(trx: Transaction<Database>, groupId: string): Promise<void> {
+  await trx.deleteFrom('edi_profiles').where('group_id', '=', groupId).execute();
+}
+
+/** Profiles with a schedule that have not been built for `day` yet (the scheduler claims each, see claimScheduledDay). */
+export function listScheduledProfiles(db: Executor): Promise<EdiProfileRow[]> {
+  return db.selectFrom('edi_profiles').selectAll().where('schedule_time', 'is not', null).orderBy('group_id').execute();
+}
+
+/** Claims the day's scheduled build of a group: true for the one process whose update changed the row. */
+export async function claimScheduledDay(db: Executor, groupId: string, day: string): Promise<boolean> {
+  const result = await db
+    .updateTable('edi_profiles')
+    .set({ last_scheduled_on: day })
+    .where('group_id', '=', groupId)
+    .where((eb) => eb.or([eb('last_scheduled_on', 'is', null), eb('last_scheduled_on', '<', day)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Hands out the next interchange and group control numbers of a trading partner, in the build's transaction
+ * (the partner's row stays locked until it commits): numbers increase in the order files are stored, and a
+ * build that fails stores nothing, so no stored file shares a number with another.
+ */
+export async function nextControlNumbers(trx: Transaction<Database>, providerId: string, partnerKey: string): Promise<{ interchange: number; group: number }> {
+  await trx
+    .insertInto('edi_control_numbers')
+    .values({ partner_key: partnerKey, provider_id: providerId, last_interchange_control_number: 0, last_group_control_number: 0 })
+    .onConflict((oc) => oc.column('partner_key').doNothing())
+    .execute();
+  const row = await trx
+    .updateTable('edi_control_numbers')
+    .set((eb) => ({
+      // ISA13 has 9 digits and GS06 at most 9: after 999,999,999 the sequence starts again at 1.
+      last_interchange_control_number: eb
+        .case()
+        .when('last_interchange_control_number', '>=', 999_999_999)
+        .then(1)
+        .else(eb('last_interchange_control_number', '+', 1))
+        .end(),
+      last_group_control_number: eb
+        .case()
+        .when('last_group_control_number', '>=', 999_999_999)
+        .then(1)
+        .else(eb('last_group_control_number', '+', 1))
+        .end(),
+    }))
+    .where('partner_key', '=', partnerKey)
+    .returning(['last_interchange_control_number', 'last_group_control_number'])
+    .executeTakeFirstOrThrow();
+  return { interchange: Number(row.last_interchange_control_number), group: Number(row.last_group_control_number) };
+}
+
+function files(db: Executor, scope: Scope) {
+  return inScope(db.selectFrom('edi_files').selectAll(), scope, 'edi_files', 'employer_id');
+}
+
+export function findFile(db: Executor, scope: Scope, id: string): Promise<EdiFileRow | undefined> {
+  return files(db, scope).where('id', '=', id).executeTakeFirst();
+}
+
+export function lockFile(trx: Transaction<Database>, scope: Scope, id: string): Promise<EdiFileRow | undefined> {
+  return forUpdate(trx, files(trx, scope).where('id', '=', id)).executeTakeFirst();
+}
+
+export function lockFileById(trx: Transaction<Database>, id: string): Promise<EdiFileRow | undefined> {
+  return forUpdate(trx, trx.selectFrom('edi_files').selectAll().where('id', '=', id)).executeTakeFirst();
+}
+
+export function listFiles(
+  db: Executor,
+  scope: Scope,
+  filter: { groupId?: string | undefined; kind?: EdiFileKind | undefined; status?: EdiFileStatus | undefined },
+  page: PageRequest,
+): Promise<Page<EdiFileRow>> {
+  let query = files(db, scope);
+  if (filter.groupId !== undefined) query = query.where('group_id', '=', filter.groupId);
+  if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  return paginate(query, page);
+}
+
+export async function insertFile(trx: Transaction<Database>, row: EdiFileRow): Promise<void> {
+  await trx.insertInto('edi_files').values(row).execute();
+}
+
+export async function updateFile(trx: Transaction<Database>, row: EdiFileRow): Promise<void> {
+  const { id, provider_id, created_at, ...changes } = row;
+  await trx.updateTable('edi_files').set(changes).where('id', '=', id).where('provider_id', '=', provider_id).execute();
+  void created_at;
+}
+
+export async function insertChunks(trx: Transaction<Database>, fileId: string, chunks: readonly string[], firstPosition: number): Promise<void> {
+  if (chunks.length === 0) return;
+  await trx
+    .insertInto('edi_file_chunks')
+    .values(chunks.map((content, index) => ({ edi_file_id: fileId, position: firstPosition + index, content })))
+    .execute();
+}
+
+/** The file's encrypted chunks, a few at a time, in order (the content is streamed, never held whole). */
+export async function* readChunks(db: Executor, fileId: string): AsyncGenerator<string> {
+  let position = -1;
+  for (;;) {
+    const rows = await db
+      .selectFrom('edi_file_chunks')
+      .select(['position', 'content'])
+      .where('edi_file_id', '=', fileId)
+      .where('position', '>', position)
+      .orderBy('position')
+      .limit(8)
+      .execute();
+    if (rows.length === 0) return;
+    for (const row of rows) yield row.content;
+    position = rows.at(-1)!.position;
+  }
+}
+
+/** The benefit change ids a file carried, in file order. */
+export async function listFileChangeIds(db: Executor, fileId: string): Promise<string[]> {
+  const rows = await db.selectFrom('edi_file_changes').select('benefit_change_id').where('edi_file_id', '=', fileId).orderBy('position').execute();
+  return rows.map((row) => row.benefit_change_id);
+}
+
+/**
+ * The group's benefit changes still waiting for a file that no file carries yet, oldest first and in
+ * enrollment order (the seam of benefit-change.repository's listChangesAwaitingFile, less those claimed).
+ */
+export function listUnsentChanges(db: Executor, providerId: string, groupId: string, limit: number): Promise<BenefitChangeRow[]> {
+  return db
+    .selectFrom('benefit_changes')
+    .selectAll()
+    .where('provider_id', '=', providerId)
+    .where('group_id', '=', groupId)
+    .where('connection_method', '=', 'edi')
+    .where('delivery_state', '=', 'awaiting_file')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb.selectFrom('edi_file_changes').select('edi_file_changes.edi_file_id').whereRef('edi_file_changes.benefit_change_id', '=', 'benefit_changes.id'),
+        ),
+      ),
+    )
+    .orderBy('created_at')
+    .orderBy('enrollment_id')
+    .orderBy('position')
+    .limit(limit)
+    .execute();
+}
+
+export interface CoverageItem {
+  id: string;
+  member_id: string;
+  plan_id: string;
+  effective_start: string | null;
+  effective_end: string | null;
+  line_of_coverage: LineOfCoverage;
+  plan_name: string;
+}
+
+const COVERAGE_ITEM_COLUMNS = [
+  'enrolled_plans.id',
+  'enrolled_plans.member_id',
+  'enrolled_plans.plan_id',
+  'enrolled_plans.effective_start',
+  'enrolled_plans.effective_end',
+  'plans.line_of_coverage',
+  'plans.plan_name',
+] as const;
+
+export function findCoverageItems(db: Executor, enrolledPlanIds: readonly string[]): Promise<CoverageItem[]> {
+  if (enrolledPlanIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('enrolled_plans')
+    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
+    .select(COVERAGE_ITEM_COLUMNS)
+    .where('enrolled_plans.id', 'in', [...enrolledPlanIds])
+    .execute();
+}
+
+/** Coverage in force on `date` on the group's plans (coverage-in-force.ts), by member, line and latest start. */
+export function findCoverageOfGroupOn(db: Executor, providerId: string, groupId: string, date: string): Promise<CoverageItem[]> {
+  return db
+    .selectFrom('enrolled_plans')
+    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
+    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
+    .select(COVERAGE_ITEM_COLUMNS)
+    .where('plans.provider_id', '=', providerId)
+    .where('plans.group_id', '=', groupId)
+    .where(coverageInForceOn(date))
+    .orderBy('enrolled_plans.member_id')
+    .orderBy('plans.line_of_coverage')
+    .orderBy('enrolled_plans.effective_start', 'desc')
+    .orderBy('enrolled_plans.created_at', 'desc')
+    .execute();
+}
+
+/** Who each enrolled plan covers besides the member, in election order. */
+export async function findCoveredDependents(db: Executor, enrolledPlanIds: readonly string[]): Promise<Map<string, string[]>> {
+  const covered = new Map<string, string[]>();
+  for (const batch of batches(enrolledPlanIds, 5_000)) {
+    const rows = await db
+      .selectFrom('enrolled_dependents')
+      .select(['enrolled_plan_id', 'dependent_id'])
+      .where('enrolled_plan_id', 'in', batch)
+      .orderBy('enrolled_plan_id')
+      .orderBy('position')
+      .execute();
+    for (const row of rows) covered.set(row.enrolled_plan_id, [...(covered.get(row.enrolled_plan_id) ?? []), row.dependent_id]);
+  }
+  return covered;
+}
+
+export async function findMembers(db: Executor, providerId: string, ids: readonly string[]): Promise<Map<string, MemberRow>> {
+  const found = new Map<string, MemberRow>();
+  for (const batch of batches([...new Set(ids)], 5_000)) {
+    const rows = await db.selectFrom('members').selectAll().where('provider_id', '=', providerId).where('id', 'in', batch).execute();
+    for (const row of rows) found.set(row.id, row);
+  }
+  return found;
+}
+
+export async function findDependents(db: Executor, providerId: string, ids: readonly string[]): Promise<Map<string, DependentRow>> {
+  const found = new Map<string, DependentRow>();
+  for (const batch of batches([...new Set(ids)], 5_000)) {
+    const rows = await db.selectFrom('dependents').selectAll().where('provider_id', '=', providerId).where('id', 'in', batch).execute();
+    for (const row of rows) found.set(row.id, row);
+  }
+  return found;
+}
+
+/** The digests of what the group's carrier was last sent about each person. */
+export async function findSentDigests(db: Executor, groupId: string): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('edi_sent_demographics').select(['person_id', 'digest']).where('group_id', '=', groupId).execute();
+  return new Map(rows.map((row) => [row.person_id, row.digest]));
+}
+
+export async function saveSentDigests(trx: Transaction<Database>, groupId: string, fileId: string, digests: ReadonlyMap<string, string>): Promise<void> {
+  const rows = [...digests].map(([person_id, digest]) => ({ group_id: groupId, person_id, digest, edi_file_id: fileId }));
+  for (const batch of batches(rows, 1_000)) {
+    await trx
+      .insertInto('edi_sent_demographics')
+      .values(batch)
+      .onConflict((oc) =>
+        oc.columns(['group_id', 'person_id']).doUpdateSet((eb) => ({ digest: eb.ref('excluded.digest'), edi_file_id: eb.ref('excluded.edi_file_id') })),
+      )
+      .execute();
+  }
+}
+
+export async function insertFileChanges(trx: Transaction<Database>, fileId: string, changeIds: readonly string[]): Promise<void> {
+  await insertRows(
+    trx,
+    'edi_file_changes',
+    changeIds.map((benefit_change_id, position) => ({ benefit_change_id, edi_file_id: fileId, position })),
+    { rowsPerStatement: 1_000 },
+  );
+}
+
+export async function insertFilePeople(
+  trx: Transaction<Database>,
+  rows: readonly { edi_file_id: string; person_id: string; member_id: string; line_of_coverage: string }[],
+): Promise<void> {
+  await insertRows(trx, 'edi_file_people', rows, { rowsPerStatement: 1_000 });
+}
+
+/** The newest full file of the group the carrier accepted, if any. */
+export function findLastAcceptedFullFile(db: Executor, groupId: string): Promise<EdiFileRow | undefined> {
+  return db
+    .selectFrom('edi_files')
+    .selectAll()
+    .where('group_id', '=', groupId)
+    .where('kind', '=', 'full')
+    .where('action', '=', 'replace')
+    .where('status', 'in', ['accepted', 'accepted_with_errors'])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export function listFilePeople(db: Executor, fileId: string): Promise<{ person_id: string; member_id: string; line_of_coverage: string }[]> {
+  return db.selectFrom('edi_file_people').select(['person_id', 'member_id', 'line_of_coverage']).where('edi_file_id', '=', fileId).execute();
+}
+
+/** The group by id alone (the scheduler's builds, which act for every provider), locked. */
+export function lockGroupById(trx: Transaction<Database>, id: string): Promise<GroupRow | undefined> {
+  return forUpdate(trx, trx.selectFrom('carrier_groups').selectAll().where('id', '=', id)).executeTakeFirst();
+}
+
+export async function listChangeIdsOfFiles(db: Executor, fileIds: readonly string[]): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>();
+  if (fileIds.length === 0) return found;
+  const rows = await db
+    .selectFrom('edi_file_changes')
+    .select(['edi_file_id', 'benefit_change_id'])
+    .where('edi_file_id', 'in', [...fileIds])
+    .orderBy('edi_file_id')
+    .orderBy('position')
+    .execute();
+  for (const row of rows) found.set(row.edi_file_id, [...(found.get(row.edi_file_id) ?? []), row.benefit_change_id]);
+  return found;
+}
+
+/** For each member and line, the newest benefit change of the group that a file carried. */
+export async function findLastSentChanges(db: Executor, groupId: string, memberIds: readonly string[]): Promise<Map<string, BenefitChangeRow>> {
+  const found = new Map<string, BenefitChangeRow>();
+  for (const batch of batches([...new Set(memberIds)], 5_000)) {
+    const rows = await db
+      .selectFrom('benefit_changes')
+      .innerJoin('edi_file_changes', 'edi_file_changes.benefit_change_id', 'benefit_changes.id')
+      .selectAll('benefit_changes')
+      .where('benefit_changes.group_id', '=', groupId)
+      .where('benefit_changes.member_id', 'in', batch)
+      .orderBy('benefit_changes.created_at', 'desc')
+      .orderBy('benefit_changes.id', 'desc')
+      .execute();
+    for (const row of rows) {
+      const key = `${row.member_id}|${row.line_of_coverage}`;
+      if (!found.has(key)) found.set(key, row);
+    }
+  }
+  return found;
+}
+
+/** The file's benefit changes still waiting for a file: now with the carrier (`sent`). Returns those it moved. */
+export function markChangesSent(trx: Transaction<Database>, fileId: string): Promise<BenefitChangeRow[]> {
+  return trx
+    .updateTable('benefit_changes')
+    .set({ delivery_state: 'sent' })
+    .where('delivery_state', '=', 'awaiting_file')
+    .where('id', 'in', (eb) => eb.selectFrom('edi_file_changes').select('benefit_change_id').where('edi_file_id', '=', fileId))
+    .returningAll()
+    .execute();
+}
+
+/** Settles the file's benefit changes still with the carrier (or waiting for the file): completed or rejected. */
+export function settleFileChanges(
+  trx: Transaction<Database>,
+  fileId: string,
+  settlement: { delivery_state: 'completed' | 'rejected'; completed_at: string | null; memo: string },
+): Promise<BenefitChangeRow[]> {
+  return trx
+    .updateTable('benefit_changes')
+    .set(settlement)
+    .where('delivery_state', 'in', ['awaiting_file', 'sent'])
+    .where('id', 'in', (eb) => eb.selectFrom('edi_file_changes').select('benefit_change_id').where('edi_file_id', '=', fileId))
+    .returningAll()
+    .execute();
+}
+
+/** A file of the group by the control number an acknowledgement names (TA1: ISA13; 999: GS06). */
+export function findFileByControlNumber(
+  db: Executor,
+  providerId: string,
+  filter: { interchange: number } | { group: number },
+  partner: { receiverQualifier: string; receiverId: string },
+): Promise<EdiFileRow | undefined> {
+  let query = db
+    .selectFrom('edi_files')
+    .innerJoin('edi_profiles', 'edi_profiles.group_id', 'edi_files.group_id')
+    .selectAll('edi_files')
+    .where('edi_files.provider_id', '=', providerId)
+    .where('edi_profiles.interchange_receiver_qualifier', '=', partner.receiverQualifier)
+    .where('edi_profiles.interchange_receiver_id', '=', partner.receiverId);
+  query =
+    'interchange' in filter
+      ? query.where('edi_files.interchange_control_number', '=', filter.interchange)
+      : query.where('edi_files.group_control_number', '=', filter.group);
+  return query.orderBy('edi_files.created_at', 'desc').limit(1).executeTakeFirst();
+}

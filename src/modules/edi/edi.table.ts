@@ -1,0 +1,136 @@
+import type { Selectable } from 'kysely';
+
+/** How a group's files reach the carrier: uploaded over SFTP, or taken by hand from the carrier's portal. */
+export const EDI_DELIVERY_METHODS = ['sftp', 'download'] as const;
+export type EdiDeliveryMethod = (typeof EDI_DELIVERY_METHODS)[number];
+
+/** ISA15: test or production data. */
+export const EDI_USAGE_INDICATORS = ['T', 'P'] as const;
+export type EdiUsageIndicator = (typeof EDI_USAGE_INDICATORS)[number];
+
+/** change: BGN08 `2` (what changed since the last file); full: BGN08 `RX` or `4` (everyone covered on a date). */
+export const EDI_FILE_KINDS = ['change', 'full'] as const;
+export type EdiFileKind = (typeof EDI_FILE_KINDS)[number];
+
+/** A full file replaces the carrier's list (`replace`, BGN08 RX) or only asks it to compare (`verify`, BGN08 4). */
+export const EDI_FILE_ACTIONS = ['change', 'replace', 'verify'] as const;
+export type EdiFileAction = (typeof EDI_FILE_ACTIONS)[number];
+
+/**
+ * Where a file stands. awaiting_confirmation: a full file, built, waiting for an admin to confirm who it leaves
+ * out; ready: waiting for delivery (or, for download delivery, for someone to take it to the portal);
+ * delivered: with the carrier; delivery_failed: every retry failed (it can be sent again); accepted,
+ * accepted_with_errors, rejected: what the carrier's 999 (or TA1) said; cancelled: a full file not confirmed.
+ */
+export const EDI_FILE_STATUSES = [
+  'awaiting_confirmation',
+  'ready',
+  'delivered',
+  'delivery_failed',
+  'accepted',
+  'accepted_with_errors',
+  'rejected',
+  'cancelled',
+] as const;
+export type EdiFileStatus = (typeof EDI_FILE_STATUSES)[number];
+
+export interface EdiProfileTable {
+  group_id: string;
+  provider_id: string;
+  employer_id: string;
+  interchange_sender_qualifier: string;
+  interchange_sender_id: string;
+  interchange_receiver_qualifier: string;
+  interchange_receiver_id: string;
+  application_sender_code: string;
+  application_receiver_code: string;
+  usage_indicator: EdiUsageIndicator;
+  sponsor_name: string;
+  sponsor_tax_id: string;
+  payer_name: string;
+  payer_id: string;
+  payer_id_qualifier: string;
+  master_policy_number: string | null;
+  /** JSON text: CompanionGuide (edi-profile.ts). */
+  companion_guide: string;
+  schedule_time: string | null;
+  schedule_time_zone: string | null;
+  last_scheduled_on: string | null;
+  delivery_method: EdiDeliveryMethod;
+  /** JSON text: StoredSftpSettings (secrets encrypted); null for download delivery. */
+  sftp: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EdiControlNumberTable {
+  partner_key: string;
+  provider_id: string;
+  last_interchange_control_number: number;
+  last_group_control_number: number;
+}
+
+export interface EdiFileTable {
+  id: string;
+  provider_id: string;
+  employer_id: string;
+  group_id: string;
+  kind: EdiFileKind;
+  action: EdiFileAction;
+  status: EdiFileStatus;
+  as_of: string;
+  interchange_control_number: number;
+  group_control_number: number;
+  transaction_set_control_number: string;
+  usage_indicator: EdiUsageIndicator;
+  member_count: number;
+  segment_count: number;
+  byte_count: number;
+  benefit_change_count: number;
+  file_name: string;
+  content_sha256: string;
+  /** JSON text: MissingPerson[] (full files). */
+  missing: string | null;
+  /** JSON text: LeftOut[]. */
+  left_out: string;
+  delivery_method: EdiDeliveryMethod;
+  delivery_attempts: number;
+  delivery_error: string | null;
+  remote_path: string | null;
+  /** JSON text: the acknowledgement's result. */
+  acknowledgement: string | null;
+  created_at: string;
+  confirmed_at: string | null;
+  delivered_at: string | null;
+  acknowledged_at: string | null;
+}
+
+export interface EdiFileChunkTable {
+  edi_file_id: string;
+  position: number;
+  /** Encrypted (shared/crypto.ts). */
+  content: string;
+}
+
+export interface EdiFileChangeTable {
+  benefit_change_id: string;
+  edi_file_id: string;
+  position: number;
+}
+
+export interface EdiFilePersonTable {
+  edi_file_id: string;
+  person_id: string;
+  member_id: string;
+  line_of_coverage: string;
+}
+
+export interface EdiSentDemographicsTable {
+  group_id: string;
+  person_id: string;
+  digest: string;
+  edi_file_id: string;
+}
+
+export type EdiProfileRow = Selectable<EdiProfileTable>;
+export type EdiFileRow = Selectable<EdiFileTable>;

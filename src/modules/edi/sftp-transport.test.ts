@@ -1,0 +1,360 @@
+import { createHash } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  generateEd25519KeyPair,
+  publicKeyFingerprint,
+  SFTP_TEST_USER,
+  startSftpTestServer,
+  type SftpTestServer,
+  type SftpTestServerOptions,
+} from '../../../test/helpers/sftp-server.ts';
+import { downloadFile, listFiles, removeFile, SftpDeliveryError, uploadFile, withSftpSession, type SftpTarget } from './sftp-transport.ts';
+
+const X12_834 = 'ISA*00*          *00*          *ZZ*SENDER         *ZZ*CARRIER        *250101*1200*^*00501*000000001*0*P*:~\nIEA*1*000000001~\n';
+
+const servers: SftpTestServer[] = [];
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function startServer(options?: SftpTestServerOptions): Promise<SftpTestServer> {
+  const server = await startSftpTestServer(options);
+  servers.push(server);
+  return server;
+}
+
+function targetFor(server: SftpTestServer, overrides: Partial<SftpTarget> = {}): SftpTarget {
+  return {
+    host: server.host,
+    port: server.port,
+    username: SFTP_TEST_USER.username,
+    hostKeyFingerprint: server.hostKeyFingerprint,
+    auth: { password: SFTP_TEST_USER.password },
+    inboundDirectory: '/inbound',
+    outboundDirectory: '/outbound',
+    ...overrides,
+  };
+}
+
+/** The error a promise rejects with (failing the test when it resolves). */
+async function failureOf(promise: Promise<unknown>): Promise<SftpDeliveryError> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (rejection: unknown) => rejection,
+  );
+  expect(error).toBeInstanceOf(SftpDeliveryError);
+  return error as SftpDeliveryError;
+}
+
+/** Polls until `condition` holds (a connection closes a moment after the call returns). */
+async function waitUntil(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** `megabytes` of deterministic, non-repeating-per-chunk bytes in 64 KiB chunks, and their SHA-256. */
+function generatedContent(megabytes: number): { chunks: () => AsyncGenerator<Buffer>; bytes: number; sha256: string } {
+  const chunkBytes = 64 * 1024;
+  const count = (megabytes * 1024 * 1024) / chunkBytes;
+  const chunkAt = (index: number) => {
+    const chunk = Buffer.alloc(chunkBytes, index % 251);
+    chunk.writeUInt32BE(index, 0);
+    return chunk;
+  };
+  const hash = createHash('sha256');
+  for (let index = 0; index < count; index++) hash.update(chunkAt(index));
+  return {
+    bytes: count * chunkBytes,
+    sha256: hash.digest('hex'),
+    chunks: async function* () {
+      for (let index = 0; index < count; index++) yield chunkAt(index);
+    },
+  };
+}
+
+const sha256 = (data: Buffer | undefined) =>
+  createHash('sha256')
+    .update(data ?? Buffer.alloc(0))
+    .digest('hex');
+
+describe('uploadFile', () => {
+  it('when the password is right, then the file arrives byte for byte under its name and no .part is left', async () => {
+    const server = await startServer();
+
+    const result = await uploadFile(targetFor(server), 'ENR_20250101.834', X12_834);
+
+    expect(result).toEqual({ remotePath: '/inbound/ENR_20250101.834', bytes: Buffer.byteLength(X12_834) });
+    expect(server.file('/inbound/ENR_20250101.834')?.toString('utf8')).toBe(X12_834);
+    expect([...server.files.keys()]).toEqual(['/inbound/ENR_20250101.834']);
+    expect(server.renames).toEqual([{ via: 'posix-rename', from: '/inbound/ENR_20250101.834.part', to: '/inbound/ENR_20250101.834' }]);
+    expect(server.authAttempts).toEqual([{ username: SFTP_TEST_USER.username, method: 'password', accepted: true }]);
+    await waitUntil(() => server.openConnections === 0);
+  });
+
+  it('when authenticating with an encrypted private key, then the upload succeeds by public key alone', async () => {
+    const clientKey = generateEd25519KeyPair({ passphrase: 'key passphrase' });
+    const server = await startServer({ users: [{ username: 'key-user', publicKey: clientKey.public }] });
+    const content = Buffer.from([0, 1, 2, 255, 254, 10, 13, 0]);
+
+    const result = await uploadFile(
+      targetFor(server, { username: 'key-user', auth: { privateKey: clientKey.private, passphrase: 'key passphrase' } }),
+      'binary.834',
+      content,
+    );
+
+    expect(result.bytes).toBe(content.length);
+    expect(server.file('/inbound/binary.834')?.equals(content)).toBe(true);
+    expect(server.authAttempts.map((attempt) => attempt.method)).not.toContain('password');
+    expect(server.authAttempts.at(-1)).toEqual({ username: 'key-user', method: 'publickey', accepted: true });
+  });
+
+  it('when 20 MB stream from an async generator, then the whole file arrives intact', async () => {
+    const server = await startServer();
+    const content = generatedContent(20);
+
+    const result = await uploadFile(targetFor(server), 'large.834', content.chunks());
+
+    expect(result.bytes).toBe(content.bytes);
+    expect(server.file('/inbound/large.834')?.length).toBe(content.bytes);
+    expect(sha256(server.file('/inbound/large.834'))).toBe(content.sha256);
+    expect(server.files.has('/inbound/large.834.part')).toBe(false);
+  });
+
+  it('when the same file name is sent again, then the new content replaces the old', async () => {
+    const server = await startServer();
+    const target = targetFor(server);
+
+    await uploadFile(target, 'resend.834', 'first version, somewhat longer');
+    await uploadFile(target, 'resend.834', 'second version');
+
+    expect(server.file('/inbound/resend.834')?.toString('utf8')).toBe('second version');
+    expect([...server.files.keys()]).toEqual(['/inbound/resend.834']);
+  });
+
+  it('when the server does not offer posix-rename, then a resend removes the old file and renames', async () => {
+    const server = await startServer({ advertisePosixRename: false });
+    const target = targetFor(server);
+
+    await uploadFile(target, 'resend.834', 'first version');
+    await uploadFile(target, 'resend.834', 'second version');
+
+    expect(server.file('/inbound/resend.834')?.toString('utf8')).toBe('second version');
+    expect(server.renames.map((rename) => rename.via)).toEqual(['rename', 'rename']);
+    expect([...server.files.keys()]).toEqual(['/inbound/resend.834']);
+  });
+
+  it('when the pinned fingerprint is not the server key, then it refuses before authenticating and sends no file', async () => {
+    const server = await startServer();
+    const someoneElse = publicKeyFingerprint(generateEd25519KeyPair().public);
+
+    const error = await failureOf(uploadFile(targetFor(server, { hostKeyFingerprint: someoneElse }), 'ENR.834', X12_834));
+
+    expect(error.code).toBe('host_key_mismatch');
+    expect(error.retryable).toBe(false);
+    expect(server.connectionCount).toBe(1);
+    expect(server.authAttempts).toEqual([]);
+    expect(server.files.size).toBe(0);
+    expect(error.message).not.toContain(SFTP_TEST_USER.password);
+    await waitUntil(() => server.openConnections === 0);
+  });
+
+  it('when the password is wrong, then auth_failed, not retryable, and the password is in no message', async () => {
+    const server = await startServer();
+    const wrongPassword = 'Tr0ub4dor&3-wrong';
+
+    const error = await failureOf(uploadFile(targetFor(server, { auth: { password: wrongPassword } }), 'ENR.834', X12_834));
+
+    expect(error.code).toBe('auth_failed');
+    expect(error.retryable).toBe(false);
+    expect(`${error.message} ${JSON.stringify(error)} ${error.stack}`).not.toContain(wrongPassword);
+    expect(server.authAttempts).toEqual([{ username: SFTP_TEST_USER.username, method: 'password', accepted: false }]);
+    expect(server.files.size).toBe(0);
+    await waitUntil(() => server.openConnections === 0);
+  });
+
+  it('when the private key cannot be decrypted, then auth_failed without the key in the message', async () => {
+    const server = await startServer();
+    const clientKey = generateEd25519KeyPair({ passphrase: 'right' });
+
+    const error = await failureOf(uploadFile(targetFor(server, { auth: { privateKey: clientKey.private, passphrase: 'wrong' } }), 'ENR.834', X12_834));
+
+    expect(error.code).toBe('auth_failed');
+    expect(error.message).not.toContain(clientKey.private.split('\n')[1]);
+    expect(server.connectionCount).toBe(0);
+  });
+
+  it('when the connection drops mid-upload, then a retryable error, no final file, and the retry delivers it whole', async () => {
+    const server = await startServer();
+    const target = targetFor(server);
+    const content = generatedContent(1);
+    server.dropConnectionAfterBytes(256 * 1024);
+
+    const error = await failureOf(uploadFile(target, 'ENR.834', content.chunks()));
+
+    expect(error.code).toBe('connection_lost');
+    expect(error.retryable).toBe(true);
+    expect(server.files.has('/inbound/ENR.834')).toBe(false);
+    expect(server.files.has('/inbound/ENR.834.part')).toBe(true);
+
+    const retry = await uploadFile(target, 'ENR.834', content.chunks());
+
+    expect(retry.bytes).toBe(content.bytes);
+    expect(sha256(server.file('/inbound/ENR.834'))).toBe(content.sha256);
+    expect(server.files.has('/inbound/ENR.834.part')).toBe(false);
+  });
+
+  it('when the connection is refused, then connection_failed is retryable and the next attempt succeeds', async () => {
+    const server = await startServer();
+    server.refuseConnections(1);
+
+    const error = await failureOf(uploadFile(targetFor(server), 'ENR.834', X12_834));
+
+    expect(error.code).toBe('connection_failed');
+    expect(error.retryable).toBe(true);
+    await uploadFile(targetFor(server), 'ENR.834', X12_834);
+    expect(server.file('/inbound/ENR.834')?.toString('utf8')).toBe(X12_834);
+  });
+
+  it('when the server never answers the handshake, then timeout within the bound and the connection is closed', async () => {
+    const server = await startServer();
+    server.neverAnswer('handshake');
+    const started = Date.now();
+
+    const error = await failureOf(uploadFile(targetFor(server), 'ENR.834', X12_834, { operationTimeoutMs: 500 }));
+
+    expect(error.code).toBe('timeout');
+    expect(error.retryable).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2_500);
+    await waitUntil(() => server.openConnections === 0);
+  });
+
+  it('when the server never answers SFTP requests, then timeout within the bound and the connection is closed', async () => {
+    const server = await startServer();
+    server.neverAnswer('sftp');
+    const started = Date.now();
+
+    const error = await failureOf(uploadFile(targetFor(server), 'ENR.834', X12_834, { operationTimeoutMs: 700 }));
+
+    expect(error.code).toBe('timeout');
+    expect(error.retryable).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(server.authAttempts.at(-1)?.accepted).toBe(true);
+    await waitUntil(() => server.openConnections === 0);
+  });
+
+  it('when the inbound directory does not exist, then a remote_error that is not retryable', async () => {
+    const server = await startServer();
+
+    const error = await failureOf(uploadFile(targetFor(server, { inboundDirectory: '/missing' }), 'ENR.834', X12_834));
+
+    expect(error.code).toBe('remote_error');
+    expect(error.retryable).toBe(false);
+  });
+
+  it.each([
+    ['a path separator', '../etc/passwd'],
+    ['a slash', 'inbound/ENR.834'],
+    ['a backslash', 'ENR\\834'],
+    ['dot-dot', '..'],
+    ['dot-dot inside', 'ENR..834'],
+    ['NUL', 'ENR\u0000.834'],
+    ['a newline', 'ENR\n.834'],
+    ['a C1 control character', 'ENR\u0085.834'],
+    ['nothing', ''],
+    ['too many bytes', 'é'.repeat(128)],
+  ])('when the file name has %s, then invalid_name before connecting', async (_label, fileName) => {
+    const server = await startServer();
+
+    const error = await failureOf(uploadFile(targetFor(server), fileName, X12_834));
+
+    expect(error.code).toBe('invalid_name');
+    expect(error.retryable).toBe(false);
+    expect(server.connectionCount).toBe(0);
+  });
+});
+
+describe('acknowledgement pickup', () => {
+  const ack999 = 'ISA*00*~ST*999*0001*005010X231A1~AK1*BE*1*005010X220A1~SE*4*0001~\n';
+
+  it('when a 999 is in the outbound folder, then it is listed, downloaded and removed', async () => {
+    const server = await startServer();
+    server.putFile('/outbound/ACK_0001.999', ack999);
+    const ta1 = 'ISA*00*~TA1*000000001*250101*1200*A*000~';
+    server.putFile('/outbound/TA1_0001.ta1', ta1);
+    server.putFile('/inbound/ours.834', X12_834);
+    const target = targetFor(server);
+
+    const listed = await listFiles(target, '/outbound');
+    const downloaded = await downloadFile(target, '/outbound/ACK_0001.999', 1_024);
+    await removeFile(target, '/outbound/ACK_0001.999');
+
+    expect(listed.map(({ name, remotePath, size }) => ({ name, remotePath, size }))).toEqual([
+      { name: 'ACK_0001.999', remotePath: '/outbound/ACK_0001.999', size: Buffer.byteLength(ack999) },
+      { name: 'TA1_0001.ta1', remotePath: '/outbound/TA1_0001.ta1', size: ta1.length },
+    ]);
+    expect(listed[0]?.modifiedAt).toBeInstanceOf(Date);
+    expect(downloaded.toString('utf8')).toBe(ack999);
+    expect(server.files.has('/outbound/ACK_0001.999')).toBe(false);
+    expect(server.files.has('/outbound/TA1_0001.ta1')).toBe(true);
+  });
+
+  it('when list, download and remove share one session, then one connection serves them all', async () => {
+    const server = await startServer();
+    for (let index = 0; index < 150; index++) server.putFile(`/outbound/ACK_${String(index).padStart(4, '0')}.999`, `${ack999}${index}`);
+
+    const picked = await withSftpSession(targetFor(server), async (session) => {
+      const files = await session.listFiles('/outbound');
+      const contents: string[] = [];
+      for (const file of files) {
+        contents.push((await session.downloadFile(file.remotePath, 1_024)).toString('utf8'));
+        await session.removeFile(file.remotePath);
+      }
+      return contents;
+    });
+
+    expect(picked).toHaveLength(150);
+    expect(picked[149]).toBe(`${ack999}149`);
+    expect(server.files.size).toBe(0);
+    expect(server.connectionCount).toBe(1);
+  });
+
+  it('when listing is bounded, then at most maxEntries entries are read', async () => {
+    const server = await startServer();
+    for (let index = 0; index < 30; index++) server.putFile(`/outbound/ACK_${index}.999`, ack999);
+
+    const listed = await listFiles(targetFor(server), '/outbound', { maxEntries: 10 });
+
+    expect(listed).toHaveLength(10);
+  });
+
+  it('when a file is larger than maxBytes, then file_too_large and it stays on the server', async () => {
+    const server = await startServer();
+    server.putFile('/outbound/huge.999', Buffer.alloc(10_000, 'A'));
+
+    const error = await failureOf(downloadFile(targetFor(server), '/outbound/huge.999', 9_999));
+
+    expect(error.code).toBe('file_too_large');
+    expect(error.retryable).toBe(false);
+    expect(server.files.has('/outbound/huge.999')).toBe(true);
+    expect((await downloadFile(targetFor(server), '/outbound/huge.999', 10_000)).length).toBe(10_000);
+  });
+
+  it('when removing a file already gone, then it counts as removed', async () => {
+    const server = await startServer();
+
+    await expect(removeFile(targetFor(server), '/outbound/gone.999')).resolves.toBeUndefined();
+  });
+
+  it.each([['/outbound/../inbound/ours.834'], ['/outbound/a\u0000b'], ['..\\secret']])('when the remote path is %j, then invalid_name', async (remotePath) => {
+    const server = await startServer();
+
+    const error = await failureOf(downloadFile(targetFor(server), remotePath, 1_024));
+
+    expect(error.code).toBe('invalid_name');
+    expect(server.connectionCount).toBe(0);
+  });
+});
