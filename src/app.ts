@@ -53,6 +53,7 @@ import { registerCobraEventRoutes } from './modules/cobra-events/cobra-event.rou
 import { CobraEventService } from './modules/cobra-events/cobra-event.service.ts';
 import { DailySweep } from './modules/daily-sweep/sweep.service.ts';
 import { EdiAcknowledgements } from './modules/edi/edi-acknowledgement.service.ts';
+import { ediJobHandlers } from './modules/edi/edi-delivery.job.ts';
 import { EdiFileService } from './modules/edi/edi-file.service.ts';
 import { EdiProfileService } from './modules/edi/edi-profile.service.ts';
 import { registerEdiRoutes } from './modules/edi/edi.routes.ts';
@@ -276,15 +277,19 @@ export interface WebhookJobSettings {
 
 /**
  * Every durable job's handler, for the server's worker (and tests that run jobs). Webhook deliveries are
- * handled when `webhooks` is given (the server always gives it).
+ * handled when `webhooks` is given, EDI file uploads when `encryptionKey` is (the server always gives both).
  */
-export function buildJobHandlers(deps: BackgroundDependencies & { adapter: CarrierAdapter; webhooks?: WebhookJobSettings }): Record<string, JobHandler> {
-  const { db, clock, jobs, webhooks } = deps;
+export function buildJobHandlers(
+  deps: BackgroundDependencies & { adapter: CarrierAdapter; webhooks?: WebhookJobSettings; encryptionKey?: Buffer },
+): Record<string, JobHandler> {
+  const { db, clock, jobs, webhooks, encryptionKey } = deps;
   const events = buildEventLog(deps);
+  const edi = encryptionKey ? { key: encryptionKey, encrypter: new Encrypter(encryptionKey) } : undefined;
   return jobHandlers([
     carrierJobHandlers({ db, clock, events, adapter: deps.adapter }),
     openEnrollmentJobHandlers(buildOpenEnrollment({ ...deps, events }).windows),
     webhooks ? webhookJobHandlers({ db, clock, jobs, events, encrypter: new Encrypter(webhooks.encryptionKey), sender: webhooks.sender }) : {},
+    edi ? ediJobHandlers({ db, clock, events, encrypter: edi.encrypter, files: new EdiFileService(db, clock, edi.encrypter, edi.key, events, jobs) }) : {},
   ]);
 }
 

@@ -1,13 +1,16 @@
 import { dirname, join } from 'node:path';
-import { buildApp, buildDailySweep, buildJobHandlers, type App } from './app.ts';
+import { buildApp, buildDailySweep, buildEventLog, buildJobHandlers, type App } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
-import { loadOrCreateKeyFile } from './shared/crypto.ts';
+import { Encrypter, loadOrCreateKeyFile } from './shared/crypto.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
 import { purgeExpiredEvents } from './modules/events/event.service.ts';
 import { JobWorker } from './jobs/job-worker.ts';
 import { SweepScheduler } from './modules/daily-sweep/sweep-scheduler.ts';
+import { EdiAcknowledgements } from './modules/edi/edi-acknowledgement.service.ts';
+import { EdiFileService } from './modules/edi/edi-file.service.ts';
+import { EdiScheduler } from './modules/edi/edi-scheduler.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
 import { SandboxCarrierAdapter } from './modules/carrier-connections/sandbox-adapter.ts';
 import { WebhookSender } from './modules/webhooks/webhook-sender.ts';
@@ -25,6 +28,8 @@ export interface RunningServer {
   worker: JobWorker;
   /** Runs the daily sweep at SWEEP_TIME (one process of many wins each day). */
   sweeps: SweepScheduler;
+  /** Builds scheduled EDI change files (one process of many per group and day) and picks up acknowledgements. */
+  ediSchedule: EdiScheduler;
   url: string;
   /** Stops accepting, finishes in-flight requests and running jobs, closes the database. */
   close(): Promise<void>;
@@ -54,7 +59,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const encryptionKey = resolveEncryptionKey(config, database);
     const app = await buildApp({ config, db: database.db, clock, encryptionKey, jobs });
     const sender = new WebhookSender({ allowLoopback: config.webhooksAllowLoopback });
-    const handlers = buildJobHandlers({ db: database.db, clock, jobs, adapter: new SandboxCarrierAdapter(), webhooks: { encryptionKey, sender } });
+    const handlers = buildJobHandlers({
+      db: database.db,
+      clock,
+      jobs,
+      adapter: new SandboxCarrierAdapter(),
+      webhooks: { encryptionKey, sender },
+      encryptionKey,
+    });
     // Webhook deliveries spend most of their time waiting on receivers: many run at once, claimed in batches.
     const worker = new JobWorker({
       db: database.db,
@@ -97,9 +109,21 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       timeZone: config.sweep.timeZone,
       log: app.log,
     });
+    const encrypter = new Encrypter(encryptionKey);
+    const ediEvents = buildEventLog({ clock });
+    const ediFiles = new EdiFileService(database.db, clock, encrypter, encryptionKey, ediEvents, jobs);
+    const ediSchedule = new EdiScheduler({
+      db: database.db,
+      clock,
+      files: ediFiles,
+      acknowledgements: new EdiAcknowledgements(database.db, clock, ediEvents, ediFiles),
+      encrypter,
+      log: app.log,
+    });
     const url = await app.listen({ port: config.port, host: config.host });
     worker.start();
     sweeps.start();
+    ediSchedule.start();
     app.log.info({ database: database.description }, 'benefits service ready');
     let closing: Promise<void> | undefined;
     return {
@@ -107,12 +131,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       database,
       worker,
       sweeps,
+      ediSchedule,
       url,
       close: () => {
         closing ??= (async () => {
           clearInterval(housekeeping);
           await app.close();
           await sweeps.stop();
+          await ediSchedule.stop();
           await worker.stop();
           await sender.close();
           await purgingEvents;

@@ -7,10 +7,11 @@
 //                lib/report.js) is summarized automatically.
 import * as beneficiariesDepth from './beneficiaries-depth.js';
 import * as carriersGet from './carriers-get.js';
+import * as ediFiles from './edi-files.js';
 import * as enrollmentApprovals from './enrollment-approvals.js';
 import * as hostileClients from './hostile-clients.js';
 import * as notificationsFilter from './notifications-filter.js';
 import * as openEnrollmentScale from './open-enrollment-scale.js';
 import * as webhooksDelivery from './webhooks-delivery.js';
 
-export const SCENARIOS = [carriersGet, beneficiariesDepth, notificationsFilter, enrollmentApprovals, openEnrollmentScale, webhooksDelivery, hostileClients];
+export const SCENARIOS = [carriersGet, beneficiariesDepth, notificationsFilter, enrollmentApprovals, openEnrollmentScale, ediFiles, webhooksDelivery, hostileClients];

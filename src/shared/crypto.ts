@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 /**
@@ -33,10 +33,12 @@ export function loadOrCreateKeyFile(path: string): Buffer {
 }
 
 export class Encrypter {
-  readonly #key: Buffer;
+  // A KeyObject made once: given a Buffer, every cipher would make (and check) a new one, which costs more
+  // than decrypting an SSN (measured building 834 files of 50,000 members).
+  readonly #key: KeyObject;
   constructor(key: Buffer) {
     if (key.length !== 32) throw new EncryptionKeyError('the encryption key must be 32 bytes');
-    this.#key = key;
+    this.#key = createSecretKey(key);
   }
 
   encrypt(plaintext: string): string {

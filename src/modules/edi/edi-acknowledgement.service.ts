@@ -83,6 +83,14 @@ export class EdiAcknowledgements {
     await this.#db.transaction().execute(async (trx) => {
       const file = await repository.lockFile(trx, scope, fileId);
       if (!file) throw new NotFound('EDI file');
+      // Control numbers start at 1 for every trading partner: the envelope must come from this file's carrier.
+      const profile = await repository.findProfile(trx, file.group_id);
+      const sender = acknowledgement.interchange;
+      if (profile && (sender.senderQualifier !== profile.interchange_receiver_qualifier || sender.senderId !== profile.interchange_receiver_id)) {
+        throw new InvalidState(
+          `This acknowledgement comes from ${sender.senderQualifier}/${sender.senderId} (ISA05/ISA06), not from the file's carrier ${profile.interchange_receiver_qualifier}/${profile.interchange_receiver_id}.`,
+        );
+      }
       const verdict = verdictOf999(acknowledgement, file) ?? verdictOfTa1(acknowledgement, file);
       if (!verdict) {
         throw new InvalidState(

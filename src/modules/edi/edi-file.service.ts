@@ -1,4 +1,4 @@
-import { createHash, hkdfSync } from 'node:crypto';
+import { createHash, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
@@ -6,8 +6,9 @@ import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import { enqueueJob } from '../../jobs/job-queue.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
+import { batches } from '../../shared/batches.ts';
 import { addDays, compareDates, toDateString } from '../../shared/dates.ts';
-import { InvalidState, NotFound } from '../../shared/errors.ts';
+import { InvalidState, NotFound, validationFailed } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.ts';
@@ -33,13 +34,19 @@ import type { CreateEdiFileBody, EdiFileResponse } from './edi-file.schemas.ts';
 import * as repository from './edi.repository.ts';
 import type { CoverageItem } from './edi.repository.ts';
 import type { EdiFileAction, EdiFileKind, EdiFileRow, EdiFileStatus, EdiProfileRow } from './edi.table.ts';
-import { X12ValueError, write834, write834ToString, type Envelope834, type Subscriber834 } from './x12-834.ts';
+import { X12ValueError, write834, type Envelope834, type Subscriber834 } from './x12-834.ts';
 
 /** The durable job that uploads one file over SFTP; payload `{ edi_file }`. */
 export const DELIVER_EDI_FILE_JOB = 'edi.deliver_file';
 
 /** Most benefit changes one change file carries; the rest go in the next file. */
 export const MAX_CHANGES_PER_FILE = 50_000;
+
+/** Members read, written and let go at a time while a full file is built. */
+const FULL_FILE_PAGE = 2_000;
+
+/** A member's loops and, for a full file, each person and line it lists. */
+type FileParts = SubscriberParts & { people: { person_id: string; member_id: string; line_of_coverage: string }[] };
 
 /** Plain text per stored chunk before encryption (the file is stored and read in pieces of this size). */
 const CHUNK_CHARACTERS = 256 * 1024;
@@ -103,7 +110,7 @@ export class EdiFileService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
   readonly #encrypter: Encrypter;
-  readonly #digestKey: Buffer;
+  readonly #digestKey: KeyObject;
   readonly #events: EventLog;
   readonly #jobs: { wake(): void } | undefined;
 
@@ -112,7 +119,7 @@ export class EdiFileService {
     this.#clock = clock;
     this.#encrypter = encrypter;
     // A key of its own for the demographics digests, derived from the service key (never the key itself).
-    this.#digestKey = Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'benefits edi demographics digest', 32));
+    this.#digestKey = createSecretKey(Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'benefits edi demographics digest', 32)));
     this.#events = events;
     this.#jobs = jobs;
   }
@@ -157,7 +164,8 @@ export class EdiFileService {
     if (input.kind === 'change' && input.action !== undefined) throw new InvalidState('action is for full files only (replace or verify).');
     const built = await this.#db.transaction().execute(async (trx) => {
       const group = await repository.lockGroup(trx, scope, input.group);
-      if (!group) throw new NotFound('group');
+      // The group is a field of the body (as every create names what it refers to): 400, like POST /plans.
+      if (!group) throw validationFailed(['group'], 'No such group.');
       const profile = await this.#profileOf(trx, group);
       const asOf = input.as_of ?? toDateString(this.#clock.now());
       const action: EdiFileAction = input.kind === 'change' ? 'change' : (input.action ?? 'replace');
@@ -221,8 +229,11 @@ export class EdiFileService {
       const file = await repository.lockFile(trx, scope, id);
       if (!file) throw new NotFound('EDI file');
       if (!SENDABLE_STATUSES.includes(file.status)) throw new InvalidState(`The file is ${file.status}: it cannot be delivered.`);
-      if (file.delivery_method === 'sftp') {
-        await this.#enqueueDelivery(trx, file.id);
+      // The group's delivery as it is now: a profile switched to download since the build lets a person take it.
+      const method = (await repository.findProfile(trx, file.group_id))?.delivery_method ?? file.delivery_method;
+      if (method === 'sftp') {
+        // One upload at a time: a delivery already queued or running sends these same bytes.
+        if (!(await repository.hasPendingJob(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id })))) await this.#enqueueDelivery(trx, file.id);
         return true;
       }
       if (file.status === 'ready' || file.status === 'delivery_failed') await recordDelivered(trx, this.#clock, this.#events, file, null);
@@ -253,8 +264,8 @@ export class EdiFileService {
     asOf: string,
   ): Promise<EdiFileRow | undefined> {
     const guide = companionGuideOf(profile);
-    const content = kind === 'change' ? await this.#changeContent(trx, group, guide, asOf) : await this.#fullContent(trx, group, guide, asOf);
-    if (content.subscribers.length === 0 && kind === 'change') return undefined;
+    const content = kind === 'change' ? await this.#changeContent(trx, group, guide, asOf) : this.#fullContent(trx, group, guide, asOf);
+    if (Array.isArray(content.parts) && content.parts.length === 0) return undefined;
     // Handed out in this transaction, after the group's lock: numbers increase in the order files are stored,
     // and a build that fails stores nothing (no file ever carried its number).
     const numbers = await repository.nextControlNumbers(trx, profile.provider_id, tradingPartnerKey(profile));
@@ -291,14 +302,14 @@ export class EdiFileService {
       group_control_number: numbers.group,
       transaction_set_control_number: '0001',
       usage_indicator: profile.usage_indicator,
-      member_count: content.subscribers.length,
+      member_count: 0,
       segment_count: 0,
       byte_count: 0,
-      benefit_change_count: content.changeIds.length,
+      benefit_change_count: 0,
       file_name: fileNameOf(profile, kind, numbers.interchange),
       content_sha256: '',
       missing: null,
-      left_out: JSON.stringify(content.leftOut),
+      left_out: '[]',
       delivery_method: profile.delivery_method,
       delivery_attempts: 0,
       delivery_error: null,
@@ -310,26 +321,61 @@ export class EdiFileService {
       acknowledged_at: null,
     };
     await repository.insertFile(trx, row);
+    // One pass: each member's loops are written as they are made; one the file cannot carry (no subscriber
+    // id, a value X12 cannot hold) is left out with the reason, and everyone else's file goes on. A member's
+    // fate is known once the writer asks for the next one.
+    const leftOut = new Map<string, string>();
+    const written = { members: 0, changeIds: [] as string[], people: [] as FileParts['people'], digests: new Map<string, string>() };
+    const settle = (part: FileParts) => {
+      if (leftOut.has(part.member.row.id)) return;
+      written.members += 1;
+      written.changeIds.push(...(content.changesOf.get(part.member.row.id) ?? []));
+      written.people.push(...part.people);
+      this.#addDigests(written.digests, part);
+    };
+    let current: FileParts | undefined;
+    async function* subscribers(): AsyncGenerator<Subscriber834> {
+      for await (const part of content.parts) {
+        if (current) settle(current);
+        current = part;
+        const subscriber = toSubscriber834(part, guide, asOf, kind);
+        if (subscriber) yield subscriber;
+        else leftOut.set(part.member.row.id, `No subscriber id: the profile's REF*0F source (${guide.subscriber_id_source}) is not set for this member.`);
+      }
+      if (current) settle(current);
+    }
     let text: AsyncIterable<string>;
     try {
-      text = write834(envelope, content.subscribers);
+      text = write834(envelope, subscribers(), {
+        onInvalidSubscriber: (_subscriber, error) => leftOut.set(current!.member.row.id, `${error.element}: ${error.reason}`),
+      });
     } catch (error) {
       if (error instanceof X12ValueError) throw new InvalidState(`The group's EDI profile cannot be written in an 834: ${error.element} ${error.reason}.`);
       throw error;
     }
-    const written = await this.#store(trx, id, text);
-    const stored: EdiFileRow = { ...row, ...written };
+    const stats = await this.#store(trx, id, text);
+    if (written.members === 0 && kind === 'change') {
+      const [member, reason] = [...leftOut][0]!;
+      throw new InvalidState(`Nothing could be written: ${leftOut.size} member(s) with changes waiting cannot go in an 834 (member ${member}: ${reason}).`);
+    }
+    const stored: EdiFileRow = {
+      ...row,
+      ...stats,
+      member_count: written.members,
+      benefit_change_count: written.changeIds.length,
+      left_out: JSON.stringify([...leftOut].map(([member, reason]) => ({ member, reason }))),
+    };
     if (kind === 'full') {
       const previous = action === 'replace' ? await repository.findLastAcceptedFullFile(trx, group.id) : undefined;
       await repository.insertFilePeople(
         trx,
-        content.people.map((person) => ({ edi_file_id: id, ...person })),
+        written.people.map((person) => ({ edi_file_id: id, ...person })),
       );
-      stored.missing = JSON.stringify(previous ? await this.#missingSince(trx, previous, content.people) : []);
+      stored.missing = JSON.stringify(previous ? await this.#missingSince(trx, previous, written.people) : []);
     }
     await repository.updateFile(trx, stored);
-    await repository.insertFileChanges(trx, id, content.changeIds);
-    await repository.saveSentDigests(trx, group.id, id, content.digests);
+    await repository.insertFileChanges(trx, id, written.changeIds);
+    await repository.saveSentDigests(trx, group.id, id, written.digests);
     await this.#events.record(trx, eventOf('edi_file', 'created', stored));
     if (stored.status === 'ready' && stored.delivery_method === 'sftp') await this.#enqueueDelivery(trx, id);
     return stored;
@@ -385,39 +431,10 @@ export class EdiFileService {
     return new Map([...rows].map(([id, row]) => [id, { row, ssn: row.ssn_encrypted === null ? null : this.#encrypter.decrypt(row.ssn_encrypted) }]));
   }
 
-  /**
-   * Writes each member alone first, so that one member the file cannot carry (no subscriber id, a name X12
-   * cannot hold) is left out with the reason instead of stopping everyone's file.
-   */
-  async #writable(
-    parts: readonly SubscriberParts[],
-    guide: CompanionGuide,
-    asOf: string,
-    kind: EdiFileKind,
-  ): Promise<{ subscribers: Subscriber834[]; written: SubscriberParts[]; leftOut: LeftOut[] }> {
-    const subscribers: Subscriber834[] = [];
-    const written: SubscriberParts[] = [];
-    const leftOut: LeftOut[] = [];
-    for (const part of parts) {
-      const subscriber = toSubscriber834(part, guide, asOf, kind);
-      if (!subscriber) {
-        leftOut.push({
-          member: part.member.row.id,
-          reason: `No subscriber id: the profile's REF*0F source (${guide.subscriber_id_source}) is not set for this member.`,
-        });
-        continue;
-      }
-      try {
-        await write834ToString(PROBE_ENVELOPE, [subscriber]);
-      } catch (error) {
-        if (!(error instanceof X12ValueError)) throw error;
-        leftOut.push({ member: part.member.row.id, reason: `${error.element}: ${error.reason}` });
-        continue;
-      }
-      subscribers.push(subscriber);
-      written.push(part);
-    }
-    return { subscribers, written, leftOut };
+  /** The demographics digests of a member's people in the file, as the carrier now holds them. */
+  #addDigests(digests: Map<string, string>, part: SubscriberParts): void {
+    digests.set(part.member.row.id, demographicsDigest(this.#digestKey, { kind: 'member', facts: part.member }));
+    for (const { row } of part.dependents.values()) digests.set(row.id, demographicsDigest(this.#digestKey, { kind: 'dependent', row }));
   }
 
   async #changeContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string) {
@@ -456,7 +473,6 @@ export class EdiFileService {
       addBenefitChange(part, change, previous, next, context, reinstated.has(change.id));
       changesOf.set(change.member_id, [...(changesOf.get(change.member_id) ?? []), change.id]);
     }
-    const digests = new Map<string, string>();
     for (const item of inForce) {
       const facts = members.get(item.member_id);
       if (!facts) continue;
@@ -472,62 +488,56 @@ export class EdiFileService {
         }
       }
     }
-    const { subscribers, written, leftOut } = await this.#writable([...parts.values()], guide, asOf, 'change');
-    const changeIds: string[] = [];
-    for (const part of written) {
-      changeIds.push(...(changesOf.get(part.member.row.id) ?? []));
-      digests.set(part.member.row.id, demographicsDigest(this.#digestKey, { kind: 'member', facts: part.member }));
-      for (const { row } of part.dependents.values()) digests.set(row.id, demographicsDigest(this.#digestKey, { kind: 'dependent', row }));
-    }
-    return { subscribers, changeIds, leftOut, digests, people: [] as { person_id: string; member_id: string; line_of_coverage: string }[] };
+    return { parts: [...parts.values()].map((part): FileParts => ({ ...part, people: [] })), changesOf };
   }
 
-  async #fullContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string) {
-    const inForce = (await repository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf)).filter(
-      (item) => insuranceLineCodeOf(guide, item.line_of_coverage) !== undefined,
-    );
-    // One coverage per member and line: the latest-starting (the query orders them so).
-    const latest: CoverageItem[] = [];
-    const seen = new Set<string>();
-    for (const item of inForce) {
-      const key = `${item.member_id}|${item.line_of_coverage}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      latest.push(item);
+  /**
+   * Everyone covered on `asOf`, a page of members at a time (FULL_FILE_PAGE), so that a full file of 50,000
+   * members is never all in memory: each page's loops are written before the next page is read.
+   */
+  #fullContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string) {
+    return { parts: this.#fullParts(trx, group, guide, asOf), changesOf: new Map<string, string[]>() };
+  }
+
+  async *#fullParts(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string): AsyncGenerator<FileParts> {
+    const covered = await repository.findCoveredMemberIds(trx, group.provider_id, group.id, asOf);
+    for (const page of batches(covered, FULL_FILE_PAGE)) {
+      // A range of ids, not a list: a page costs range scans of indexes, not thousands of parameters.
+      const range = { first: page[0]!, last: page.at(-1)! };
+      const inForce = await repository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf, range);
+      // One coverage per member and line: the latest-starting (the query orders them so); lines the
+      // profile cannot code are not in 834 files.
+      const latest: CoverageItem[] = [];
+      const seen = new Set<string>();
+      for (const item of inForce) {
+        const key = `${item.member_id}|${item.line_of_coverage}`;
+        if (seen.has(key) || insuranceLineCodeOf(guide, item.line_of_coverage) === undefined) continue;
+        seen.add(key);
+        latest.push(item);
+      }
+      const coveredDependents = await repository.findCoveredDependentsInRange(trx, range);
+      const inPage = new Set(page);
+      const members = new Map(
+        (await repository.findMembersInRange(trx, group.provider_id, range))
+          .filter((row) => inPage.has(row.id))
+          .map((row) => [row.id, { row, ssn: row.ssn_encrypted === null ? null : this.#encrypter.decrypt(row.ssn_encrypted) }]),
+      );
+      const dependents = new Map((await repository.findDependentsInRange(trx, group.provider_id, range)).map((row) => [row.id, row]));
+      const context = this.#context(guide, coveredDependents, dependents);
+      const parts = new Map<string, FileParts>();
+      for (const item of latest) {
+        const facts = members.get(item.member_id);
+        if (!facts) continue;
+        const part = parts.get(item.member_id) ?? { ...subscriberParts(facts), people: [] };
+        parts.set(item.member_id, part);
+        addCoverageInForce(part, item, context);
+        part.people.push({ person_id: item.member_id, member_id: item.member_id, line_of_coverage: item.line_of_coverage });
+        for (const dependentId of coveredDependents.get(item.id) ?? []) {
+          part.people.push({ person_id: dependentId, member_id: item.member_id, line_of_coverage: item.line_of_coverage });
+        }
+      }
+      yield* parts.values();
     }
-    const coveredDependents = await repository.findCoveredDependents(
-      trx,
-      latest.map((item) => item.id),
-    );
-    const members = await this.#memberFacts(trx, group.provider_id, [...new Set(latest.map((item) => item.member_id))]);
-    const dependents = await repository.findDependents(trx, group.provider_id, [...coveredDependents.values()].flat());
-    const context = this.#context(guide, coveredDependents, dependents);
-    const parts = new Map<string, SubscriberParts>();
-    for (const item of latest) {
-      const facts = members.get(item.member_id);
-      if (!facts) continue;
-      const part = parts.get(item.member_id) ?? subscriberParts(facts);
-      parts.set(item.member_id, part);
-      addCoverageInForce(part, item, context);
-    }
-    const { subscribers, written, leftOut } = await this.#writable([...parts.values()], guide, asOf, 'full');
-    const writtenMembers = new Set(written.map((part) => part.member.row.id));
-    const people = latest
-      .filter((item) => writtenMembers.has(item.member_id))
-      .flatMap((item) => [
-        { person_id: item.member_id, member_id: item.member_id, line_of_coverage: item.line_of_coverage },
-        ...(coveredDependents.get(item.id) ?? []).map((dependentId) => ({
-          person_id: dependentId,
-          member_id: item.member_id,
-          line_of_coverage: item.line_of_coverage,
-        })),
-      ]);
-    const digests = new Map<string, string>();
-    for (const part of written) {
-      digests.set(part.member.row.id, demographicsDigest(this.#digestKey, { kind: 'member', facts: part.member }));
-      for (const { row } of part.dependents.values()) digests.set(row.id, demographicsDigest(this.#digestKey, { kind: 'dependent', row }));
-    }
-    return { subscribers, changeIds: [] as string[], leftOut, digests, people };
   }
 
   #context(guide: CompanionGuide, coveredDependents: ReadonlyMap<string, readonly string[]>, dependents: ReadonlyMap<string, DependentRow>): CoverageContext {
@@ -560,21 +570,3 @@ export class EdiFileService {
     return reinstated;
   }
 }
-
-/** An envelope for writing one member alone (#writable): its values are valid, and the text is discarded. */
-const PROBE_ENVELOPE: Envelope834 = {
-  sender: { qualifier: 'ZZ', id: 'PROBE' },
-  receiver: { qualifier: 'ZZ', id: 'PROBE' },
-  interchangeControlNumber: 1,
-  acknowledgementRequested: false,
-  usage: 'test',
-  createdAt: new Date(0),
-  applicationSenderCode: 'PROBE',
-  applicationReceiverCode: 'PROBE',
-  groupControlNumber: 1,
-  transactionSetControlNumber: 1,
-  referenceId: 'PROBE',
-  action: 'change',
-  sponsor: { name: 'PROBE', fein: '000000000' },
-  payer: { name: 'PROBE', idQualifier: 'FI', id: '000000000' },
-};

@@ -2,7 +2,7 @@
  * What goes into an 834 for the service's records: benefit changes and coverage turned into member loops
  * (Subscriber834), with the maintenance codes the guide defines. Pure: the file service loads the rows.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import { addDays, compareDates } from '../../shared/dates.ts';
 import type { BenefitChangeRow, ChangeKind } from '../benefit-changes/benefit-change.table.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
@@ -60,6 +60,16 @@ function addressOf(json: string | null): Address834 | null {
   return { line1: address.line1, line2: address.line2 ?? null, city: address.city, state: address.state, postalCode: address.zip_code.replace('-', '') };
 }
 
+/**
+ * Whether the member's termination is what ended a coverage whose last day is `end` (INS04 08 Termination of
+ * Employment, 005010X220A1 INS04 1203): termination ends coverage on or after the termination date (or cancels
+ * coverage starting later, its last day the day before its first), so a coverage dropped by an election before
+ * a termination date on record ends for another reason (07).
+ */
+function endedByTermination(member: MemberRow, end: string): boolean {
+  return member.termination_date !== null && compareDates(end, member.termination_date) >= 0;
+}
+
 /** INS08: terminated once the termination date has passed `asOf`, else the employment status. */
 function employmentStatusOf(member: MemberRow, asOf: string): EmploymentStatus834 {
   if (member.termination_date !== null && compareDates(member.termination_date, asOf) < 0) return 'terminated';
@@ -83,7 +93,7 @@ export function subscriberIdOf(guide: CompanionGuide, member: MemberFacts): stri
  * each file, so that the next change file sends maintenance when it differs. Keyed, so the stored digest of
  * an SSN cannot be reversed by trying every SSN.
  */
-export function demographicsDigest(key: Buffer, person: { kind: 'member'; facts: MemberFacts } | { kind: 'dependent'; row: DependentRow }): string {
+export function demographicsDigest(key: KeyObject, person: { kind: 'member'; facts: MemberFacts } | { kind: 'dependent'; row: DependentRow }): string {
   const fields =
     person.kind === 'member'
       ? [
@@ -176,10 +186,10 @@ export function addBenefitChange(
   reinstated: boolean,
 ): void {
   const kinds = JSON.parse(change.changes) as ChangeKind[];
-  const terminated = parts.member.row.termination_date !== null;
   if (change.status === 'removed' && previous) {
     const end = change.coverage_end ?? previous.effective_end ?? previous.effective_start!;
     const begin = previous.effective_start ?? end;
+    const terminated = endedByTermination(parts.member.row, end);
     const relationships = relationshipsOf(context, previous.id);
     parts.coverages.push(coverageLoop(context, 'cancellation_or_termination', previous, relationships, begin, end));
     parts.reason ??= terminated ? MAINTENANCE_REASON_OF.terminated : MAINTENANCE_REASON_OF.removed;

@@ -46,6 +46,7 @@ const CompanionGuideSchema = Type.Object(
       Type.Partial(
         Type.Object(Object.fromEntries(LINES_OF_COVERAGE.map((line) => [line, Type.String({ pattern: '^[A-Z0-9]{2,3}$' })])), { additionalProperties: false }),
         {
+          additionalProperties: false,
           description:
             "HD03 insurance line codes that differ from the defaults (medical HLT, dental DEN, vision VIS, short- and long-term disability STD and LTD), e.g. PPO for medical, or the code a carrier's companion guide gives a line the implementation guide has none for (life, AD&D, supplemental, accounts): those lines are sent only when mapped here.",
         },
@@ -55,6 +56,7 @@ const CompanionGuideSchema = Type.Object(
       Type.Partial(
         Type.Object(Object.fromEntries(COVERAGE_TIERS.map((tier) => [tier, Type.String({ pattern: '^[A-Z0-9]{3}$' })])), { additionalProperties: false }),
         {
+          additionalProperties: false,
           description:
             'HD05 coverage level codes per tier that differ from the defaults (member EMP, member_spouse ESP, member_child ECH, member_children ECH, member_family FAM), e.g. member_child: E1D',
         },

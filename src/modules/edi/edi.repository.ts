@@ -44,9 +44,30 @@ export async function deleteProfile(trx: Transaction<Database>, groupId: string)
   await trx.deleteFrom('edi_profiles').where('group_id', '=', groupId).execute();
 }
 
-/** Profiles with a schedule that have not been built for `day` yet (the scheduler claims each, see claimScheduledDay). */
+/**
+ * The profiles the scheduler looks at: those with a schedule (it claims each day's build, see
+ * claimScheduledDay) and those delivering over SFTP (whose outbound folders it reads for acknowledgements).
+ */
 export function listScheduledProfiles(db: Executor): Promise<EdiProfileRow[]> {
-  return db.selectFrom('edi_profiles').selectAll().where('schedule_time', 'is not', null).orderBy('group_id').execute();
+  return db
+    .selectFrom('edi_profiles')
+    .selectAll()
+    .where((eb) => eb.or([eb('schedule_time', 'is not', null), eb('delivery_method', '=', 'sftp')]))
+    .orderBy('group_id')
+    .execute();
+}
+
+/** Whether a delivery job for the file is queued or running (a second /deliver must not upload it twice at once). */
+export async function hasPendingJob(db: Executor, kind: string, payload: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('kind', '=', kind)
+    .where('payload', '=', payload)
+    .where('state', 'in', ['queued', 'running'])
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Claims the day's scheduled build of a group: true for the one process whose update changed the row. */
@@ -221,20 +242,81 @@ export function findCoverageItems(db: Executor, enrolledPlanIds: readonly string
     .execute();
 }
 
-/** Coverage in force on `date` on the group's plans (coverage-in-force.ts), by member, line and latest start. */
-export function findCoverageOfGroupOn(db: Executor, providerId: string, groupId: string, date: string): Promise<CoverageItem[]> {
-  return db
+/** Members whose ids are from `first` to `last` (in the database's order): a page of a full file. */
+export interface MemberRange {
+  first: string;
+  last: string;
+}
+
+/**
+ * Coverage in force on `date` on the group's plans (coverage-in-force.ts), by member, line and latest start;
+ * only of the members in `range` when given.
+ */
+export function findCoverageOfGroupOn(db: Executor, providerId: string, groupId: string, date: string, range?: MemberRange): Promise<CoverageItem[]> {
+  let query = db
     .selectFrom('enrolled_plans')
     .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
     .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
     .select(COVERAGE_ITEM_COLUMNS)
     .where('plans.provider_id', '=', providerId)
     .where('plans.group_id', '=', groupId)
-    .where(coverageInForceOn(date))
+    .where(coverageInForceOn(date));
+  if (range !== undefined) query = query.where('enrolled_plans.member_id', '>=', range.first).where('enrolled_plans.member_id', '<=', range.last);
+  return query
     .orderBy('enrolled_plans.member_id')
     .orderBy('plans.line_of_coverage')
     .orderBy('enrolled_plans.effective_start', 'desc')
     .orderBy('enrolled_plans.created_at', 'desc')
+    .execute();
+}
+
+/** Every member with coverage in force on `date` on the group's plans, in id order (the database's). */
+export async function findCoveredMemberIds(db: Executor, providerId: string, groupId: string, date: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('enrolled_plans')
+    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
+    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
+    .select('enrolled_plans.member_id')
+    .distinct()
+    .where('plans.provider_id', '=', providerId)
+    .where('plans.group_id', '=', groupId)
+    .where(coverageInForceOn(date))
+    .orderBy('enrolled_plans.member_id')
+    .execute();
+  return rows.map((row) => row.member_id);
+}
+
+/** Who the enrolled plans of the members in `range` cover besides the member, in election order. */
+export async function findCoveredDependentsInRange(db: Executor, range: MemberRange): Promise<Map<string, string[]>> {
+  const rows = await db
+    .selectFrom('enrolled_dependents')
+    .innerJoin('enrolled_plans', 'enrolled_plans.id', 'enrolled_dependents.enrolled_plan_id')
+    .select(['enrolled_dependents.enrolled_plan_id', 'enrolled_dependents.dependent_id'])
+    .where('enrolled_plans.member_id', '>=', range.first)
+    .where('enrolled_plans.member_id', '<=', range.last)
+    .orderBy('enrolled_dependents.enrolled_plan_id')
+    .orderBy('enrolled_dependents.position')
+    .execute();
+  const covered = new Map<string, string[]>();
+  for (const row of rows) {
+    const list = covered.get(row.enrolled_plan_id);
+    if (list) list.push(row.dependent_id);
+    else covered.set(row.enrolled_plan_id, [row.dependent_id]);
+  }
+  return covered;
+}
+
+export async function findMembersInRange(db: Executor, providerId: string, range: MemberRange): Promise<MemberRow[]> {
+  return db.selectFrom('members').selectAll().where('provider_id', '=', providerId).where('id', '>=', range.first).where('id', '<=', range.last).execute();
+}
+
+export async function findDependentsInRange(db: Executor, providerId: string, range: MemberRange): Promise<DependentRow[]> {
+  return db
+    .selectFrom('dependents')
+    .selectAll()
+    .where('provider_id', '=', providerId)
+    .where('member_id', '>=', range.first)
+    .where('member_id', '<=', range.last)
     .execute();
 }
 

@@ -287,6 +287,12 @@ export interface Dependent834 extends Member834 {
 export interface Write834Options {
   /** A line feed after each segment terminator, for people reading the file; off by default. */
   newlineAfterSegment?: boolean;
+  /**
+   * Called for a subscriber whose loops cannot be written (a value the guide does not allow): that subscriber
+   * (with their dependents) is left out and the file goes on. Without it, such a subscriber ends the iteration
+   * with an X12ValueError.
+   */
+  onInvalidSubscriber?: (subscriber: Subscriber834, error: X12ValueError) => void;
 }
 
 /** A segment's text without its terminator; trailing empty elements are dropped, as X12 requires. */
@@ -540,13 +546,14 @@ export function write834(
   options: Write834Options = {},
 ): AsyncIterable<string> {
   const header = envelopeSegments(envelope);
-  return streamSegments(header, subscribers, X12_DELIMITERS.segment + (options.newlineAfterSegment === true ? '\n' : ''));
+  return streamSegments(header, subscribers, X12_DELIMITERS.segment + (options.newlineAfterSegment === true ? '\n' : ''), options.onInvalidSubscriber);
 }
 
 async function* streamSegments(
   header: EnvelopeSegments,
   subscribers: Iterable<Subscriber834> | AsyncIterable<Subscriber834>,
   terminator: string,
+  onInvalidSubscriber: Write834Options['onInvalidSubscriber'],
 ): AsyncGenerator<string, void, undefined> {
   let chunk = header.interchangeHeader + terminator + header.groupHeader + terminator;
   // SE01 counts ST through SE.
@@ -561,8 +568,12 @@ async function* streamSegments(
     try {
       segments = familySegments(subscriber);
     } catch (error) {
-      if (error instanceof X12ValueError) throw new X12ValueError(error.element, error.reason, subscriberIndex);
-      throw error;
+      if (!(error instanceof X12ValueError)) throw error;
+      const located = new X12ValueError(error.element, error.reason, subscriberIndex);
+      if (!onInvalidSubscriber) throw located;
+      onInvalidSubscriber(subscriber, located);
+      subscriberIndex += 1;
+      continue;
     }
     for (const text of segments) chunk += text + terminator;
     transactionSegments += segments.length;

@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import { DEFAULT_MAX_ATTEMPTS, PermanentJobError } from '../../jobs/job-queue.ts';
+import type { JobHandler } from '../../jobs/job-worker.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Encrypter } from '../../shared/crypto.ts';
+import type { EventLog } from '../events/event-log.ts';
+import { SENDABLE_STATUSES, recordDelivered, recordDeliveryFailed } from './edi-file-state.ts';
+import { DELIVER_EDI_FILE_JOB } from './edi-file.service.ts';
+import { sftpTargetOf } from './edi-profile.ts';
+import * as repository from './edi.repository.ts';
+import type { EdiFileRow } from './edi.table.ts';
+import { SftpDeliveryError, uploadFile, type SftpOptions } from './sftp-transport.ts';
+
+export interface EdiJobDependencies {
+  db: Kysely<Database>;
+  clock: Clock;
+  events: EventLog;
+  /** Decrypts the profile's SFTP secret, for the moment of the connection only. */
+  encrypter: Encrypter;
+  /** The stored file's text, chunk by chunk (EdiFileService). */
+  files: { decryptedChunks(fileId: string): AsyncIterable<string> };
+  /** SFTP timeouts; the transport's defaults when absent. */
+  sftp?: SftpOptions;
+}
+
+/** The job handlers of carrier EDI, by job kind, for the worker's registry. */
+export function ediJobHandlers(deps: EdiJobDependencies): Record<string, JobHandler> {
+  return { [DELIVER_EDI_FILE_JOB]: (payload, context) => deliverEdiFile(deps, payload, context.attempt) };
+}
+
+/** The stored content no longer matches the file's recorded digest: sending it would not be the file the carrier was told of. */
+class StoredContentMismatch extends Error {
+  override readonly name = 'StoredContentMismatch';
+}
+
+/**
+ * Uploads one stored file to its group's SFTP drop and records it delivered. The file is never rebuilt: a
+ * resend uploads the same stored bytes under the same name (the carrier's file is replaced). Jobs run at least
+ * once, so a file no longer sendable is left alone. The upload happens outside any transaction; only its
+ * outcome is recorded in one.
+ *
+ * A failure no retry can cure (a wrong host key, refused credentials, a missing folder, a profile gone) is
+ * recorded on the file at once and fails the job; any other is retried with the queue's backoff, and recorded
+ * on the file when the last attempt fails too. Error texts name the host and the step, never a secret or content.
+ */
+async function deliverEdiFile(deps: EdiJobDependencies, payload: Record<string, unknown>, attempt: number): Promise<void> {
+  const { db, encrypter } = deps;
+  const id = payload.edi_file;
+  if (typeof id !== 'string') throw new PermanentJobError('The payload names no edi_file.');
+  const file = await db.transaction().execute((trx) => repository.lockFileById(trx, id));
+  if (!file || !SENDABLE_STATUSES.includes(file.status)) return;
+
+  const profile = await repository.findProfile(db, file.group_id);
+  if (profile?.delivery_method !== 'sftp' || profile.sftp === null) {
+    const reason = profile ? "Not sent: the group's EDI profile no longer delivers over SFTP." : "Not sent: the group's EDI profile was deleted.";
+    await recordFailure(deps, file.id, reason);
+    throw new PermanentJobError(reason);
+  }
+
+  let remotePath: string;
+  try {
+    const target = sftpTargetOf(profile, encrypter);
+    if (!target) throw new PermanentJobError('Not sent: the EDI profile has no SFTP settings.');
+    ({ remotePath } = await uploadFile(target, file.file_name, verifiedContent(deps.files.decryptedChunks(file.id), file), deps.sftp));
+  } catch (error) {
+    const permanent = isPermanent(error);
+    // The file's jobs are enqueued with the queue's default attempts (EdiFileService): this was the last one.
+    if (permanent || attempt >= DEFAULT_MAX_ATTEMPTS) await recordFailure(deps, file.id, failureText(error));
+    if (permanent && !(error instanceof PermanentJobError)) throw new PermanentJobError(failureText(error));
+    throw error;
+  }
+
+  await db.transaction().execute(async (trx) => {
+    const locked = await repository.lockFileById(trx, file.id);
+    if (!locked || !SENDABLE_STATUSES.includes(locked.status)) return;
+    await recordDelivered(trx, deps.clock, deps.events, locked, remotePath);
+  });
+}
+
+/**
+ * The stored text as it goes out, checked against the digest and size recorded when it was built. A mismatch
+ * is thrown after the last chunk, before the upload is given its final name, so the carrier never sees it.
+ */
+async function* verifiedContent(chunks: AsyncIterable<string>, file: EdiFileRow): AsyncGenerator<string> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of chunks) {
+    hash.update(chunk);
+    bytes += Buffer.byteLength(chunk);
+    yield chunk;
+  }
+  if (bytes !== Number(file.byte_count) || hash.digest('hex') !== file.content_sha256) {
+    throw new StoredContentMismatch('Not sent: the stored content does not match the digest recorded when the file was built.');
+  }
+}
+
+function isPermanent(error: unknown): boolean {
+  if (error instanceof SftpDeliveryError) return !error.retryable;
+  return error instanceof PermanentJobError || error instanceof StoredContentMismatch;
+}
+
+/** What the file's delivery_error says: the transport's own messages carry no secret; anything else only its kind. */
+function failureText(error: unknown): string {
+  if (error instanceof SftpDeliveryError || error instanceof PermanentJobError || error instanceof StoredContentMismatch) return error.message;
+  return `Not sent: an internal error stopped the upload (${error instanceof Error ? error.name : typeof error}).`;
+}
+
+async function recordFailure(deps: EdiJobDependencies, fileId: string, reason: string): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const locked = await repository.lockFileById(trx, fileId);
+    if (locked && SENDABLE_STATUSES.includes(locked.status)) await recordDeliveryFailed(trx, deps.events, locked, reason);
+  });
+}

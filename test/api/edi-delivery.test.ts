@@ -1,0 +1,351 @@
+import type { Kysely } from 'kysely';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildEventLog, buildJobHandlers } from '../../src/app.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import type { Database } from '../../src/db/schema.ts';
+import { DEFAULT_MAX_ATTEMPTS } from '../../src/jobs/job-queue.ts';
+import { JobWorker } from '../../src/jobs/job-worker.ts';
+import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/sandbox-adapter.ts';
+import { EdiAcknowledgements } from '../../src/modules/edi/edi-acknowledgement.service.ts';
+import { DELIVER_EDI_FILE_JOB, EdiFileService } from '../../src/modules/edi/edi-file.service.ts';
+import { EdiScheduler } from '../../src/modules/edi/edi-scheduler.ts';
+import { Encrypter } from '../../src/shared/crypto.ts';
+import { createMember } from '../helpers/factories.ts';
+import { testDatabaseKind } from '../helpers/database.ts';
+import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
+import { generateEd25519KeyPair, publicKeyFingerprint, SFTP_TEST_USER, startSftpTestServer, type SftpTestServer } from '../helpers/sftp-server.ts';
+import { createTestApp, ok, TEST_ENCRYPTION_KEY, type TestContext } from '../helpers/test-app.ts';
+
+// Carrier EDI delivery against a real SFTP server: the upload job, its retries and permanent failures,
+// resends, download delivery, the daily scheduled build and the pickup of the carrier's acknowledgements.
+
+const NOW = '2026-03-02T15:00:00.000Z';
+const logLines: { level: string; obj: object; msg: string }[] = [];
+const log = {
+  info: (obj: object, msg: string) => void logLines.push({ level: 'info', obj, msg }),
+  warn: (obj: object, msg: string) => void logLines.push({ level: 'warn', obj, msg }),
+  error: (obj: object, msg: string) => void logLines.push({ level: 'error', obj, msg }),
+};
+
+let t: TestContext;
+let worker: JobWorker;
+let server: SftpTestServer;
+
+beforeAll(async () => {
+  t = await createTestApp({ now: NOW });
+  const handlers = buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter(), encryptionKey: TEST_ENCRYPTION_KEY });
+  worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers, log, batchSize: 20 });
+});
+afterAll(async () => {
+  await worker.stop();
+  await t.close();
+});
+beforeEach(async () => {
+  t.clock.set(NOW);
+  logLines.length = 0;
+  server = await startSftpTestServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+/** Runs every job that is due now, until none is left. */
+async function runDueJobs(): Promise<void> {
+  while ((await worker.runDueJobs()) > 0);
+}
+
+function sftpDelivery(overrides: Record<string, unknown> = {}) {
+  return {
+    method: 'sftp',
+    host: server.host,
+    port: server.port,
+    username: SFTP_TEST_USER.username,
+    password: SFTP_TEST_USER.password,
+    host_key_fingerprint: server.hostKeyFingerprint,
+    inbound_directory: '/inbound',
+    outbound_directory: '/outbound',
+    ...overrides,
+  };
+}
+
+async function putProfile(w: EnrollmentWorld, delivery: Record<string, unknown>, schedule: { time: string; time_zone: string } | null = null) {
+  return ok(
+    w.admin.request('PUT', `/groups/${w.groups.ediGroup.id}/edi_profile`, {
+      body: {
+        interchange_sender: { qualifier: 'ZZ', id: 'BENEFITSCO' },
+        interchange_receiver: { qualifier: 'ZZ', id: 'CARRIER' },
+        application_sender_code: 'BENEFITSCO',
+        application_receiver_code: 'CARRIER',
+        sponsor: { name: 'World Widgets Inc', tax_id: '123456789' },
+        payer: { name: 'World Health Co', id: '987654321' },
+        companion_guide: { subscriber_id_source: 'member_id' },
+        schedule,
+        delivery,
+      },
+    }),
+  );
+}
+
+/** An enrollment world whose edi group has a profile and one approved vision enrollment waiting for a file. */
+async function worldWithChange(delivery: Record<string, unknown>, schedule: { time: string; time_zone: string } | null = null) {
+  const w = await createEnrollmentWorld(t);
+  await putProfile(w, delivery, schedule);
+  const enrollment = await approvedEnrollment(w, {
+    enrolled_plans: [{ plan: w.plans.vision.id, premium: '10.00', enrolled_dependents: [{ dependent: w.family.spouse.id }] }],
+  });
+  return { w, enrollment };
+}
+
+async function buildChangeFile(w: EnrollmentWorld) {
+  return ok(w.admin.post('/edi_files', { group: w.groups.ediGroup.id, kind: 'change' }), 201);
+}
+
+async function contentOf(w: EnrollmentWorld, fileId: string): Promise<Buffer> {
+  const response = await w.admin.get(`/edi_files/${fileId}/content`);
+  expect(response.status).toBe(200);
+  return Buffer.from(response.text, 'utf8');
+}
+
+async function jobsOf(fileId: string) {
+  const rows = await t.database.db.selectFrom('jobs').selectAll().where('kind', '=', DELIVER_EDI_FILE_JOB).execute();
+  return rows.filter((row) => (JSON.parse(row.payload) as { edi_file?: string }).edi_file === fileId);
+}
+
+async function changesOf(w: EnrollmentWorld, ids: string[]) {
+  return Promise.all(ids.map((id) => ok(w.admin.get(`/benefit_changes/${id}`))));
+}
+
+/** A 999 from the carrier (ISA06 CARRIER) accepting our functional group `groupControlNumber`, transaction set 0001. */
+function accepting999(groupControlNumber: number): string {
+  const isa = [
+    'ISA',
+    '00',
+    ' '.repeat(10),
+    '00',
+    ' '.repeat(10),
+    'ZZ',
+    'CARRIER'.padEnd(15),
+    'ZZ',
+    'BENEFITSCO'.padEnd(15),
+    '260302',
+    '1000',
+    '^',
+    '00501',
+    '000000777',
+    '0',
+    'T',
+    ':',
+  ].join('*');
+  return [
+    `${isa}~`,
+    'GS*FA*CARRIER*BENEFITSCO*20260302*1000*777*X*005010X231A1~',
+    'ST*999*0001*005010X231A1~',
+    `AK1*BE*${groupControlNumber}*005010X220A1~`,
+    'AK2*834*0001*005010X220A1~',
+    'IK5*A~',
+    'AK9*A*1*1*1~',
+    'SE*6*0001~',
+    'GE*1*777~',
+    'IEA*1*000000777~',
+  ].join('\n');
+}
+
+function schedulerOn(db: Kysely<Database>) {
+  const encrypter = new Encrypter(TEST_ENCRYPTION_KEY);
+  const events = buildEventLog({ clock: t.clock });
+  const files = new EdiFileService(db, t.clock, encrypter, TEST_ENCRYPTION_KEY, events);
+  return new EdiScheduler({ db, clock: t.clock, files, acknowledgements: new EdiAcknowledgements(db, t.clock, events, files), encrypter, log });
+}
+
+describe('the delivery job', () => {
+  it('when a change file is built for an sftp profile, then the job uploads its exact bytes and the file and its changes are delivered and sent', async () => {
+    const { w } = await worldWithChange(sftpDelivery());
+    const file = await buildChangeFile(w);
+    expect(file.status).toBe('ready');
+    expect((await changesOf(w, file.benefit_changes)).map((change) => change.delivery_state)).toEqual(['awaiting_file']);
+
+    await runDueJobs();
+
+    const content = await contentOf(w, file.id);
+    expect(server.file(`/inbound/${file.file_name}`)).toEqual(content);
+    expect([...server.files.keys()].filter((path) => path.endsWith('.part'))).toEqual([]);
+    const delivered = await ok(w.admin.get(`/edi_files/${file.id}`));
+    expect(delivered).toMatchObject({
+      status: 'delivered',
+      remote_path: `/inbound/${file.file_name}`,
+      delivered_at: NOW,
+      delivery_error: null,
+      delivery_attempts: 1,
+    });
+    expect((await changesOf(w, file.benefit_changes)).map((change) => change.delivery_state)).toEqual(['sent']);
+    expect((await jobsOf(file.id)).map((job) => [job.state, job.attempts])).toEqual([['done', 1]]);
+  });
+
+  it("when the pinned host key is not the server's, then the file is delivery_failed, nothing is uploaded, no credential is sent, and the job does not retry", async () => {
+    const { w } = await worldWithChange(sftpDelivery({ host_key_fingerprint: publicKeyFingerprint(generateEd25519KeyPair().public) }));
+    const file = await buildChangeFile(w);
+
+    await runDueJobs();
+    t.clock.advance(2 * 60 * 60 * 1000);
+    await runDueJobs();
+
+    const failed = await ok(w.admin.get(`/edi_files/${file.id}`));
+    expect(failed.status).toBe('delivery_failed');
+    expect(failed.delivery_error).toMatch(/host key .* does not match the pinned fingerprint/);
+    expect(failed.delivery_error).not.toContain(SFTP_TEST_USER.password);
+    expect(failed.delivered_at).toBeNull();
+    expect(server.files.size).toBe(0);
+    expect(server.authAttempts).toEqual([]);
+    expect((await jobsOf(file.id)).map((job) => [job.state, job.attempts])).toEqual([['failed', 1]]);
+    expect((await changesOf(w, file.benefit_changes)).map((change) => change.delivery_state)).toEqual(['awaiting_file']);
+    expect(JSON.stringify(logLines)).not.toContain(SFTP_TEST_USER.password);
+  });
+
+  it('when the connection drops mid-upload, then the job retries after its backoff and the second attempt delivers the whole file', async () => {
+    const { w } = await worldWithChange(sftpDelivery());
+    server.dropConnectionAfterBytes(100);
+    const file = await buildChangeFile(w);
+    expect(file.byte_count).toBeGreaterThan(100);
+
+    await runDueJobs();
+    expect(server.file(`/inbound/${file.file_name}`)).toBeUndefined();
+    const [retrying] = await jobsOf(file.id);
+    expect(retrying).toMatchObject({ state: 'queued', attempts: 1 });
+    expect(retrying!.last_error).toMatch(/lost|closed/);
+    expect((await ok(w.admin.get(`/edi_files/${file.id}`))).status).toBe('ready');
+
+    // The first retry waits at most 5 s (job-queue.ts retryDelayMs).
+    t.clock.advance(5_001);
+    await runDueJobs();
+
+    expect(server.file(`/inbound/${file.file_name}`)).toEqual(await contentOf(w, file.id));
+    expect([...server.files.keys()].filter((path) => path.endsWith('.part'))).toEqual([]);
+    expect((await ok(w.admin.get(`/edi_files/${file.id}`))).status).toBe('delivered');
+    expect((await jobsOf(file.id)).map((job) => [job.state, job.attempts])).toEqual([['done', 2]]);
+  });
+
+  it('when every attempt fails for a reason that may pass, then the last one records the file delivery_failed', async () => {
+    const { w } = await worldWithChange(sftpDelivery());
+    server.refuseConnections(DEFAULT_MAX_ATTEMPTS);
+    const file = await buildChangeFile(w);
+
+    for (let attempt = 1; attempt <= DEFAULT_MAX_ATTEMPTS; attempt++) {
+      await runDueJobs();
+      const [job] = await jobsOf(file.id);
+      expect(job!.attempts).toBe(attempt);
+      const current = await ok(w.admin.get(`/edi_files/${file.id}`));
+      expect(current.status).toBe(attempt < DEFAULT_MAX_ATTEMPTS ? 'ready' : 'delivery_failed');
+      // Past the longest backoff (an hour).
+      t.clock.advance(60 * 60 * 1000 + 1);
+    }
+
+    const failed = await ok(w.admin.get(`/edi_files/${file.id}`));
+    // The server hangs up as soon as it accepts: "Could not connect to ..." or "... closed the connection during the handshake".
+    expect(failed.delivery_error).toMatch(/Could not connect to 127\.0\.0\.1:\d+|127\.0\.0\.1:\d+ closed the connection during the handshake/);
+    expect((await jobsOf(file.id)).map((job) => job.state)).toEqual(['failed']);
+    expect(server.files.size).toBe(0);
+  });
+
+  it('when a delivered file is sent again, then the same stored bytes go under the same name with the same control numbers', async () => {
+    const { w } = await worldWithChange(sftpDelivery());
+    const file = await buildChangeFile(w);
+    await runDueJobs();
+    const first = server.file(`/inbound/${file.file_name}`);
+    expect(first).toBeDefined();
+    server.putFile(`/inbound/${file.file_name}`, 'overwritten by the carrier');
+
+    t.clock.advance(60_000);
+    const resent = await ok(w.admin.post(`/edi_files/${file.id}/deliver`));
+    expect(resent.status).toBe('delivered');
+    await runDueJobs();
+
+    expect(server.file(`/inbound/${file.file_name}`)).toEqual(first);
+    expect([...server.files.keys()]).toEqual([`/inbound/${file.file_name}`]);
+    const after = await ok(w.admin.get(`/edi_files/${file.id}`));
+    expect(after).toMatchObject({
+      file_name: file.file_name,
+      interchange_control_number: file.interchange_control_number,
+      group_control_number: file.group_control_number,
+      content_sha256: file.content_sha256,
+      delivery_attempts: 2,
+      delivered_at: t.clock.now().toISOString(),
+    });
+    expect(await contentOf(w, file.id)).toEqual(first);
+  });
+
+  it('when the profile delivers by download, then POST /deliver marks the file delivered without any job', async () => {
+    const { w } = await worldWithChange({ method: 'download' });
+    const file = await buildChangeFile(w);
+    expect(file.status).toBe('ready');
+
+    const delivered = await ok(w.admin.post(`/edi_files/${file.id}/deliver`));
+
+    expect(delivered).toMatchObject({ status: 'delivered', remote_path: null, delivered_at: NOW });
+    expect(await jobsOf(file.id)).toEqual([]);
+    expect((await changesOf(w, file.benefit_changes)).map((change) => change.delivery_state)).toEqual(['sent']);
+    expect(server.connectionCount).toBe(0);
+  });
+});
+
+describe('the EDI scheduler', () => {
+  it("when two schedulers check at the same time, then the day's change file is built once, and not before the scheduled local time", async () => {
+    // 06:00 in Chicago on 2026-03-02 (CST, UTC-6) is 12:00 UTC.
+    const { w } = await worldWithChange(sftpDelivery(), { time: '06:00', time_zone: 'America/Chicago' });
+    // On PostgreSQL the second scheduler has a pool of its own, as a second server would. node:sqlite is
+    // synchronous: a second connection in this process would wait for the first one's write lock on the very
+    // event loop the first needs to finish, so on SQLite both share the process's one connection.
+    const other = testDatabaseKind() === 'postgres' ? openDatabase(t.database.url) : undefined;
+    try {
+      const schedulers = [schedulerOn(t.database.db), schedulerOn(other?.db ?? t.database.db)];
+      const filesOfGroup = async () => (await ok(w.admin.get(`/edi_files?group=${w.groups.ediGroup.id}`))).results as { id: string }[];
+
+      t.clock.set('2026-03-02T11:59:00.000Z');
+      await Promise.all(schedulers.map((scheduler) => scheduler.checkNow()));
+      expect(await filesOfGroup()).toEqual([]);
+
+      t.clock.set('2026-03-02T12:00:00.000Z');
+      const summaries = await Promise.all(schedulers.map((scheduler) => scheduler.checkNow()));
+      const files = await filesOfGroup();
+      expect(files).toHaveLength(1);
+      expect(summaries.flatMap((summary) => summary.built).filter((id) => id === files[0]!.id)).toHaveLength(1);
+      expect(await jobsOf(files[0]!.id)).toHaveLength(1);
+
+      // A change approved later the same day waits for tomorrow's file.
+      const colleague = await createMember(w.admin, { employer: w.employer.id, dob: '1990-01-01', hire_date: '2025-01-01' });
+      await approvedEnrollment(w, { member: colleague.id, enrolled_plans: [{ plan: w.plans.vision.id, premium: '10.00' }] });
+      t.clock.set('2026-03-02T18:00:00.000Z');
+      await Promise.all(schedulers.map((scheduler) => scheduler.checkNow()));
+      expect(await filesOfGroup()).toHaveLength(1);
+      // And tomorrow's, once its time has come.
+      t.clock.set('2026-03-03T12:00:00.000Z');
+      await Promise.all(schedulers.map((scheduler) => scheduler.checkNow()));
+      expect(await filesOfGroup()).toHaveLength(2);
+    } finally {
+      await other?.close();
+    }
+  });
+
+  it('when the carrier leaves a 999 accepting a delivered file, then the pickup applies it, completes its changes, syncs the enrollment and removes the remote file', async () => {
+    const { w, enrollment } = await worldWithChange(sftpDelivery(), { time: '06:00', time_zone: 'America/Chicago' });
+    const file = await buildChangeFile(w);
+    await runDueJobs();
+    expect((await ok(w.admin.get(`/edi_files/${file.id}`))).status).toBe('delivered');
+    server.putFile('/outbound/999_000000777.x12', accepting999(file.group_control_number));
+    server.putFile('/outbound/notes.txt', 'SECRET-LOOKING CONTENT NOT X12');
+    t.clock.advance(60 * 60 * 1000);
+
+    const summary = await schedulerOn(t.database.db).checkNow();
+
+    expect(summary.acknowledgements).toBe(1);
+    const accepted = await ok(w.admin.get(`/edi_files/${file.id}`));
+    expect(accepted).toMatchObject({ status: 'accepted', acknowledged_at: t.clock.now().toISOString() });
+    const changes = await changesOf(w, file.benefit_changes);
+    expect(changes.map((change) => [change.delivery_state, change.completed_at])).toEqual([['completed', t.clock.now().toISOString()]]);
+    expect((await ok(w.admin.get(`/enrollments/${enrollment.id}`))).status).toBe('synced');
+    expect(server.file('/outbound/999_000000777.x12')).toBeUndefined();
+    // What the service cannot read stays for a person, and its content is not logged.
+    expect(server.file('/outbound/notes.txt')).toBeDefined();
+    expect(logLines.some((line) => line.level === 'warn' && JSON.stringify(line.obj).includes('notes.txt'))).toBe(true);
+    expect(JSON.stringify(logLines)).not.toContain('SECRET-LOOKING');
+  });
+});
