@@ -14,4 +14,13 @@ import * as notificationsFilter from './notifications-filter.js';
 import * as openEnrollmentScale from './open-enrollment-scale.js';
 import * as webhooksDelivery from './webhooks-delivery.js';
 
-export const SCENARIOS = [carriersGet, beneficiariesDepth, notificationsFilter, enrollmentApprovals, openEnrollmentScale, ediFiles, webhooksDelivery, hostileClients];
+export const SCENARIOS = [
+  carriersGet,
+  beneficiariesDepth,
+  notificationsFilter,
+  enrollmentApprovals,
+  openEnrollmentScale,
+  ediFiles,
+  webhooksDelivery,
+  hostileClients,
+];
