@@ -42,6 +42,9 @@ export const DELIVER_EDI_FILE_JOB = 'edi.deliver_file';
 /** Most benefit changes one change file carries; the rest go in the next file. */
 export const MAX_CHANGES_PER_FILE = 50_000;
 
+/** How far before the group's last file the event log is read for demographic changes (see #demographicCandidates). */
+const DEMOGRAPHICS_MARGIN_MS = 60 * 60 * 1000;
+
 /** Members read, written and let go at a time while a full file is built. */
 const FULL_FILE_PAGE = 2_000;
 
@@ -49,7 +52,7 @@ const FULL_FILE_PAGE = 2_000;
 type FileParts = SubscriberParts & { people: { person_id: string; member_id: string; line_of_coverage: string }[] };
 
 /** Plain text per stored chunk before encryption (the file is stored and read in pieces of this size). */
-const CHUNK_CHARACTERS = 256 * 1024;
+const CHUNK_CHARACTERS = 32 * 1024;
 
 interface MissingPerson {
   member: string;
@@ -446,8 +449,7 @@ export class EdiFileService {
     const reinstated = await this.#reinstatements(trx, group.id, sendable);
 
     // Who the carrier holds (covered in the group on as_of) and whose demographics changed since last sent.
-    const sentDigests = await repository.findSentDigests(trx, group.id);
-    const inForce = sentDigests.size === 0 ? [] : await repository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf);
+    const { inForce, sentDigests } = await this.#demographicCandidates(trx, group, asOf);
     const coveredDependents = await repository.findCoveredDependents(trx, [...new Set([...itemIds, ...inForce.map((item) => item.id)])]);
     const memberIds = [...new Set([...sendable.map((change) => change.member_id), ...inForce.map((item) => item.member_id)])];
     const members = await this.#memberFacts(trx, group.provider_id, memberIds);
@@ -489,6 +491,41 @@ export class EdiFileService {
       }
     }
     return { parts: [...parts.values()].map((part): FileParts => ({ ...part, people: [] })), changesOf };
+  }
+
+  /**
+   * The people whose demographics may have changed since the group's last file, with their coverage in the
+   * group and what was last sent about them. The event log records every update of a member or dependent in
+   * the transaction that makes it, so those updated since the last file (less an hour, for processes' clocks
+   * and late commits; more is harmless, the digests decide) are the candidates; everyone the group covers when
+   * retention has deleted the last file's own event (the log may no longer reach back that far), and no one
+   * before the group's first file.
+   */
+  async #demographicCandidates(
+    trx: Transaction<Database>,
+    group: GroupRow,
+    asOf: string,
+  ): Promise<{ inForce: CoverageItem[]; sentDigests: Map<string, string> }> {
+    const lastFile = await repository.findLastFile(trx, group.id);
+    if (lastFile === undefined) return { inForce: [], sentDigests: new Map() };
+    const since = new Date(Date.parse(lastFile.created_at) - DEMOGRAPHICS_MARGIN_MS).toISOString();
+    if (!(await repository.hasFileCreatedEvent(trx, lastFile))) {
+      return {
+        inForce: await repository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf),
+        sentDigests: await repository.findSentDigests(trx, group.id),
+      };
+    }
+    const updated = await repository.findUpdatedPeople(trx, group.provider_id, since);
+    if (updated.members.length === 0 && updated.dependents.length === 0) return { inForce: [], sentDigests: new Map() };
+    const dependentRows = await repository.findDependents(trx, group.provider_id, updated.dependents);
+    const memberIds = [...updated.members, ...[...dependentRows.values()].map((row) => row.member_id)];
+    const inForce = await repository.findCoverageOfGroupOnFor(trx, group.provider_id, group.id, asOf, memberIds);
+    const coveredDependents = await repository.findCoveredDependents(
+      trx,
+      inForce.map((item) => item.id),
+    );
+    const people = [...new Set(inForce.map((item) => item.member_id)), ...[...coveredDependents.values()].flat()];
+    return { inForce, sentDigests: await repository.findSentDigests(trx, group.id, people) };
   }
 
   /**

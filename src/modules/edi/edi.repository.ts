@@ -354,10 +354,86 @@ export async function findDependents(db: Executor, providerId: string, ids: read
   return found;
 }
 
-/** The digests of what the group's carrier was last sent about each person. */
-export async function findSentDigests(db: Executor, groupId: string): Promise<Map<string, string>> {
-  const rows = await db.selectFrom('edi_sent_demographics').select(['person_id', 'digest']).where('group_id', '=', groupId).execute();
-  return new Map(rows.map((row) => [row.person_id, row.digest]));
+/** The digests of what the group's carrier was last sent about each person (of `personIds` when given). */
+export async function findSentDigests(db: Executor, groupId: string, personIds?: readonly string[]): Promise<Map<string, string>> {
+  const query = db.selectFrom('edi_sent_demographics').select(['person_id', 'digest']).where('group_id', '=', groupId);
+  if (personIds === undefined) return new Map((await query.execute()).map((row) => [row.person_id, row.digest]));
+  const found = new Map<string, string>();
+  for (const batch of batches([...new Set(personIds)], 5_000)) {
+    for (const row of await query.where('person_id', 'in', batch).execute()) found.set(row.person_id, row.digest);
+  }
+  return found;
+}
+
+/** The group's newest file (undefined before the first). */
+export function findLastFile(db: Executor, groupId: string): Promise<Pick<EdiFileRow, 'id' | 'provider_id' | 'created_at'> | undefined> {
+  return db
+    .selectFrom('edi_files')
+    .select(['id', 'provider_id', 'created_at'])
+    .where('group_id', '=', groupId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Whether the event log still holds the file's `edi_file.created` (retention has not reached it). */
+export async function hasFileCreatedEvent(db: Executor, file: Pick<EdiFileRow, 'id' | 'provider_id' | 'created_at'>): Promise<boolean> {
+  const row = await db
+    .selectFrom('events')
+    .select('id')
+    .where('provider_id', '=', file.provider_id)
+    .where('created_at', '>=', file.created_at)
+    .where('object_id', '=', file.id)
+    .where('event_type', '=', 'edi_file.created')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Members and dependents of the provider updated since `since` (their `*.updated` events). */
+export async function findUpdatedPeople(db: Executor, providerId: string, since: string): Promise<{ members: string[]; dependents: string[] }> {
+  const rows = await db
+    .selectFrom('events')
+    .select(['object_type', 'object_id'])
+    .where('provider_id', '=', providerId)
+    .where('created_at', '>=', since)
+    .where('event_type', 'in', ['member.updated', 'dependent.updated'])
+    .execute();
+  return {
+    members: [...new Set(rows.filter((row) => row.object_type === 'member').map((row) => row.object_id))],
+    dependents: [...new Set(rows.filter((row) => row.object_type === 'dependent').map((row) => row.object_id))],
+  };
+}
+
+/** Coverage in force on `date` on the group's plans of the given members (see findCoverageOfGroupOn). */
+export async function findCoverageOfGroupOnFor(
+  db: Executor,
+  providerId: string,
+  groupId: string,
+  date: string,
+  memberIds: readonly string[],
+): Promise<CoverageItem[]> {
+  const found: CoverageItem[] = [];
+  for (const batch of batches([...new Set(memberIds)], 5_000)) {
+    found.push(
+      ...(await db
+        .selectFrom('enrolled_plans')
+        .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
+        .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
+        .select(COVERAGE_ITEM_COLUMNS)
+        .where('plans.provider_id', '=', providerId)
+        .where('plans.group_id', '=', groupId)
+        .where('enrolled_plans.member_id', 'in', batch)
+        .where(coverageInForceOn(date))
+        .orderBy('enrolled_plans.member_id')
+        .orderBy('plans.line_of_coverage')
+        .orderBy('enrolled_plans.effective_start', 'desc')
+        .orderBy('enrolled_plans.created_at', 'desc')
+        .execute()),
+    );
+  }
+  return found;
 }
 
 export async function saveSentDigests(trx: Transaction<Database>, groupId: string, fileId: string, digests: ReadonlyMap<string, string>): Promise<void> {

@@ -69,6 +69,8 @@ const IDS_AND_STATES = {
   disabled: 0,
   disabled_reason: 'failing',
   event_type: 'termination',
+  delivery_method: 'sftp',
+  kind: 'change',
 };
 const everything = { ...PERSONAL, ...IDS_AND_STATES } as unknown as EventSource<EventObjectType>;
 

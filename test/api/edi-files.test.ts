@@ -1,0 +1,736 @@
+/**
+ * Carrier 834 files (ASC X12N 005010X220A1) built through the API, each scenario on a fresh world, on SQLite
+ * and PostgreSQL. Every file a test builds is parsed with the third-party x12-parser and checked against the
+ * guide by expectGuideConformant; each scenario's file is also compared with its golden copy,
+ * test/golden/edi/<scenario>.x12 (one segment per line, BGN02 - the file's id - written as EDI_FILE_ID; the
+ * dates and times come from the test clock, so nothing else varies).
+ *
+ * To rewrite the golden files after an intended change of the output, run
+ *   UPDATE_GOLDEN=1 npx vitest run --project sqlite test/api/edi-files.test.ts
+ * then run this file normally (both databases compare) and read the diff of test/golden/edi/ before committing.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { X12parser, type FormattedSegment } from 'x12-parser';
+import { buildDailySweep } from '../../src/app.ts';
+import type { DailySweep } from '../../src/modules/daily-sweep/sweep.service.ts';
+import { createCarrier, createGroup, createMember } from '../helpers/factories.ts';
+import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
+import { createDependent } from '../helpers/people-factories.ts';
+import { compositeRates, contributionStrategy, createPlan, createPlanConfiguration } from '../helpers/plan-factories.ts';
+import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
+
+// Clock: 2026-03-02T15:00Z before each test (ISA09/ISA10, GS04/GS05, BGN03/BGN04 and the default as_of).
+// Each world's plans run 2026-01-01..2026-12-31; the families below are hired 2026-03-01, covered from then.
+let t: TestContext;
+let sweep: DailySweep;
+beforeAll(async () => {
+  t = await createTestApp();
+  sweep = buildDailySweep({ db: t.database.db, clock: t.clock });
+});
+afterAll(async () => {
+  await t.close();
+});
+beforeEach(() => {
+  t.clock.set('2026-03-02T15:00:00.000Z');
+});
+
+const GOLDEN_DIRECTORY = fileURLToPath(new URL('../golden/edi/', import.meta.url));
+const UPDATE_GOLDEN = process.env.UPDATE_GOLDEN === '1';
+
+// ------------------------------------------------------------------------------------------------------------
+// The guide's rules, written here from 005010X220A1 (not imported from x12-codes.ts, which they check).
+
+/** Code lists of the elements checked, by data element: a code outside them is a 999 IK403 7 (invalid code value). */
+const GUIDE_CODES = {
+  // INS02 (1069) Individual Relationship Code, as 005010X220A1 lists it.
+  INS02: '01 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 23 24 25 26 31 38 53 60 D2 G8 G9'.split(' '),
+  // INS03 (875) Maintenance Type Code: change, addition, cancellation or termination, reinstatement, audit or compare.
+  INS03: ['001', '021', '024', '025', '030'],
+  // INS05 (1216) Benefit Status Code: active, COBRA, surviving insured, TEFRA.
+  INS05: ['A', 'C', 'S', 'T'],
+  // INS08 (584) Employment Status Code.
+  INS08: ['AC', 'AO', 'AU', 'FT', 'L1', 'PT', 'RT', 'TE'],
+  // HD01 (875) Maintenance Type Code of the 2300 loop.
+  HD01: ['001', '002', '021', '024', '025', '026', '030', '032'],
+  // HD03 (1205) Insurance Line Code.
+  HD03: ['AG', 'AH', 'AJ', 'AK', 'DCP', 'DEN', 'EPO', 'FAC', 'HE', 'HLT', 'HMO', 'LTC', 'LTD', 'MM', 'MOD', 'PDG', 'POS', 'PPO', 'PRA', 'STD', 'UR', 'VIS'],
+  // HD05 (1207) Coverage Level Code.
+  HD05: ['CHD', 'DEP', 'E1D', 'E2D', 'E3D', 'E5D', 'E6D', 'E7D', 'E8D', 'E9D', 'ECH', 'EMP', 'ESP', 'FAM', 'IND', 'SPC', 'SPO', 'TWO'],
+  // DMG03 (1068) Gender Code.
+  DMG03: ['F', 'M', 'U'],
+} as const satisfies Record<string, readonly string[]>;
+
+/**
+ * The segments this writer may send, in the guide's order: the header (ISA, GS, ST, BGN, REF*38 required,
+ * the 1000 dates situational, N1*P5 and N1*IN), then each member's 2000 loop (INS, REF*0F, REF*1L, member
+ * dates), 2100A (NM1*IL, N3/N4 together, DMG) and 2300 loops (HD, DTP*348, DTP*349), then SE, GE, IEA.
+ */
+const HEADER = String.raw`ISA GS ST BGN REF\*38 (DTP\*(007|303) )*N1\*P5 N1\*IN `;
+const MEMBER_LOOP = String.raw`INS REF\*0F (REF\*1L )?(DTP\*(336|337|356|357) )*NM1\*IL (N3 N4 )?DMG (HD DTP\*348 (DTP\*349 )?)*`;
+const GUIDE_ORDER = new RegExp(`^${HEADER}(${MEMBER_LOOP})*SE GE IEA$`);
+
+/** A segment as the order above names it: REF, DTP and N1 by their qualifier, NM1 by its entity code. */
+function orderToken(segment: FormattedSegment): string {
+  return ['REF', 'DTP', 'N1', 'NM1'].includes(segment.name) ? `${segment.name}*${segment['1']}` : segment.name;
+}
+
+/** The segments of X12 text as the third-party x12-parser reads them. */
+async function parsed(content: string): Promise<FormattedSegment[]> {
+  const segments: FormattedSegment[] = [];
+  await pipeline(Readable.from([content]), new X12parser(), async (stream: AsyncIterable<FormattedSegment>) => {
+    for await (const segment of stream) segments.push(segment);
+  });
+  return segments;
+}
+
+function one(segments: readonly FormattedSegment[], name: string): FormattedSegment {
+  const found = segments.filter((segment) => segment.name === name);
+  expect(found, name).toHaveLength(1);
+  return found[0]!;
+}
+
+interface EdiFileRecord {
+  id: string;
+  kind: 'change' | 'full';
+  action: 'change' | 'replace' | 'verify';
+  as_of: string;
+  interchange_control_number: number;
+  group_control_number: number;
+  transaction_set_control_number: string;
+  usage_indicator: string;
+  member_count: number;
+  segment_count: number;
+  byte_count: number;
+  benefit_changes: string[];
+  left_out: unknown[];
+}
+
+/**
+ * Checks one built file against 005010X220A1 and against its record: the envelope and the member loops in the
+ * guide's order; SE01 counts ST through SE, SE02 = ST02, GE01 = 1, GE02 = GS06, IEA01 = 1, IEA02 = ISA13; the ISA
+ * is 106 characters; ISA13/GS06 are the record's control numbers and its segment and byte counts are the
+ * content's; each dependent (INS01 N) follows its subscriber (INS01 Y) with the subscriber's REF*0F; every
+ * coded element holds a code of the guide's list (HD03 also the companion guide's own codes, when given).
+ */
+async function expectGuideConformant(record: EdiFileRecord, content: string, options: { companionGuideLineCodes?: readonly string[] } = {}) {
+  // X12.5: the interchange header is fixed-length, 106 characters with its terminator (the delimiters are read from it).
+  expect(content.indexOf('~') + 1, 'ISA length').toBe(106);
+  expect(Buffer.byteLength(content), 'byte_count').toBe(record.byte_count);
+  const segments = await parsed(content);
+  expect(segments.length, 'segment_count').toBe(record.segment_count);
+  const order = segments.map(orderToken).join(' ');
+  expect(order, 'segment order').toMatch(GUIDE_ORDER);
+
+  const isa = one(segments, 'ISA');
+  const gs = one(segments, 'GS');
+  const st = one(segments, 'ST');
+  const bgn = one(segments, 'BGN');
+  expect(isa).toMatchObject({
+    '11': '^',
+    '12': '00501',
+    '13': String(record.interchange_control_number).padStart(9, '0'),
+    '15': record.usage_indicator,
+    '16': ':',
+  });
+  expect(gs).toMatchObject({ '1': 'BE', '6': String(record.group_control_number), '7': 'X', '8': '005010X220A1' });
+  expect(st).toMatchObject({ '1': '834', '2': record.transaction_set_control_number, '3': '005010X220A1' });
+  // BGN02 is the file's id; BGN08 2 change, RX replace, 4 verify.
+  expect(bgn).toMatchObject({ '1': '00', '2': record.id, '5': 'UT', '8': { change: '2', replace: 'RX', verify: '4' }[record.action] });
+  if (record.kind === 'full')
+    expect(segments.find((segment) => segment.name === 'DTP' && segment['1'] === '007')?.['3']).toBe(record.as_of.replaceAll('-', ''));
+
+  const stAt = segments.indexOf(st);
+  const se = one(segments, 'SE');
+  expect(se).toEqual({ name: 'SE', '1': String(segments.indexOf(se) - stAt + 1), '2': st['2'] });
+  expect(one(segments, 'GE')).toEqual({ name: 'GE', '1': '1', '2': gs['6'] });
+  expect(one(segments, 'IEA')).toEqual({ name: 'IEA', '1': '1', '2': isa['13'] });
+
+  let subscriberId: string | undefined;
+  let subscribers = 0;
+  for (const [index, segment] of segments.entries()) {
+    const following = segments[index + 1];
+    if (segment.name === 'INS') {
+      expect(GUIDE_CODES.INS03, 'INS03').toContain(segment['3']);
+      expect(GUIDE_CODES.INS05, 'INS05').toContain(segment['5']);
+      expect(following?.name === 'REF' && following['1'] === '0F', 'REF*0F after INS').toBe(true);
+      if (segment['1'] === 'Y') {
+        subscribers += 1;
+        subscriberId = following?.['2'];
+        expect(segment['2'], 'INS02 of a subscriber').toBe('18');
+        expect(GUIDE_CODES.INS08, 'INS08').toContain(segment['8']);
+      } else {
+        expect(segment['1'], 'INS01').toBe('N');
+        expect(subscriberId, 'a dependent follows a subscriber').toBeDefined();
+        expect(following?.['2'], "a dependent's REF*0F is its subscriber's").toBe(subscriberId);
+        expect(GUIDE_CODES.INS02, 'INS02').toContain(segment['2']);
+        expect(segment['2'], 'INS02 of a dependent').not.toBe('18');
+      }
+    }
+    if (segment.name === 'HD') {
+      expect(GUIDE_CODES.HD01, 'HD01').toContain(segment['1']);
+      expect([...GUIDE_CODES.HD03, ...(options.companionGuideLineCodes ?? [])], 'HD03').toContain(segment['3']);
+      expect(GUIDE_CODES.HD05, 'HD05').toContain(segment['5']);
+    }
+    if (segment.name === 'DMG') {
+      expect(segment['1']).toBe('D8');
+      expect(GUIDE_CODES.DMG03, 'DMG03').toContain(segment['3']);
+    }
+  }
+  expect(subscribers, 'member_count').toBe(record.member_count);
+  // A full file is the audit of everyone: every member loop and every coverage loop is 030 (audit or compare).
+  if (record.kind === 'full') {
+    expect(new Set(segments.filter((segment) => segment.name === 'INS').map((segment) => segment['3']))).toEqual(new Set(['030']));
+    expect(new Set(segments.filter((segment) => segment.name === 'HD').map((segment) => segment['1']))).toEqual(new Set(['030']));
+  }
+  return segments;
+}
+
+/** The file as its golden copy holds it: one segment per line, BGN02 (the file's id) written EDI_FILE_ID. */
+function goldenText(content: string): string {
+  return content
+    .split('~')
+    .filter((segment) => segment !== '')
+    .map((segment) => {
+      if (!segment.startsWith('BGN*')) return `${segment}~\n`;
+      const elements = segment.split('*');
+      elements[2] = 'EDI_FILE_ID';
+      return `${elements.join('*')}~\n`;
+    })
+    .join('');
+}
+
+function expectGolden(scenario: string, content: string): void {
+  const path = join(GOLDEN_DIRECTORY, `${scenario}.x12`);
+  if (UPDATE_GOLDEN) {
+    mkdirSync(GOLDEN_DIRECTORY, { recursive: true });
+    writeFileSync(path, goldenText(content));
+    return;
+  }
+  expect(existsSync(path), `${path} is missing: UPDATE_GOLDEN=1 writes it`).toBe(true);
+  expect(goldenText(content), `${scenario}.x12 (UPDATE_GOLDEN=1 rewrites it)`).toBe(readFileSync(path, 'utf8'));
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// Worlds, families and elections, through the API.
+
+/** A trading-partner profile with deterministic output: REF*0F from the SSN, downloaded by hand. */
+function profileBody(overrides: Record<string, unknown> = {}) {
+  return {
+    interchange_sender: { qualifier: 'ZZ', id: 'WORLDWIDGETS' },
+    interchange_receiver: { qualifier: 'ZZ', id: 'WORLDHEALTH' },
+    application_sender_code: 'WORLDWIDGETS',
+    application_receiver_code: 'WORLDHEALTH',
+    sponsor: { name: 'World Widgets Inc', tax_id: '123456789' },
+    payer: { name: 'World Health Co', id: '987654321' },
+    companion_guide: { subscriber_id_source: 'ssn' },
+    delivery: { method: 'download' },
+    ...overrides,
+  };
+}
+
+function putProfile(w: EnrollmentWorld, group: string, overrides: Record<string, unknown> = {}) {
+  return ok(w.admin.request('PUT', `/groups/${group}/edi_profile`, { body: profileBody(overrides) }));
+}
+
+/** A fresh world whose edi group (carrier World Health Co) has its profile. */
+async function ediWorld(): Promise<EnrollmentWorld> {
+  const w = await createEnrollmentWorld(t);
+  await putProfile(w, w.groups.ediGroup.id);
+  return w;
+}
+
+/** Another plan of a group, priced, configured and with a contribution strategy, ready to enroll in. */
+async function planIn(w: EnrollmentWorld, group: string, overrides: Record<string, unknown>) {
+  const plan = await createPlan(w.admin, { group, premium_type: 'composite', composite_rates: compositeRates({ member: '12.00' }), ...overrides });
+  const configuration = await createPlanConfiguration(w.admin, { plan: plan.id, waiting_period_days: 0 });
+  await ok(w.admin.post(`/plan_configurations/${configuration.id}/contribution_strategy`, contributionStrategy()));
+  return plan;
+}
+
+async function configurationOf(w: EnrollmentWorld, plan: string): Promise<string> {
+  return (await ok(w.admin.get(`/plan_configurations?plan=${plan}`))).results[0].id as string;
+}
+
+/** A member hired 2026-03-01 with an SSN (REF*0F and NM109), a spouse and a child. */
+async function hiredFamily(w: EnrollmentWorld, options: { firstName?: string; ssn?: string; childDob?: string } = {}) {
+  const member = await createMember(w.admin, {
+    employer: w.employer.id,
+    first_name: options.firstName ?? 'Avery',
+    last_name: 'Stone',
+    dob: '1990-07-14',
+    hire_date: '2026-03-01',
+    ssn: options.ssn ?? '123456789',
+    biological_sex: 'female',
+    employment_status: 'full_time',
+  });
+  const spouse = await createDependent(w.admin, {
+    member: member.id,
+    member_relationship: 'spouse',
+    first_name: 'Rowan',
+    last_name: 'Stone',
+    dob: '1989-11-03',
+    biological_sex: 'male',
+  });
+  const child = await createDependent(w.admin, {
+    member: member.id,
+    member_relationship: 'child',
+    first_name: 'Ivy',
+    last_name: 'Stone',
+    dob: options.childDob ?? '2019-04-22',
+    biological_sex: 'female',
+  });
+  return { member, spouse, child };
+}
+
+type Person = { id: string };
+
+/** An election of the world's edi vision plan (Vision Care) covering `dependents`. */
+function visionCare(w: EnrollmentWorld, dependents: readonly Person[] = []) {
+  return { plan: w.plans.vision.id, premium: '10.00', enrolled_dependents: dependents.map((dependent) => ({ dependent: dependent.id })) };
+}
+
+function election(plan: Person, dependents: readonly Person[] = [], extra: Record<string, unknown> = {}) {
+  return { plan: plan.id, enrolled_dependents: dependents.map((dependent) => ({ dependent: dependent.id })), ...extra };
+}
+
+/** The new hire's first election, from the hire date (2026-03-01), approved. */
+function newHireElection(w: EnrollmentWorld, member: Person, enrolled_plans: unknown[]) {
+  return approvedEnrollment(w, {
+    member: member.id,
+    category: 'qle',
+    reason: 'new_hire',
+    change_date: '2026-03-01',
+    effective_start: '2026-03-01',
+    enrolled_plans,
+  });
+}
+
+/** A life-event election reported on 2026-02-28, effective `effective_start`, approved. */
+function lifeEventElection(
+  w: EnrollmentWorld,
+  member: Person,
+  reason: string,
+  effective_start: string,
+  enrolled_plans: unknown[],
+  extra: Record<string, unknown> = {},
+) {
+  return approvedEnrollment(w, { member: member.id, category: 'qle', reason, change_date: '2026-02-28', effective_start, enrolled_plans, ...extra });
+}
+
+async function changesOf(w: EnrollmentWorld, enrollment: Person) {
+  return (await ok(w.admin.get(`/enrollments/${enrollment.id}/benefit_changes`))) as {
+    id: string;
+    line_of_coverage: string;
+    status: string;
+    changes: string[];
+    coverage_start: string | null;
+    coverage_end: string | null;
+    delivery_state: string;
+  }[];
+}
+
+interface BuiltFile {
+  record: EdiFileRecord;
+  content: string;
+  segments: FormattedSegment[];
+}
+
+/** Builds a file through the API, downloads it, and checks it against the guide (expectGuideConformant). */
+async function buildFile(
+  w: EnrollmentWorld,
+  body: { group: string; kind?: 'change' | 'full'; as_of?: string; action?: 'replace' | 'verify' },
+  options: { companionGuideLineCodes?: readonly string[] } = {},
+): Promise<BuiltFile> {
+  const record = (await ok(w.admin.post('/edi_files', { kind: 'change', ...body }), 201)) as EdiFileRecord;
+  const download = await w.admin.get(`/edi_files/${record.id}/content`);
+  expect(download.status, download.text).toBe(200);
+  expect(download.headers.get('content-type')).toContain('application/edi-x12');
+  const segments = await expectGuideConformant(record, download.text, options);
+  return { record, content: download.text, segments };
+}
+
+async function nothingToSend(w: EnrollmentWorld, group: string): Promise<void> {
+  const response = await w.admin.post('/edi_files', { group, kind: 'change' });
+  expect(response.status, response.text).toBe(409);
+  expect(response.body.message).toContain('Nothing to send');
+}
+
+const segmentsNamed = (file: BuiltFile, name: string) => file.segments.filter((segment) => segment.name === name);
+/** INS01-INS04 and INS08 of each member loop, in file order. */
+const memberLoops = (file: BuiltFile) => segmentsNamed(file, 'INS').map((ins) => [ins['1'], ins['2'], ins['3'], ins['4'], ins['8'] ?? '']);
+/** HD01, HD03 and HD05 of each coverage loop, in file order. */
+const coverageLoops = (file: BuiltFile) => segmentsNamed(file, 'HD').map((hd) => [hd['1'], hd['3'], hd['5']]);
+
+// ------------------------------------------------------------------------------------------------------------
+
+describe('834 change files: one scenario each, against its golden file', () => {
+  it('when a new hire elects vision for a spouse and a child, then the file adds all three (INS03/HD01 021) from the hire date', async () => {
+    const w = await ediWorld();
+    const { member, spouse, child } = await hiredFamily(w);
+    const hired = await newHireElection(w, member, [visionCare(w, [spouse, child])]);
+
+    const file = await buildFile(w, { group: w.groups.ediGroup.id });
+
+    expect(memberLoops(file)).toEqual([
+      ['Y', '18', '021', 'EC', 'FT'],
+      ['N', '01', '021', 'EC', ''],
+      ['N', '19', '021', 'EC', ''],
+    ]);
+    expect(file.record.benefit_changes).toEqual((await changesOf(w, hired)).map((change) => change.id));
+    expectGolden('new-hire', file.content);
+  });
+
+  it('when a dependent is added (a change with dependent_change), then the subscriber is changed (001) and the spouse added (021) from the change', async () => {
+    const w = await ediWorld();
+    const { member, spouse, child } = await hiredFamily(w);
+    await newHireElection(w, member, [visionCare(w, [child])]);
+    await buildFile(w, { group: w.groups.ediGroup.id });
+
+    const married = await lifeEventElection(w, member, 'marriage', '2026-04-01', [visionCare(w, [child, spouse])]);
+    const [change] = await changesOf(w, married);
+    expect(change).toMatchObject({ status: 'change', changes: expect.arrayContaining(['dependent_change']) });
+    const file = await buildFile(w, { group: w.groups.ediGroup.id });
+
+    // The child, already covered and on the same plan, is not sent again.
+    expect(memberLoops(file)).toEqual([
+      ['Y', '18', '001', 'EC', 'FT'],
+      ['N', '01', '021', 'EC', ''],
+    ]);
+    expect(coverageLoops(file)).toEqual([
+      ['001', 'VIS', 'FAM'],
+      ['021', 'VIS', 'FAM'],
+    ]);
+    expect(file.record.benefit_changes).toEqual([change!.id]);
+    expectGolden('add-dependent', file.content);
+  });
+
+  it('when the plan changes within the carrier (two edi plans of one group), then everyone covered is changed (001) onto the new plan from its start', async () => {
+    const w = await ediWorld();
+    const visionPlus = await planIn(w, w.groups.ediGroup.id, { plan_name: 'Vision Plus', line_of_coverage: 'vision' });
+    const { member, spouse } = await hiredFamily(w);
+    await newHireElection(w, member, [visionCare(w, [spouse])]);
+    await buildFile(w, { group: w.groups.ediGroup.id });
+
+    const switched = await lifeEventElection(w, member, 'employment_change', '2026-06-01', [election(visionPlus, [spouse])]);
+    const [change] = await changesOf(w, switched);
+    expect(change).toMatchObject({ status: 'change', changes: expect.arrayContaining(['plan_change']), coverage_start: '2026-06-01' });
+    const file = await buildFile(w, { group: w.groups.ediGroup.id });
+
+    expect(memberLoops(file)).toEqual([
+      ['Y', '18', '001', 'EC', 'FT'],
+      ['N', '01', '001', 'EC', ''],
+    ]);
+    expect(segmentsNamed(file, 'HD').map((hd) => hd['4'])).toEqual(['Vision Plus', 'Vision Plus']);
+    expectGolden('plan-change', file.content);
+  });
+
+  it("when the line moves to another carrier, then the old carrier's file ends it (024, DTP*349 the day before) and the new carrier's adds it (021)", async () => {
+    const w = await ediWorld();
+    const summit = await createCarrier(w.admin, { legal_name: 'Summit Vision Inc', trade_name: 'Summit Vision' });
+    const summitGroup = await createGroup(w.admin, { employer: w.employer.id, carrier: summit.id, connection_method: 'edi', group_number: 'SV-100' });
+    await putProfile(w, summitGroup.id, {
+      interchange_receiver: { qualifier: 'ZZ', id: 'SUMMITVISION' },
+      application_receiver_code: 'SUMMITVISION',
+      payer: { name: 'Summit Vision Inc', id: '555444333' },
+    });
+    const summitVision = await planIn(w, summitGroup.id, { plan_name: 'Summit Vision', line_of_coverage: 'vision' });
+    const { member, spouse } = await hiredFamily(w);
+    await newHireElection(w, member, [visionCare(w, [spouse])]);
+    await buildFile(w, { group: w.groups.ediGroup.id });
+
+    const moved = await lifeEventElection(w, member, 'employment_change', '2026-06-01', [election(summitVision, [spouse])]);
+    const [removed, added] = await changesOf(w, moved);
+    expect([removed, added].map((change) => [change?.status, change?.coverage_start, change?.coverage_end])).toEqual([
+      ['removed', '2026-03-01', '2026-05-31'],
+      ['new', '2026-06-01', '2026-12-31'],
+    ]);
+    const old = await buildFile(w, { group: w.groups.ediGroup.id });
+    const next = await buildFile(w, { group: summitGroup.id });
+
+    expect(memberLoops(old)).toEqual([
+      ['Y', '18', '024', '07', 'FT'],
+      ['N', '01', '024', '07', ''],
+    ]);
+    expect(
+      segmentsNamed(old, 'DTP')
+        .filter((dtp) => dtp['1'] === '349')
+        .map((dtp) => dtp['3']),
+    ).toEqual(['20260531', '20260531']);
+    expect(old.record.benefit_changes).toEqual([removed!.id]);
+    expect(memberLoops(next)).toEqual([
+      ['Y', '18', '021', 'EC', 'FT'],
+      ['N', '01', '021', 'EC', ''],
+    ]);
+    expect(
+      segmentsNamed(next, 'DTP')
+        .filter((dtp) => dtp['1'] === '348')
+        .map((dtp) => dtp['3']),
+    ).toEqual(['20260601', '20260601']);
+    expect(next.record.benefit_changes).toEqual([added!.id]);
+    // Each carrier is its own trading partner: the new one's first file is its number 1.
+    expect(next.record.interchange_control_number).toBe(1);
+    expectGolden('carrier-switch-old-carrier', old.content);
+    expectGolden('carrier-switch-new-carrier', next.content);
+  });
+
+  it('when the member is terminated, then the file ends everyone (024, INS04 08) with INS08 TE, DTP*337 the termination date and DTP*349 the last day covered', async () => {
+    const w = await ediWorld();
+    const { member, spouse, child } = await hiredFamily(w);
+    await newHireElection(w, member, [visionCare(w, [spouse, child])]);
+    await buildFile(w, { group: w.groups.ediGroup.id });
+
+    await ok(w.admin.patch(`/members/${member.id}`, { termination_date: '2026-03-20' }));
+    // The sweep of the day after the termination date ends the coverage; that night's file carries it.
+    await sweep.run('2026-03-21');
+    t.clock.set('2026-03-21T15:00:00.000Z');
+    const file = await buildFile(w, { group: w.groups.ediGroup.id });
+
+    expect(memberLoops(file)).toEqual([
+      ['Y', '18', '024', '08', 'TE'],
+      ['N', '01', '024', '08', ''],
+      ['N', '19', '024', '08', ''],
+    ]);
+    expect(segmentsNamed(file, 'DTP').find((dtp) => dtp['1'] === '337')?.['3']).toBe('20260320');
+    expect(
+      segmentsNamed(file, 'DTP')
+        .filter((dtp) => dtp['1'] === '349')
+        .map((dtp) => dtp['3']),
+    ).toEqual(['20260320', '20260320', '20260320']);
+    expectGolden('termination', file.content);
+  });
+
+  it('when a line is dropped by an election while a later termination date is on record, then its end is 07 (termination of benefits), not 08', async () => {
+    const w = await ediWorld();
+    const { member, spouse } = await hiredFamily(w);
+    await newHireElection(w, member, [visionCare(w, [spouse])]);
+    await buildFile(w, { group: w.groups.ediGroup.id });
+    // Notice given: employment ends 2026-06-30. Vision is dropped from 2026-04-01, before that.
+    await ok(w.admin.patch(`/members/${member.id}`, { termination_date: '2026-06-30' }));
+    await lifeEventElection(w, member, 'gain_coverage', '2026-04-01', [], { coverage_waivers: [{ line_of_coverage: 'vision', reason: 'covered_by_spouse' }] });
+
+    const dropped = await buildFile(w, { group: w.groups.ediGroup.id });
+    expect(memberLoops(dropped)).toEqual([
+      ['Y', '18', '024', '07', 'FT'],
+      ['N', '01', '024', '07', ''],
+    ]);
+    expect(segmentsNamed(dropped, 'DTP').filter((dtp) => dtp['1'] === '337')).toEqual([]);
+  });
+
+  it("when a child reaches the age limit and the daily sweep ends the child's coverage, then the child's loop is ended (024) on the last day and the subscriber's changed", async () => {
+    const w = await ediWorld();
+    await ok(w.admin.patch(`/plan_configurations/${await configurationOf(w, w.plans.vision.id)}`, { dependent_age_out_rule: 'date_of_birth' }));
+    // Born 2000-05-10, age limit 26: last covered day 2026-05-09.
+    const { member, spouse, child } = await hiredFamily(w, { childDob: '2000-05-10' });
+    await newHireElection(w, member, [visionCare(w, [spouse, child])]);
+    await buildFile(w, { group: w.groups.ediGroup.id });
+
+    expect((await sweep.run('2026-05-09')).dependent_coverage_ended).toBe(1);
+    t.clock.set('2026-05-10T15:00:00.000Z');
+    const file = await buildFile(w, { group: w.groups.ediGroup.id });
+
+    // The spouse, still covered on the same plan, is not sent.
+    expect(memberLoops(file)).toEqual([
+      ['Y', '18', '001', 'EC', 'FT'],
+      ['N', '19', '024', '07', ''],
+    ]);
+    expect(coverageLoops(file)).toEqual([
+      ['001', 'VIS', 'ESP'],
+      ['024', 'VIS', 'FAM'],
+    ]);
+    expect(
+      segmentsNamed(file, 'DTP')
+        .filter((dtp) => dtp['1'] === '349')
+        .map((dtp) => dtp['3']),
+    ).toEqual(['20261231', '20260509']);
+    expectGolden('age-out', file.content);
+  });
+
+  it("when the member's last name or address changes after a file was sent, then the next change file carries a demographics-only loop (INS03 001, INS04 25, no 2300)", async () => {
+    const w = await ediWorld();
+    const { member, spouse, child } = await hiredFamily(w);
+    await newHireElection(w, member, [visionCare(w, [spouse, child])]);
+    await buildFile(w, { group: w.groups.ediGroup.id });
+    await nothingToSend(w, w.groups.ediGroup.id);
+
+    await ok(w.admin.patch(`/members/${member.id}`, { last_name: 'Stone-Park' }));
+    const renamed = await buildFile(w, { group: w.groups.ediGroup.id });
+
+    expect(memberLoops(renamed)).toEqual([['Y', '18', '001', '25', 'FT']]);
+    expect(segmentsNamed(renamed, 'HD')).toEqual([]);
+    expect(one(renamed.segments, 'NM1')['3']).toBe('Stone-Park');
+    expect(renamed.record.benefit_changes).toEqual([]);
+    expectGolden('demographic-change', renamed.content);
+
+    // Sent once: the next build has nothing; an address change is sent the same way.
+    await nothingToSend(w, w.groups.ediGroup.id);
+    await ok(w.admin.patch(`/members/${member.id}`, { address: { line1: '7 Harbor Road', city: 'Portland', state: 'ME', zip_code: '04101-1234' } }));
+    const moved = await buildFile(w, { group: w.groups.ediGroup.id });
+    expect(memberLoops(moved)).toEqual([['Y', '18', '001', '25', 'FT']]);
+    expect([one(moved.segments, 'N3')['1'], one(moved.segments, 'N4')]).toEqual([
+      '7 Harbor Road',
+      { name: 'N4', '1': 'Portland', '2': 'ME', '3': '041011234' },
+    ]);
+  });
+});
+
+describe('834 full files', () => {
+  it('when a full file is built, then it replaces (BGN08 RX) with everyone covered on as_of, each person and coverage as 030', async () => {
+    const w = await ediWorld();
+    const dental = await planIn(w, w.groups.ediGroup.id, { plan_name: 'Dental Essentials', line_of_coverage: 'dental' });
+    const { member, spouse, child } = await hiredFamily(w);
+    await newHireElection(w, member, [visionCare(w, [spouse, child]), election(dental, [spouse])]);
+
+    const file = await buildFile(w, { group: w.groups.ediGroup.id, kind: 'full' });
+
+    expect(file.record).toMatchObject({ kind: 'full', action: 'replace', as_of: '2026-03-02', member_count: 1, benefit_changes: [] });
+    expect(memberLoops(file)).toEqual([
+      ['Y', '18', '030', '', 'FT'],
+      ['N', '01', '030', '', ''],
+      ['N', '19', '030', '', ''],
+    ]);
+    expect(coverageLoops(file)).toEqual([
+      ['030', 'DEN', 'ESP'],
+      ['030', 'VIS', 'FAM'],
+      ['030', 'DEN', 'ESP'],
+      ['030', 'VIS', 'FAM'],
+      ['030', 'VIS', 'FAM'],
+    ]);
+    expectGolden('full-file', file.content);
+  });
+
+  it('when as_of moves, then the full file holds exactly who is covered that day: not coverage that starts later or has ended', async () => {
+    const w = await ediWorld();
+    const stays = await hiredFamily(w, { firstName: 'Stays', ssn: '123456789' });
+    await newHireElection(w, stays.member, [visionCare(w, [stays.child])]);
+    // Covered from 2026-04-01 (open enrollment).
+    const joins = await hiredFamily(w, { firstName: 'Joins', ssn: '234567890' });
+    await approvedEnrollment(w, { member: joins.member.id, enrolled_plans: [visionCare(w)] });
+    // Covered 2026-03-01 to 2026-03-20, the termination date.
+    const leaves = await hiredFamily(w, { firstName: 'Leaves', ssn: '345678901' });
+    await newHireElection(w, leaves.member, [visionCare(w, [leaves.spouse])]);
+    await ok(w.admin.patch(`/members/${leaves.member.id}`, { termination_date: '2026-03-20' }));
+    await sweep.run('2026-03-21');
+
+    const subscribersOn = async (as_of: string, action?: 'verify') => {
+      const file = await buildFile(w, { group: w.groups.ediGroup.id, kind: 'full', as_of, ...(action ? { action } : {}) });
+      const ids = file.segments.filter((segment) => segment.name === 'REF' && segment['1'] === '0F').map((segment) => segment['2']);
+      return { file, subscribers: [...new Set(ids)].sort(), people: ids.length };
+    };
+    const march = await subscribersOn('2026-03-05');
+    expect([march.subscribers, march.people, march.file.record.member_count]).toEqual([['123456789', '345678901'], 4, 2]);
+    const afterTermination = await subscribersOn('2026-03-21');
+    expect([afterTermination.subscribers, afterTermination.people]).toEqual([['123456789'], 2]);
+    const april = await subscribersOn('2026-04-15', 'verify');
+    expect([april.subscribers, april.people]).toEqual([['123456789', '234567890'], 3]);
+    expect(april.file.record.action).toBe('verify');
+  });
+});
+
+describe('control numbers and what each file carries', () => {
+  it('when files are built for two groups of one trading partner and for another partner, then ISA13 and GS06 go up by one per file per partner and are never reused', async () => {
+    const w = await ediWorld();
+    // A second group with the same carrier and the same interchange ids: one trading partner, one sequence.
+    const sameCarrier = await createGroup(w.admin, { employer: w.employer.id, carrier: w.carrier.id, connection_method: 'edi', group_number: 'G-edi-2' });
+    await putProfile(w, sameCarrier.id);
+    const dental = await planIn(w, sameCarrier.id, { plan_name: 'Dental Essentials', line_of_coverage: 'dental' });
+    const otherCarrier = await createCarrier(w.admin, { legal_name: 'Summit Vision Inc' });
+    const otherGroup = await createGroup(w.admin, { employer: w.employer.id, carrier: otherCarrier.id, connection_method: 'edi', group_number: 'SV-100' });
+    await putProfile(w, otherGroup.id, { interchange_receiver: { qualifier: 'ZZ', id: 'SUMMITVISION' }, application_receiver_code: 'SUMMITVISION' });
+    const summitVision = await planIn(w, otherGroup.id, { plan_name: 'Summit Vision', line_of_coverage: 'vision' });
+
+    const first = await hiredFamily(w, { firstName: 'First', ssn: '123456789' });
+    await newHireElection(w, first.member, [visionCare(w), election(dental)]);
+    const second = await hiredFamily(w, { firstName: 'Second', ssn: '234567890' });
+    await newHireElection(w, second.member, [election(summitVision)]);
+
+    const built: BuiltFile[] = [];
+    built.push(await buildFile(w, { group: w.groups.ediGroup.id }));
+    built.push(await buildFile(w, { group: sameCarrier.id }));
+    // A build with nothing to send stores nothing and takes no number.
+    await nothingToSend(w, w.groups.ediGroup.id);
+    built.push(await buildFile(w, { group: otherGroup.id }));
+    built.push(await buildFile(w, { group: w.groups.ediGroup.id, kind: 'full' }));
+    await ok(w.admin.patch(`/members/${first.member.id}`, { last_name: 'Stone-Park' }));
+    built.push(await buildFile(w, { group: sameCarrier.id }));
+    built.push(await buildFile(w, { group: otherGroup.id, kind: 'full' }));
+
+    const numbers = built.map((file) => [one(file.segments, 'ISA')['8'], file.record.interchange_control_number, file.record.group_control_number]);
+    expect(numbers).toEqual([
+      ['WORLDHEALTH', 1, 1],
+      ['WORLDHEALTH', 2, 2],
+      ['SUMMITVISION', 1, 1],
+      ['WORLDHEALTH', 3, 3],
+      ['WORLDHEALTH', 4, 4],
+      ['SUMMITVISION', 2, 2],
+    ]);
+    const listed = (await ok(w.admin.get('/edi_files?page_size=100'))).results as EdiFileRecord[];
+    expect(listed).toHaveLength(built.length);
+    const perPartner = new Set(numbers.map(([partner, interchange]) => `${partner}|${interchange}`));
+    expect(perPartner.size).toBe(built.length);
+  });
+
+  it('when a change is in a file, then it is in no later file: the next build has nothing to send, and a change approved later goes in the next file only', async () => {
+    const w = await ediWorld();
+    const { member, spouse } = await hiredFamily(w);
+    const hired = await newHireElection(w, member, [visionCare(w)]);
+    const [hire] = await changesOf(w, hired);
+
+    const first = await buildFile(w, { group: w.groups.ediGroup.id });
+    expect(first.record.benefit_changes).toEqual([hire!.id]);
+    await nothingToSend(w, w.groups.ediGroup.id);
+
+    t.clock.set('2026-03-03T15:00:00.000Z');
+    const married = await lifeEventElection(w, member, 'marriage', '2026-04-01', [visionCare(w, [spouse])]);
+    const [marriage] = await changesOf(w, married);
+    const second = await buildFile(w, { group: w.groups.ediGroup.id });
+    expect(second.record.benefit_changes).toEqual([marriage!.id]);
+    expect(memberLoops(second).map((loop) => loop[2])).toEqual(['001', '021']);
+    await nothingToSend(w, w.groups.ediGroup.id);
+
+    // GET /edi_files/{id} lists what each file carried, for good.
+    expect((await ok(w.admin.get(`/edi_files/${first.record.id}`))).benefit_changes).toEqual([hire!.id]);
+    expect((await ok(w.admin.get(`/edi_files/${second.record.id}`))).benefit_changes).toEqual([marriage!.id]);
+    const listed = (await ok(w.admin.get(`/edi_files?group=${w.groups.ediGroup.id}`))).results as EdiFileRecord[];
+    expect(listed.map((file) => [file.id, file.benefit_changes])).toEqual([
+      [second.record.id, [marriage!.id]],
+      [first.record.id, [hire!.id]],
+    ]);
+  });
+
+  it('when a line has no HD03 code in the guide (life), then it is not in the file and its change waits (awaiting_file) until the profile maps line_of_coverage_codes.life', async () => {
+    const w = await ediWorld();
+    const life = await planIn(w, w.groups.ediGroup.id, {
+      plan_name: 'Group Life',
+      line_of_coverage: 'life',
+      premium_type: undefined,
+      composite_rates: undefined,
+      guaranteed_issue_volume: '50000.00',
+    });
+    const { member } = await hiredFamily(w);
+    const hired = await newHireElection(w, member, [visionCare(w), election(life, [], { requested_volume: '20000.00' })]);
+    const changeOf = async (line: string) => (await changesOf(w, hired)).find((change) => change.line_of_coverage === line)!;
+
+    const first = await buildFile(w, { group: w.groups.ediGroup.id });
+    expect(coverageLoops(first)).toEqual([['021', 'VIS', 'EMP']]);
+    expect(first.record.benefit_changes).toEqual([(await changeOf('vision')).id]);
+    await ok(w.admin.post(`/edi_files/${first.record.id}/deliver`));
+    expect((await changeOf('vision')).delivery_state).toBe('sent');
+    expect((await changeOf('life')).delivery_state).toBe('awaiting_file');
+    // Still nothing the guide can carry.
+    await nothingToSend(w, w.groups.ediGroup.id);
+    expect((await changeOf('life')).delivery_state).toBe('awaiting_file');
+
+    // The carrier's companion guide gives life a code: the change goes in the next file.
+    await putProfile(w, w.groups.ediGroup.id, { companion_guide: { subscriber_id_source: 'ssn', line_of_coverage_codes: { life: 'LIF' } } });
+    const second = await buildFile(w, { group: w.groups.ediGroup.id }, { companionGuideLineCodes: ['LIF'] });
+    expect(coverageLoops(second)).toEqual([['021', 'LIF', 'EMP']]);
+    expect(second.record.benefit_changes).toEqual([(await changeOf('life')).id]);
+    await ok(w.admin.post(`/edi_files/${second.record.id}/deliver`));
+    expect((await changeOf('life')).delivery_state).toBe('sent');
+  });
+});
