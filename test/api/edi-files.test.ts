@@ -521,6 +521,37 @@ describe('834 change files: one scenario each, against its golden file', () => {
     expect(segmentsNamed(dropped, 'DTP').filter((dtp) => dtp['1'] === '337')).toEqual([]);
   });
 
+  it('when one line of several with the carrier ends, or a line is added for someone the carrier holds, then the person loop is a change (001) and only the HD says 024 or 021', async () => {
+    const w = await ediWorld();
+    const { member, spouse } = await hiredFamily(w);
+    const dental = await planIn(w, w.groups.ediGroup.id, { plan_name: 'Dental Essentials', line_of_coverage: 'dental' });
+    await newHireElection(w, member, [visionCare(w, [spouse])]);
+    await buildFile(w, { group: w.groups.ediGroup.id });
+
+    // Dental added for the member and spouse, whom the carrier already covers for vision: 001 + HD 021.
+    await lifeEventElection(w, member, 'employment_change', '2026-04-01', [visionCare(w, [spouse]), election(dental, [spouse])]);
+    const added = await buildFile(w, { group: w.groups.ediGroup.id });
+    expect(memberLoops(added)).toEqual([
+      ['Y', '18', '001', 'EC', 'FT'],
+      ['N', '01', '001', 'EC', ''],
+    ]);
+    expect(coverageLoops(added)).toEqual([
+      ['021', 'DEN', 'ESP'],
+      ['021', 'DEN', 'ESP'],
+    ]);
+
+    // Dental dropped again while vision goes on: the carrier must not end the people (001 + HD 024).
+    await lifeEventElection(w, member, 'employment_change', '2026-05-01', [visionCare(w, [spouse])], {
+      coverage_waivers: [{ line_of_coverage: 'dental', reason: 'covered_by_spouse' }],
+    });
+    const dropped = await buildFile(w, { group: w.groups.ediGroup.id });
+    expect(memberLoops(dropped).map((loop) => loop[2])).toEqual(['001', '001']);
+    expect(coverageLoops(dropped).filter(([type]) => type === '024')).toEqual([
+      ['024', 'DEN', 'ESP'],
+      ['024', 'DEN', 'ESP'],
+    ]);
+  });
+
   it("when a child reaches the age limit and the daily sweep ends the child's coverage, then the child's loop is ended (024) on the last day and the subscriber's changed", async () => {
     const w = await ediWorld();
     await ok(w.admin.patch(`/plan_configurations/${await configurationOf(w, w.plans.vision.id)}`, { dependent_age_out_rule: 'date_of_birth' }));
@@ -542,11 +573,12 @@ describe('834 change files: one scenario each, against its golden file', () => {
       ['001', 'VIS', 'ESP'],
       ['024', 'VIS', 'FAM'],
     ]);
+    // DTP*349 on the ended loop only: the subscriber's changed coverage goes on.
     expect(
       segmentsNamed(file, 'DTP')
         .filter((dtp) => dtp['1'] === '349')
         .map((dtp) => dtp['3']),
-    ).toEqual(['20261231', '20260509']);
+    ).toEqual(['20260509']);
     expectGolden('age-out', file.content);
   });
 

@@ -450,11 +450,25 @@ export class EdiFileService {
 
     // Who the carrier holds (covered in the group on as_of) and whose demographics changed since last sent.
     const { inForce, sentDigests } = await this.#demographicCandidates(trx, group, asOf);
-    const coveredDependents = await repository.findCoveredDependents(trx, [...new Set([...itemIds, ...inForce.map((item) => item.id)])]);
     const memberIds = [...new Set([...sendable.map((change) => change.member_id), ...inForce.map((item) => item.member_id)])];
+    // Everything these members hold with the group, to tell a line ending from the person leaving the carrier.
+    const held = Map.groupBy(await repository.findCoverageOfGroupOfMembers(trx, group.provider_id, group.id, memberIds), (item) => item.member_id);
+    const heldIds = [...held.values()].flat().map((item) => item.id);
+    const coveredDependents = await repository.findCoveredDependents(trx, [...new Set([...itemIds, ...inForce.map((item) => item.id), ...heldIds])]);
     const members = await this.#memberFacts(trx, group.provider_id, memberIds);
     const dependents = await repository.findDependents(trx, group.provider_id, [...coveredDependents.values()].flat());
-    const context = this.#context(guide, coveredDependents, dependents);
+    const context: CoverageContext = {
+      ...this.#context(guide, coveredDependents, dependents),
+      coveredInGroup: (personId, memberId, date, except) =>
+        (held.get(memberId) ?? []).some(
+          (item) =>
+            item.id !== except &&
+            item.effective_start !== null &&
+            compareDates(item.effective_start, date) <= 0 &&
+            (item.effective_end === null || compareDates(item.effective_end, date) >= 0) &&
+            (personId === memberId || (coveredDependents.get(item.id) ?? []).includes(personId)),
+        ),
+    };
 
     const parts = new Map<string, SubscriberParts>();
     const partOf = (memberId: string) => {

@@ -25,15 +25,28 @@ export function insuranceLineCodeOf(guide: CompanionGuide, line: LineOfCoverage)
   return guide.line_of_coverage_codes[line] ?? INSURANCE_LINE_CODES[line] ?? undefined;
 }
 
+/** What the carrier holds of a person besides the loops of this file (see CoverageContext.coveredInGroup). */
+export interface Continuity {
+  /** Some coverage of the person with this group goes on after a loop that ends one. */
+  continuing: boolean;
+  /** The person already had coverage with this group the day before a loop that adds one. */
+  preexisting: boolean;
+}
+
 /**
- * INS03 of a person from the HD01s of their coverage loops: all additions is an addition, all terminations a
- * termination, all reinstatements a reinstatement; anything else (or no coverage loop: demographics only) is
- * a change (005010X220A1 INS03 note: 001 when the loop's 2300s differ).
+ * INS03 of a person from the HD01s of their coverage loops (005010X220A1 INS03, 875): all additions is an
+ * addition (021) of someone new to the carrier, all terminations (024) ends the person's coverage with it,
+ * all reinstatements is 025. When the carrier keeps other coverage of the person (a termination of one line
+ * of several) or already holds them (a line added), the person's loop is a change (001) and the HD01s say
+ * what happens to each line; so is anything mixed, or a loop with no 2300 (demographics only).
  */
-export function memberMaintenance(coverages: readonly Coverage834[]): MaintenanceType {
+export function memberMaintenance(coverages: readonly Coverage834[], continuity: Continuity = { continuing: false, preexisting: false }): MaintenanceType {
   const types = new Set(coverages.map((coverage) => coverage.maintenanceType));
-  if (types.size === 1) return [...types][0]!;
-  return 'change';
+  if (types.size !== 1) return 'change';
+  const only = [...types][0]!;
+  if (only === 'cancellation_or_termination' && continuity.continuing) return 'change';
+  if (only === 'addition' && continuity.preexisting) return 'change';
+  return only;
 }
 
 /** INS04 of a person's loop: why it is sent (005010X220A1 INS04, code source 1203/1201). */
@@ -117,21 +130,25 @@ export function demographicsDigest(key: KeyObject, person: { kind: 'member'; fac
   return createHmac('sha256', key).update(JSON.stringify(fields)).digest('base64url');
 }
 
-export interface SubscriberParts {
-  member: MemberFacts;
+/** One person's loops in the file. */
+interface PersonPart extends Continuity {
   coverages: Coverage834[];
   reason: MaintenanceReason | null;
-  dependents: Map<string, { row: DependentRow; coverages: Coverage834[]; reason: MaintenanceReason | null }>;
+}
+
+export interface SubscriberParts extends PersonPart {
+  member: MemberFacts;
+  dependents: Map<string, PersonPart & { row: DependentRow }>;
 }
 
 export function subscriberParts(member: MemberFacts): SubscriberParts {
-  return { member, coverages: [], reason: null, dependents: new Map() };
+  return { member, coverages: [], reason: null, continuing: false, preexisting: false, dependents: new Map() };
 }
 
-function dependentPart(parts: SubscriberParts, row: DependentRow) {
+function dependentPart(parts: SubscriberParts, row: DependentRow): PersonPart & { row: DependentRow } {
   const existing = parts.dependents.get(row.id);
   if (existing) return existing;
-  const created = { row, coverages: [] as Coverage834[], reason: null as MaintenanceReason | null };
+  const created = { row, coverages: [] as Coverage834[], reason: null as MaintenanceReason | null, continuing: false, preexisting: false };
   parts.dependents.set(row.id, created);
   return created;
 }
@@ -140,6 +157,21 @@ export interface CoverageContext {
   guide: CompanionGuide;
   dependentsOf: (enrolledPlanId: string) => readonly string[];
   dependentRow: (id: string) => DependentRow | undefined;
+  /**
+   * Whether the person (a member or dependent id) is covered with this group on `date` by some coverage other
+   * than `except` (an enrolled plan id); change files give it, full files need not.
+   */
+  coveredInGroup?: (personId: string, memberId: string, date: string, except: string) => boolean;
+}
+
+/** Adds a loop to a person's part, noting whether the carrier keeps or already holds the person. */
+function addLoop(context: CoverageContext, part: PersonPart, personId: string, memberId: string, loop: Coverage834, item: CoverageItem): void {
+  part.coverages.push(loop);
+  if (!context.coveredInGroup) return;
+  if (loop.maintenanceType === 'cancellation_or_termination' && loop.benefitEnd) {
+    part.continuing ||= context.coveredInGroup(personId, memberId, addDays(loop.benefitEnd, 1), item.id);
+  }
+  if (loop.maintenanceType === 'addition') part.preexisting ||= context.coveredInGroup(personId, memberId, addDays(loop.benefitBegin, -1), item.id);
 }
 
 function coverageLoop(
@@ -160,7 +192,9 @@ function coverageLoop(
     planDescription: item.plan_name,
     tier,
     benefitBegin: begin,
-    benefitEnd: end,
+    // DTP*349 is the last day of coverage that ends: sent on terminations only, so that a carrier never reads
+    // a plan year's end on an addition or change as a termination date.
+    benefitEnd: maintenanceType === 'cancellation_or_termination' ? end : null,
   };
 }
 
@@ -191,13 +225,20 @@ export function addBenefitChange(
     const begin = previous.effective_start ?? end;
     const terminated = endedByTermination(parts.member.row, end);
     const relationships = relationshipsOf(context, previous.id);
-    parts.coverages.push(coverageLoop(context, 'cancellation_or_termination', previous, relationships, begin, end));
+    addLoop(
+      context,
+      parts,
+      parts.member.row.id,
+      parts.member.row.id,
+      coverageLoop(context, 'cancellation_or_termination', previous, relationships, begin, end),
+      previous,
+    );
     parts.reason ??= terminated ? MAINTENANCE_REASON_OF.terminated : MAINTENANCE_REASON_OF.removed;
     for (const dependentId of context.dependentsOf(previous.id)) {
       const row = context.dependentRow(dependentId);
       if (!row) continue;
       const part = dependentPart(parts, row);
-      part.coverages.push(coverageLoop(context, 'cancellation_or_termination', previous, relationships, begin, end));
+      addLoop(context, part, row.id, parts.member.row.id, coverageLoop(context, 'cancellation_or_termination', previous, relationships, begin, end), previous);
       part.reason ??= terminated ? MAINTENANCE_REASON_OF.terminated : MAINTENANCE_REASON_OF.removed;
     }
     return;
@@ -208,19 +249,19 @@ export function addBenefitChange(
   const relationships = relationshipsOf(context, next.id);
   if (change.status === 'new') {
     const type: MaintenanceType = reinstated ? 'reinstatement' : 'addition';
-    parts.coverages.push(coverageLoop(context, type, next, relationships, begin, end));
+    addLoop(context, parts, parts.member.row.id, parts.member.row.id, coverageLoop(context, type, next, relationships, begin, end), next);
     parts.reason ??= reinstated ? MAINTENANCE_REASON_OF.reinstated : MAINTENANCE_REASON_OF.added;
     for (const dependentId of context.dependentsOf(next.id)) {
       const row = context.dependentRow(dependentId);
       if (!row) continue;
       const part = dependentPart(parts, row);
-      part.coverages.push(coverageLoop(context, type, next, relationships, begin, end));
+      addLoop(context, part, row.id, parts.member.row.id, coverageLoop(context, type, next, relationships, begin, end), next);
       part.reason ??= reinstated ? MAINTENANCE_REASON_OF.reinstated : MAINTENANCE_REASON_OF.added;
     }
     return;
   }
   // A change: the plan (or its price, volume or dependents) moved on this line within the group.
-  parts.coverages.push(coverageLoop(context, 'change', next, relationships, begin, end));
+  addLoop(context, parts, parts.member.row.id, parts.member.row.id, coverageLoop(context, 'change', next, relationships, begin, end), next);
   parts.reason ??= MAINTENANCE_REASON_OF.changed;
   const before = new Set(previous ? context.dependentsOf(previous.id) : []);
   const after = new Set(context.dependentsOf(next.id));
@@ -230,11 +271,11 @@ export function addBenefitChange(
     if (!row) continue;
     if (!before.has(dependentId)) {
       const part = dependentPart(parts, row);
-      part.coverages.push(coverageLoop(context, 'addition', next, relationships, begin, end));
+      addLoop(context, part, row.id, parts.member.row.id, coverageLoop(context, 'addition', next, relationships, begin, end), next);
       part.reason ??= MAINTENANCE_REASON_OF.added;
     } else if (planMoved) {
       const part = dependentPart(parts, row);
-      part.coverages.push(coverageLoop(context, 'change', next, relationships, begin, end));
+      addLoop(context, part, row.id, parts.member.row.id, coverageLoop(context, 'change', next, relationships, begin, end), next);
       part.reason ??= MAINTENANCE_REASON_OF.changed;
     }
   }
@@ -245,7 +286,11 @@ export function addBenefitChange(
     if (!row) continue;
     const part = dependentPart(parts, row);
     // Covered through the day before the new coverage starts.
-    part.coverages.push(
+    addLoop(
+      context,
+      part,
+      row.id,
+      parts.member.row.id,
       coverageLoop(
         context,
         'cancellation_or_termination',
@@ -254,6 +299,7 @@ export function addBenefitChange(
         previous.effective_start ?? begin,
         addDays(begin, -1),
       ),
+      previous,
     );
     part.reason ??= kinds.includes('dependent_change') && row.member_relationship !== 'spouse' ? MAINTENANCE_REASON_OF.aged_out : MAINTENANCE_REASON_OF.removed;
   }
@@ -283,7 +329,7 @@ export function toSubscriber834(parts: SubscriberParts, guide: CompanionGuide, a
   const subscriberId = subscriberIdOf(guide, parts.member);
   if (subscriberId === undefined) return undefined;
   const dependents: Dependent834[] = [...parts.dependents.values()].map((part) => ({
-    maintenanceType: kind === 'full' ? 'audit_or_compare' : memberMaintenance(part.coverages),
+    maintenanceType: kind === 'full' ? 'audit_or_compare' : memberMaintenance(part.coverages, part),
     maintenanceReason: kind === 'full' ? null : part.reason,
     name: { last: part.row.last_name, first: part.row.first_name, middle: part.row.middle_name },
     address: addressOf(part.row.address),
@@ -294,7 +340,7 @@ export function toSubscriber834(parts: SubscriberParts, guide: CompanionGuide, a
   }));
   const employmentStatus = employmentStatusOf(row, asOf);
   return {
-    maintenanceType: kind === 'full' ? 'audit_or_compare' : memberMaintenance(parts.coverages),
+    maintenanceType: kind === 'full' ? 'audit_or_compare' : memberMaintenance(parts.coverages, parts),
     maintenanceReason: kind === 'full' ? null : parts.reason,
     name: { last: row.last_name, first: row.first_name },
     ssn: guide.send_member_ssn ? ssn : null,

@@ -44,7 +44,7 @@ const CompanionGuideSchema = Type.Object(
   {
     line_of_coverage_codes: Type.Optional(
       Type.Partial(
-        Type.Object(Object.fromEntries(LINES_OF_COVERAGE.map((line) => [line, Type.String({ pattern: '^[A-Z0-9]{2,3}$' })])), { additionalProperties: false }),
+        Type.Object(Object.fromEntries(LINES_OF_COVERAGE.map((line) => [line, Type.String({ pattern: '^[A-Z]{2,3}$' })])), { additionalProperties: false }),
         {
           additionalProperties: false,
           description:

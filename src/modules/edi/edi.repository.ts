@@ -6,7 +6,7 @@ import type { Scope } from '../../shared/tenancy.ts';
 import { insertRows } from '../../db/bulk-insert.ts';
 import { batches } from '../../shared/batches.ts';
 import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.ts';
-import { coverageInForceOn } from '../coverage/coverage-in-force.ts';
+import { coverageInForceOn, isCoverage } from '../coverage/coverage-in-force.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { GroupRow } from '../groups/group.table.ts';
 import type { MemberRow } from '../members/member.table.ts';
@@ -569,4 +569,24 @@ export function findFileByControlNumber(
       ? query.where('edi_files.interchange_control_number', '=', filter.interchange)
       : query.where('edi_files.group_control_number', '=', filter.group);
   return query.orderBy('edi_files.created_at', 'desc').limit(1).executeTakeFirst();
+}
+
+/** Every coverage (coverage-in-force.ts isCoverage, any dates) of the members on the group's plans. */
+export async function findCoverageOfGroupOfMembers(db: Executor, providerId: string, groupId: string, memberIds: readonly string[]): Promise<CoverageItem[]> {
+  const found: CoverageItem[] = [];
+  for (const batch of batches([...new Set(memberIds)], 5_000)) {
+    found.push(
+      ...(await db
+        .selectFrom('enrolled_plans')
+        .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
+        .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
+        .select(COVERAGE_ITEM_COLUMNS)
+        .where('plans.provider_id', '=', providerId)
+        .where('plans.group_id', '=', groupId)
+        .where('enrolled_plans.member_id', 'in', batch)
+        .where(isCoverage())
+        .execute()),
+    );
+  }
+  return found;
 }
