@@ -109,14 +109,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('edi_file_changes_file').on('edi_file_changes').columns(['edi_file_id', 'position']).execute();
 
-  // Who a full file listed (each covered person and line), to tell who the next one leaves out.
+  // Who a full file listed (each covered person and line), to tell who the next one leaves out: JSON arrays of
+  // [person, member, line] in pieces (a 50,000-member file lists 100,000 people).
   await db.schema
     .createTable('edi_file_people')
     .addColumn('edi_file_id', 'text', (c) => c.notNull().references('edi_files.id'))
-    .addColumn('person_id', 'text', (c) => c.notNull())
-    .addColumn('member_id', 'text', (c) => c.notNull())
-    .addColumn('line_of_coverage', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('edi_file_people_pk', ['edi_file_id', 'person_id', 'line_of_coverage'])
+    .addColumn('position', 'integer', (c) => c.notNull())
+    .addColumn('people', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('edi_file_people_pk', ['edi_file_id', 'position'])
     .execute();
 
   // A keyed digest of each person's demographics as last sent to the group's carrier.

@@ -6,7 +6,6 @@ import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import { enqueueJob } from '../../jobs/job-queue.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
-import { batches } from '../../shared/batches.ts';
 import { addDays, compareDates, toDateString } from '../../shared/dates.ts';
 import { InvalidState, NotFound, validationFailed } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
@@ -45,8 +44,8 @@ export const MAX_CHANGES_PER_FILE = 50_000;
 /** How far before the group's last file the event log is read for demographic changes (see #demographicCandidates). */
 const DEMOGRAPHICS_MARGIN_MS = 60 * 60 * 1000;
 
-/** Members read, written and let go at a time while a full file is built. */
-const FULL_FILE_PAGE = 2_000;
+/** Coverage rows (about a member each) read, written and let go at a time while a full file is built. */
+const FULL_FILE_PAGE_ROWS = 2_000;
 
 /** A member's loops and, for a full file, each person and line it lists. */
 type FileParts = SubscriberParts & { people: { person_id: string; member_id: string; line_of_coverage: string }[] };
@@ -267,7 +266,7 @@ export class EdiFileService {
     asOf: string,
   ): Promise<EdiFileRow | undefined> {
     const guide = companionGuideOf(profile);
-    const content = kind === 'change' ? await this.#changeContent(trx, group, guide, asOf) : this.#fullContent(trx, group, guide, asOf);
+    const content = kind === 'change' ? await this.#changeContent(trx, group, guide, asOf) : await this.#fullContent(trx, group, guide, asOf);
     if (Array.isArray(content.parts) && content.parts.length === 0) return undefined;
     // Handed out in this transaction, after the group's lock: numbers increase in the order files are stored,
     // and a build that fails stores nothing (no file ever carried its number).
@@ -370,15 +369,12 @@ export class EdiFileService {
     };
     if (kind === 'full') {
       const previous = action === 'replace' ? await repository.findLastAcceptedFullFile(trx, group.id) : undefined;
-      await repository.insertFilePeople(
-        trx,
-        written.people.map((person) => ({ edi_file_id: id, ...person })),
-      );
+      await repository.insertFilePeople(trx, id, written.people);
       stored.missing = JSON.stringify(previous ? await this.#missingSince(trx, previous, written.people) : []);
     }
     await repository.updateFile(trx, stored);
     await repository.insertFileChanges(trx, id, written.changeIds);
-    await repository.saveSentDigests(trx, group.id, id, written.digests);
+    await repository.saveSentDigests(trx, group.id, id, written.digests, content.known);
     await this.#events.record(trx, eventOf('edi_file', 'created', stored));
     if (stored.status === 'ready' && stored.delivery_method === 'sftp') await this.#enqueueDelivery(trx, id);
     return stored;
@@ -504,7 +500,7 @@ export class EdiFileService {
         }
       }
     }
-    return { parts: [...parts.values()].map((part): FileParts => ({ ...part, people: [] })), changesOf };
+    return { parts: [...parts.values()].map((part): FileParts => ({ ...part, people: [] })), changesOf, known: sentDigests };
   }
 
   /**
@@ -546,16 +542,30 @@ export class EdiFileService {
    * Everyone covered on `asOf`, a page of members at a time (FULL_FILE_PAGE), so that a full file of 50,000
    * members is never all in memory: each page's loops are written before the next page is read.
    */
-  #fullContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string) {
-    return { parts: this.#fullParts(trx, group, guide, asOf), changesOf: new Map<string, string[]>() };
+  async #fullContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string) {
+    // What the carrier was last sent about everyone: only what differs is stored again.
+    const known = await repository.findSentDigests(trx, group.id);
+    return { parts: this.#fullParts(trx, group, guide, asOf), changesOf: new Map<string, string[]>(), known };
   }
 
   async *#fullParts(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string): AsyncGenerator<FileParts> {
-    const covered = await repository.findCoveredMemberIds(trx, group.provider_id, group.id, asOf);
-    for (const page of batches(covered, FULL_FILE_PAGE)) {
+    for (let after = ''; ;) {
+      // The next rows of coverage in member order; the last member's rows may go on past the limit, so that
+      // member waits for the next page (unless it is the only one: then all its rows are read).
+      let inForce = await repository.findCoverageOfGroupPage(trx, group.provider_id, group.id, asOf, after, FULL_FILE_PAGE_ROWS);
+      if (inForce.length === 0) return;
+      if (inForce.length === FULL_FILE_PAGE_ROWS) {
+        const lastMember = inForce.at(-1)!.member_id;
+        const complete = inForce.filter((item) => item.member_id !== lastMember);
+        inForce =
+          complete.length > 0
+            ? complete
+            : await repository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf, { first: lastMember, last: lastMember });
+      }
       // A range of ids, not a list: a page costs range scans of indexes, not thousands of parameters.
-      const range = { first: page[0]!, last: page.at(-1)! };
-      const inForce = await repository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf, range);
+      const range = { first: inForce[0]!.member_id, last: inForce.at(-1)!.member_id };
+      after = range.last;
+      const page = [...new Set(inForce.map((item) => item.member_id))];
       // One coverage per member and line: the latest-starting (the query orders them so); lines the
       // profile cannot code are not in 834 files.
       const latest: CoverageItem[] = [];

@@ -6,17 +6,16 @@ import { createHmac, type KeyObject } from 'node:crypto';
 import { addDays, compareDates } from '../../shared/dates.ts';
 import type { BenefitChangeRow, ChangeKind } from '../benefit-changes/benefit-change.table.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
-import type { MemberRow } from '../members/member.table.ts';
 import { coverageTier, type DependentRelationship } from '../plans/coverage-tier.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import type { CompanionGuide } from './edi-profile.ts';
-import type { CoverageItem } from './edi.repository.ts';
+import type { CoverageItem, MemberFileRow } from './edi.repository.ts';
 import type { Address834, Coverage834, Dependent834, Subscriber834 } from './x12-834.ts';
 import { INSURANCE_LINE_CODES, type EmploymentStatus834, type MaintenanceReason, type MaintenanceType } from './x12-codes.ts';
 
 /** A member's personal data as the file needs it: the SSN decrypted only for the build. */
 export interface MemberFacts {
-  row: MemberRow;
+  row: MemberFileRow;
   ssn: string | null;
 }
 
@@ -79,12 +78,12 @@ function addressOf(json: string | null): Address834 | null {
  * coverage starting later, its last day the day before its first), so a coverage dropped by an election before
  * a termination date on record ends for another reason (07).
  */
-function endedByTermination(member: MemberRow, end: string): boolean {
+function endedByTermination(member: MemberFileRow, end: string): boolean {
   return member.termination_date !== null && compareDates(end, member.termination_date) >= 0;
 }
 
 /** INS08: terminated once the termination date has passed `asOf`, else the employment status. */
-function employmentStatusOf(member: MemberRow, asOf: string): EmploymentStatus834 {
+function employmentStatusOf(member: MemberFileRow, asOf: string): EmploymentStatus834 {
   if (member.termination_date !== null && compareDates(member.termination_date, asOf) < 0) return 'terminated';
   return member.employment_status ?? 'active';
 }

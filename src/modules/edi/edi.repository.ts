@@ -270,20 +270,30 @@ export function findCoverageOfGroupOn(db: Executor, providerId: string, groupId:
     .execute();
 }
 
-/** Every member with coverage in force on `date` on the group's plans, in id order (the database's). */
-export async function findCoveredMemberIds(db: Executor, providerId: string, groupId: string, date: string): Promise<string[]> {
-  const rows = await db
+/** Up to `limit` rows of coverage in force on `date` on the group's plans of members after `after`, in member order. */
+export function findCoverageOfGroupPage(
+  db: Executor,
+  providerId: string,
+  groupId: string,
+  date: string,
+  after: string,
+  limit: number,
+): Promise<CoverageItem[]> {
+  return db
     .selectFrom('enrolled_plans')
     .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
     .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
-    .select('enrolled_plans.member_id')
-    .distinct()
+    .select(COVERAGE_ITEM_COLUMNS)
     .where('plans.provider_id', '=', providerId)
     .where('plans.group_id', '=', groupId)
+    .where('enrolled_plans.member_id', '>', after)
     .where(coverageInForceOn(date))
     .orderBy('enrolled_plans.member_id')
+    .orderBy('plans.line_of_coverage')
+    .orderBy('enrolled_plans.effective_start', 'desc')
+    .orderBy('enrolled_plans.created_at', 'desc')
+    .limit(limit)
     .execute();
-  return rows.map((row) => row.member_id);
 }
 
 /** Who the enrolled plans of the members in `range` cover besides the member, in election order. */
@@ -306,8 +316,31 @@ export async function findCoveredDependentsInRange(db: Executor, range: MemberRa
   return covered;
 }
 
-export async function findMembersInRange(db: Executor, providerId: string, range: MemberRange): Promise<MemberRow[]> {
-  return db.selectFrom('members').selectAll().where('provider_id', '=', providerId).where('id', '>=', range.first).where('id', '<=', range.last).execute();
+/** The columns of a member an 834 carries (MEMBER_FILE_COLUMNS). */
+export type MemberFileRow = Pick<MemberRow, (typeof MEMBER_FILE_COLUMNS)[number]>;
+
+export const MEMBER_FILE_COLUMNS = [
+  'id',
+  'first_name',
+  'last_name',
+  'dob',
+  'ssn_encrypted',
+  'address',
+  'hire_date',
+  'termination_date',
+  'biological_sex',
+  'employment_status',
+  'payroll_provider_external_id',
+] as const;
+
+export async function findMembersInRange(db: Executor, providerId: string, range: MemberRange): Promise<MemberFileRow[]> {
+  return db
+    .selectFrom('members')
+    .select(MEMBER_FILE_COLUMNS)
+    .where('provider_id', '=', providerId)
+    .where('id', '>=', range.first)
+    .where('id', '<=', range.last)
+    .execute();
 }
 
 export async function findDependentsInRange(db: Executor, providerId: string, range: MemberRange): Promise<DependentRow[]> {
@@ -436,8 +469,19 @@ export async function findCoverageOfGroupOnFor(
   return found;
 }
 
-export async function saveSentDigests(trx: Transaction<Database>, groupId: string, fileId: string, digests: ReadonlyMap<string, string>): Promise<void> {
-  const rows = [...digests].map(([person_id, digest]) => ({ group_id: groupId, person_id, digest, edi_file_id: fileId }));
+/** Stores the digests the file sent, but for those `known` to be stored already with the same value. */
+export async function saveSentDigests(
+  trx: Transaction<Database>,
+  groupId: string,
+  fileId: string,
+  digests: ReadonlyMap<string, string>,
+  known: ReadonlyMap<string, string>,
+): Promise<void> {
+  // In key order: each statement appends to the index instead of splitting pages all over it.
+  const rows = [...digests]
+    .filter(([person_id, digest]) => known.get(person_id) !== digest)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([person_id, digest]) => ({ group_id: groupId, person_id, digest, edi_file_id: fileId }));
   for (const batch of batches(rows, 1_000)) {
     await trx
       .insertInto('edi_sent_demographics')
@@ -458,11 +502,23 @@ export async function insertFileChanges(trx: Transaction<Database>, fileId: stri
   );
 }
 
-export async function insertFilePeople(
-  trx: Transaction<Database>,
-  rows: readonly { edi_file_id: string; person_id: string; member_id: string; line_of_coverage: string }[],
-): Promise<void> {
-  await insertRows(trx, 'edi_file_people', rows, { rowsPerStatement: 1_000 });
+/** A person and line a full file lists. */
+export interface ListedPerson {
+  person_id: string;
+  member_id: string;
+  line_of_coverage: string;
+}
+
+/** People stored per edi_file_people row. */
+const PEOPLE_PER_ROW = 5_000;
+
+export async function insertFilePeople(trx: Transaction<Database>, fileId: string, people: readonly ListedPerson[]): Promise<void> {
+  const rows = [...batches(people, PEOPLE_PER_ROW)].map((batch, position) => ({
+    edi_file_id: fileId,
+    position,
+    people: JSON.stringify(batch.map((person) => [person.person_id, person.member_id, person.line_of_coverage])),
+  }));
+  for (const batch of batches(rows, 50)) await trx.insertInto('edi_file_people').values(batch).execute();
 }
 
 /** The newest full file of the group the carrier accepted, if any. */
@@ -480,8 +536,11 @@ export function findLastAcceptedFullFile(db: Executor, groupId: string): Promise
     .executeTakeFirst();
 }
 
-export function listFilePeople(db: Executor, fileId: string): Promise<{ person_id: string; member_id: string; line_of_coverage: string }[]> {
-  return db.selectFrom('edi_file_people').select(['person_id', 'member_id', 'line_of_coverage']).where('edi_file_id', '=', fileId).execute();
+export async function listFilePeople(db: Executor, fileId: string): Promise<ListedPerson[]> {
+  const rows = await db.selectFrom('edi_file_people').select('people').where('edi_file_id', '=', fileId).orderBy('position').execute();
+  return rows.flatMap((row) =>
+    (JSON.parse(row.people) as [string, string, string][]).map(([person_id, member_id, line_of_coverage]) => ({ person_id, member_id, line_of_coverage })),
+  );
 }
 
 /** The group by id alone (the scheduler's builds, which act for every provider), locked. */

@@ -120,9 +120,9 @@ export interface EdiFileChangeTable {
 
 export interface EdiFilePersonTable {
   edi_file_id: string;
-  person_id: string;
-  member_id: string;
-  line_of_coverage: string;
+  position: number;
+  /** JSON text: [person id, member id, line of coverage][]. */
+  people: string;
 }
 
 export interface EdiSentDemographicsTable {
