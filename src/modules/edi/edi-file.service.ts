@@ -598,6 +598,9 @@ export class EdiFileService {
         }
       }
       yield* parts.values();
+      // A turn of the event loop between pages: the rest of the process (and the garbage collector's tasks,
+      // which run there) is not held up for the whole file.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
