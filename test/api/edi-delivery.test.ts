@@ -273,6 +273,17 @@ describe('the delivery job', () => {
     expect(await contentOf(w, file.id)).toEqual(first);
   });
 
+  it('when /deliver is called while a delivery is still queued, then no second job is queued: one upload at a time', async () => {
+    const { w } = await worldWithChange(sftpDelivery());
+    const file = await buildChangeFile(w);
+    expect((await jobsOf(file.id)).filter((job) => job.state === 'queued')).toHaveLength(1);
+    await ok(w.admin.post(`/edi_files/${file.id}/deliver`));
+    await ok(w.admin.post(`/edi_files/${file.id}/deliver`));
+    expect((await jobsOf(file.id)).filter((job) => job.state === 'queued')).toHaveLength(1);
+    await runDueJobs();
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toMatchObject({ status: 'delivered', delivery_attempts: 1 });
+  });
+
   it('when the profile delivers by download, then POST /deliver marks the file delivered without any job', async () => {
     const { w } = await worldWithChange({ method: 'download' });
     const file = await buildChangeFile(w);

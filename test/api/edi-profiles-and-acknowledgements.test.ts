@@ -677,6 +677,22 @@ describe('acknowledgements', () => {
     expect((await changesOf(w, enrollment.id))[0]).toMatchObject({ delivery_state: 'sent' });
   });
 
+  it("when an acknowledgement comes from another carrier's interchange id, then it is 409 and nothing changes (control numbers start at 1 for every partner)", async () => {
+    const w = await ediWorld();
+    const enrollment = await visionEnrollment(w);
+    const file = await deliveredFile(w);
+    const fromElsewhere = accepted(file).replace(
+      `*${CARRIER.qualifier}*${CARRIER.id.padEnd(15, ' ')}*`,
+      `*${CARRIER.qualifier}*${'OTHERHEALTH'.padEnd(15, ' ')}*`,
+    );
+    expect(fromElsewhere).not.toBe(accepted(file));
+    const response = await acknowledge(w, file, fromElsewhere);
+    expect(response.status, response.text).toBe(409);
+    expect(response.body.message).toContain('OTHERHEALTH');
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toEqual(file);
+    expect((await changesOf(w, enrollment.id))[0]).toMatchObject({ delivery_state: 'sent' });
+  });
+
   it('when the acknowledgement text is malformed, then it is 400 naming content (never 500), and the file is unchanged', async () => {
     const w = await ediWorld();
     await visionEnrollment(w);

@@ -180,18 +180,21 @@ export class EdiFileService {
   }
 
   /**
-   * The scheduler's build of a group's change file (no scope: it runs for every provider). Undefined when
-   * there is nothing to send; the group's profile or connection may have changed since it was listed.
+   * The scheduler's build of a group's change file for `day` (no scope: it runs for every provider). The day
+   * is claimed in the build's own transaction (claimScheduledDay), so exactly one process builds it, and a
+   * build that fails leaves the day unclaimed for the next check. `claimed: false` when another process has
+   * it; `file` undefined when there was nothing to send (or the group's profile or connection changed).
    */
-  async buildScheduledChangeFile(groupId: string): Promise<EdiFileRow | undefined> {
+  async buildScheduledChangeFile(groupId: string, day: string): Promise<{ claimed: boolean; file: EdiFileRow | undefined }> {
     const built = await this.#db.transaction().execute(async (trx) => {
       const group = await repository.lockGroupById(trx, groupId);
-      if (!group || group.connection_method !== 'edi') return undefined;
+      if (!group || !(await repository.claimScheduledDay(trx, group.id, day))) return { claimed: false, file: undefined };
+      if (group.connection_method !== 'edi') return { claimed: true, file: undefined };
       const profile = await repository.findProfile(trx, group.id);
-      if (!profile) return undefined;
-      return this.#build(trx, group, profile, 'change', 'change', toDateString(this.#clock.now()));
+      if (!profile) return { claimed: true, file: undefined };
+      return { claimed: true, file: await this.#build(trx, group, profile, 'change', 'change', toDateString(this.#clock.now())) };
     });
-    if (built?.delivery_method === 'sftp') this.#jobs?.wake();
+    if (built.file?.delivery_method === 'sftp') this.#jobs?.wake();
     return built;
   }
 

@@ -20,7 +20,7 @@ const DEFAULT_PICKUP_INTERVAL_MS = 15 * 60_000;
 export interface EdiSchedulerOptions {
   db: Kysely<Database>;
   clock: Clock;
-  files: { buildScheduledChangeFile(groupId: string): Promise<EdiFileRow | undefined> };
+  files: { buildScheduledChangeFile(groupId: string, day: string): Promise<{ claimed: boolean; file: EdiFileRow | undefined }> };
   acknowledgements: { acknowledgePickedUp(providerId: string, content: string): Promise<boolean> };
   /** Decrypts a profile's SFTP secret, for the moment of a pickup's connection only. */
   encrypter: Encrypter;
@@ -96,7 +96,7 @@ export class EdiScheduler {
         if (built) summary.built.push(built);
       } catch (error) {
         summary.failures += 1;
-        // The day stays claimed: the next day's change file carries what this one would have (or an admin builds it now).
+        // The build's transaction rolled back with its claim of the day: the next check tries again.
         this.#options.log.error({ group: profile.group_id, error: jobErrorMessage(error) }, 'scheduled EDI change file failed');
       }
     }
@@ -113,18 +113,19 @@ export class EdiScheduler {
   }
 
   async #buildIfDue(profile: EdiProfileRow): Promise<string | undefined> {
-    const { db, clock, files, log } = this.#options;
+    const { clock, files, log } = this.#options;
     if (profile.schedule_time === null || profile.schedule_time_zone === null) return undefined;
     const day = sweepDayDue(clock.now(), profile.schedule_time, profile.schedule_time_zone);
     if (day === undefined || (profile.last_scheduled_on !== null && profile.last_scheduled_on >= day)) return undefined;
-    if (!(await repository.claimScheduledDay(db, profile.group_id, day))) return undefined;
-    const built = await files.buildScheduledChangeFile(profile.group_id);
-    if (!built) {
+    // The day is claimed in the build's transaction: a failed build leaves it for the next check.
+    const { claimed, file } = await files.buildScheduledChangeFile(profile.group_id, day);
+    if (!claimed) return undefined;
+    if (!file) {
       log.info({ group: profile.group_id, day }, 'scheduled EDI change file: nothing to send');
       return undefined;
     }
-    log.info({ group: profile.group_id, day, edi_file: built.id, members: Number(built.member_count) }, 'scheduled EDI change file built');
-    return built.id;
+    log.info({ group: profile.group_id, day, edi_file: file.id, members: Number(file.member_count) }, 'scheduled EDI change file built');
+    return file.id;
   }
 
   /**
