@@ -504,6 +504,36 @@ describe('834 change files: one scenario each, against its golden file', () => {
     expectGolden('termination', file.content);
   });
 
+  it('when a termination the carrier was sent is undone before it takes effect, then the next file reinstates everyone (INS03/HD01 025) from their first day', async () => {
+    const w = await ediWorld();
+    await ok(w.admin.patch(`/plan_configurations/${await configurationOf(w, w.plans.vision.id)}`, { termination_policy: 'end_of_month' }));
+    const { member, spouse } = await hiredFamily(w);
+    await newHireElection(w, member, [visionCare(w, [spouse])]);
+    await buildFile(w, { group: w.groups.ediGroup.id });
+    // Terminated on 2026-03-01 (past: applied at once); covered to the end of that month.
+    await ok(w.admin.patch(`/members/${member.id}`, { termination_date: '2026-03-01' }));
+    const ended = await buildFile(w, { group: w.groups.ediGroup.id });
+    expect(memberLoops(ended).map((loop) => loop[2])).toEqual(['024', '024']);
+    expect(
+      segmentsNamed(ended, 'DTP')
+        .filter((dtp) => dtp['1'] === '349')
+        .map((dtp) => dtp['3']),
+    ).toEqual(['20260331', '20260331']);
+
+    await ok(w.admin.patch(`/members/${member.id}`, { termination_date: null }));
+    const reinstated = await buildFile(w, { group: w.groups.ediGroup.id });
+    expect(memberLoops(reinstated).map((loop) => [loop[2], loop[3]])).toEqual([
+      ['025', '41'],
+      ['025', '41'],
+    ]);
+    expect(coverageLoops(reinstated).map(([type]) => type)).toEqual(['025', '025']);
+    expect(
+      segmentsNamed(reinstated, 'DTP')
+        .filter((dtp) => dtp['1'] === '348')
+        .map((dtp) => dtp['3']),
+    ).toEqual(['20260301', '20260301']);
+  });
+
   it('when a line is dropped by an election while a later termination date is on record, then its end is 07 (termination of benefits), not 08', async () => {
     const w = await ediWorld();
     const { member, spouse } = await hiredFamily(w);

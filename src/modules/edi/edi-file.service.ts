@@ -616,12 +616,13 @@ export class EdiFileService {
   }
 
   /**
-   * `new` changes that restore coverage this group's carrier was last told had ended, without a gap: the
-   * last change of the member and line the group's files carried is a `removed` whose end is the day before
-   * (or after) the new start. They go as reinstatements (INS03/HD01 025) instead of additions.
+   * Changes that restore coverage this group's carrier was last told had ended, without a gap: a `new`
+   * coverage, or a `change` giving back the end a termination took (undoing it), when the last change of the
+   * member and line the group's files carried is a `removed` whose last day is at most the day before the
+   * restored coverage's start. They go as reinstatements (INS03/HD01 025), not as additions or changes.
    */
   async #reinstatements(trx: Transaction<Database>, groupId: string, changes: readonly BenefitChangeRow[]): Promise<Set<string>> {
-    const candidates = changes.filter((change) => change.status === 'new' && change.coverage_start !== null);
+    const candidates = changes.filter((change) => (change.status === 'new' || change.status === 'change') && change.coverage_start !== null);
     if (candidates.length === 0) return new Set();
     const lastSent = await repository.findLastSentChanges(
       trx,

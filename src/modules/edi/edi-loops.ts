@@ -246,7 +246,7 @@ export function addBenefitChange(
   const begin = change.coverage_start ?? next.effective_start!;
   const end = next.effective_end;
   const relationships = relationshipsOf(context, next.id);
-  if (change.status === 'new') {
+  if (change.status === 'new' || reinstated) {
     const type: MaintenanceType = reinstated ? 'reinstatement' : 'addition';
     addLoop(context, parts, parts.member.row.id, parts.member.row.id, coverageLoop(context, type, next, relationships, begin, end), next);
     parts.reason ??= reinstated ? MAINTENANCE_REASON_OF.reinstated : MAINTENANCE_REASON_OF.added;
@@ -322,6 +322,22 @@ export function addDemographicChange(parts: SubscriberParts, dependent: Dependen
   else parts.reason ??= MAINTENANCE_REASON_OF.demographics;
 }
 
+/**
+ * DTP*356 and DTP*357 of a person's loop in a change file: the eligibility that begins with an addition of
+ * someone new to the carrier (the first day of their coverage) or ends with the termination of all of it (the
+ * last covered day); none when the carrier keeps covering them or already did.
+ */
+function eligibilityOf(part: PersonPart): { eligibilityBegin: string | null; eligibilityEnd: string | null } {
+  const types = new Set(part.coverages.map((coverage) => coverage.maintenanceType));
+  const only = types.size === 1 ? [...types][0] : undefined;
+  const begins = part.coverages.map((coverage) => coverage.benefitBegin).sort();
+  const ends = part.coverages.flatMap((coverage) => (coverage.benefitEnd ? [coverage.benefitEnd] : [])).sort();
+  return {
+    eligibilityBegin: (only === 'addition' || only === 'reinstatement') && !part.preexisting ? (begins[0] ?? null) : null,
+    eligibilityEnd: only === 'cancellation_or_termination' && !part.continuing ? (ends.at(-1) ?? null) : null,
+  };
+}
+
 /** The loops of one member, ready for the writer; undefined when there is no subscriber id to send. */
 export function toSubscriber834(parts: SubscriberParts, guide: CompanionGuide, asOf: string, kind: 'change' | 'full'): Subscriber834 | undefined {
   const { row, ssn } = parts.member;
@@ -335,6 +351,7 @@ export function toSubscriber834(parts: SubscriberParts, guide: CompanionGuide, a
     dateOfBirth: part.row.dob,
     sex: part.row.biological_sex,
     relationship: part.row.member_relationship,
+    ...(kind === 'change' ? eligibilityOf(part) : {}),
     coverages: part.coverages,
   }));
   const employmentStatus = employmentStatusOf(row, asOf);
@@ -350,6 +367,7 @@ export function toSubscriber834(parts: SubscriberParts, guide: CompanionGuide, a
     employmentStatus,
     employmentBegin: row.hire_date,
     employmentEnd: employmentStatus === 'terminated' ? row.termination_date : null,
+    ...(kind === 'change' ? eligibilityOf(parts) : {}),
     coverages: parts.coverages,
     dependents,
   };

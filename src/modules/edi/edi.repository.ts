@@ -562,18 +562,21 @@ export async function listChangeIdsOfFiles(db: Executor, fileIds: readonly strin
   return found;
 }
 
-/** For each member and line, the newest benefit change of the group that a file carried. */
+/** For each member and line, the benefit change of the group that the newest file carrying one carried last. */
 export async function findLastSentChanges(db: Executor, groupId: string, memberIds: readonly string[]): Promise<Map<string, BenefitChangeRow>> {
   const found = new Map<string, BenefitChangeRow>();
   for (const batch of batches([...new Set(memberIds)], 5_000)) {
     const rows = await db
       .selectFrom('benefit_changes')
       .innerJoin('edi_file_changes', 'edi_file_changes.benefit_change_id', 'benefit_changes.id')
+      .innerJoin('edi_files', 'edi_files.id', 'edi_file_changes.edi_file_id')
       .selectAll('benefit_changes')
       .where('benefit_changes.group_id', '=', groupId)
       .where('benefit_changes.member_id', 'in', batch)
-      .orderBy('benefit_changes.created_at', 'desc')
-      .orderBy('benefit_changes.id', 'desc')
+      // Files in the order they were built (control numbers break ties within a millisecond), then file order.
+      .orderBy('edi_files.created_at', 'desc')
+      .orderBy('edi_files.interchange_control_number', 'desc')
+      .orderBy('edi_file_changes.position', 'desc')
       .execute();
     for (const row of rows) {
       const key = `${row.member_id}|${row.line_of_coverage}`;
