@@ -232,7 +232,7 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier, events, buildTerminations(db, clock, events), jobs), pages });
   registerPlanRoutes(app, { plans: new PlanService(db, clock, events), pages });
   registerPlanConfigurationRoutes(app, { planConfigurations: new PlanConfigurationService(db, clock, events), pages });
-  registerDependentRoutes(app, { dependents: new DependentService(db, clock, events), pages });
+  registerDependentRoutes(app, { dependents: new DependentService(db, clock, events, encrypter), pages });
   registerBeneficiaryRoutes(app, { beneficiaries: new BeneficiaryService(db, clock, events), pages });
   registerPayRateRoutes(app, { payRates: new PayRateService(db, clock, events), pages });
   registerDocumentRoutes(app, { documents: new DocumentService(db, clock, events), pages });

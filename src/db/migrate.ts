@@ -19,6 +19,7 @@ import * as planVolumeRules from './migrations/2026-11-25T0005-plan-volume-rules
 import * as planVolumeRating from './migrations/2026-11-26T0001-plan-volume-rating.ts';
 import * as apiKeyChangeNotices from './migrations/2026-11-27T0001-api-key-change-notices.ts';
 import * as edi from './migrations/2026-11-28T0001-edi.ts';
+import * as dependentSsn from './migrations/2026-11-28T0002-dependent-ssn.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-26T0001-plan-volume-rating': planVolumeRating,
   '2026-11-27T0001-api-key-change-notices': apiKeyChangeNotices,
   '2026-11-28T0001-edi': edi,
+  '2026-11-28T0002-dependent-ssn': dependentSsn,
 };
 
 export class MigrationError extends Error {

@@ -129,7 +129,7 @@ describe('POST /dependents', () => {
     ['an address outside the states', { address: address({ state: 'PR' }) }, ['state']],
     ['an address without line1', { address: address({ line1: undefined }) }, ['line1']],
     ['metadata that is an array', { metadata: ['a'] }, ['metadata']],
-    ['unknown fields', { nickname: 'Sammy', ssn: '123456789' }, ['nickname', 'ssn']],
+    ['unknown fields', { nickname: 'Sammy', tin: '123456789' }, ['nickname', 'tin']],
     ['enrolled_plans (read-only)', { enrolled_plans: [] }, ['enrolled_plans']],
   ])('when created with %s, then 400 naming the field', async (_case, overrides, fields) => {
     const member = await createMember(t.admin);
@@ -163,6 +163,50 @@ describe('POST /dependents', () => {
 
   it('when ssn_last_four has leading zeros, then they are kept', async () => {
     expect((await createDependent(t.admin, { ssn_last_four: '0007' })).ssn_last_four).toBe('0007');
+  });
+});
+
+describe("a dependent's whole SSN", () => {
+  it('when ssn is given, then it is stored encrypted, never returned, and sets ssn_last_four; a last four that disagrees is 400', async () => {
+    const member = await createMember(t.admin);
+    const created = await createDependent(t.admin, { member: member.id, ssn: '123450987' });
+    expect(created.ssn_last_four).toBe('0987');
+    expect(JSON.stringify(created)).not.toContain('123450987');
+    expect(JSON.stringify(await t.admin.get(`/dependents/${created.id}`).then((r) => r.body))).not.toContain('123450987');
+    const stored = await t.database.db
+      .selectFrom('dependents')
+      .select(['ssn_encrypted', 'ssn_last_four'])
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.ssn_encrypted).toMatch(/^v1\./);
+    expect(stored.ssn_encrypted).not.toContain('123450987');
+
+    const mismatch = await t.admin.patch(`/dependents/${created.id}`, { ssn: '123451111', ssn_last_four: '2222' });
+    expect(mismatch.status).toBe(400);
+    expect(errorFields(mismatch)).toEqual(['ssn_last_four']);
+
+    // A different last four alone: the stored whole number no longer matches, so it is dropped.
+    await t.admin.patch(`/dependents/${created.id}`, { ssn_last_four: '5555' });
+    const after = await t.database.db
+      .selectFrom('dependents')
+      .select(['ssn_encrypted', 'ssn_last_four'])
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
+    expect(after).toEqual({ ssn_encrypted: null, ssn_last_four: '5555' });
+  });
+
+  it('when ssn is not 9 digits, then 400 naming ssn', async () => {
+    const member = await createMember(t.admin);
+    const response = await t.admin.post('/dependents', {
+      member: member.id,
+      first_name: 'A',
+      last_name: 'B',
+      member_relationship: 'child',
+      dob: '2015-01-01',
+      ssn: '12345',
+    });
+    expect(response.status).toBe(400);
+    expect(errorFields(response)).toEqual(['ssn']);
   });
 });
 

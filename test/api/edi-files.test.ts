@@ -534,6 +534,27 @@ describe('834 change files: one scenario each, against its golden file', () => {
     ).toEqual(['20260301', '20260301']);
   });
 
+  it("when the profile sends dependents' SSNs, then a dependent given one carries it (NM108 34), decrypted only for the file; otherwise no dependent does", async () => {
+    const w = await ediWorld();
+    const { member } = await hiredFamily(w);
+    const spouse = await createDependent(w.admin, {
+      member: member.id,
+      member_relationship: 'spouse',
+      first_name: 'Sage',
+      last_name: 'Stone',
+      dob: '1988-01-02',
+      ssn: '234567890',
+    });
+    await newHireElection(w, member, [visionCare(w, [spouse])]);
+    const withoutSsn = await buildFile(w, { group: w.groups.ediGroup.id, kind: 'full', as_of: '2026-03-01' });
+    const dependentNames = (file: BuiltFile) => segmentsNamed(file, 'NM1').slice(1);
+    expect(dependentNames(withoutSsn).map((nm1) => [nm1['8'] ?? '', nm1['9'] ?? ''])).toEqual([['', '']]);
+
+    await putProfile(w, w.groups.ediGroup.id, { companion_guide: { subscriber_id_source: 'ssn', send_dependent_ssn: true } });
+    const withSsn = await buildFile(w, { group: w.groups.ediGroup.id, kind: 'full', as_of: '2026-03-01' });
+    expect(dependentNames(withSsn).map((nm1) => [nm1['8'], nm1['9']])).toEqual([['34', '234567890']]);
+  });
+
   it('when a line is dropped by an election while a later termination date is on record, then its end is 07 (termination of benefits), not 08', async () => {
     const w = await ediWorld();
     const { member, spouse } = await hiredFamily(w);

@@ -176,7 +176,7 @@ describe('EDI profiles', () => {
       sponsor: { name: 'World Widgets Inc', tax_id: '123456789' },
       payer: { name: 'World Health Co', id: '987654321', id_qualifier: 'FI' },
       master_policy_number: 'G-edi',
-      companion_guide: { line_of_coverage_codes: {}, coverage_level_codes: {}, subscriber_id_source: 'ssn', send_member_ssn: true },
+      companion_guide: { line_of_coverage_codes: {}, coverage_level_codes: {}, subscriber_id_source: 'ssn', send_member_ssn: true, send_dependent_ssn: false },
       schedule: null,
       delivery: { method: 'download' },
       created_at: t.clock.now().toISOString(),
@@ -199,7 +199,13 @@ describe('EDI profiles', () => {
     expect(replaced).toMatchObject({
       usage_indicator: 'P',
       master_policy_number: 'POL-77',
-      companion_guide: { line_of_coverage_codes: {}, coverage_level_codes: { member_child: 'E1D' }, subscriber_id_source: 'member_id', send_member_ssn: true },
+      companion_guide: {
+        line_of_coverage_codes: {},
+        coverage_level_codes: { member_child: 'E1D' },
+        subscriber_id_source: 'member_id',
+        send_member_ssn: true,
+        send_dependent_ssn: false,
+      },
       schedule: { time: '02:30', time_zone: 'America/Chicago' },
       created_at: created.created_at,
       updated_at: t.clock.now().toISOString(),

@@ -60,6 +60,14 @@ const writable = {
   disability_certified_on: CertifiedOnSchema,
   middle_name: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   ssn_last_four: Type.Optional(Nullable(LastFourDigitsSchema)),
+  ssn: Type.Optional(
+    Nullable(
+      Type.String({
+        pattern: '^[0-9]{9}$',
+        description: 'Write-only: 9 digits, stored encrypted, never returned (for carriers whose 834 files want it); sets ssn_last_four',
+      }),
+    ),
+  ),
   biological_sex: Type.Optional(Nullable(StringEnum(BIOLOGICAL_SEXES))),
   address: Type.Optional(Nullable(AddressSchema)),
   metadata: Type.Optional(MetadataSchema),

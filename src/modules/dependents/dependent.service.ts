@@ -5,6 +5,7 @@ import { assertReferencesVisible } from '../../db/references.ts';
 import type { Database } from '../../db/schema.ts';
 import { parseAddress, type Address } from '../../http/schemas.ts';
 import type { Clock } from '../../shared/clock.ts';
+import type { Encrypter } from '../../shared/crypto.ts';
 import { compareDates, toDateString } from '../../shared/dates.ts';
 import { InvalidState, NotFound, validationFailed } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
@@ -52,8 +53,10 @@ export class DependentService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
   readonly #events: EventLog;
+  readonly #encrypter: Encrypter;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
+  constructor(db: Kysely<Database>, clock: Clock, events: EventLog, encrypter: Encrypter) {
+    this.#encrypter = encrypter;
     this.#db = db;
     this.#clock = clock;
     this.#events = events;
@@ -76,7 +79,7 @@ export class DependentService {
         middle_name: input.middle_name ?? null,
         last_name: input.last_name,
         member_relationship: input.member_relationship,
-        ssn_last_four: input.ssn_last_four ?? null,
+        ...this.#ssnColumns(input.ssn, input.ssn_last_four, null),
         dob: input.dob,
         biological_sex: input.biological_sex ?? null,
         address: addressJson(input.address),
@@ -125,6 +128,7 @@ export class DependentService {
         ]),
         address: input.address !== undefined ? addressJson(input.address) : current.address,
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
+        ...(input.ssn !== undefined || input.ssn_last_four !== undefined ? this.#ssnColumns(input.ssn, input.ssn_last_four, current) : {}),
       };
       // Clearing has_disability clears its certification with it, unless the request sets both.
       if (input.has_disability === false && input.disability_certified_on === undefined) updated.disability_certified_on = null;
@@ -174,6 +178,24 @@ export class DependentService {
     if (compareDates(certifiedOn, toDateString(this.#clock.now())) > 0)
       throw validationFailed(['disability_certified_on'], 'The certification date cannot be in the future.');
     if (compareDates(certifiedOn, dob) < 0) throw validationFailed(['disability_certified_on'], 'The certification date cannot be before the date of birth.');
+  }
+
+  /**
+   * The SSN columns from a request: `ssn` (write-only) is stored encrypted and sets ssn_last_four; the last four
+   * alone, or a clear (null), drops a stored whole SSN it no longer matches. Both given must agree.
+   */
+  #ssnColumns(
+    ssn: string | null | undefined,
+    lastFour: string | null | undefined,
+    current: Pick<DependentRow, 'ssn_encrypted' | 'ssn_last_four'> | null,
+  ): Pick<DependentRow, 'ssn_encrypted' | 'ssn_last_four'> {
+    if (typeof ssn === 'string') {
+      if (lastFour !== undefined && lastFour !== ssn.slice(-4)) throw validationFailed(['ssn_last_four'], 'Must be the last four digits of ssn.');
+      return { ssn_encrypted: this.#encrypter.encrypt(ssn), ssn_last_four: ssn.slice(-4) };
+    }
+    if (ssn === null) return { ssn_encrypted: null, ssn_last_four: lastFour ?? null };
+    const last = lastFour === undefined ? (current?.ssn_last_four ?? null) : lastFour;
+    return { ssn_encrypted: current !== null && last === current.ssn_last_four ? current.ssn_encrypted : null, ssn_last_four: last };
   }
 
   #assertDobNotInFuture(dob: string): void {

@@ -12,6 +12,8 @@ export interface DependentTable {
   last_name: string;
   member_relationship: DependentRelationship;
   ssn_last_four: string | null;
+  /** AES-256-GCM ciphertext of the whole SSN (shared/crypto.ts); write-only, never returned. */
+  ssn_encrypted: string | null;
   dob: string;
   biological_sex: 'male' | 'female' | null;
   /** Address as JSON text. */

@@ -338,12 +338,14 @@ export class EdiFileService {
       written.people.push(...part.people);
       this.#addDigests(written.digests, part);
     };
+    // Dependents' SSNs are decrypted only while their loops are written, and only when the carrier wants them.
+    const dependentSsn = (row: DependentRow) => (row.ssn_encrypted === null ? null : this.#encrypter.decrypt(row.ssn_encrypted));
     let current: FileParts | undefined;
     async function* subscribers(): AsyncGenerator<Subscriber834> {
       for await (const part of content.parts) {
         if (current) settle(current);
         current = part;
-        const subscriber = toSubscriber834(part, guide, asOf, kind);
+        const subscriber = toSubscriber834(part, guide, asOf, kind, dependentSsn);
         if (subscriber) yield subscriber;
         else leftOut.set(part.member.row.id, `No subscriber id: the profile's REF*0F source (${guide.subscriber_id_source}) is not set for this member.`);
       }

@@ -339,7 +339,13 @@ function eligibilityOf(part: PersonPart): { eligibilityBegin: string | null; eli
 }
 
 /** The loops of one member, ready for the writer; undefined when there is no subscriber id to send. */
-export function toSubscriber834(parts: SubscriberParts, guide: CompanionGuide, asOf: string, kind: 'change' | 'full'): Subscriber834 | undefined {
+export function toSubscriber834(
+  parts: SubscriberParts,
+  guide: CompanionGuide,
+  asOf: string,
+  kind: 'change' | 'full',
+  dependentSsn: (row: DependentRow) => string | null = () => null,
+): Subscriber834 | undefined {
   const { row, ssn } = parts.member;
   const subscriberId = subscriberIdOf(guide, parts.member);
   if (subscriberId === undefined) return undefined;
@@ -347,6 +353,7 @@ export function toSubscriber834(parts: SubscriberParts, guide: CompanionGuide, a
     maintenanceType: kind === 'full' ? 'audit_or_compare' : memberMaintenance(part.coverages, part),
     maintenanceReason: kind === 'full' ? null : part.reason,
     name: { last: part.row.last_name, first: part.row.first_name, middle: part.row.middle_name },
+    ssn: guide.send_dependent_ssn === true ? dependentSsn(part.row) : null,
     address: addressOf(part.row.address),
     dateOfBirth: part.row.dob,
     sex: part.row.biological_sex,

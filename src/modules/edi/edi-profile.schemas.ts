@@ -66,6 +66,9 @@ const CompanionGuideSchema = Type.Object(
       StringEnum(SUBSCRIBER_ID_SOURCES, { description: 'What REF*0F carries: the SSN, the member id, or the payroll id', default: 'ssn' }),
     ),
     send_member_ssn: Type.Optional(Type.Boolean({ description: "Whether NM108/NM109 carry the employee's SSN", default: true })),
+    send_dependent_ssn: Type.Optional(
+      Type.Boolean({ description: "Whether NM108/NM109 carry dependents' SSNs (those given with the dependent's write-only ssn)", default: false }),
+    ),
   },
   { title: 'EdiCompanionGuide', additionalProperties: false },
 );
@@ -147,6 +150,7 @@ export const EdiProfileSchema = Type.Object(
         coverage_level_codes: Type.Record(Type.String(), Type.String()),
         subscriber_id_source: StringEnum(SUBSCRIBER_ID_SOURCES),
         send_member_ssn: Type.Boolean(),
+        send_dependent_ssn: Type.Boolean(),
       },
       { title: 'EdiCompanionGuideResponse' },
     ),

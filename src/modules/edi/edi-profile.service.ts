@@ -33,6 +33,7 @@ export function toEdiProfileResponse(row: EdiProfileRow, groupNumber: string): E
       coverage_level_codes: guide.coverage_level_codes,
       subscriber_id_source: guide.subscriber_id_source,
       send_member_ssn: guide.send_member_ssn,
+      send_dependent_ssn: guide.send_dependent_ssn ?? false,
     },
     schedule: row.schedule_time !== null && row.schedule_time_zone !== null ? { time: row.schedule_time, time_zone: row.schedule_time_zone } : null,
     delivery:
@@ -119,6 +120,7 @@ export class EdiProfileService {
           coverage_level_codes: input.companion_guide?.coverage_level_codes ?? {},
           subscriber_id_source: input.companion_guide?.subscriber_id_source ?? 'ssn',
           send_member_ssn: input.companion_guide?.send_member_ssn ?? true,
+          send_dependent_ssn: input.companion_guide?.send_dependent_ssn ?? false,
         } satisfies CompanionGuide),
         schedule_time: input.schedule?.time ?? null,
         schedule_time_zone: input.schedule?.time_zone ?? null,

@@ -11,6 +11,8 @@ export interface CompanionGuide {
   coverage_level_codes: Partial<Record<CoverageTier, string>>;
   subscriber_id_source: (typeof SUBSCRIBER_ID_SOURCES)[number];
   send_member_ssn: boolean;
+  /** Absent in profiles stored before it existed: false. */
+  send_dependent_ssn?: boolean;
 }
 
 /** SFTP settings as stored: the secret (password or private key) and passphrase encrypted. */
