@@ -45,6 +45,39 @@ export function secondsSince(started) {
   return Math.round((Date.now() - started) / 100) / 10;
 }
 
+/** The coverage columns of a seeded enrolled plan or dependent: no volume, no EOI, no provider, no card. */
+export const UNCHANGED_COVERAGE_COLUMNS = {
+  volume_cents: null,
+  requested_volume_cents: null,
+  volume_approved_at: null,
+  eoi_dismissed_at: null,
+  eoi_status: 'not_required',
+  primary_care_provider: null,
+  member_id_card_id: null,
+};
+
+/** A plans row with every column filled: no rates, no volume rules. */
+export function planRow({ id, providerId, employerId, groupId, line, name, start, end, createdAt }) {
+  return {
+    id,
+    provider_id: providerId,
+    employer_id: employerId,
+    group_id: groupId,
+    plan_name: name,
+    plan_type: null,
+    line_of_coverage: line,
+    effective_start: start,
+    effective_end: end,
+    premium_type: null,
+    composite_rates: null,
+    age_rates: null,
+    guaranteed_issue_volume_cents: null,
+    requires_primary_care_provider: false,
+    metadata: '{}',
+    created_at: createdAt,
+  };
+}
+
 const ADDRESS = JSON.stringify({ line1: '1 Main St', city: 'Springfield', state: 'IL', zip_code: '62701' });
 
 /** An employers row with every column filled. */

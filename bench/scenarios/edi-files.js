@@ -14,7 +14,7 @@ import { forEachDatabase, startService } from '../lib/bench.js';
 import { createBenchDatabase } from '../lib/databases.js';
 import { memoryOf, round } from '../lib/processes.js';
 import { importDist } from '../lib/service.js';
-import { employerRow, insertRows, memberRow, secondsSince, wholeNumberFrom } from '../lib/seed.js';
+import { employerRow, insertRows, memberRow, planRow, secondsSince, UNCHANGED_COVERAGE_COLUMNS, wholeNumberFrom } from '../lib/seed.js';
 
 export const name = 'edi-files';
 export const key = 'edi_files';
@@ -23,15 +23,6 @@ export const description = 'X12 834 at 50,000 members: a change file of 5,000 ch
 const DEFAULT_MEMBERS = 50_000;
 const DEFAULT_CHANGES = 5_000;
 const AS_OF = '2026-06-01';
-const COVERAGE = {
-  volume_cents: null,
-  requested_volume_cents: null,
-  volume_approved_at: null,
-  eoi_dismissed_at: null,
-  eoi_status: 'not_required',
-  primary_care_provider: null,
-  member_id_card_id: null,
-};
 
 export async function run({ service, kinds, log, env = process.env }) {
   const members = wholeNumberFrom(env, 'BENCH_EDI_MEMBERS', DEFAULT_MEMBERS, 10);
@@ -153,24 +144,19 @@ export async function seed(service, db, providerId, count, changeCount, encrypte
       created_at: createdAt,
     })
     .execute();
-  const [medical, dental] = ['medical', 'dental'].map((line) => ({
-    id: id('plan'),
-    provider_id: providerId,
-    employer_id: employer,
-    group_id: group,
-    plan_name: `Scale ${line}`,
-    plan_type: null,
-    line_of_coverage: line,
-    effective_start: '2026-01-01',
-    effective_end: '2026-12-31',
-    premium_type: null,
-    composite_rates: null,
-    age_rates: null,
-    guaranteed_issue_volume_cents: null,
-    requires_primary_care_provider: false,
-    metadata: '{}',
-    created_at: createdAt,
-  }));
+  const [medical, dental] = ['medical', 'dental'].map((line) =>
+    planRow({
+      id: id('plan'),
+      providerId,
+      employerId: employer,
+      groupId: group,
+      line,
+      name: `Scale ${line}`,
+      start: '2026-01-01',
+      end: '2026-12-31',
+      createdAt,
+    }),
+  );
   await insertRows(db, 'plans', [medical, dental]);
 
   const enrollment = (memberId, start) => ({
@@ -204,7 +190,7 @@ export async function seed(service, db, providerId, count, changeCount, encrypte
     employer_contribution_cents: null,
     member_contribution_cents: null,
     payroll_provider_external_id: null,
-    ...COVERAGE,
+    ...UNCHANGED_COVERAGE_COLUMNS,
     created_at: createdAt,
   });
   const members = [];
@@ -256,7 +242,7 @@ export async function seed(service, db, providerId, count, changeCount, encrypte
           enrolled_plan_id: medicalPlan.id,
           dependent_id: dependent.id,
           position: enrolledDependents.length,
-          ...COVERAGE,
+          ...UNCHANGED_COVERAGE_COLUMNS,
           created_at: createdAt,
         });
       }

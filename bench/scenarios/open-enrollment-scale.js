@@ -14,7 +14,7 @@ import { sql } from 'kysely';
 import { forEachDatabase, startService } from '../lib/bench.js';
 import { createBenchDatabase } from '../lib/databases.js';
 import { memoryOf, PROJECT_ROOT, round } from '../lib/processes.js';
-import { employerRow, insertRows, memberRow, secondsSince, wholeNumberFrom } from '../lib/seed.js';
+import { employerRow, insertRows, memberRow, planRow, secondsSince, UNCHANGED_COVERAGE_COLUMNS, wholeNumberFrom } from '../lib/seed.js';
 
 export const name = 'open-enrollment-scale';
 export const key = 'open_enrollment_scale';
@@ -26,16 +26,6 @@ const CHANGING_SHARE = 0.05;
 const MAX_SECONDS = 2;
 const MAX_RSS_MB = 300;
 const SWEEP_DAY = '2026-12-24';
-/** The coverage columns of a seeded enrolled plan or dependent: no volume, no EOI, no provider, no card. */
-const UNCHANGED_COVERAGE_COLUMNS = {
-  volume_cents: null,
-  requested_volume_cents: null,
-  volume_approved_at: null,
-  eoi_dismissed_at: null,
-  eoi_status: 'not_required',
-  primary_care_provider: null,
-  member_id_card_id: null,
-};
 
 export async function run({ service, settings: _settings, kinds, log, env = process.env }) {
   const members = wholeNumberFrom(env, 'BENCH_OE_MEMBERS', DEFAULT_MEMBERS, 10);
@@ -212,24 +202,19 @@ async function seed(service, db, providerId, count, enrollmentType, changing) {
       created_at: at(0),
     })
     .execute();
-  const plans = ['medical', 'dental'].map((line) => ({
-    id: id('plan'),
-    provider_id: providerId,
-    employer_id: employer,
-    group_id: group,
-    plan_name: `Scale ${line}`,
-    plan_type: null,
-    line_of_coverage: line,
-    effective_start: '2026-01-01',
-    effective_end: '2027-12-31',
-    premium_type: null,
-    composite_rates: null,
-    age_rates: null,
-    guaranteed_issue_volume_cents: null,
-    requires_primary_care_provider: false,
-    metadata: '{}',
-    created_at: at(0),
-  }));
+  const plans = ['medical', 'dental'].map((line) =>
+    planRow({
+      id: id('plan'),
+      providerId,
+      employerId: employer,
+      groupId: group,
+      line,
+      name: `Scale ${line}`,
+      start: '2026-01-01',
+      end: '2027-12-31',
+      createdAt: at(0),
+    }),
+  );
   await insertRows(db, 'plans', plans);
   await insertRows(
     db,

@@ -249,28 +249,36 @@ export interface MemberRange {
 }
 
 /**
- * Coverage in force on `date` on the group's plans (coverage-in-force.ts), by member, line and latest start;
- * only of the members in `range` when given.
+ * Coverage (coverage-in-force.ts) on the group's plans, as CoverageItems: the query the functions below narrow.
+ * `inOrder` sorts by member, line and latest start (then latest recorded), the order latestPerLine-style
+ * readers take the first row of.
  */
-export function findCoverageOfGroupOn(db: Executor, providerId: string, groupId: string, date: string, range?: MemberRange): Promise<CoverageItem[]> {
-  let query = db
+function coverageOfGroup(db: Executor, providerId: string, groupId: string) {
+  return db
     .selectFrom('enrolled_plans')
     .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
     .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
     .select(COVERAGE_ITEM_COLUMNS)
     .where('plans.provider_id', '=', providerId)
-    .where('plans.group_id', '=', groupId)
-    .where(coverageInForceOn(date));
-  if (range !== undefined) query = query.where('enrolled_plans.member_id', '>=', range.first).where('enrolled_plans.member_id', '<=', range.last);
+    .where('plans.group_id', '=', groupId);
+}
+
+function inOrder(query: ReturnType<typeof coverageOfGroup>) {
   return query
     .orderBy('enrolled_plans.member_id')
     .orderBy('plans.line_of_coverage')
     .orderBy('enrolled_plans.effective_start', 'desc')
-    .orderBy('enrolled_plans.created_at', 'desc')
-    .execute();
+    .orderBy('enrolled_plans.created_at', 'desc');
 }
 
-/** Up to `limit` rows of coverage in force on `date` on the group's plans of members after `after`, in member order. */
+/** Coverage in force on `date` on the group's plans, in order; only of the members in `range` when given. */
+export function findCoverageOfGroupOn(db: Executor, providerId: string, groupId: string, date: string, range?: MemberRange): Promise<CoverageItem[]> {
+  let query = coverageOfGroup(db, providerId, groupId).where(coverageInForceOn(date));
+  if (range !== undefined) query = query.where('enrolled_plans.member_id', '>=', range.first).where('enrolled_plans.member_id', '<=', range.last);
+  return inOrder(query).execute();
+}
+
+/** Up to `limit` rows of coverage in force on `date` on the group's plans of members after `after`, in order. */
 export function findCoverageOfGroupPage(
   db: Executor,
   providerId: string,
@@ -279,19 +287,7 @@ export function findCoverageOfGroupPage(
   after: string,
   limit: number,
 ): Promise<CoverageItem[]> {
-  return db
-    .selectFrom('enrolled_plans')
-    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
-    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
-    .select(COVERAGE_ITEM_COLUMNS)
-    .where('plans.provider_id', '=', providerId)
-    .where('plans.group_id', '=', groupId)
-    .where('enrolled_plans.member_id', '>', after)
-    .where(coverageInForceOn(date))
-    .orderBy('enrolled_plans.member_id')
-    .orderBy('plans.line_of_coverage')
-    .orderBy('enrolled_plans.effective_start', 'desc')
-    .orderBy('enrolled_plans.created_at', 'desc')
+  return inOrder(coverageOfGroup(db, providerId, groupId).where('enrolled_plans.member_id', '>', after).where(coverageInForceOn(date)))
     .limit(limit)
     .execute();
 }
@@ -439,7 +435,7 @@ export async function findUpdatedPeople(db: Executor, providerId: string, since:
   };
 }
 
-/** Coverage in force on `date` on the group's plans of the given members (see findCoverageOfGroupOn). */
+/** Coverage in force on `date` on the group's plans of the given members, in order. */
 export async function findCoverageOfGroupOnFor(
   db: Executor,
   providerId: string,
@@ -450,20 +446,7 @@ export async function findCoverageOfGroupOnFor(
   const found: CoverageItem[] = [];
   for (const batch of batches([...new Set(memberIds)], 5_000)) {
     found.push(
-      ...(await db
-        .selectFrom('enrolled_plans')
-        .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
-        .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
-        .select(COVERAGE_ITEM_COLUMNS)
-        .where('plans.provider_id', '=', providerId)
-        .where('plans.group_id', '=', groupId)
-        .where('enrolled_plans.member_id', 'in', batch)
-        .where(coverageInForceOn(date))
-        .orderBy('enrolled_plans.member_id')
-        .orderBy('plans.line_of_coverage')
-        .orderBy('enrolled_plans.effective_start', 'desc')
-        .orderBy('enrolled_plans.created_at', 'desc')
-        .execute()),
+      ...(await inOrder(coverageOfGroup(db, providerId, groupId).where('enrolled_plans.member_id', 'in', batch).where(coverageInForceOn(date))).execute()),
     );
   }
   return found;
@@ -637,18 +620,7 @@ export function findFileByControlNumber(
 export async function findCoverageOfGroupOfMembers(db: Executor, providerId: string, groupId: string, memberIds: readonly string[]): Promise<CoverageItem[]> {
   const found: CoverageItem[] = [];
   for (const batch of batches([...new Set(memberIds)], 5_000)) {
-    found.push(
-      ...(await db
-        .selectFrom('enrolled_plans')
-        .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
-        .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
-        .select(COVERAGE_ITEM_COLUMNS)
-        .where('plans.provider_id', '=', providerId)
-        .where('plans.group_id', '=', groupId)
-        .where('enrolled_plans.member_id', 'in', batch)
-        .where(isCoverage())
-        .execute()),
-    );
+    found.push(...(await coverageOfGroup(db, providerId, groupId).where('enrolled_plans.member_id', 'in', batch).where(isCoverage()).execute()));
   }
   return found;
 }
