@@ -2,6 +2,7 @@
 // that its memory can be read from /proc and it never shares an event loop with the load generator.
 
 import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -139,4 +140,11 @@ export function readProc(path) {
 export function round(value, digits = 2) {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
+}
+
+/** Runs `work` and times it: { value, seconds } (to the millisecond). */
+export async function timed(work) {
+  const started = performance.now();
+  const value = await work();
+  return { value, seconds: round((performance.now() - started) / 1000, 3) };
 }

@@ -8,11 +8,10 @@
 // <= 300 MB; also stated per 1,000 ceiling req/s.
 
 import { randomBytes } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { forEachDatabase, startService } from '../lib/bench.js';
 import { createBenchDatabase } from '../lib/databases.js';
-import { memoryOf, round } from '../lib/processes.js';
+import { memoryOf, timed } from '../lib/processes.js';
 import { importDist } from '../lib/service.js';
 import { employerRow, insertRows, memberRow, planRow, secondsSince, UNCHANGED_COVERAGE_COLUMNS, wholeNumberFrom } from '../lib/seed.js';
 
@@ -100,12 +99,6 @@ async function runOn(kind, { service, members, changes, log }) {
   } finally {
     await database.destroy();
   }
-}
-
-async function timed(work) {
-  const started = performance.now();
-  const value = await work();
-  return { value, seconds: round((performance.now() - started) / 1000, 3) };
 }
 
 async function request(url, method, headers, body) {

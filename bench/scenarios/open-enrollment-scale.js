@@ -13,7 +13,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
 import { forEachDatabase, startService } from '../lib/bench.js';
 import { createBenchDatabase } from '../lib/databases.js';
-import { memoryOf, PROJECT_ROOT, round } from '../lib/processes.js';
+import { memoryOf, PROJECT_ROOT, round, timed } from '../lib/processes.js';
 import { employerRow, insertRows, memberRow, planRow, secondsSince, UNCHANGED_COVERAGE_COLUMNS, wholeNumberFrom } from '../lib/seed.js';
 
 export const name = 'open-enrollment-scale';
@@ -132,12 +132,6 @@ async function runOn(kind, { service, members, changing, enrollmentType, log }) 
   } finally {
     await database.destroy();
   }
-}
-
-async function timed(work) {
-  const started = performance.now();
-  const value = await work();
-  return { value, seconds: round((performance.now() - started) / 1000, 3) };
 }
 
 async function fetchText(url, init) {
