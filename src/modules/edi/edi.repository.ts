@@ -214,6 +214,7 @@ export function listUnsentChanges(db: Executor, providerId: string, groupId: str
 
 export interface CoverageItem {
   id: string;
+  created_at: string;
   member_id: string;
   plan_id: string;
   effective_start: string | null;
@@ -224,6 +225,7 @@ export interface CoverageItem {
 
 const COVERAGE_ITEM_COLUMNS = [
   'enrolled_plans.id',
+  'enrolled_plans.created_at',
   'enrolled_plans.member_id',
   'enrolled_plans.plan_id',
   'enrolled_plans.effective_start',
@@ -263,6 +265,12 @@ function coverageOfGroup(db: Executor, providerId: string, groupId: string) {
     .where('plans.group_id', '=', groupId);
 }
 
+/** One member's rows as inOrder sorts them: by line, then latest start, then latest recorded. */
+function latestFirstPerLine(a: CoverageItem, b: CoverageItem): number {
+  const text = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return text(a.line_of_coverage, b.line_of_coverage) || text(b.effective_start ?? '', a.effective_start ?? '') || text(b.created_at, a.created_at);
+}
+
 function inOrder(query: ReturnType<typeof coverageOfGroup>) {
   return query
     .orderBy('enrolled_plans.member_id')
@@ -279,7 +287,7 @@ export function findCoverageOfGroupOn(db: Executor, providerId: string, groupId:
 }
 
 /** Up to `limit` rows of coverage in force on `date` on the group's plans of members after `after`, in order. */
-export function findCoverageOfGroupPage(
+export async function findCoverageOfGroupPage(
   db: Executor,
   providerId: string,
   groupId: string,
@@ -287,9 +295,22 @@ export function findCoverageOfGroupPage(
   after: string,
   limit: number,
 ): Promise<CoverageItem[]> {
-  return inOrder(coverageOfGroup(db, providerId, groupId).where('enrolled_plans.member_id', '>', after).where(coverageInForceOn(date)))
+  // Ordered by member only (the index's order: the database sorts nothing), then each member's rows in order
+  // here; members keep the database's order, which the caller pages by.
+  const rows = await coverageOfGroup(db, providerId, groupId)
+    .where('enrolled_plans.member_id', '>', after)
+    .where(coverageInForceOn(date))
+    .orderBy('enrolled_plans.member_id')
     .limit(limit)
     .execute();
+  const ordered: CoverageItem[] = [];
+  for (let start = 0; start < rows.length;) {
+    let end = start + 1;
+    while (end < rows.length && rows[end]!.member_id === rows[start]!.member_id) end += 1;
+    ordered.push(...rows.slice(start, end).sort(latestFirstPerLine));
+    start = end;
+  }
+  return ordered;
 }
 
 /** Who the enrolled plans of the members in `range` cover besides the member, in election order. */
