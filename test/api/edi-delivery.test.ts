@@ -15,6 +15,7 @@ import { testDatabaseKind } from '../helpers/database.ts';
 import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { generateEd25519KeyPair, publicKeyFingerprint, SFTP_TEST_USER, startSftpTestServer, type SftpTestServer } from '../helpers/sftp-server.ts';
 import { createTestApp, ok, TEST_ENCRYPTION_KEY, type TestContext } from '../helpers/test-app.ts';
+import { expectGuideConformant } from '../helpers/x12.ts';
 
 // Carrier EDI delivery against a real SFTP server: the upload job, its retries and permanent failures,
 // resends, download delivery, the daily scheduled build and the pickup of the carrier's acknowledgements.
@@ -96,8 +97,11 @@ async function worldWithChange(delivery: Record<string, unknown>, schedule: { ti
   return { w, enrollment };
 }
 
+/** Builds the group's change file, parsed with x12-parser and checked against the guide (test/helpers/x12.ts). */
 async function buildChangeFile(w: EnrollmentWorld) {
-  return ok(w.admin.post('/edi_files', { group: w.groups.ediGroup.id, kind: 'change' }), 201);
+  const file = await ok(w.admin.post('/edi_files', { group: w.groups.ediGroup.id, kind: 'change' }), 201);
+  await expectGuideConformant(file, (await w.admin.get(`/edi_files/${file.id}/content`)).text);
+  return file;
 }
 
 async function contentOf(w: EnrollmentWorld, fileId: string): Promise<Buffer> {

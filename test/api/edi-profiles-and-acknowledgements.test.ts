@@ -4,6 +4,7 @@ import { createEmployer, createMember } from '../helpers/factories.ts';
 import { deepArrayText, deepObjectText } from '../helpers/hostile-inputs.ts';
 import { errorFields, newProviderAdmin } from '../helpers/more-factories.ts';
 import { ApiClient, createTestApp, ok, type ApiResponse, type TestContext } from '../helpers/test-app.ts';
+import { expectGuideConformant } from '../helpers/x12.ts';
 
 // Clock: 2026-03-02. Each world is a provider of its own (plan year 2026) whose `ediGroup` holds the vision
 // plan; open enrollment coverage starts 2026-04-01. Files are delivered by download (no SFTP server here).
@@ -68,8 +69,15 @@ function visionEnrollment(w: EnrollmentWorld, dependents: string[] = [], member 
   return approvedEnrollment(w, { member, enrolled_plans: [{ plan: w.plans.vision.id, enrolled_dependents: dependents.map((dependent) => ({ dependent })) }] });
 }
 
-const buildFile = (w: EnrollmentWorld, body: Record<string, unknown> = {}) =>
-  w.admin.post('/edi_files', { group: w.groups.ediGroup.id, kind: 'change', ...body });
+/** Builds a file; one that was built is parsed with x12-parser and checked against the guide (test/helpers/x12.ts). */
+async function buildFile(w: EnrollmentWorld, body: Record<string, unknown> = {}) {
+  const response = await w.admin.post('/edi_files', { group: w.groups.ediGroup.id, kind: 'change', ...body });
+  if (response.status === 201) {
+    const content = await w.admin.get(`/edi_files/${response.body.id}/content`);
+    await expectGuideConformant(response.body, content.text);
+  }
+  return response;
+}
 
 async function changeFile(w: EnrollmentWorld) {
   return ok(buildFile(w), 201);
