@@ -56,6 +56,38 @@ export const UNCHANGED_COVERAGE_COLUMNS = {
   member_id_card_id: null,
 };
 
+/**
+ * One employer ("Scale Employer Inc.") with one carrier ("Scale Health") and one group of that carrier on
+ * `connectionMethod`; returns their ids. `id(kind)` makes a record id.
+ */
+export async function seedEmployerGroup(db, id, { providerId, groupNumber, connectionMethod, createdAt }) {
+  const employer = id('employer');
+  await db
+    .insertInto('employers')
+    .values(employerRow({ id: employer, providerId, legalName: 'Scale Employer Inc.', createdAt }))
+    .execute();
+  const carrier = id('carrier');
+  await db
+    .insertInto('carriers')
+    .values({ id: carrier, provider_id: providerId, legal_name: 'Scale Health', trade_name: null, logo_url: null, created_at: createdAt })
+    .execute();
+  const group = id('group');
+  await db
+    .insertInto('carrier_groups')
+    .values({
+      id: group,
+      provider_id: providerId,
+      employer_id: employer,
+      carrier_id: carrier,
+      group_number: groupNumber,
+      connection_method: connectionMethod,
+      metadata: '{}',
+      created_at: createdAt,
+    })
+    .execute();
+  return { employer, carrier, group };
+}
+
 /** A plans row with every column filled: no rates, no volume rules. */
 export function planRow({ id, providerId, employerId, groupId, line, name, start, end, createdAt }) {
   return {

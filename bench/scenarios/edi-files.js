@@ -13,7 +13,7 @@ import { forEachDatabase, startService } from '../lib/bench.js';
 import { createBenchDatabase } from '../lib/databases.js';
 import { memoryOf, timed } from '../lib/processes.js';
 import { importDist } from '../lib/service.js';
-import { employerRow, insertRows, memberRow, planRow, secondsSince, UNCHANGED_COVERAGE_COLUMNS, wholeNumberFrom } from '../lib/seed.js';
+import { insertRows, memberRow, planRow, secondsSince, seedEmployerGroup, UNCHANGED_COVERAGE_COLUMNS, wholeNumberFrom } from '../lib/seed.js';
 
 export const name = 'edi-files';
 export const key = 'edi_files';
@@ -113,30 +113,7 @@ async function request(url, method, headers, body) {
 export async function seed(service, db, providerId, count, changeCount, encrypter) {
   const createdAt = '2025-11-01T00:00:00.000Z';
   const id = (kind) => service.newId(kind);
-  const employer = id('employer');
-  await db
-    .insertInto('employers')
-    .values(employerRow({ id: employer, providerId, legalName: 'Scale Employer Inc.', createdAt }))
-    .execute();
-  const carrier = id('carrier');
-  await db
-    .insertInto('carriers')
-    .values({ id: carrier, provider_id: providerId, legal_name: 'Scale Health', trade_name: null, logo_url: null, created_at: createdAt })
-    .execute();
-  const group = id('group');
-  await db
-    .insertInto('carrier_groups')
-    .values({
-      id: group,
-      provider_id: providerId,
-      employer_id: employer,
-      carrier_id: carrier,
-      group_number: 'EDI-1',
-      connection_method: 'edi',
-      metadata: '{}',
-      created_at: createdAt,
-    })
-    .execute();
+  const { employer, group } = await seedEmployerGroup(db, id, { providerId, groupNumber: 'EDI-1', connectionMethod: 'edi', createdAt });
   const [medical, dental] = ['medical', 'dental'].map((line) =>
     planRow({
       id: id('plan'),

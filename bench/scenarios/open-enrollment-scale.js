@@ -14,7 +14,7 @@ import { sql } from 'kysely';
 import { forEachDatabase, startService } from '../lib/bench.js';
 import { createBenchDatabase } from '../lib/databases.js';
 import { memoryOf, PROJECT_ROOT, round, timed } from '../lib/processes.js';
-import { employerRow, insertRows, memberRow, planRow, secondsSince, UNCHANGED_COVERAGE_COLUMNS, wholeNumberFrom } from '../lib/seed.js';
+import { insertRows, memberRow, planRow, secondsSince, seedEmployerGroup, UNCHANGED_COVERAGE_COLUMNS, wholeNumberFrom } from '../lib/seed.js';
 
 export const name = 'open-enrollment-scale';
 export const key = 'open_enrollment_scale';
@@ -172,30 +172,7 @@ function runSweepChild(databaseUrl, day) {
 async function seed(service, db, providerId, count, enrollmentType, changing) {
   const at = (offsetSeconds) => new Date(Date.parse('2025-06-01T00:00:00.000Z') + offsetSeconds * 1000).toISOString();
   const id = (kind) => service.newId(kind);
-  const employer = id('employer');
-  await db
-    .insertInto('employers')
-    .values(employerRow({ id: employer, providerId, legalName: 'Scale Employer Inc.', createdAt: at(0) }))
-    .execute();
-  const carrier = id('carrier');
-  await db
-    .insertInto('carriers')
-    .values({ id: carrier, provider_id: providerId, legal_name: 'Scale Health', trade_name: null, logo_url: null, created_at: at(0) })
-    .execute();
-  const group = id('group');
-  await db
-    .insertInto('carrier_groups')
-    .values({
-      id: group,
-      provider_id: providerId,
-      employer_id: employer,
-      carrier_id: carrier,
-      group_number: 'S-1',
-      connection_method: 'manual',
-      metadata: '{}',
-      created_at: at(0),
-    })
-    .execute();
+  const { employer, group } = await seedEmployerGroup(db, id, { providerId, groupNumber: 'S-1', connectionMethod: 'manual', createdAt: at(0) });
   const plans = ['medical', 'dental'].map((line) =>
     planRow({
       id: id('plan'),
