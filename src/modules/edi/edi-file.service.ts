@@ -1,4 +1,4 @@
-import { createHash, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
+import { createHash, hkdfSync } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
@@ -112,7 +112,7 @@ export class EdiFileService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
   readonly #encrypter: Encrypter;
-  readonly #digestKey: KeyObject;
+  readonly #digestKey: string;
   readonly #events: EventLog;
   readonly #jobs: { wake(): void } | undefined;
 
@@ -121,7 +121,7 @@ export class EdiFileService {
     this.#clock = clock;
     this.#encrypter = encrypter;
     // A key of its own for the demographics digests, derived from the service key (never the key itself).
-    this.#digestKey = createSecretKey(Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'benefits edi demographics digest', 32)));
+    this.#digestKey = Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'benefits edi demographics digest', 32)).toString('hex');
     this.#events = events;
     this.#jobs = jobs;
   }

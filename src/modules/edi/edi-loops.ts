@@ -2,7 +2,7 @@
  * What goes into an 834 for the service's records: benefit changes and coverage turned into member loops
  * (Subscriber834), with the maintenance codes the guide defines. Pure: the file service loads the rows.
  */
-import { createHmac, type KeyObject } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { addDays, compareDates } from '../../shared/dates.ts';
 import type { BenefitChangeRow, ChangeKind } from '../benefit-changes/benefit-change.table.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
@@ -105,7 +105,7 @@ export function subscriberIdOf(guide: CompanionGuide, member: MemberFacts): stri
  * each file, so that the next change file sends maintenance when it differs. Keyed, so the stored digest of
  * an SSN cannot be reversed by trying every SSN.
  */
-export function demographicsDigest(key: KeyObject, person: { kind: 'member'; facts: MemberFacts } | { kind: 'dependent'; row: DependentRow }): string {
+export function demographicsDigest(key: string, person: { kind: 'member'; facts: MemberFacts } | { kind: 'dependent'; row: DependentRow }): string {
   const fields =
     person.kind === 'member'
       ? [
@@ -126,7 +126,9 @@ export function demographicsDigest(key: KeyObject, person: { kind: 'member'; fac
           person.row.ssn_last_four,
           person.row.biological_sex,
         ];
-  return createHmac('sha256', key).update(JSON.stringify(fields)).digest('base64url');
+  // SHA-256 over a 256-bit secret and the fields, in one call: a keyed digest like an HMAC for this use (an
+  // equality check of values the holder of the key wrote), at a fraction of an HMAC object's cost per person.
+  return hash('sha256', key + JSON.stringify(fields), 'base64url');
 }
 
 /** One person's loops in the file. */
