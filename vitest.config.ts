@@ -7,6 +7,9 @@ const shared = {
   include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
   testTimeout: 30_000,
   hookTimeout: 60_000,
+  // expect.poll waits for a condition, and returns the moment it holds: its default second was too short on a
+  // loaded two-core machine (a job worker test failed so once), so it waits up to ten.
+  expect: { poll: { timeout: 10_000 } },
 };
 
 export default defineConfig({
