@@ -14,6 +14,7 @@ import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.t
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
+import { lockGroupById } from '../groups/group.repository.ts';
 import type { GroupRow } from '../groups/group.table.ts';
 import {
   addBenefitChange,
@@ -165,7 +166,8 @@ export class EdiFileService {
   async createFile(scope: Scope, input: CreateEdiFileBody): Promise<EdiFileResponse> {
     if (input.kind === 'change' && input.action !== undefined) throw new InvalidState('action is for full files only (replace or verify).');
     const built = await this.#db.transaction().execute(async (trx) => {
-      const group = await repository.lockGroup(trx, scope, input.group);
+      // Every build of a group's files (and every change to its profile) takes the group's lock first.
+      const group = await lockGroupById(trx, scope, input.group);
       // The group is a field of the body (as every create names what it refers to): 400, like POST /plans.
       if (!group) throw validationFailed(['group'], 'No such group.');
       const profile = await this.#profileOf(trx, group);
@@ -185,11 +187,15 @@ export class EdiFileService {
    * build that fails leaves the day unclaimed for the next check. `claimed: false` when another process has
    * it; `file` undefined when there was nothing to send (or the group's profile or connection changed).
    */
-  async buildScheduledChangeFile(groupId: string, day: string): Promise<{ claimed: boolean; file: EdiFileRow | undefined }> {
+  async buildScheduledChangeFile(
+    scheduled: Pick<EdiProfileRow, 'group_id' | 'provider_id'>,
+    day: string,
+  ): Promise<{ claimed: boolean; file: EdiFileRow | undefined }> {
     const built = await this.#db.transaction().execute(async (trx) => {
-      const group = await repository.lockGroupById(trx, groupId);
+      const group = await lockGroupById(trx, { providerId: scheduled.provider_id, employerId: null }, scheduled.group_id);
       if (!group || !(await repository.claimScheduledDay(trx, group.id, day))) return { claimed: false, file: undefined };
       if (group.connection_method !== 'edi') return { claimed: true, file: undefined };
+      // The profile as it is now, under the group's lock: it may have changed since the scheduler listed it.
       const profile = await repository.findProfile(trx, group.id);
       if (!profile) return { claimed: true, file: undefined };
       return { claimed: true, file: await this.#build(trx, group, profile, 'change', 'change', toDateString(this.#clock.now())) };

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
+import { isTimeZone } from '../../shared/dates.ts';
 import { NotFound, validationFailed } from '../../shared/errors.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { eventOf } from '../events/event-data.ts';
@@ -9,6 +10,7 @@ import type { EventLog } from '../events/event-log.ts';
 import { companionGuideOf, sftpSettingsOf, type CompanionGuide, type StoredSftpSettings } from './edi-profile.ts';
 import type { EdiProfileResponse, PutEdiProfileBody } from './edi-profile.schemas.ts';
 import type { EdiProfileRow } from './edi.table.ts';
+import { findGroupById, lockGroupById } from '../groups/group.repository.ts';
 import * as repository from './edi.repository.ts';
 
 export function toEdiProfileResponse(row: EdiProfileRow, groupNumber: string): EdiProfileResponse {
@@ -54,15 +56,6 @@ export function toEdiProfileResponse(row: EdiProfileRow, groupNumber: string): E
   };
 }
 
-function isTimeZone(value: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: value });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** A group's trading-partner settings (admin keys only; the routes check the role). */
 export class EdiProfileService {
   readonly #db: Kysely<Database>;
@@ -78,7 +71,7 @@ export class EdiProfileService {
   }
 
   async getProfile(scope: Scope, groupId: string): Promise<EdiProfileResponse> {
-    const group = await repository.findGroup(this.#db, scope, groupId);
+    const group = await findGroupById(this.#db, scope, groupId);
     if (!group) throw new NotFound('group');
     const row = await repository.findProfile(this.#db, group.id);
     if (!row) throw new NotFound('EDI profile');
@@ -94,7 +87,7 @@ export class EdiProfileService {
       throw validationFailed(['schedule', 'time_zone'], 'Must be an IANA time zone such as UTC or America/Chicago.');
     }
     return this.#db.transaction().execute(async (trx) => {
-      const group = await repository.lockGroup(trx, scope, groupId);
+      const group = await lockGroupById(trx, scope, groupId);
       if (!group) throw new NotFound('group');
       const current = await repository.findProfile(trx, group.id);
       const now = this.#clock.now().toISOString();
@@ -138,7 +131,7 @@ export class EdiProfileService {
 
   async deleteProfile(scope: Scope, groupId: string): Promise<{ id: string; object: string; deleted: true }> {
     return this.#db.transaction().execute(async (trx) => {
-      const group = await repository.lockGroup(trx, scope, groupId);
+      const group = await lockGroupById(trx, scope, groupId);
       if (!group) throw new NotFound('group');
       const current = await repository.findProfile(trx, group.id);
       if (!current) throw new NotFound('EDI profile');

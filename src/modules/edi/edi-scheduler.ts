@@ -20,7 +20,12 @@ const DEFAULT_PICKUP_INTERVAL_MS = 15 * 60_000;
 export interface EdiSchedulerOptions {
   db: Kysely<Database>;
   clock: Clock;
-  files: { buildScheduledChangeFile(groupId: string, day: string): Promise<{ claimed: boolean; file: EdiFileRow | undefined }> };
+  files: {
+    buildScheduledChangeFile(
+      profile: Pick<EdiProfileRow, 'group_id' | 'provider_id'>,
+      day: string,
+    ): Promise<{ claimed: boolean; file: EdiFileRow | undefined }>;
+  };
   acknowledgements: { acknowledgePickedUp(providerId: string, content: string): Promise<boolean> };
   /** Decrypts a profile's SFTP secret, for the moment of a pickup's connection only. */
   encrypter: Encrypter;
@@ -118,7 +123,7 @@ export class EdiScheduler {
     const day = sweepDayDue(clock.now(), profile.schedule_time, profile.schedule_time_zone);
     if (day === undefined || (profile.last_scheduled_on !== null && profile.last_scheduled_on >= day)) return undefined;
     // The day is claimed in the build's transaction: a failed build leaves it for the next check.
-    const { claimed, file } = await files.buildScheduledChangeFile(profile.group_id, day);
+    const { claimed, file } = await files.buildScheduledChangeFile(profile, day);
     if (!claimed) return undefined;
     if (!file) {
       log.info({ group: profile.group_id, day }, 'scheduled EDI change file: nothing to send');

@@ -8,23 +8,9 @@ import { batches } from '../../shared/batches.ts';
 import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.ts';
 import { coverageInForceOn, isCoverage } from '../coverage/coverage-in-force.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
-import type { GroupRow } from '../groups/group.table.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import type { EdiFileKind, EdiFileRow, EdiFileStatus, EdiProfileRow } from './edi.table.ts';
-
-function groups(db: Executor, scope: Scope) {
-  return inScope(db.selectFrom('carrier_groups').selectAll(), scope, 'carrier_groups', 'employer_id');
-}
-
-export function findGroup(db: Executor, scope: Scope, id: string): Promise<GroupRow | undefined> {
-  return groups(db, scope).where('id', '=', id).executeTakeFirst();
-}
-
-/** Locks the group: every change to its profile and every build of its files takes this lock first. */
-export function lockGroup(trx: Transaction<Database>, scope: Scope, id: string): Promise<GroupRow | undefined> {
-  return forUpdate(trx, groups(trx, scope).where('id', '=', id)).executeTakeFirst();
-}
 
 export function findProfile(db: Executor, groupId: string): Promise<EdiProfileRow | undefined> {
   return db.selectFrom('edi_profiles').selectAll().where('group_id', '=', groupId).executeTakeFirst();
@@ -545,11 +531,6 @@ export async function listFilePeople(db: Executor, fileId: string): Promise<List
   return rows.flatMap((row) =>
     (JSON.parse(row.people) as [string, string, string][]).map(([person_id, member_id, line_of_coverage]) => ({ person_id, member_id, line_of_coverage })),
   );
-}
-
-/** The group by id alone (the scheduler's builds, which act for every provider), locked. */
-export function lockGroupById(trx: Transaction<Database>, id: string): Promise<GroupRow | undefined> {
-  return forUpdate(trx, trx.selectFrom('carrier_groups').selectAll().where('id', '=', id)).executeTakeFirst();
 }
 
 export async function listChangeIdsOfFiles(db: Executor, fileIds: readonly string[]): Promise<Map<string, string[]>> {
