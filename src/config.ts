@@ -1,4 +1,5 @@
 import { parseEncryptionKey } from './shared/crypto.ts';
+import { isTimeZone } from './shared/dates.ts';
 
 /**
  * The process configuration: read once from the environment, validated, frozen. An invalid value stops the
@@ -116,11 +117,7 @@ function sweepVariables(env: NodeJS.ProcessEnv): { time: string; timeZone: strin
   const time = env.SWEEP_TIME?.trim() || '02:00';
   if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(time)) throw new ConfigError(`SWEEP_TIME must be a time of day HH:MM from 00:00 to 23:59 (got "${time}")`);
   const timeZone = env.SWEEP_TIME_ZONE?.trim() || 'UTC';
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-  } catch {
-    throw new ConfigError(`SWEEP_TIME_ZONE must be an IANA time zone such as UTC or America/Chicago (got "${timeZone}")`);
-  }
+  if (!isTimeZone(timeZone)) throw new ConfigError(`SWEEP_TIME_ZONE must be an IANA time zone such as UTC or America/Chicago (got "${timeZone}")`);
   return { time, timeZone };
 }
 

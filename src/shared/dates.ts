@@ -155,3 +155,13 @@ export function endOfYear(date: string): string {
   const [year] = parseCalendarDate(date);
   return formatCalendarDate(year, 12, 31);
 }
+
+/** Whether `value` names a time zone this runtime knows (an IANA name such as UTC or America/Chicago). */
+export function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
