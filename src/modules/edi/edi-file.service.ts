@@ -6,7 +6,7 @@ import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import { enqueueJob } from '../../jobs/job-queue.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
-import { addDays, compareDates, toDateString } from '../../shared/dates.ts';
+import { compareDates, toDateString } from '../../shared/dates.ts';
 import { InvalidState, NotFound, validationFailed } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -22,6 +22,7 @@ import {
   addDemographicChange,
   demographicsDigest,
   insuranceLineCodeOf,
+  restoresEndedCoverage,
   subscriberParts,
   toSubscriber834,
   type CoverageContext,
@@ -630,7 +631,8 @@ export class EdiFileService {
    * restored coverage's start. They go as reinstatements (INS03/HD01 025), not as additions or changes.
    */
   async #reinstatements(trx: Transaction<Database>, groupId: string, changes: readonly BenefitChangeRow[]): Promise<Set<string>> {
-    const candidates = changes.filter((change) => (change.status === 'new' || change.status === 'change') && change.coverage_start !== null);
+    // Only a member and line the group's files ended can be reinstated: ask the files about the others only.
+    const candidates = changes.filter((change) => change.status === 'new' || change.status === 'change');
     if (candidates.length === 0) return new Set();
     const lastSent = await repository.findLastSentChanges(
       trx,
@@ -639,9 +641,7 @@ export class EdiFileService {
     );
     const reinstated = new Set<string>();
     for (const change of candidates) {
-      const last = lastSent.get(`${change.member_id}|${change.line_of_coverage}`);
-      if (last?.status !== 'removed' || last.coverage_end === null) continue;
-      if (compareDates(change.coverage_start!, addDays(last.coverage_end, 1)) <= 0) reinstated.add(change.id);
+      if (restoresEndedCoverage(change, lastSent.get(`${change.member_id}|${change.line_of_coverage}`))) reinstated.add(change.id);
     }
     return reinstated;
   }

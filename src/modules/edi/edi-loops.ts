@@ -78,8 +78,23 @@ function addressOf(json: string | null): Address834 | null {
  * coverage starting later, its last day the day before its first), so a coverage dropped by an election before
  * a termination date on record ends for another reason (07).
  */
-function endedByTermination(member: MemberFileRow, end: string): boolean {
+export function endedByTermination(member: Pick<MemberFileRow, 'termination_date'>, end: string): boolean {
   return member.termination_date !== null && compareDates(end, member.termination_date) >= 0;
+}
+
+/**
+ * Whether a change restores coverage this group's carrier was last told had ended (`lastSent`, the last change
+ * of the member and line its files carried), without a gap: a `new` coverage, or the `change` that undoing a
+ * termination records, starting at most the day after the ended coverage's last day. Sent as a reinstatement
+ * (005010X220A1 INS03/HD01 875: 025 Reinstatement), not as an addition or change.
+ */
+export function restoresEndedCoverage(
+  change: Pick<BenefitChangeRow, 'status' | 'coverage_start'>,
+  lastSent: Pick<BenefitChangeRow, 'status' | 'coverage_end'> | undefined,
+): boolean {
+  if (change.status !== 'new' && change.status !== 'change') return false;
+  if (change.coverage_start === null || lastSent?.status !== 'removed' || lastSent.coverage_end === null) return false;
+  return compareDates(change.coverage_start, addDays(lastSent.coverage_end, 1)) <= 0;
 }
 
 /** INS08: terminated once the termination date has passed `asOf`, else the employment status. */

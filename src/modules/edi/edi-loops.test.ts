@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { endedByTermination, memberMaintenance, restoresEndedCoverage } from './edi-loops.ts';
+import type { Coverage834 } from './x12-834.ts';
+
+const loop = (maintenanceType: Coverage834['maintenanceType']): Coverage834 => ({ maintenanceType, line: 'vision', benefitBegin: '2026-03-01' });
+const nothingElse = { continuing: false, preexisting: false };
+
+describe('memberMaintenance (005010X220A1 INS03, 875)', () => {
+  it.each([
+    ['all additions of someone new', ['addition'], nothingElse, 'addition'],
+    ['an addition for someone the carrier already holds', ['addition'], { continuing: false, preexisting: true }, 'change'],
+    ['all terminations, nothing left', ['cancellation_or_termination'], nothingElse, 'cancellation_or_termination'],
+    ['a termination while other coverage goes on', ['cancellation_or_termination'], { continuing: true, preexisting: false }, 'change'],
+    ['all reinstatements', ['reinstatement'], nothingElse, 'reinstatement'],
+    ['an addition and a termination', ['addition', 'cancellation_or_termination'], nothingElse, 'change'],
+    ['no coverage loop (demographics only)', [], nothingElse, 'change'],
+  ] as const)('when %s, then INS03 is %s', (_label, types, continuity, expected) => {
+    expect(memberMaintenance(types.map(loop), continuity)).toBe(expected);
+  });
+});
+
+describe('endedByTermination (INS04 08 against 07)', () => {
+  it.each([
+    ['the day before the termination date: an election ended it (07)', '2026-06-29', false],
+    ['on the termination date: the last day in (08)', '2026-06-30', true],
+    ['after it (a policy running to the end of the month)', '2026-07-31', true],
+  ] as const)('when coverage ends %s', (_label, end, expected) => {
+    expect(endedByTermination({ termination_date: '2026-06-30' }, end)).toBe(expected);
+    expect(endedByTermination({ termination_date: null }, end)).toBe(false);
+  });
+});
+
+describe('restoresEndedCoverage (INS03/HD01 025 Reinstatement)', () => {
+  const ended = { status: 'removed', coverage_end: '2026-03-31' } as const;
+  it.each([
+    ['a new coverage from the ended coverage first day out (the last day that counts)', 'new', '2026-04-01', ended, true],
+    ['a new coverage a day later (a gap: an addition)', 'new', '2026-04-02', ended, false],
+    ['the change an undone termination records, from the coverage start', 'change', '2026-03-01', ended, true],
+    ['a new coverage when the last change sent was not a termination', 'new', '2026-04-01', { status: 'new', coverage_end: '2026-12-31' }, false],
+    ['a new coverage the carrier was never sent anything about', 'new', '2026-04-01', undefined, false],
+    ['a removed change', 'removed', '2026-04-01', ended, false],
+  ] as const)('when %s', (_label, status, coverage_start, lastSent, expected) => {
+    expect(restoresEndedCoverage({ status, coverage_start }, lastSent)).toBe(expected);
+  });
+});
