@@ -310,7 +310,11 @@ export async function findCoveredDependentsInRange(db: Executor, range: MemberRa
     .orderBy('enrolled_dependents.enrolled_plan_id')
     .orderBy('enrolled_dependents.position')
     .execute();
-  const covered = new Map<string, string[]>();
+  return addCovered(new Map(), rows);
+}
+
+/** Adds rows of enrolled dependents, in election order, to the dependent ids of each enrolled plan. */
+function addCovered(covered: Map<string, string[]>, rows: readonly { enrolled_plan_id: string; dependent_id: string }[]): Map<string, string[]> {
   for (const row of rows) {
     const list = covered.get(row.enrolled_plan_id);
     if (list) list.push(row.dependent_id);
@@ -367,7 +371,7 @@ export async function findCoveredDependents(db: Executor, enrolledPlanIds: reado
       .orderBy('enrolled_plan_id')
       .orderBy('position')
       .execute();
-    for (const row of rows) covered.set(row.enrolled_plan_id, [...(covered.get(row.enrolled_plan_id) ?? []), row.dependent_id]);
+    addCovered(covered, rows);
   }
   return covered;
 }
