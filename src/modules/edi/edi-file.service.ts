@@ -497,19 +497,23 @@ export class EdiFileService {
       addBenefitChange(part, change, previous, next, context, reinstated.has(change.id));
       changesOf.set(change.member_id, [...(changesOf.get(change.member_id) ?? []), change.id]);
     }
+    // Each person once, however many lines cover them.
+    const compared = new Set<string>();
+    const changed = (personId: string, digest: () => string) => {
+      if (compared.has(personId)) return false;
+      compared.add(personId);
+      const sent = sentDigests.get(personId);
+      return sent !== undefined && sent !== digest();
+    };
     for (const item of inForce) {
       const facts = members.get(item.member_id);
       if (!facts) continue;
-      const memberDigest = demographicsDigest(this.#digestKey, { kind: 'member', facts });
-      const sent = sentDigests.get(item.member_id);
-      if (sent !== undefined && sent !== memberDigest) addDemographicChange(partOf(item.member_id)!, undefined);
+      if (changed(item.member_id, () => demographicsDigest(this.#digestKey, { kind: 'member', facts })))
+        addDemographicChange(partOf(item.member_id)!, undefined);
       for (const dependentId of coveredDependents.get(item.id) ?? []) {
         const row = dependents.get(dependentId);
-        if (!row) continue;
-        const dependentSent = sentDigests.get(dependentId);
-        if (dependentSent !== undefined && dependentSent !== demographicsDigest(this.#digestKey, { kind: 'dependent', row })) {
+        if (row && changed(dependentId, () => demographicsDigest(this.#digestKey, { kind: 'dependent', row })))
           addDemographicChange(partOf(item.member_id)!, row);
-        }
       }
     }
     return { parts: [...parts.values()].map((part): FileParts => ({ ...part, people: [] })), changesOf, known: sentDigests };
