@@ -20,6 +20,7 @@ import * as planVolumeRating from './migrations/2026-11-26T0001-plan-volume-rati
 import * as apiKeyChangeNotices from './migrations/2026-11-27T0001-api-key-change-notices.ts';
 import * as edi from './migrations/2026-11-28T0001-edi.ts';
 import * as dependentSsn from './migrations/2026-11-28T0002-dependent-ssn.ts';
+import * as apiKeyNoticeSchema from './migrations/2026-11-29T0001-api-key-notice-schema.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-27T0001-api-key-change-notices': apiKeyChangeNotices,
   '2026-11-28T0001-edi': edi,
   '2026-11-28T0002-dependent-ssn': dependentSsn,
+  '2026-11-29T0001-api-key-notice-schema': apiKeyNoticeSchema,
 };
 
 export class MigrationError extends Error {

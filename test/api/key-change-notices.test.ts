@@ -59,6 +59,10 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('API key change notices on Po
     expect((await client.get('/employers')).status).toBe(200);
     await revokeElsewhere(id, true);
     expect((await client.get('/employers')).status).toBe(200);
+    // A notice about another schema's keys (another deployment in the same database) is not this server's.
+    await sql.query("select pg_notify('benefits_api_keys', 'another_deployment')");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await client.get('/employers')).status).toBe(200);
     // Any later change to api_keys (here a new key) tells the server to forget what it verified.
     await newKey();
     expect(await statusWithin(client, 401)).toBe(401);

@@ -22,6 +22,8 @@ export class KeyChangeNotices {
   #client: pg.Client | undefined;
   #listening = false;
   #version = 0;
+  /** The schema this server's tables live in; notices about another schema's api_keys are not ours. */
+  #schema: string | undefined;
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
 
@@ -41,13 +43,18 @@ export class KeyChangeNotices {
     if (this.#closed) return;
     const client = new pg.Client({ connectionString: this.#connectionString, connectionTimeoutMillis: 5000, application_name: APPLICATION_NAME });
     this.#client = client;
-    client.on('notification', () => {
+    client.on('notification', (notice) => {
+      // Notices are database-wide. Since migration 2026-11-29T0001 each names the schema whose keys changed;
+      // one without a name (an older trigger) is taken as ours.
+      if (notice.payload && this.#schema !== undefined && notice.payload !== this.#schema) return;
       this.#version += 1;
     });
     client.on('error', (error) => this.#lost(client, error));
     client.on('end', () => this.#lost(client));
     try {
       await client.connect();
+      const { rows } = await client.query<{ schema: string | null }>('select current_schema() as schema');
+      this.#schema = rows[0]?.schema ?? undefined;
       await client.query(`LISTEN ${CHANNEL}`);
       if (this.#client !== client || this.#closed) return;
       // Whatever was cached before listening began is forgotten once: a change may have gone unheard.
