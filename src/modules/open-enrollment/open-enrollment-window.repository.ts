@@ -192,6 +192,19 @@ export function pageIncompleteMembers(db: Executor, window: DatedWindow, page: P
   return paginate(incompleteMembers(db, window), page, 'members');
 }
 
+/** Those of `memberIds` with a submitted (pending, approved or synced) enrollment in the window. */
+export async function findMembersWithSubmittedEnrollment(db: Executor, windowId: string, memberIds: readonly string[]): Promise<Set<string>> {
+  if (memberIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('enrollments')
+    .select('member_id')
+    .where('open_enrollment_window_id', '=', windowId)
+    .where('member_id', 'in', [...memberIds])
+    .where('status', 'in', [...SUBMITTED_STATUSES])
+    .execute();
+  return new Set(rows.map((row) => row.member_id));
+}
+
 /** The latest enrollment each member has in the window (any status), for the incomplete members report. */
 export async function findLatestWindowEnrollments(
   db: Executor,

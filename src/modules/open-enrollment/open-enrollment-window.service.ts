@@ -383,30 +383,35 @@ export class OpenEnrollmentWindowService {
       if (!dated) continue;
       const daysBefore = reminderDaysBefore(dated.end_date, day);
       if (daysBefore === undefined) continue;
-      recorded += await this.#db.transaction().execute(async (trx) => {
-        const members = await repository.findIncompleteMemberIds(trx, dated);
-        const common = {
-          providerId: window.provider_id,
-          employerId: window.employer_id,
-          type: 'open_enrollment_reminder',
-          relatedObjectType: 'open_enrollment_window',
-          relatedObjectId: window.id,
-          owner: 'member',
-        } as const;
-        let inserted = 0;
-        // In slices, so that a window of any size never holds all its notifications in memory at once.
-        for (const slice of batches(members, NOTIFICATION_SLICE)) {
-          inserted += await this.#notifier.recordMany(
+      const common = {
+        providerId: window.provider_id,
+        employerId: window.employer_id,
+        type: 'open_enrollment_reminder',
+        relatedObjectType: 'open_enrollment_window',
+        relatedObjectId: window.id,
+        owner: 'member',
+      } as const;
+      // Read once (a keyset page would filter every member again: about 75 ms a page at 50,000), then one
+      // transaction per slice, which skips members who submitted since the read: the single SQLite connection is
+      // never held for the whole window (about 1.4 s at 50,000 members). Each reminder is keyed, so a sweep
+      // stopped half-way records only the rest when run again. (Read in a transaction of its own: read outside
+      // one, the sweep process's peak heap measured 186 MB against 102 MB, repeatably; the cause is not known.)
+      const incomplete = await this.#db.transaction().execute((trx) => repository.findIncompleteMemberIds(trx, dated));
+      for (const slice of batches(incomplete, NOTIFICATION_SLICE)) {
+        recorded += await this.#db.transaction().execute(async (trx) => {
+          const submitted = await repository.findMembersWithSubmittedEnrollment(trx, dated.id, slice);
+          return this.#notifier.recordMany(
             trx,
-            slice.map((member) => ({
-              ...common,
-              payload: { open_enrollment_window: window.id, member, employer: window.employer_id, end_date: dated.end_date, days_left: String(daysBefore) },
-              occurrenceKey: `open_enrollment_reminder:${window.id}:${member}:${daysBefore}`,
-            })),
+            slice
+              .filter((member) => !submitted.has(member))
+              .map((member) => ({
+                ...common,
+                payload: { open_enrollment_window: window.id, member, employer: window.employer_id, end_date: dated.end_date, days_left: String(daysBefore) },
+                occurrenceKey: `open_enrollment_reminder:${window.id}:${member}:${daysBefore}`,
+              })),
           );
-        }
-        return inserted;
-      });
+        });
+      }
     }
     return recorded;
   }
