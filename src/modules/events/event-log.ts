@@ -2,7 +2,7 @@ import { insertRows } from '../../db/bulk-insert.ts';
 import type { Executor } from '../../db/database.ts';
 import { markReservationCommitted } from '../../db/idempotency-reservation.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { newOrderedId } from '../../shared/ids.ts';
+import { newId } from '../../shared/ids.ts';
 import type { EventObjectType, EventRow } from './event.table.ts';
 
 /** What a change tells the event log. `data` holds ids and statuses only: never personal data. */
@@ -55,7 +55,7 @@ export class EventLog {
     const createdAt = now.toISOString();
     // Ordered ids: events of one instant (one transaction) list in the order they were recorded.
     const rows: EventRow[] = events.map((event) => ({
-      id: newOrderedId('event'),
+      id: newId('event'),
       provider_id: event.providerId,
       employer_id: event.employerId,
       event_type: `${event.objectType}.${event.action}`,

@@ -4,7 +4,7 @@ import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, inputError } from '../../shared/errors.ts';
-import { newOrderedId } from '../../shared/ids.ts';
+import { newId } from '../../shared/ids.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { listParameterValues } from '../../shared/text.ts';
 import { eventOf } from '../events/event-data.ts';
@@ -80,7 +80,7 @@ export class Notifier {
   #toRow(notification: NewNotification): NotificationRow {
     return {
       // Ordered: the ids of a sweep's thousands of reminders go to the end of the primary key, not to random pages.
-      id: newOrderedId('notification'),
+      id: newId('notification'),
       provider_id: notification.providerId,
       employer_id: notification.employerId,
       notification_type: notification.type,

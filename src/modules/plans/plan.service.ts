@@ -6,7 +6,7 @@ import { isVisibleReference, lockEmployerRow } from '../../db/references.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { compareDates } from '../../shared/dates.ts';
 import { InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
-import { newId, newOrderedId } from '../../shared/ids.ts';
+import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { fromCents, toCents } from '../../shared/money.ts';
 import { applyChanges } from '../../shared/patch.ts';
@@ -327,7 +327,7 @@ export class PlanService {
       // Copies made in one instant are ordered by id: ordered ids keep the originals' order.
       const copies = configurations.map((configuration): PlanConfigurationRow => ({
         ...configuration,
-        id: newOrderedId('plan_configuration'),
+        id: newId('plan_configuration'),
         plan_id: successor.id,
         created_at: now,
       }));

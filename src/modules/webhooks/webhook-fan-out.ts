@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import { enqueueJobs, type NewJob } from '../../jobs/job-queue.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { newOrderedId } from '../../shared/ids.ts';
+import { newId } from '../../shared/ids.ts';
 import type { EventSubscriber } from '../events/event-log.ts';
 import type { EventRow } from '../events/event.table.ts';
 import { toEventResponse } from '../events/event.service.ts';
@@ -52,7 +52,7 @@ export function webhookFanOut(clock: Clock, onEnqueued?: () => void): EventSubsc
           payload ??= eventPayload(event);
           deliveries.push({
             // Ordered ids keep deliveries about one object in the order of their events, even within a millisecond.
-            id: newOrderedId('webhook_delivery'),
+            id: newId('webhook_delivery'),
             provider_id: providerId,
             endpoint_id: endpoint.id,
             event_id: event.id,
