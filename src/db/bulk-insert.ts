@@ -7,9 +7,12 @@ import { batches } from '../shared/batches.ts';
 const MAX_CACHED_TEXTS = 500;
 const texts = new Map<string, string>();
 
+/** Bound parameters per statement at most: under SQLite's limit (32,766) and PostgreSQL's (65,535). */
+const MAX_PARAMETERS = 30_000;
+
 export interface BulkInsertOptions {
-  /** Rows per INSERT statement; rows × columns must stay under both databases' parameter limits (32,766). */
-  rowsPerStatement: number;
+  /** Rows per INSERT statement (rows × columns must stay under MAX_PARAMETERS); by default as many as fit. */
+  rowsPerStatement?: number;
   /** `ON CONFLICT (column) DO NOTHING`: rows repeating a unique value are skipped. */
   skipConflictsOn?: string;
   /** A column whose values the statement returns (only for the rows it inserted). */
@@ -26,19 +29,22 @@ export async function insertRows<T extends keyof Database>(
   db: Executor,
   table: T,
   rows: readonly Insertable<Database[T]>[],
-  options: BulkInsertOptions,
+  options: BulkInsertOptions = {},
 ): Promise<unknown[]> {
   const first = rows[0];
   if (first === undefined) return [];
   const columns = Object.keys(first);
+  const rowsPerStatement = Math.min(options.rowsPerStatement ?? Number.POSITIVE_INFINITY, Math.max(1, Math.floor(MAX_PARAMETERS / columns.length)));
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   const returned: unknown[] = [];
-  for (const batch of batches(rows, options.rowsPerStatement)) {
+  for (const batch of batches(rows, rowsPerStatement)) {
     const parameters: unknown[] = [];
     for (const row of batch) {
       const values = row as Record<string, unknown>;
       for (const column of columns) {
         if (!(column in values)) throw new Error(`insertRows(${table}): a row lacks the column "${column}" the first row has`);
+        // Kysely would leave an undefined column out (its default); bound here it would be null: refused instead.
+        if (values[column] === undefined) throw new Error(`insertRows(${table}): a row lacks a value for the column "${column}"`);
         parameters.push(values[column]);
       }
       if (Object.keys(values).length !== columns.length) throw new Error(`insertRows(${table}): a row has columns the first row lacks`);

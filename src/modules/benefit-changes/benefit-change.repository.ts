@@ -1,3 +1,4 @@
+import { insertRows } from '../../db/bulk-insert.ts';
 import type { Executor, Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
@@ -40,11 +41,7 @@ export async function findConnectionMethodsOfGroups(db: Executor, providerId: st
 }
 
 export async function insertBenefitChanges(trx: Transaction<Database>, rows: readonly BenefitChangeRow[]): Promise<void> {
-  if (rows.length > 0)
-    await trx
-      .insertInto('benefit_changes')
-      .values([...rows])
-      .execute();
+  await insertRows(trx, 'benefit_changes', rows);
 }
 
 /** Writes the fields a person or a carrier outcome may change. */

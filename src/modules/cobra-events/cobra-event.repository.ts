@@ -1,3 +1,4 @@
+import { insertRows } from '../../db/bulk-insert.ts';
 import type { Executor, Transaction } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import type { Database } from '../../db/schema.ts';
@@ -40,7 +41,7 @@ export async function findLossesOf(db: Executor, cobraEventIds: readonly string[
 }
 
 export async function insertCobraEvent(trx: Transaction<Database>, row: CobraEventRow): Promise<void> {
-  await trx.insertInto('cobra_events').values(row).execute();
+  await insertRows(trx, 'cobra_events', [row]);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { insertRows } from '../../db/bulk-insert.ts';
 import type { Executor, Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { selectCoverageEntries, type CoverageEntry } from './coverage-entry.ts';
@@ -75,8 +76,8 @@ export async function findEnrollmentsNotApproved(trx: Transaction<Database>, mem
 }
 
 export async function insertTermination(trx: Transaction<Database>, row: CoverageTerminationRow, items: readonly CoverageTerminationItemRow[]): Promise<void> {
-  await trx.insertInto('coverage_terminations').values(row).execute();
-  if (items.length > 0) await trx.insertInto('coverage_termination_items').values([...items]).execute();
+  await insertRows(trx, 'coverage_terminations', [row]);
+  await insertRows(trx, 'coverage_termination_items', items);
 }
 
 /** The member's terminations applied and not undone, oldest first. */

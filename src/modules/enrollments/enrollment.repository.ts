@@ -1,3 +1,4 @@
+import { insertRows } from '../../db/bulk-insert.ts';
 import type { Executor, Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
@@ -48,7 +49,7 @@ export function listEnrollments(
 }
 
 export async function insertEnrollment(trx: Executor, row: EnrollmentRow): Promise<void> {
-  await trx.insertInto('enrollments').values(row).execute();
+  await insertRows(trx, 'enrollments', [row]);
 }
 
 export async function updateEnrollmentFields(trx: Executor, row: EnrollmentRow): Promise<void> {
@@ -89,10 +90,11 @@ export async function replaceElections(trx: Executor, enrollmentId: string, elec
 
 /** The elections of a new enrollment (nothing to replace). */
 export async function insertElections(trx: Executor, elections: Elections): Promise<void> {
-  if (elections.plans.length > 0) await trx.insertInto('enrolled_plans').values(elections.plans).execute();
-  if (elections.dependents.length > 0) await trx.insertInto('enrolled_dependents').values(elections.dependents).execute();
-  if (elections.waivers.length > 0) await trx.insertInto('coverage_waivers').values(elections.waivers).execute();
-  if (elections.designations.length > 0) await trx.insertInto('beneficiary_designations').values(elections.designations).execute();
+  // Written as texts of their own (insertRows), not built by Kysely: every approval and age-out writes these.
+  await insertRows(trx, 'enrolled_plans', elections.plans);
+  await insertRows(trx, 'enrolled_dependents', elections.dependents);
+  await insertRows(trx, 'coverage_waivers', elections.waivers);
+  await insertRows(trx, 'beneficiary_designations', elections.designations);
 }
 
 /** Enrolled plans, their dependents and the waivers of several enrollments, in their positions. */
