@@ -395,7 +395,8 @@ export class OpenEnrollmentWindowService {
       // transaction per slice, which skips members who submitted since the read: the single SQLite connection is
       // never held for the whole window (about 1.4 s at 50,000 members). Each reminder is keyed, so a sweep
       // stopped half-way records only the rest when run again. (Read in a transaction of its own: read outside
-      // one, the sweep process's peak heap measured 186 MB against 102 MB, repeatably; the cause is not known.)
+      // one, the sweep process's peak heap was 186 MB against 102 MB in the runs made; V8 sizes its young
+      // generation by what it sees, and bench/README.md shows that peak to be bimodal anyway.)
       const incomplete = await this.#db.transaction().execute((trx) => repository.findIncompleteMemberIds(trx, dated));
       for (const slice of batches(incomplete, NOTIFICATION_SLICE)) {
         recorded += await this.#db.transaction().execute(async (trx) => {
