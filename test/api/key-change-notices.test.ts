@@ -68,31 +68,27 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('API key change notices on Po
     expect(await statusWithin(client, 401)).toBe(401);
   });
 
-  /** How many connections of that name are listening now (every test app's, this file's and others'). */
-  async function listeners(): Promise<number> {
-    const { rows } = await sql.query("select count(*)::int as n from pg_stat_activity where application_name = $1 and query like 'LISTEN %'", [
-      APPLICATION_NAME,
-    ]);
-    return rows[0].n as number;
-  }
-
   it('when the listening connection is dropped, then keys are read from the database until it is back, and cached again after', async () => {
     const first = await newKey();
     expect((await first.client.get('/employers')).status).toBe(200);
-    const before = await listeners();
     await sql.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [APPLICATION_NAME]);
     // Not listening: a change without a notice is seen (asked until the server has noticed the drop), because
     // nothing is served from memory.
     await revokeElsewhere(first.id, true);
     expect(await statusWithin(first.client, 401)).toBe(401);
-    // Back after the reconnect delay (waited for, up to 10 s): a verified key is cached again (a quiet revoke goes unseen).
+    // Back after the reconnect delay (asked again for up to 10 s): a verified key is cached again, so a quiet
+    // revoke goes unseen. Asked of this server itself: other test files' servers listen under the same name, so
+    // counting listeners in pg_stat_activity cannot tell when this one is back.
     const deadline = Date.now() + 10_000;
-    while ((await listeners()) < before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    // The server marks itself listening once LISTEN has answered, a moment after pg_stat_activity shows it.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const second = await newKey();
-    expect((await second.client.get('/employers')).status).toBe(200);
-    await revokeElsewhere(second.id, true);
-    expect((await second.client.get('/employers')).status).toBe(200);
+    let served: number;
+    for (;;) {
+      const second = await newKey();
+      expect((await second.client.get('/employers')).status).toBe(200);
+      await revokeElsewhere(second.id, true);
+      served = (await second.client.get('/employers')).status;
+      if (served === 200 || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(served).toBe(200);
   });
 });
