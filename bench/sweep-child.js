@@ -4,6 +4,9 @@ import { performance } from 'node:perf_hooks';
 import { importDist } from './lib/service.js';
 
 const day = process.argv[2];
+// The heap `benefits sweep` runs with (HEAP_SEMI_SPACE_MB, HEAP_GROWING_PERCENT): this may run the process again.
+const problem = (await importDist('heap.js')).applyHeapSettings(['sweep']);
+if (problem !== undefined) throw new Error(problem);
 const [{ buildDailySweep }, { openDatabase }, { systemClock }] = await Promise.all([
   importDist('app.js'),
   importDist('db/database.js'),

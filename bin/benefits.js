@@ -9,10 +9,17 @@ if (major < 24) {
   process.exit(1);
 }
 try {
+  // Before anything else is loaded: serve and sweep may run the process again with a bounded heap (src/heap.ts).
+  const { applyHeapSettings } = await import('../dist/heap.js');
+  const problem = applyHeapSettings(process.argv.slice(2));
+  if (problem !== undefined) {
+    console.error(`benefits: ${problem}`);
+    process.exit(1);
+  }
   const { main } = await import('../dist/cli.js');
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
-  if (error && error.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist/cli.js')) {
+  if (error && error.code === 'ERR_MODULE_NOT_FOUND' && /dist\/(cli|heap)\.js/.test(String(error.message))) {
     console.error('benefits is not built yet: run "npm install" (or "npm run build") in the project first.');
     process.exit(1);
   }

@@ -62,6 +62,12 @@ export const CONFIG_VARIABLES: readonly (readonly [name: string, meaning: string
   ['HEADERS_TIMEOUT_MS', "how long a client may take to send a request's headers (at most REQUEST_TIMEOUT_MS)", '10000'],
   ['KEEP_ALIVE_TIMEOUT_MS', "how long an idle keep-alive connection stays open (above your load balancer's idle timeout)", '72000'],
   ['MAX_CONNECTIONS', "open client connections at most (keep it well below the process's open-files limit); more are closed at once", '1000'],
+  ['HEAP_SEMI_SPACE_MB', 'serve and sweep: V8 young-generation semi-space limit in MB (0: V8 sizes it, up to 64 on a large machine)', '16'],
+  [
+    'HEAP_GROWING_PERCENT',
+    'serve and sweep: how far V8 lets the old generation grow past what survived its last full collection, in % (0: V8 decides, up to 300)',
+    '50',
+  ],
   [
     'BENEFITS_ENCRYPTION_KEY',
     '32-byte key for personal data at rest: 64 hex characters or base64',
@@ -100,6 +106,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobLockTimeoutMs: integerVariable(env, 'JOB_LOCK_TIMEOUT_MS', 30_000, 1000, 3_600_000),
     connections: Object.freeze(connectionVariables(env)),
   });
+}
+
+/** The heap settings of the long-running commands (src/heap.ts applies them). */
+export interface HeapConfig {
+  /** The largest semi-space of V8's young generation, in MB; 0 leaves it to V8. */
+  readonly semiSpaceMb: number;
+  /** How far the old generation may grow past what survived its last full collection, in %; 0 leaves it to V8. */
+  readonly growingPercent: number;
+}
+
+export function heapConfig(env: NodeJS.ProcessEnv = process.env): HeapConfig {
+  return {
+    semiSpaceMb: integerVariable(env, 'HEAP_SEMI_SPACE_MB', 16, 0, 1024),
+    growingPercent: integerVariable(env, 'HEAP_GROWING_PERCENT', 50, 0, 1000),
+  };
 }
 
 function connectionVariables(env: NodeJS.ProcessEnv): Config['connections'] {
