@@ -55,7 +55,7 @@ describe('applyHeapSettings', () => {
       `applyHeapSettings(process.argv.slice(1));`,
       `console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv.filter((a) => a.startsWith('--max')), args: process.argv.slice(1) }));`,
     ].join('\n');
-    const env = { ...process.env, HEAP_SEMI_SPACE_MB: '12' };
+    const env: NodeJS.ProcessEnv = { ...process.env, HEAP_SEMI_SPACE_MB: '12' };
     delete env.NODE_OPTIONS;
     delete env.BENEFITS_HEAP_RELAUNCHED;
     const child = spawn(process.execPath, ['--input-type=module', '-e', code, '--', 'serve', '--port-is-not-an-option'], { env });

@@ -12,7 +12,8 @@
  * - HEAP_SEMI_SPACE_MB bounds a semi-space. V8 reads it only when the process starts, so a command that
  *   needs it runs the process again, under the same process id (`process.execve`), with
  *   `--max-semi-space-size`, unless the process already runs with one (from the command line or NODE_OPTIONS:
- *   the operator's choice wins). Where Node has no `process.execve` (Windows), the process goes on unbounded.
+ *   the operator's choice wins). Where Node has no `process.execve` (Windows), or it fails, the process goes
+ *   on with V8's own young generation (a warning says so when it failed).
  * - HEAP_GROWING_PERCENT bounds how far the old generation grows past what survived its last full collection.
  *   V8 reads it at each collection, so it is set in the running process (`v8.setFlagsFromString`); a V8 that no
  *   longer knows the flag ignores it, where the command line would refuse to start.
@@ -63,7 +64,12 @@ export function applyHeapSettings(args: readonly string[], env: NodeJS.ProcessEn
   }
   const nodeArguments = env[RELAUNCHED] ? undefined : relaunchNodeArguments(settings.semiSpaceMb, process.execArgv, env.NODE_OPTIONS, process.argv);
   if (nodeArguments !== undefined && typeof process.execve === 'function') {
-    process.execve(process.execPath, [process.execPath, ...nodeArguments], { ...env, [RELAUNCHED]: '1' });
+    try {
+      process.execve(process.execPath, [process.execPath, ...nodeArguments], { ...env, [RELAUNCHED]: '1' });
+    } catch (error) {
+      // The process image was not replaced: it goes on as it is, with V8's own young generation.
+      process.emitWarning(`could not run again with --max-semi-space-size (${(error as Error).message}); V8 sizes the young generation`, 'HeapSettings');
+    }
   }
   if (settings.growingPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${settings.growingPercent}`);
   return undefined;
