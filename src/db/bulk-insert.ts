@@ -15,6 +15,11 @@ export interface BulkInsertOptions {
   rowsPerStatement?: number;
   /** `ON CONFLICT (column) DO NOTHING`: rows repeating a unique value are skipped. */
   skipConflictsOn?: string;
+  /**
+   * `ON CONFLICT (columns) DO UPDATE SET column = excluded.column` for each of `set`: a row repeating the unique
+   * key updates those columns of the stored row instead (an upsert). Not with `skipConflictsOn`.
+   */
+  updateConflictsOn?: { readonly columns: readonly string[]; readonly set: readonly string[] };
   /** A column whose values the statement returns (only for the rows it inserted). */
   returning?: string;
 }
@@ -33,6 +38,8 @@ export async function insertRows<T extends keyof Database>(
 ): Promise<unknown[]> {
   const first = rows[0];
   if (first === undefined) return [];
+  if (options.skipConflictsOn !== undefined && options.updateConflictsOn !== undefined)
+    throw new Error('insertRows: skipConflictsOn or updateConflictsOn, not both');
   const columns = Object.keys(first);
   const rowsPerStatement = Math.min(options.rowsPerStatement ?? Number.POSITIVE_INFINITY, Math.max(1, Math.floor(MAX_PARAMETERS / columns.length)));
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
@@ -57,7 +64,8 @@ export async function insertRows<T extends keyof Database>(
 }
 
 function statementText(table: string, columns: readonly string[], rowCount: number, postgres: boolean, options: BulkInsertOptions): string {
-  const key = `${table}|${columns.join(',')}|${rowCount}|${postgres}|${options.skipConflictsOn ?? ''}|${options.returning ?? ''}`;
+  const upsert = options.updateConflictsOn;
+  const key = `${table}|${columns.join(',')}|${rowCount}|${postgres}|${options.skipConflictsOn ?? ''}|${upsert ? `${upsert.columns.join(',')}=${upsert.set.join(',')}` : ''}|${options.returning ?? ''}`;
   let text = texts.get(key);
   if (text !== undefined) return text;
   let parameter = 0;
@@ -66,6 +74,9 @@ function statementText(table: string, columns: readonly string[], rowCount: numb
   text =
     `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) values ${Array.from({ length: rowCount }, tuple).join(', ')}` +
     (options.skipConflictsOn !== undefined ? ` on conflict (${quoted(options.skipConflictsOn)}) do nothing` : '') +
+    (upsert !== undefined
+      ? ` on conflict (${upsert.columns.map(quoted).join(', ')}) do update set ${upsert.set.map((column) => `${quoted(column)} = excluded.${quoted(column)}`).join(', ')}`
+      : '') +
     (options.returning !== undefined ? ` returning ${quoted(options.returning)}` : '');
   if (texts.size >= MAX_CACHED_TEXTS) texts.clear();
   texts.set(key, text);

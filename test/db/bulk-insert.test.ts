@@ -52,6 +52,35 @@ describe(`insertRows on ${testDatabaseKind()}`, () => {
     expect((await stored()).map((row) => row.id)).toEqual(['ntf_000001', 'ntf_000002', 'ntf_000004', 'ntf_000006']);
   });
 
+  it('when conflicts update, then a row repeating the key updates the named columns of the stored row and keeps the rest', async () => {
+    await insertRows(database.db, 'notifications', [notification(1), notification(2)]);
+    const again = { ...notification(3, 'key:1'), payload: '{"updated":true}', owner: 'employer' as const };
+    await database.db
+      .transaction()
+      .execute((trx) =>
+        insertRows(trx, 'notifications', [again, notification(4)], {
+          rowsPerStatement: 1,
+          updateConflictsOn: { columns: ['occurrence_key'], set: ['payload'] },
+        }),
+      );
+    const read = await stored();
+    expect(read.map((row) => [row.id, row.occurrence_key, JSON.parse(row.payload), row.owner])).toEqual([
+      ['ntf_000001', 'key:1', { updated: true }, 'member'],
+      ['ntf_000002', 'key:2', JSON.parse(notification(2).payload), 'member'],
+      ['ntf_000004', 'key:4', JSON.parse(notification(4).payload), 'member'],
+    ]);
+  });
+
+  it('when both skipping and updating conflicts are asked for, then it is refused before anything is sent', async () => {
+    await expect(
+      insertRows(database.db, 'notifications', [notification(1)], {
+        skipConflictsOn: 'occurrence_key',
+        updateConflictsOn: { columns: ['occurrence_key'], set: ['payload'] },
+      }),
+    ).rejects.toThrow(/not both/);
+    expect(await stored()).toHaveLength(0);
+  });
+
   it('when there are no rows, then nothing is sent', async () => {
     expect(await insertRows(database.db, 'notifications', [], { rowsPerStatement: 10, returning: 'id' })).toEqual([]);
   });

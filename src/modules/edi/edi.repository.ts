@@ -476,15 +476,12 @@ export async function saveSentDigests(
     .filter(([person_id, digest]) => known.get(person_id) !== digest)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([person_id, digest]) => ({ group_id: groupId, person_id, digest, edi_file_id: fileId }));
-  for (const batch of batches(rows, 1_000)) {
-    await trx
-      .insertInto('edi_sent_demographics')
-      .values(batch)
-      .onConflict((oc) =>
-        oc.columns(['group_id', 'person_id']).doUpdateSet((eb) => ({ digest: eb.ref('excluded.digest'), edi_file_id: eb.ref('excluded.edi_file_id') })),
-      )
-      .execute();
-  }
+  // From a cached statement text: built by Kysely, the 100 statements of a first full file of 50,000 members
+  // (100,000 people) cost 0.8 s of CPU, about a sixth of the build.
+  await insertRows(trx, 'edi_sent_demographics', rows, {
+    rowsPerStatement: 1_000,
+    updateConflictsOn: { columns: ['group_id', 'person_id'], set: ['digest', 'edi_file_id'] },
+  });
 }
 
 export async function insertFileChanges(trx: Transaction<Database>, fileId: string, changeIds: readonly string[]): Promise<void> {
