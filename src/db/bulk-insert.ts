@@ -13,8 +13,8 @@ const MAX_PARAMETERS = 30_000;
 export interface BulkInsertOptions {
   /** Rows per INSERT statement (rows × columns must stay under MAX_PARAMETERS); by default as many as fit. */
   rowsPerStatement?: number;
-  /** `ON CONFLICT (column) DO NOTHING`: rows repeating a unique value are skipped. */
-  skipConflictsOn?: string;
+  /** `ON CONFLICT (columns) DO NOTHING`: rows repeating a unique value (of one column, or of several) are skipped. */
+  skipConflictsOn?: string | readonly string[];
   /**
    * `ON CONFLICT (columns) DO UPDATE SET column = excluded.column` for each of `set`: a row repeating the unique
    * key updates those columns of the stored row instead (an upsert). Not with `skipConflictsOn`.
@@ -65,7 +65,9 @@ export async function insertRows<T extends keyof Database>(
 
 function statementText(table: string, columns: readonly string[], rowCount: number, postgres: boolean, options: BulkInsertOptions): string {
   const upsert = options.updateConflictsOn;
-  const key = `${table}|${columns.join(',')}|${rowCount}|${postgres}|${options.skipConflictsOn ?? ''}|${upsert ? `${upsert.columns.join(',')}=${upsert.set.join(',')}` : ''}|${options.returning ?? ''}`;
+  const skip =
+    options.skipConflictsOn === undefined ? undefined : typeof options.skipConflictsOn === 'string' ? [options.skipConflictsOn] : options.skipConflictsOn;
+  const key = `${table}|${columns.join(',')}|${rowCount}|${postgres}|${skip?.join(',') ?? ''}|${upsert ? `${upsert.columns.join(',')}=${upsert.set.join(',')}` : ''}|${options.returning ?? ''}`;
   let text = texts.get(key);
   if (text !== undefined) return text;
   let parameter = 0;
@@ -73,7 +75,7 @@ function statementText(table: string, columns: readonly string[], rowCount: numb
   const tuple = () => `(${columns.map(placeholder).join(', ')})`;
   text =
     `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) values ${Array.from({ length: rowCount }, tuple).join(', ')}` +
-    (options.skipConflictsOn !== undefined ? ` on conflict (${quoted(options.skipConflictsOn)}) do nothing` : '') +
+    (skip !== undefined ? ` on conflict (${skip.map(quoted).join(', ')}) do nothing` : '') +
     (upsert !== undefined
       ? ` on conflict (${upsert.columns.map(quoted).join(', ')}) do update set ${upsert.set.map((column) => `${quoted(column)} = excluded.${quoted(column)}`).join(', ')}`
       : '') +

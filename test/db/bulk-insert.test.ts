@@ -55,14 +55,12 @@ describe(`insertRows on ${testDatabaseKind()}`, () => {
   it('when conflicts update, then a row repeating the key updates the named columns of the stored row and keeps the rest', async () => {
     await insertRows(database.db, 'notifications', [notification(1), notification(2)]);
     const again = { ...notification(3, 'key:1'), payload: '{"updated":true}', owner: 'employer' as const };
-    await database.db
-      .transaction()
-      .execute((trx) =>
-        insertRows(trx, 'notifications', [again, notification(4)], {
-          rowsPerStatement: 1,
-          updateConflictsOn: { columns: ['occurrence_key'], set: ['payload'] },
-        }),
-      );
+    await database.db.transaction().execute((trx) =>
+      insertRows(trx, 'notifications', [again, notification(4)], {
+        rowsPerStatement: 1,
+        updateConflictsOn: { columns: ['occurrence_key'], set: ['payload'] },
+      }),
+    );
     const read = await stored();
     expect(read.map((row) => [row.id, row.occurrence_key, JSON.parse(row.payload), row.owner])).toEqual([
       ['ntf_000001', 'key:1', { updated: true }, 'member'],
@@ -79,6 +77,15 @@ describe(`insertRows on ${testDatabaseKind()}`, () => {
       }),
     ).rejects.toThrow(/not both/);
     expect(await stored()).toHaveLength(0);
+  });
+
+  it('when the conflict is named by a list of columns, then rows repeating it are skipped the same way', async () => {
+    await insertRows(database.db, 'notifications', [notification(1)]);
+    const returned = await insertRows(database.db, 'notifications', [notification(2, 'key:1'), notification(3)], {
+      skipConflictsOn: ['occurrence_key'],
+      returning: 'id',
+    });
+    expect(returned).toEqual(['ntf_000003']);
   });
 
   it('when there are no rows, then nothing is sent', async () => {

@@ -52,13 +52,13 @@ export async function insertCobraEvent(trx: Transaction<Database>, row: CobraEve
  */
 export async function insertNewLosses(trx: Transaction<Database>, rows: readonly CobraEventLossRow[]): Promise<CobraEventLossRow[]> {
   if (rows.length === 0) return [];
-  const inserted = await trx
-    .insertInto('cobra_event_losses')
-    .values([...rows])
-    .onConflict((oc) => oc.columns(['member_id', 'event_type', 'event_date', 'coverage_lost_date', 'line_of_coverage', 'person_id']).doNothing())
-    .returning('position')
-    .execute();
-  const positions = new Set(inserted.map((row) => row.position));
+  // From a cached statement text (src/db/bulk-insert.ts): the daily sweep records thousands of these.
+  const positions = new Set(
+    await insertRows(trx, 'cobra_event_losses', rows, {
+      skipConflictsOn: ['member_id', 'event_type', 'event_date', 'coverage_lost_date', 'line_of_coverage', 'person_id'],
+      returning: 'position',
+    }),
+  );
   return rows.filter((row) => positions.has(row.position));
 }
 
