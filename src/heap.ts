@@ -12,8 +12,9 @@
  * - HEAP_SEMI_SPACE_MB bounds a semi-space. V8 reads it only when the process starts, so a command that
  *   needs it runs the process again, under the same process id (`process.execve`), with
  *   `--max-semi-space-size`, unless the process already runs with one (from the command line or NODE_OPTIONS:
- *   the operator's choice wins). Where Node has no `process.execve` (Windows), or it fails, the process goes
- *   on with V8's own young generation (a warning says so when it failed).
+ *   the operator's choice wins). `process.execve` is experimental in Node 24 (stability 1; its warning is
+ *   never printed, since the process image is replaced first): where Node has none (Windows) or it fails, the
+ *   process goes on with V8's own young generation (a warning says so when it failed).
  * - HEAP_GROWING_PERCENT bounds how far the old generation grows past what survived its last full collection.
  *   V8 reads it at each collection, so it is set in the running process (`v8.setFlagsFromString`); a V8 that no
  *   longer knows the flag ignores it, where the command line would refuse to start.
