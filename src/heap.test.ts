@@ -57,7 +57,6 @@ describe('applyHeapSettings', () => {
     ].join('\n');
     const env: NodeJS.ProcessEnv = { ...process.env, HEAP_SEMI_SPACE_MB: '12' };
     delete env.NODE_OPTIONS;
-    delete env.BENEFITS_HEAP_RELAUNCHED;
     const child = spawn(process.execPath, ['--input-type=module', '-e', code, '--', 'serve', '--port-is-not-an-option'], { env });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

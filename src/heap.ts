@@ -25,10 +25,9 @@ import { ConfigError, heapConfig, type HeapConfig } from './config.ts';
 /** The commands that run long enough, and hold enough, for their heap to matter. */
 const LONG_RUNNING = new Set(['serve', 'sweep']);
 
-/** Set in the environment of the process run again, so that it is never run again a second time. */
-const RELAUNCHED = 'BENEFITS_HEAP_RELAUNCHED';
-
+// The process run again has the flag in its execArgv, so it is never run a second time.
 const SEMI_SPACE_FLAG = /^--max[-_]semi[-_]space[-_]size(=|$)/;
+const GROWING_FLAG = /^--heap[-_]growing[-_]percent(=|$)/;
 
 /**
  * The Node arguments to run this process again with, so that its young generation is bounded; undefined when
@@ -63,15 +62,18 @@ export function applyHeapSettings(args: readonly string[], env: NodeJS.ProcessEn
     if (error instanceof ConfigError) return error.message;
     throw error;
   }
-  const nodeArguments = env[RELAUNCHED] ? undefined : relaunchNodeArguments(settings.semiSpaceMb, process.execArgv, env.NODE_OPTIONS, process.argv);
+  const nodeArguments = relaunchNodeArguments(settings.semiSpaceMb, process.execArgv, env.NODE_OPTIONS, process.argv);
   if (nodeArguments !== undefined && typeof process.execve === 'function') {
     try {
-      process.execve(process.execPath, [process.execPath, ...nodeArguments], { ...env, [RELAUNCHED]: '1' });
+      process.execve(process.execPath, [process.execPath, ...nodeArguments], env);
     } catch (error) {
       // The process image was not replaced: it goes on as it is, with V8's own young generation.
       process.emitWarning(`could not run again with --max-semi-space-size (${(error as Error).message}); V8 sizes the young generation`, 'HeapSettings');
     }
   }
-  if (settings.growingPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${settings.growingPercent}`);
+  // A --heap-growing-percent on the command line is the operator's choice, as for the semi-space.
+  if (settings.growingPercent > 0 && !process.execArgv.some((argument) => GROWING_FLAG.test(argument))) {
+    v8.setFlagsFromString(`--heap-growing-percent=${settings.growingPercent}`);
+  }
   return undefined;
 }
