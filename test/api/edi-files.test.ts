@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FormattedSegment } from 'x12-parser';
 import { buildDailySweep } from '../../src/app.ts';
+import { insertRows } from '../../src/db/bulk-insert.ts';
+import { newId } from '../../src/shared/ids.ts';
 import type { DailySweep } from '../../src/modules/daily-sweep/sweep.service.ts';
 import { createCarrier, createGroup, createMember } from '../helpers/factories.ts';
 import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
@@ -563,7 +565,89 @@ describe('834 full files', () => {
     expect([april.subscribers, april.people]).toEqual([['123456789', '234567890'], 3]);
     expect(april.file.record.action).toBe('verify');
   });
+
+  it('when a full file spans several pages and digest writes (2,101 families), then each member is in it once, in member order, and the carrier is on record as holding everyone', async () => {
+    const w = await ediWorld();
+    const family = await hiredFamily(w);
+    await newHireElection(w, family.member, [visionCare(w, [family.spouse, family.child])]);
+    // More coverage rows than a page of the build holds (2,000), and more people than a digest write (2,000).
+    const clones = await cloneCoveredFamily(family.member.id, 2_100);
+
+    const file = await buildFile(w, { group: w.groups.ediGroup.id, kind: 'full' });
+
+    expect(file.record.member_count).toBe(2_101);
+    expect(memberLoops(file)).toHaveLength(3 * 2_101);
+    // Subscribers' last names in file order: the member first (Stone), then each clone once, in member order.
+    const subscribers = file.segments.filter((segment) => segment.name === 'NM1' && segment['1'] === 'IL').map((segment) => segment['3']);
+    const expected = ['Stone', ...clones.map((clone) => clone.lastName)];
+    expect(subscribers.filter((_name, index) => index % 3 === 0)).toEqual(expected);
+    const digests = await t.database.db
+      .selectFrom('edi_sent_demographics')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where('group_id', '=', w.groups.ediGroup.id)
+      .where('edi_file_id', '=', file.record.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(digests.count)).toBe(3 * 2_101);
+  });
 });
+
+/**
+ * Copies of a member covered through the API, with their dependents and approved coverage (enrollment, enrolled
+ * plans and dependents), written straight into the database: thousands of families in a second. Each copy's
+ * last name is its own (Clone00001...), and copies' ids sort after the member's, in the order made.
+ */
+async function cloneCoveredFamily(memberId: string, count: number): Promise<{ id: string; lastName: string }[]> {
+  const db = t.database.db;
+  const member = await db.selectFrom('members').selectAll().where('id', '=', memberId).executeTakeFirstOrThrow();
+  const dependents = await db.selectFrom('dependents').selectAll().where('member_id', '=', memberId).orderBy('id').execute();
+  const enrollments = await db.selectFrom('enrollments').selectAll().where('member_id', '=', memberId).execute();
+  const plans = await db.selectFrom('enrolled_plans').selectAll().where('member_id', '=', memberId).execute();
+  const covered = await db
+    .selectFrom('enrolled_dependents')
+    .selectAll()
+    .where(
+      'enrolled_plan_id',
+      'in',
+      plans.map((plan) => plan.id),
+    )
+    .execute();
+  const rows = {
+    members: [] as (typeof member)[],
+    dependents: [] as typeof dependents,
+    enrollments: [] as typeof enrollments,
+    plans: [] as typeof plans,
+    covered: [] as typeof covered,
+  };
+  const clones: { id: string; lastName: string }[] = [];
+  for (let i = 1; i <= count; i++) {
+    const lastName = `Clone${String(i).padStart(5, '0')}`;
+    const id = newId('member');
+    clones.push({ id, lastName });
+    rows.members.push({ ...member, id, last_name: lastName });
+    const dependentIds = new Map(dependents.map((dependent) => [dependent.id, newId('dependent')]));
+    rows.dependents.push(...dependents.map((dependent) => ({ ...dependent, id: dependentIds.get(dependent.id)!, member_id: id, last_name: lastName })));
+    const enrollmentIds = new Map(enrollments.map((enrollment) => [enrollment.id, newId('enrollment')]));
+    rows.enrollments.push(...enrollments.map((enrollment) => ({ ...enrollment, id: enrollmentIds.get(enrollment.id)!, member_id: id })));
+    const planIds = new Map(plans.map((plan) => [plan.id, newId('enrolled_plan')]));
+    rows.plans.push(...plans.map((plan) => ({ ...plan, id: planIds.get(plan.id)!, enrollment_id: enrollmentIds.get(plan.enrollment_id)!, member_id: id })));
+    rows.covered.push(
+      ...covered.map((row) => ({
+        ...row,
+        id: newId('enrolled_dependent'),
+        enrolled_plan_id: planIds.get(row.enrolled_plan_id)!,
+        dependent_id: dependentIds.get(row.dependent_id)!,
+      })),
+    );
+  }
+  await db.transaction().execute(async (trx) => {
+    await insertRows(trx, 'members', rows.members);
+    await insertRows(trx, 'dependents', rows.dependents);
+    await insertRows(trx, 'enrollments', rows.enrollments);
+    await insertRows(trx, 'enrolled_plans', rows.plans);
+    await insertRows(trx, 'enrolled_dependents', rows.covered);
+  });
+  return clones;
+}
 
 describe('control numbers and what each file carries', () => {
   it('when files are built for two groups of one trading partner and for another partner, then ISA13 and GS06 go up by one per file per partner and are never reused', async () => {

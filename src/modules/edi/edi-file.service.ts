@@ -1,6 +1,7 @@
 import { createHash, hkdfSync } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Transaction } from '../../db/database.ts';
+import { InFlight } from '../../db/in-flight.ts';
 import type { Database } from '../../db/schema.ts';
 import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import { enqueueJob } from '../../jobs/job-queue.ts';
@@ -52,8 +53,21 @@ const FULL_FILE_PAGE_ROWS = 2_000;
 /** A member's loops and, for a full file, each person and line it lists. */
 type FileParts = SubscriberParts & { people: { person_id: string; member_id: string; line_of_coverage: string }[] };
 
+/** People's demographics digests stored per statement while a file is built, and such writes sent ahead of their answers. */
+const DIGESTS_PER_WRITE = 2_000;
+const DIGEST_WRITES_IN_FLIGHT = 2;
+
+/** A page of a full file: its members' parts in member order, and the last member id it covers. */
+interface FullPage {
+  parts: Map<string, FileParts>;
+  last: string;
+}
+
 /** Plain text per stored chunk before encryption (the file is stored and read in pieces of this size). */
 const CHUNK_CHARACTERS = 32 * 1024;
+
+/** Chunk writes sent ahead of their answers while a file is built (InFlight): at most this many chunks held. */
+const CHUNK_WRITES_IN_FLIGHT = 4;
 
 interface MissingPerson {
   member: string;
@@ -338,25 +352,34 @@ export class EdiFileService {
     // fate is known once the writer asks for the next one.
     const leftOut = new Map<string, string>();
     const written = { members: 0, changeIds: [] as string[], people: [] as FileParts['people'], digests: new Map<string, string>() };
-    const settle = (part: FileParts) => {
+    // The digests of people written are stored as the file goes (DIGESTS_PER_WRITE at a time, sent ahead of their
+    // answers), so that on PostgreSQL the server stores them while the rest of the file is written.
+    const digestWrites = new InFlight(DIGEST_WRITES_IN_FLIGHT);
+    const saveDigests = async () => {
+      const digests = written.digests;
+      written.digests = new Map();
+      await digestWrites.add(repository.saveSentDigests(trx, group.id, id, digests, content.known));
+    };
+    const settle = async (part: FileParts) => {
       if (leftOut.has(part.member.row.id)) return;
       written.members += 1;
       written.changeIds.push(...(content.changesOf.get(part.member.row.id) ?? []));
       written.people.push(...part.people);
       this.#addDigests(written.digests, part);
+      if (written.digests.size >= DIGESTS_PER_WRITE) await saveDigests();
     };
     // Dependents' SSNs are decrypted only while their loops are written, and only when the carrier wants them.
     const dependentSsn = (row: DependentRow) => (row.ssn_encrypted === null ? null : this.#encrypter.decrypt(row.ssn_encrypted));
     let current: FileParts | undefined;
     async function* subscribers(): AsyncGenerator<Subscriber834> {
       for await (const part of content.parts) {
-        if (current) settle(current);
+        if (current) await settle(current);
         current = part;
         const subscriber = toSubscriber834(part, guide, asOf, kind, dependentSsn);
         if (subscriber) yield subscriber;
         else leftOut.set(part.member.row.id, `No subscriber id: the profile's REF*0F source (${guide.subscriber_id_source}) is not set for this member.`);
       }
-      if (current) settle(current);
+      if (current) await settle(current);
     }
     let text: AsyncIterable<string>;
     try {
@@ -367,7 +390,15 @@ export class EdiFileService {
       if (error instanceof X12ValueError) throw new InvalidState(`The group's EDI profile cannot be written in an 834: ${error.element} ${error.reason}.`);
       throw error;
     }
-    const stats = await this.#store(trx, id, text);
+    let stats: Pick<EdiFileRow, 'segment_count' | 'byte_count' | 'content_sha256'>;
+    try {
+      stats = await this.#store(trx, id, text);
+      await saveDigests();
+    } catch (error) {
+      await digestWrites.settle();
+      throw error;
+    }
+    await digestWrites.drain();
     if (written.members === 0 && kind === 'change') {
       const [member, reason] = [...leftOut][0]!;
       throw new InvalidState(`Nothing could be written: ${leftOut.size} member(s) with changes waiting cannot go in an 834 (member ${member}: ${reason}).`);
@@ -386,7 +417,6 @@ export class EdiFileService {
     }
     await repository.updateFile(trx, stored);
     await repository.insertFileChanges(trx, id, written.changeIds);
-    await repository.saveSentDigests(trx, group.id, id, written.digests, content.known);
     await this.#events.record(trx, eventOf('edi_file', 'created', stored));
     if (stored.status === 'ready' && stored.delivery_method === 'sftp') await this.#enqueueDelivery(trx, id);
     return stored;
@@ -403,24 +433,32 @@ export class EdiFileService {
     let position = 0;
     let bytes = 0;
     let segments = 0;
+    const writes = new InFlight(CHUNK_WRITES_IN_FLIGHT);
     const flush = async (all: boolean) => {
       const pieces: string[] = [];
       while (pending.length >= CHUNK_CHARACTERS || (all && pending.length > 0)) {
         pieces.push(this.#encrypter.encrypt(pending.slice(0, CHUNK_CHARACTERS)));
         pending = pending.slice(CHUNK_CHARACTERS);
       }
-      await repository.insertChunks(trx, fileId, pieces, position);
+      await writes.add(repository.insertChunks(trx, fileId, pieces, position));
       position += pieces.length;
     };
-    for await (const chunk of text) {
-      hash.update(chunk);
-      bytes += Buffer.byteLength(chunk);
-      // The segment terminator never occurs inside an element (the writer refuses it).
-      for (let index = chunk.indexOf('~'); index !== -1; index = chunk.indexOf('~', index + 1)) segments += 1;
-      pending += chunk;
-      if (pending.length >= CHUNK_CHARACTERS) await flush(false);
+    try {
+      for await (const chunk of text) {
+        hash.update(chunk);
+        bytes += Buffer.byteLength(chunk);
+        // The segment terminator never occurs inside an element (the writer refuses it).
+        for (let index = chunk.indexOf('~'); index !== -1; index = chunk.indexOf('~', index + 1)) segments += 1;
+        pending += chunk;
+        if (pending.length >= CHUNK_CHARACTERS) await flush(false);
+      }
+      await flush(true);
+    } catch (error) {
+      // Every write has ended before the transaction rolls back.
+      await writes.settle();
+      throw error;
     }
-    await flush(true);
+    await writes.drain();
     return { segment_count: segments, byte_count: bytes, content_sha256: hash.digest('hex') };
   }
 
@@ -565,59 +603,76 @@ export class EdiFileService {
   }
 
   async *#fullParts(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string): AsyncGenerator<FileParts> {
-    for (let after = ''; ;) {
-      // The next rows of coverage in member order; the last member's rows may go on past the limit, so that
-      // member waits for the next page (unless it is the only one: then all its rows are read).
-      let inForce = await repository.findCoverageOfGroupPage(trx, group.provider_id, group.id, asOf, after, FULL_FILE_PAGE_ROWS);
-      if (inForce.length === 0) return;
-      if (inForce.length === FULL_FILE_PAGE_ROWS) {
-        const lastMember = inForce.at(-1)!.member_id;
-        const complete = inForce.filter((item) => item.member_id !== lastMember);
-        inForce =
-          complete.length > 0
-            ? complete
-            : await repository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf, { first: lastMember, last: lastMember });
+    // The next page is read while this one is written (on PostgreSQL the server answers meanwhile); it is
+    // waited for before the generator ends, however it ends, so no read outlives the transaction.
+    let next: Promise<FullPage | undefined> | undefined = this.#fullPage(trx, group, guide, asOf, '');
+    next.catch(() => undefined);
+    try {
+      for (;;) {
+        const page: FullPage | undefined = await next;
+        next = undefined;
+        if (!page) return;
+        next = this.#fullPage(trx, group, guide, asOf, page.last);
+        next.catch(() => undefined);
+        yield* page.parts.values();
+        // A turn of the event loop between pages: the rest of the process (and the garbage collector's tasks,
+        // which run there) is not held up for the whole file.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      // A range of ids, not a list: a page costs range scans of indexes, not thousands of parameters.
-      const range = { first: inForce[0]!.member_id, last: inForce.at(-1)!.member_id };
-      after = range.last;
-      const page = [...new Set(inForce.map((item) => item.member_id))];
-      // One coverage per member and line: the latest-starting (the query orders them so); lines the
-      // profile cannot code are not in 834 files.
-      const latest: CoverageItem[] = [];
-      const seen = new Set<string>();
-      for (const item of inForce) {
-        const key = `${item.member_id}|${item.line_of_coverage}`;
-        if (seen.has(key) || insuranceLineCodeOf(guide, item.line_of_coverage) === undefined) continue;
-        seen.add(key);
-        latest.push(item);
-      }
-      const coveredDependents = await repository.findCoveredDependentsInRange(trx, range);
-      const inPage = new Set(page);
-      const members = new Map(
-        (await repository.findMembersInRange(trx, group.provider_id, range))
-          .filter((row) => inPage.has(row.id))
-          .map((row) => [row.id, { row, ssn: row.ssn_encrypted === null ? null : this.#encrypter.decrypt(row.ssn_encrypted) }]),
-      );
-      const dependents = new Map((await repository.findDependentsInRange(trx, group.provider_id, range)).map((row) => [row.id, row]));
-      const context = this.#context(guide, coveredDependents, dependents);
-      const parts = new Map<string, FileParts>();
-      for (const item of latest) {
-        const facts = members.get(item.member_id);
-        if (!facts) continue;
-        const part = parts.get(item.member_id) ?? { ...subscriberParts(facts), people: [] };
-        parts.set(item.member_id, part);
-        addCoverageInForce(part, item, context);
-        part.people.push({ person_id: item.member_id, member_id: item.member_id, line_of_coverage: item.line_of_coverage });
-        for (const dependentId of coveredDependents.get(item.id) ?? []) {
-          part.people.push({ person_id: dependentId, member_id: item.member_id, line_of_coverage: item.line_of_coverage });
-        }
-      }
-      yield* parts.values();
-      // A turn of the event loop between pages: the rest of the process (and the garbage collector's tasks,
-      // which run there) is not held up for the whole file.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+    } finally {
+      await next?.catch(() => undefined);
     }
+  }
+
+  /** The members covered on `asOf` after the member id `after`, a page of them, with everything their loops need. */
+  async #fullPage(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string, after: string): Promise<FullPage | undefined> {
+    // The next rows of coverage in member order; the last member's rows may go on past the limit, so that
+    // member waits for the next page (unless it is the only one: then all its rows are read).
+    let inForce = await repository.findCoverageOfGroupPage(trx, group.provider_id, group.id, asOf, after, FULL_FILE_PAGE_ROWS);
+    if (inForce.length === 0) return undefined;
+    if (inForce.length === FULL_FILE_PAGE_ROWS) {
+      const lastMember = inForce.at(-1)!.member_id;
+      const complete = inForce.filter((item) => item.member_id !== lastMember);
+      inForce =
+        complete.length > 0
+          ? complete
+          : await repository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf, { first: lastMember, last: lastMember });
+    }
+    // A range of ids, not a list: a page costs range scans of indexes, not thousands of parameters.
+    const range = { first: inForce[0]!.member_id, last: inForce.at(-1)!.member_id };
+    const page = [...new Set(inForce.map((item) => item.member_id))];
+    // One coverage per member and line: the latest-starting (the query orders them so); lines the
+    // profile cannot code are not in 834 files.
+    const latest: CoverageItem[] = [];
+    const seen = new Set<string>();
+    for (const item of inForce) {
+      const key = `${item.member_id}|${item.line_of_coverage}`;
+      if (seen.has(key) || insuranceLineCodeOf(guide, item.line_of_coverage) === undefined) continue;
+      seen.add(key);
+      latest.push(item);
+    }
+    const coveredDependents = await repository.findCoveredDependentsInRange(trx, range);
+    const inPage = new Set(page);
+    const members = new Map(
+      (await repository.findMembersInRange(trx, group.provider_id, range))
+        .filter((row) => inPage.has(row.id))
+        .map((row) => [row.id, { row, ssn: row.ssn_encrypted === null ? null : this.#encrypter.decrypt(row.ssn_encrypted) }]),
+    );
+    const dependents = new Map((await repository.findDependentsInRange(trx, group.provider_id, range)).map((row) => [row.id, row]));
+    const context = this.#context(guide, coveredDependents, dependents);
+    const parts = new Map<string, FileParts>();
+    for (const item of latest) {
+      const facts = members.get(item.member_id);
+      if (!facts) continue;
+      const part = parts.get(item.member_id) ?? { ...subscriberParts(facts), people: [] };
+      parts.set(item.member_id, part);
+      addCoverageInForce(part, item, context);
+      part.people.push({ person_id: item.member_id, member_id: item.member_id, line_of_coverage: item.line_of_coverage });
+      for (const dependentId of coveredDependents.get(item.id) ?? []) {
+        part.people.push({ person_id: dependentId, member_id: item.member_id, line_of_coverage: item.line_of_coverage });
+      }
+    }
+    return { parts, last: range.last };
   }
 
   #context(guide: CompanionGuide, coveredDependents: ReadonlyMap<string, readonly string[]>, dependents: ReadonlyMap<string, DependentRow>): CoverageContext {
