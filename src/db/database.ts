@@ -87,11 +87,26 @@ function postgresTypeParser(oid: number, format?: string): (value: string) => un
       return (value) => value;
     case PG_TIMESTAMPTZ: {
       const parseDate = pg.types.getTypeParser(PG_TIMESTAMPTZ, 'text') as (value: string) => Date;
-      return (value) => parseDate(value).toISOString();
+      return (value) => isoFromUtcTimestamp(value) ?? parseDate(value).toISOString();
     }
     default:
       return pg.types.getTypeParser(oid, format as 'text') as (value: string) => unknown;
   }
+}
+
+/** A timestamptz as PostgreSQL writes it in the UTC session (`2026-03-02 15:00:00.123+00`), at most milliseconds. */
+const UTC_TIMESTAMP = /^([1-9]\d{3}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,3}))?\+00$/;
+
+/**
+ * The ISO string Date#toISOString gives for a timestamptz PostgreSQL wrote in the UTC session, made from its
+ * text without a Date (the service stores milliseconds, and every timestamp read went through a Date: about
+ * 3% of a full 834 file's CPU); undefined for anything else (another offset, microseconds, a year before
+ * 1000, infinity), which the caller parses the general way.
+ */
+export function isoFromUtcTimestamp(value: string): string | undefined {
+  const match = UTC_TIMESTAMP.exec(value);
+  if (!match) return undefined;
+  return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(3, '0')}Z`;
 }
 
 /** True when an insert or update broke a unique (or primary key) constraint, on either database. */
