@@ -111,6 +111,9 @@ export class CoverageTerminations {
         coverageEnd: effect.lastDay,
       });
     }
+    // A termination entered after its coverage end: the coverage is already lost, so is the event, recorded
+    // with it (nobody else can claim a row this transaction is inserting).
+    const lost = coverageLostBy(coverageEnd, today);
     const termination: CoverageTerminationRow = {
       id: newId('coverage_termination'),
       provider_id: member.provider_id,
@@ -119,7 +122,7 @@ export class CoverageTerminations {
       termination_date: terminationDate,
       coverage_end: coverageEnd,
       created_at: now,
-      cobra_recorded_at: null,
+      cobra_recorded_at: lost ? now : null,
       undone_at: null,
       undone_by_enrollment_id: null,
     };
@@ -133,8 +136,15 @@ export class CoverageTerminations {
     await repository.insertTermination(trx, termination, items);
     const cancelled = await this.#cancelEnrollmentsStartingAfter(trx, member.id, coverageEnd);
     const recorded = await this.#benefitChanges.recordChanges(trx, { providerId: member.provider_id, employerId: member.employer_id, enrollmentId: enrollment.row.id, memberId: member.id, changes });
-    // A termination entered after its coverage end: the coverage is already lost, so is the event.
-    const cobra = coverageLostBy(coverageEnd, today) ? await this.#recordCobraEvent(trx, termination) : [];
+    const cobra = lost
+      ? await this.#recordCoverageLoss(
+          trx,
+          termination,
+          enrollment.row,
+          ended.map(({ row }) => ({ id: row.id, line_of_coverage: row.line_of_coverage, effective_start: row.effective_start })),
+          dependents,
+        )
+      : [];
     const updated = new Map(ended.map(({ row }) => [row.enrollment_id, enrollmentOfCoverage(row)]));
     await this.#events.recordMany(trx, [
       ...enrollment.events,
@@ -227,11 +237,30 @@ export class CoverageTerminations {
       termination = (await repository.claimCobraRecording(trx, termination.id, this.#clock.now().toISOString())) ?? termination;
     }
     const enrollment = await trx.selectFrom('enrollments').selectAll().where('id', '=', termination.enrollment_id).executeTakeFirstOrThrow();
-    const items = (await repository.findTerminationItems(trx, termination.id)).filter((item) => item.effective_start === null || compareDates(item.effective_start, termination.coverage_end) <= 0);
-    const dependents = await repository.findDependentIdsOfPlans(trx, items.map((item) => item.id));
+    const items = await repository.findTerminationItems(trx, termination.id);
+    const dependents = await repository.findDependentIdsOfPlans(
+      trx,
+      items.map((item) => item.id),
+    );
+    return this.#recordCoverageLoss(trx, termination, enrollment, items, dependents);
+  }
+
+  /**
+   * The qualifying event itself, from a termination's enrollment, the enrolled plans it ended (in their
+   * positions) and who each covered: coverage cancelled before it began (starting after the coverage end) was
+   * never lost, so it is left out.
+   */
+  #recordCoverageLoss(
+    trx: Transaction<Database>,
+    termination: CoverageTerminationRow,
+    enrollment: EnrollmentRow,
+    ended: readonly { id: string; line_of_coverage: LineOfCoverage; effective_start: string | null }[],
+    dependents: ReadonlyMap<string, readonly string[]>,
+  ): Promise<NewEvent[]> {
+    const lost = ended.filter((item) => item.effective_start === null || compareDates(item.effective_start, termination.coverage_end) <= 0);
     return this.#qualifyingEvents.recordCoverageLoss(trx, {
       enrollment,
-      before: items.map((item) => ({ lineOfCoverage: item.line_of_coverage, dependentIds: dependents.get(item.id) ?? [] })),
+      before: lost.map((item) => ({ lineOfCoverage: item.line_of_coverage, dependentIds: dependents.get(item.id) ?? [] })),
       after: [],
       firstDayWithout: addDays(termination.coverage_end, 1),
     });

@@ -318,9 +318,22 @@ export class EnrollmentService {
     // pending enrollment's fields do not change (EOI decisions lock the row, so the update waits for them).
     const member = await lockMemberById(trx, scope, enrollment.member_id);
     if (!member) throw new NotFound('enrollment');
+    return this.#approveLockedIn(trx, enrollment, await repository.findElections(trx, [id]), withEvents);
+  }
+
+  /**
+   * Approves `enrollment` (pending, as stored) with its `elections` (as stored), its member locked by the caller:
+   * approveEnrollmentIn after its reads, and the engine's own approvals of what it has just stored
+   * (#continueCoverageIn), which need not read back the rows they hold.
+   */
+  async #approveLockedIn(
+    trx: Transaction<Database>,
+    enrollment: EnrollmentRow,
+    elections: Elections,
+    withEvents: readonly NewEvent[],
+  ): Promise<EnrollmentResponse> {
     const approvedAt = this.#clock.now().toISOString();
     await this.#transition(trx, enrollment, 'approve', { approved_at: approvedAt });
-    const elections = await repository.findElections(trx, [id]);
     const coverage = await this.#coverageBeforeAndAfter(trx, enrollment, elections);
     const replaced = await this.#endCoverageReplacedBy(trx, coverage);
     const { status, events: changeEvents } = await this.#benefitChanges.recordChanges(trx, {
@@ -685,7 +698,8 @@ export class EnrollmentService {
       eventOf('enrollment', 'created', { ...row, status: 'not_started' as const }),
       eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.save_and_submit, row),
     ];
-    await this.approveEnrollmentIn(trx, { providerId: member.provider_id, employerId: null }, row.id, recorded);
+    // Approved as stored: the rows just written, the member locked by the caller.
+    await this.#approveLockedIn(trx, row, elections, recorded);
   }
 
   /**
