@@ -13,12 +13,8 @@ export interface NotificationFilter {
 
 /** Inserts a notification; one that repeats an occurrence already recorded is skipped. Returns whether it was new. */
 export async function insertNotification(db: Executor, row: NotificationRow): Promise<boolean> {
-  const result = await db
-    .insertInto('notifications')
-    .values(row)
-    .onConflict((oc) => oc.column('occurrence_key').doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+  // From a cached statement text (insertRows): every approval records one, and the sweep one per member it changes.
+  return (await insertRows(db, 'notifications', [row], { skipConflictsOn: 'occurrence_key', returning: 'id' })).length > 0;
 }
 
 /** Batch size of bulk inserts: 1,000 rows of 10 columns stay far below both databases' parameter limits. */
