@@ -1,19 +1,22 @@
 import { CompiledQuery, PostgresAdapter } from 'kysely';
 import type { Executor } from './database.ts';
 
-type Argument = string | null;
+/** A value, no value, or a list of values (an `in (...)` list: its length is part of the shape). */
+type Argument = string | null | readonly string[];
 
 interface Template {
   sql: string;
-  /** Per bound parameter: the index of the argument it takes, or the constant it always has. */
-  parameters: ({ argument: number } | { constant: unknown })[];
+  /** Per bound parameter: the argument it takes (and the element, for a list), or the constant it always has. */
+  parameters: ({ argument: number; element?: number } | { constant: unknown })[];
 }
 
 /**
  * A query Kysely builds and compiles once per shape; later calls only bind their values. For the reads every
  * request makes (a record by id): compiling the same SELECT each time cost about a tenth of a cached GET.
  * Each argument must reach the query as bound values, unchanged (or not at all). A null argument (no employer in the
- * scope) may change the query's shape, so which arguments are null is part of the shape, as is the database.
+ * scope) may change the query's shape, so which arguments are null is part of the shape, as is the database, and
+ * so is the length of a list (`in (?, ?)` is another text than `in (?)`). An empty list is refused: Kysely would
+ * write `in ()`, which neither database accepts; callers answer an empty list without a query.
  */
 export function cachedQuery<Args extends readonly Argument[], Row>(
   build: (db: Executor, ...args: Args) => { compile(): CompiledQuery<Row> },
@@ -21,17 +24,32 @@ export function cachedQuery<Args extends readonly Argument[], Row>(
   const templates = new Map<string, Template>();
   return async (db, ...args) => {
     const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
-    const shape = `${postgres ? 'p' : 's'}${args.map((argument) => (argument === null ? '0' : '1')).join('')}`;
+    // A long list (a page's worth of ids) is rare and would keep a long text per length: built as usual.
+    if (args.some((argument) => Array.isArray(argument) && argument.length > MAX_CACHED_LIST))
+      return (await db.executeQuery(build(db, ...args).compile())).rows;
+    const shape = `${postgres ? 'p' : 's'}${args.map((argument) => (argument === null ? '0' : typeof argument === 'string' ? '1' : `[${argument.length}]`)).join('')}`;
     let template = templates.get(shape);
     if (!template) {
+      if (args.some((argument) => Array.isArray(argument) && argument.length === 0)) throw new Error('cachedQuery: an empty list has no query');
+      if (templates.size >= MAX_SHAPES) templates.clear();
       template = compileTemplate(db, build, args);
       templates.set(shape, template);
     }
-    const parameters = template.parameters.map((parameter) => ('argument' in parameter ? args[parameter.argument] : parameter.constant));
+    const parameters = template.parameters.map((parameter) => {
+      if (!('argument' in parameter)) return parameter.constant;
+      const argument = args[parameter.argument];
+      return parameter.element === undefined ? argument : (argument as readonly string[])[parameter.element];
+    });
     const result = await db.executeQuery<Row>(CompiledQuery.raw(template.sql, parameters));
     return result.rows;
   };
 }
+
+/** Shapes kept per query: one per list length in use, and a query's lists are short (a member's plans). */
+const MAX_SHAPES = 200;
+
+/** Longest list a cached shape takes; a longer one is built and compiled for the call. */
+const MAX_CACHED_LIST = 32;
 
 function compileTemplate<Args extends readonly Argument[], Row>(
   db: Executor,
@@ -41,12 +59,20 @@ function compileTemplate<Args extends readonly Argument[], Row>(
   // Stand-ins no real value can equal: wherever one comes back as a whole parameter, that argument is bound.
   // An argument may go unused (the employer of a scope, on provider-wide records), but never be transformed
   // (a LIKE pattern) or written into the SQL text: its value would then be frozen into the template.
-  const markers = args.map((argument, index) => (argument === null ? null : `\u0000cached-query-argument-${index}\u0000`));
-  const compiled = build(db, ...(markers as unknown as Args)).compile();
-  const hidesMarker = (text: string) => markers.some((marker) => marker !== null && text.includes(marker));
+  const marker = (index: number, element?: number) => `\u0000cached-query-argument-${index}${element === undefined ? '' : `-${element}`}\u0000`;
+  const stand: Argument[] = args.map((argument, index) =>
+    argument === null ? null : typeof argument === 'string' ? marker(index) : argument.map((_value, element) => marker(index, element)),
+  );
+  const places = new Map<string, { argument: number; element?: number }>();
+  stand.forEach((argument, index) => {
+    if (typeof argument === 'string') places.set(argument, { argument: index });
+    else if (argument !== null) argument.forEach((value, element) => places.set(value, { argument: index, element }));
+  });
+  const compiled = build(db, ...(stand as unknown as Args)).compile();
+  const hidesMarker = (text: string) => [...places.keys()].some((placed) => text.includes(placed));
   const parameters = compiled.parameters.map((value) => {
-    const argument = typeof value === 'string' ? markers.indexOf(value) : -1;
-    if (argument >= 0) return { argument };
+    const place = typeof value === 'string' ? places.get(value) : undefined;
+    if (place) return place;
     if ((typeof value === 'string' && hidesMarker(value)) || (typeof value === 'object' && value !== null && hidesMarker(JSON.stringify(value)))) {
       throw new Error('cachedQuery: every argument must be bound as it is, not transformed');
     }

@@ -80,6 +80,29 @@ describe(`cachedQuery on ${testDatabaseKind()}`, () => {
     expect(await twice(db, 'er_c')).toEqual([{ id: 'er_c' }]);
   });
 
+  it('when an argument is a list (an in list), then each length is its own shape and every call binds its own elements', async () => {
+    const some = cachedQuery((executor, providerId: string, ids: readonly string[]) =>
+      executor.selectFrom('employers').select('id').where('provider_id', '=', providerId).where('id', 'in', ids).orderBy('id'),
+    );
+    for (const [providerId, ids] of [
+      ['prov_1', ['er_a']],
+      ['prov_1', ['er_b']],
+      ['prov_1', ['er_b', 'er_a']],
+      ['prov_1', ['er_c', 'er_a']],
+      ['prov_2', ['er_c', 'er_a', 'er_b']],
+      ['prov_1', ['er_c', 'er_a', 'er_b']],
+      ['prov_1', ['er_a', 'er_a']],
+    ] as const) {
+      const uncached = await db.selectFrom('employers').select('id').where('provider_id', '=', providerId).where('id', 'in', ids).orderBy('id').execute();
+      expect(await some(db, providerId, ids), `${providerId} ${ids.join(',')}`).toEqual(uncached);
+    }
+    expect(await some(db, 'prov_1', ['er_b', 'er_a'])).toEqual([{ id: 'er_a' }, { id: 'er_b' }]);
+    await expect(some(db, 'prov_1', [])).rejects.toThrow(/empty list/);
+    // Past the longest list a shape takes (32), the query is built for the call: the same rows.
+    const many = [...Array.from({ length: 40 }, (_value, index) => `er_none_${index}`), 'er_b'];
+    expect(await some(db, 'prov_1', many)).toEqual([{ id: 'er_b' }]);
+  });
+
   it('when an argument is transformed before binding, then the query is refused instead of freezing a value into it', async () => {
     const transforms = cachedQuery((executor, name: string) => executor.selectFrom('employers').selectAll().where('legal_name', 'like', `${name}%`));
     await expect(transforms(db, 'Employer')).rejects.toThrow(/not transformed/);

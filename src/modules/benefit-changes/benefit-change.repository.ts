@@ -1,4 +1,5 @@
 import { insertRows } from '../../db/bulk-insert.ts';
+import { cachedQuery } from '../../db/query-cache.ts';
 import type { Executor, Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
@@ -31,14 +32,13 @@ export function listBenefitChangesOfEnrollment(db: Executor, enrollmentId: strin
 /** How each group reaches its carrier, by group id. */
 export async function findConnectionMethodsOfGroups(db: Executor, providerId: string, groupIds: readonly string[]): Promise<Map<string, ConnectionMethod>> {
   if (groupIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('carrier_groups')
-    .select(['id', 'connection_method'])
-    .where('provider_id', '=', providerId)
-    .where('id', 'in', [...new Set(groupIds)])
-    .execute();
+  const rows = await connectionMethodsOf(db, providerId, [...new Set(groupIds)]);
   return new Map(rows.map((row) => [row.id, row.connection_method]));
 }
+
+const connectionMethodsOf = cachedQuery((db, providerId: string, groupIds: readonly string[]) =>
+  db.selectFrom('carrier_groups').select(['id', 'connection_method']).where('provider_id', '=', providerId).where('id', 'in', groupIds),
+);
 
 export async function insertBenefitChanges(trx: Transaction<Database>, rows: readonly BenefitChangeRow[]): Promise<void> {
   await insertRows(trx, 'benefit_changes', rows);

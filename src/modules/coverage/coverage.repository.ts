@@ -1,5 +1,6 @@
 import { insertRows } from '../../db/bulk-insert.ts';
 import type { Executor, Transaction } from '../../db/database.ts';
+import { cachedQuery } from '../../db/query-cache.ts';
 import type { Database } from '../../db/schema.ts';
 import { selectCoverageEntries, type CoverageEntry } from './coverage-entry.ts';
 import type { EnrolledPlanRow, EnrollmentStatus } from '../enrollments/enrollment.table.ts';
@@ -11,16 +12,19 @@ import type { CoverageTerminationItemRow, CoverageTerminationRow } from './cover
  * termination on `date` may have to end or cancel. Oldest first.
  */
 export function findCoverageRunningPast(trx: Transaction<Database>, memberId: string, date: string): Promise<CoverageEntry[]> {
-  return selectCoverageEntries(trx)
+  return coverageRunningPast(trx, memberId, date);
+}
+
+const coverageRunningPast = cachedQuery((db, memberId: string, date: string) =>
+  selectCoverageEntries(db)
     .where('enrolled_plans.member_id', '=', memberId)
     .where(isCoverage())
     .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>', date)]))
     .orderBy('enrolled_plans.effective_start')
     .orderBy('enrolled_plans.created_at')
     .orderBy('enrolled_plans.enrollment_id')
-    .orderBy('enrolled_plans.position')
-    .execute();
-}
+    .orderBy('enrolled_plans.position'),
+);
 
 /**
  * The member's coverage on plans `planIds` in force on `date`: what an age-out whose first day without
@@ -28,43 +32,46 @@ export function findCoverageRunningPast(trx: Transaction<Database>, memberId: st
  */
 export function findCoverageOfPlansOn(trx: Transaction<Database>, memberId: string, planIds: readonly string[], date: string): Promise<EnrolledPlanRow[]> {
   if (planIds.length === 0) return Promise.resolve([]);
-  return trx
+  return coverageOfPlansOn(trx, memberId, planIds, date);
+}
+
+const coverageOfPlansOn = cachedQuery((db, memberId: string, planIds: readonly string[], date: string) =>
+  db
     .selectFrom('enrolled_plans')
     .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
     .selectAll('enrolled_plans')
     .where('enrolled_plans.member_id', '=', memberId)
-    .where('enrolled_plans.plan_id', 'in', [...planIds])
+    .where('enrolled_plans.plan_id', 'in', planIds)
     .where(coverageInForceOn(date))
     .orderBy('enrolled_plans.enrollment_id')
-    .orderBy('enrolled_plans.position')
-    .execute();
-}
+    .orderBy('enrolled_plans.position'),
+);
 
 /** The dependents each enrolled plan covers, in their positions. */
 export async function findDependentIdsOfPlans(db: Executor, enrolledPlanIds: readonly string[]): Promise<Map<string, string[]>> {
   const byPlan = new Map(enrolledPlanIds.map((id) => [id, [] as string[]]));
   if (enrolledPlanIds.length === 0) return byPlan;
-  const rows = await db
-    .selectFrom('enrolled_dependents')
-    .select(['enrolled_plan_id', 'dependent_id'])
-    .where('enrolled_plan_id', 'in', [...new Set(enrolledPlanIds)])
-    .orderBy('enrolled_plan_id')
-    .orderBy('position')
-    .execute();
-  for (const row of rows) byPlan.get(row.enrolled_plan_id)?.push(row.dependent_id);
+  for (const row of await dependentIdsOfPlans(db, [...new Set(enrolledPlanIds)])) byPlan.get(row.enrolled_plan_id)?.push(row.dependent_id);
   return byPlan;
 }
 
-/** The member's enrollments not yet approved (not_started, pending), with the starts of their enrolled plans. */
-export async function findEnrollmentsNotApproved(trx: Transaction<Database>, memberId: string) {
-  const enrollments = await trx
+const dependentIdsOfPlans = cachedQuery((db, enrolledPlanIds: readonly string[]) =>
+  db.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id']).where('enrolled_plan_id', 'in', enrolledPlanIds).orderBy('enrolled_plan_id').orderBy('position'),
+);
+
+const enrollmentsNotApproved = cachedQuery((db, memberId: string) =>
+  db
     .selectFrom('enrollments')
     .selectAll()
     .where('member_id', '=', memberId)
     .where('status', 'in', ['not_started', 'pending'] satisfies EnrollmentStatus[])
     .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+    .orderBy('id'),
+);
+
+/** The member's enrollments not yet approved (not_started, pending), with the starts of their enrolled plans. */
+export async function findEnrollmentsNotApproved(trx: Transaction<Database>, memberId: string) {
+  const enrollments = await enrollmentsNotApproved(trx, memberId);
   if (enrollments.length === 0) return [];
   const plans = await trx
     .selectFrom('enrolled_plans')

@@ -1,4 +1,5 @@
 import { insertRows } from '../../db/bulk-insert.ts';
+import { cachedQuery } from '../../db/query-cache.ts';
 import type { Executor, Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
@@ -138,27 +139,23 @@ export async function findElections(db: Executor, enrollmentIds: readonly string
 }
 
 /** The beneficiary designations of enrolled plans, in their positions. */
+const designationsOf = cachedQuery((db, enrolledPlanIds: readonly string[]) =>
+  db.selectFrom('beneficiary_designations').selectAll().where('enrolled_plan_id', 'in', enrolledPlanIds).orderBy('enrolled_plan_id').orderBy('position'),
+);
+
 export function findDesignationsOf(db: Executor, enrolledPlanIds: readonly string[]): Promise<BeneficiaryDesignationRow[]> {
   if (enrolledPlanIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('beneficiary_designations')
-    .selectAll()
-    .where('enrolled_plan_id', 'in', [...enrolledPlanIds])
-    .orderBy('enrolled_plan_id')
-    .orderBy('position')
-    .execute();
+  return designationsOf(db, enrolledPlanIds);
 }
 
 /** The enrolled dependents of enrolled plans, in their positions. */
+const enrolledDependentsOf = cachedQuery((db, enrolledPlanIds: readonly string[]) =>
+  db.selectFrom('enrolled_dependents').selectAll().where('enrolled_plan_id', 'in', enrolledPlanIds).orderBy('enrolled_plan_id').orderBy('position'),
+);
+
 export function findEnrolledDependentsOf(db: Executor, enrolledPlanIds: readonly string[]): Promise<EnrolledDependentRow[]> {
   if (enrolledPlanIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('enrolled_dependents')
-    .selectAll()
-    .where('enrolled_plan_id', 'in', [...enrolledPlanIds])
-    .orderBy('enrolled_plan_id')
-    .orderBy('position')
-    .execute();
+  return enrolledDependentsOf(db, enrolledPlanIds);
 }
 
 export async function updateEnrolledPlanVolume(
@@ -179,21 +176,22 @@ export async function updateEnrolledDependentVolume(
   await trx.updateTable('enrolled_dependents').set(set).where('id', '=', id).execute();
 }
 
+const plansById = cachedQuery((db, providerId: string, ids: readonly string[]) =>
+  db.selectFrom('plans').selectAll().where('provider_id', '=', providerId).where('id', 'in', ids),
+);
+
 export function findPlans(db: Executor, providerId: string, ids: readonly string[]): Promise<PlanRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('plans').selectAll().where('provider_id', '=', providerId).where('id', 'in', ids).execute();
+  return plansById(db, providerId, ids);
 }
+
+const configurationsOfPlans = cachedQuery((db, providerId: string, planIds: readonly string[]) =>
+  db.selectFrom('plan_configurations').selectAll().where('provider_id', '=', providerId).where('plan_id', 'in', planIds).orderBy('created_at').orderBy('id'),
+);
 
 export function findConfigurations(db: Executor, providerId: string, planIds: readonly string[]): Promise<PlanConfigurationRow[]> {
   if (planIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('plan_configurations')
-    .selectAll()
-    .where('provider_id', '=', providerId)
-    .where('plan_id', 'in', planIds)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  return configurationsOfPlans(db, providerId, planIds);
 }
 
 export function findDependents(db: Executor, providerId: string, ids: readonly string[]): Promise<DependentRow[]> {
@@ -213,9 +211,12 @@ export async function findDocumentIds(db: Executor, providerId: string, employer
   return new Set(rows.map((row) => row.id));
 }
 
+const subclassesOfMember = cachedQuery((db, memberId: string) =>
+  db.selectFrom('member_subclasses').select('subclass_id').where('member_id', '=', memberId).orderBy('position'),
+);
+
 export async function findMemberSubclassIds(db: Executor, memberId: string): Promise<string[]> {
-  const rows = await db.selectFrom('member_subclasses').select('subclass_id').where('member_id', '=', memberId).orderBy('position').execute();
-  return rows.map((row) => row.subclass_id);
+  return (await subclassesOfMember(db, memberId)).map((row) => row.subclass_id);
 }
 
 /**
@@ -230,16 +231,18 @@ export async function findCoverageInForce(
   exceptEnrollmentId: string,
 ): Promise<CoverageEntry[]> {
   if (lines.length === 0) return [];
-  const rows = await selectCoverageEntries(db)
+  return latestPerLine(await coverageInForceOnLines(db, memberId, lines, date, exceptEnrollmentId));
+}
+
+const coverageInForceOnLines = cachedQuery((db, memberId: string, lines: readonly string[], date: string, exceptEnrollmentId: string) =>
+  selectCoverageEntries(db)
     .where('enrolled_plans.member_id', '=', memberId)
     .where(coverageInForceOn(date))
     .where('enrollments.id', '!=', exceptEnrollmentId)
-    .where('plans.line_of_coverage', 'in', lines)
+    .where('plans.line_of_coverage', 'in', lines as readonly LineOfCoverage[])
     .orderBy('enrolled_plans.effective_start', 'desc')
-    .orderBy('enrolled_plans.created_at', 'desc')
-    .execute();
-  return latestPerLine(rows);
-}
+    .orderBy('enrolled_plans.created_at', 'desc'),
+);
 
 /** The member's coverage in force on `date` (coverageInForceOn), the latest starting one per line. */
 export async function findAllCoverageInForce(db: Executor, memberId: string, date: string) {

@@ -1,6 +1,7 @@
 import type { Executor, Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
+import { cachedQuery } from '../../db/query-cache.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { SENT_ENROLLMENT_STATUSES } from '../enrollments/enrollment.table.ts';
@@ -12,9 +13,14 @@ function members(db: Executor, scope: Scope) {
 
 export const findMemberById: (db: Executor, scope: Scope, id: string) => Promise<MemberRow | undefined> = findByIdInScope(members);
 
-export function lockMemberById(trx: Transaction<Database>, scope: Scope, id: string): Promise<MemberRow | undefined> {
-  return forUpdate(trx, members(trx, scope).where('id', '=', id)).executeTakeFirst();
+export async function lockMemberById(trx: Transaction<Database>, scope: Scope, id: string): Promise<MemberRow | undefined> {
+  return (await memberForUpdate(trx, scope.providerId, scope.employerId, id))[0];
 }
+
+// Every path that changes a member's enrollments takes this lock: compiled once per shape (cachedQuery).
+const memberForUpdate = cachedQuery((db, providerId: string, employerId: string | null, id: string) =>
+  forUpdate(db, members(db, { providerId, employerId }).where('id', '=', id)),
+);
 
 export function listMembers(db: Executor, scope: Scope, filter: { employerId?: string | undefined }, page: PageRequest): Promise<Page<MemberRow>> {
   let query = members(db, scope);

@@ -1,5 +1,6 @@
 import { sql, type Insertable } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { cachedQuery } from '../../db/query-cache.ts';
 import type { Executor, Transaction } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { forNoKeyUpdate } from '../../db/scope.ts';
@@ -49,8 +50,12 @@ export async function deleteEndpoint(db: Executor, providerId: string, id: strin
 
 /** The endpoints events of a provider go to: one query on the provider's index, per batch of events. */
 export function findEnabledEndpoints(trx: Executor, providerId: string): Promise<Pick<WebhookEndpointRow, 'id' | 'enabled_events'>[]> {
-  return trx.selectFrom('webhook_endpoints').select(['id', 'enabled_events']).where('provider_id', '=', providerId).where('disabled', '=', false).execute();
+  return enabledEndpoints(trx, providerId);
 }
+
+const enabledEndpoints = cachedQuery((db, providerId: string) =>
+  db.selectFrom('webhook_endpoints').select(['id', 'enabled_events']).where('provider_id', '=', providerId).where('disabled', '=', false),
+);
 
 /** Marks the start of an endpoint's failures, unless they already started. */
 export async function markEndpointFailing(db: Executor, id: string, since: string): Promise<void> {
