@@ -121,14 +121,12 @@ export async function restoreEnd(trx: Transaction<Database>, enrolledPlanId: str
  * or record as a COBRA event.
  */
 export async function supersedeTerminationsAfter(trx: Transaction<Database>, memberId: string, terminationDate: string, at: string): Promise<void> {
-  await trx
-    .updateTable('coverage_terminations')
-    .set({ undone_at: at })
-    .where('member_id', '=', memberId)
-    .where('undone_at', 'is', null)
-    .where('termination_date', '>', terminationDate)
-    .execute();
+  await supersedingTerminations(trx, at, memberId, terminationDate);
 }
+
+const supersedingTerminations = cachedQuery((db, at: string, memberId: string, terminationDate: string) =>
+  db.updateTable('coverage_terminations').set({ undone_at: at }).where('member_id', '=', memberId).where('undone_at', 'is', null).where('termination_date', '>', terminationDate),
+);
 
 export async function markUndone(trx: Transaction<Database>, id: string, at: string, byEnrollmentId: string): Promise<void> {
   await trx.updateTable('coverage_terminations').set({ undone_at: at, undone_by_enrollment_id: byEnrollmentId }).where('id', '=', id).execute();

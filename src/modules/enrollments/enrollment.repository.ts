@@ -262,8 +262,25 @@ export async function findAllCoverageInForce(db: Executor, memberId: string, dat
 }
 
 export async function endCoverage(trx: Executor, enrolledPlanId: string, lastDay: string): Promise<void> {
-  await trx.updateTable('enrolled_plans').set({ effective_end: lastDay }).where('id', '=', enrolledPlanId).execute();
+  await endingCoverage(trx, lastDay, enrolledPlanId);
 }
+
+const endingCoverage = cachedQuery((db, lastDay: string, enrolledPlanId: string) =>
+  db.updateTable('enrolled_plans').set({ effective_end: lastDay }).where('id', '=', enrolledPlanId),
+);
+
+/** Who the enrolled plans cover besides the member, with each one's volume (no order). */
+export function findDependentVolumesOf(
+  db: Executor,
+  enrolledPlanIds: readonly string[],
+): Promise<Pick<EnrolledDependentRow, 'enrolled_plan_id' | 'dependent_id' | 'volume_cents'>[]> {
+  if (enrolledPlanIds.length === 0) return Promise.resolve([]);
+  return dependentVolumesOf(db, enrolledPlanIds);
+}
+
+const dependentVolumesOf = cachedQuery((db, enrolledPlanIds: readonly string[]) =>
+  db.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id', 'volume_cents']).where('enrolled_plan_id', 'in', enrolledPlanIds),
+);
 
 export interface WindowOfEnrollment {
   id: string;

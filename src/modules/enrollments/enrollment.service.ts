@@ -1159,18 +1159,10 @@ export class EnrollmentService {
             )
           ).filter((row) => renewing.some((item) => item.lineOfCoverage === row.line_of_coverage && item.previousPlanId === row.plan_id));
     const inForce = [...replaced, ...renewed];
-    const dependentRows =
-      inForce.length === 0
-        ? []
-        : await trx
-            .selectFrom('enrolled_dependents')
-            .select(['enrolled_plan_id', 'dependent_id', 'volume_cents'])
-            .where(
-              'enrolled_plan_id',
-              'in',
-              inForce.map((row) => row.id),
-            )
-            .execute();
+    const dependentRows = await repository.findDependentVolumesOf(
+      trx,
+      inForce.map((row) => row.id),
+    );
     const previous = inForce.map((row) =>
       toItem(
         row,
