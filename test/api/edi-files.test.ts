@@ -16,6 +16,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FormattedSegment } from 'x12-parser';
 import { buildDailySweep } from '../../src/app.ts';
 import { insertRows } from '../../src/db/bulk-insert.ts';
+import { findEnrolledDependentsOf } from '../../src/modules/enrollments/enrollment.repository.ts';
 import { newId } from '../../src/shared/ids.ts';
 import type { DailySweep } from '../../src/modules/daily-sweep/sweep.service.ts';
 import { createCarrier, createGroup, createMember } from '../helpers/factories.ts';
@@ -602,15 +603,10 @@ async function cloneCoveredFamily(memberId: string, count: number): Promise<{ id
   const dependents = await db.selectFrom('dependents').selectAll().where('member_id', '=', memberId).orderBy('id').execute();
   const enrollments = await db.selectFrom('enrollments').selectAll().where('member_id', '=', memberId).execute();
   const plans = await db.selectFrom('enrolled_plans').selectAll().where('member_id', '=', memberId).execute();
-  const covered = await db
-    .selectFrom('enrolled_dependents')
-    .selectAll()
-    .where(
-      'enrolled_plan_id',
-      'in',
-      plans.map((plan) => plan.id),
-    )
-    .execute();
+  const covered = await findEnrolledDependentsOf(
+    db,
+    plans.map((plan) => plan.id),
+  );
   const rows = {
     members: [] as (typeof member)[],
     dependents: [] as typeof dependents,
