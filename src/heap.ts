@@ -71,7 +71,8 @@ export function applyHeapSettings(args: readonly string[], env: NodeJS.ProcessEn
       process.emitWarning(`could not run again with --max-semi-space-size (${(error as Error).message}); V8 sizes the young generation`, 'HeapSettings');
     }
   }
-  // A --heap-growing-percent on the command line is the operator's choice, as for the semi-space.
+  // A --heap-growing-percent on the command line is the operator's choice, as for the semi-space (only there:
+  // Node refuses it in NODE_OPTIONS).
   if (settings.growingPercent > 0 && !process.execArgv.some((argument) => GROWING_FLAG.test(argument))) {
     v8.setFlagsFromString(`--heap-growing-percent=${settings.growingPercent}`);
   }

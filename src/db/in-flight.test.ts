@@ -39,6 +39,22 @@ describe('InFlight', () => {
     await expect(writes.settle()).resolves.toBeUndefined();
   });
 
+  it('when work runs around its statements, then its result comes after all of them; a failed work throws its own error once they have ended', async () => {
+    const writes = new InFlight(4);
+    const ended: string[] = [];
+    const later = (name: string) => new Promise<void>((resolve) => setTimeout(() => resolve(void ended.push(name)), 5));
+    expect(await writes.around(async () => (await writes.add(later('a')), 'built'))).toBe('built');
+    expect(ended).toEqual(['a']);
+    await expect(
+      writes.around(async () => {
+        await writes.add(later('b'));
+        throw new Error('writer failed');
+      }),
+    ).rejects.toThrow('writer failed');
+    expect(ended).toEqual(['a', 'b']);
+    await expect(writes.around(async () => writes.add(Promise.reject(new Error('disk full'))))).rejects.toThrow('disk full');
+  });
+
   it('when drained, then every statement has ended; a limit below one is refused', async () => {
     const writes = new InFlight(8);
     const ended: number[] = [];

@@ -30,6 +30,23 @@ export class InFlight {
     this.#throwFailure();
   }
 
+  /**
+   * Runs `work`, which adds statements, and waits for all of them before returning its result: on success it
+   * drains (a failed statement fails the whole), on failure it settles and throws the work's own error. So no
+   * statement outlives the transaction, however the work ends.
+   */
+  async around<T>(work: () => Promise<T>): Promise<T> {
+    let result: T;
+    try {
+      result = await work();
+    } catch (error) {
+      await this.settle();
+      throw error;
+    }
+    await this.drain();
+    return result;
+  }
+
   /** Waits for every statement; throws the first failure. */
   async drain(): Promise<void> {
     await this.settle();

@@ -141,7 +141,7 @@ export class CoverageTerminations {
           trx,
           termination,
           enrollment.row,
-          ended.map(({ row }) => ({ id: row.id, line_of_coverage: row.line_of_coverage, effective_start: row.effective_start })),
+          ended.map(({ row }) => row),
           dependents,
         )
       : [];

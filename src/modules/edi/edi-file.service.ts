@@ -390,15 +390,11 @@ export class EdiFileService {
       if (error instanceof X12ValueError) throw new InvalidState(`The group's EDI profile cannot be written in an 834: ${error.element} ${error.reason}.`);
       throw error;
     }
-    let stats: Pick<EdiFileRow, 'segment_count' | 'byte_count' | 'content_sha256'>;
-    try {
-      stats = await this.#store(trx, id, text);
+    const stats = await digestWrites.around(async () => {
+      const stored = await this.#store(trx, id, text);
       await saveDigests();
-    } catch (error) {
-      await digestWrites.settle();
-      throw error;
-    }
-    await digestWrites.drain();
+      return stored;
+    });
     if (written.members === 0 && kind === 'change') {
       const [member, reason] = [...leftOut][0]!;
       throw new InvalidState(`Nothing could be written: ${leftOut.size} member(s) with changes waiting cannot go in an 834 (member ${member}: ${reason}).`);
@@ -443,7 +439,7 @@ export class EdiFileService {
       await writes.add(repository.insertChunks(trx, fileId, pieces, position));
       position += pieces.length;
     };
-    try {
+    await writes.around(async () => {
       for await (const chunk of text) {
         hash.update(chunk);
         bytes += Buffer.byteLength(chunk);
@@ -453,12 +449,7 @@ export class EdiFileService {
         if (pending.length >= CHUNK_CHARACTERS) await flush(false);
       }
       await flush(true);
-    } catch (error) {
-      // Every write has ended before the transaction rolls back.
-      await writes.settle();
-      throw error;
-    }
-    await writes.drain();
+    });
     return { segment_count: segments, byte_count: bytes, content_sha256: hash.digest('hex') };
   }
 

@@ -138,21 +138,21 @@ export async function findElections(db: Executor, enrollmentIds: readonly string
   return { plans, dependents, waivers, designations: await findDesignationsOf(db, designated), lines };
 }
 
-/** The beneficiary designations of enrolled plans, in their positions. */
 const designationsOf = cachedQuery((db, enrolledPlanIds: readonly string[]) =>
   db.selectFrom('beneficiary_designations').selectAll().where('enrolled_plan_id', 'in', enrolledPlanIds).orderBy('enrolled_plan_id').orderBy('position'),
 );
 
+/** The beneficiary designations of enrolled plans, in their positions. */
 export function findDesignationsOf(db: Executor, enrolledPlanIds: readonly string[]): Promise<BeneficiaryDesignationRow[]> {
   if (enrolledPlanIds.length === 0) return Promise.resolve([]);
   return designationsOf(db, enrolledPlanIds);
 }
 
-/** The enrolled dependents of enrolled plans, in their positions. */
 const enrolledDependentsOf = cachedQuery((db, enrolledPlanIds: readonly string[]) =>
   db.selectFrom('enrolled_dependents').selectAll().where('enrolled_plan_id', 'in', enrolledPlanIds).orderBy('enrolled_plan_id').orderBy('position'),
 );
 
+/** The enrolled dependents of enrolled plans, in their positions. */
 export function findEnrolledDependentsOf(db: Executor, enrolledPlanIds: readonly string[]): Promise<EnrolledDependentRow[]> {
   if (enrolledPlanIds.length === 0) return Promise.resolve([]);
   return enrolledDependentsOf(db, enrolledPlanIds);
