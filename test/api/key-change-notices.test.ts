@@ -47,6 +47,24 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('API key change notices on Po
     }
   }
 
+  /**
+   * Makes a key, has it verified, revokes it quietly and asks again, until the server serves the revoked key
+   * from memory (200) or `withinMs` has passed; gives the last key and the status it got. Asked in a loop
+   * because the notice of the key's own creation reaches the listener at a time of its own: heard after the
+   * key was verified, it rightly forgets the verification, and the quiet revoke is then seen.
+   */
+  async function revokedKeyServedFromMemory(withinMs: number): Promise<{ client: ApiClient; status: number }> {
+    const deadline = Date.now() + withinMs;
+    for (;;) {
+      const key = await newKey();
+      expect((await key.client.get('/employers')).status).toBe(200);
+      await revokeElsewhere(key.id, true);
+      const status = (await key.client.get('/employers')).status;
+      if (status === 200 || Date.now() > deadline) return { client: key.client, status };
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   it('when a key is revoked by another connection, then the server refuses it once the notice arrives', async () => {
     const { id, client } = await newKey();
     expect((await client.get('/employers')).status).toBe(200);
@@ -55,10 +73,8 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('API key change notices on Po
   });
 
   it('when a change sends no notice (triggers off), then the verified key is still served from memory: the cache is real', async () => {
-    const { id, client } = await newKey();
-    expect((await client.get('/employers')).status).toBe(200);
-    await revokeElsewhere(id, true);
-    expect((await client.get('/employers')).status).toBe(200);
+    const { client, status } = await revokedKeyServedFromMemory(5000);
+    expect(status).toBe(200);
     // A notice about another schema's keys (another deployment in the same database) is not this server's.
     await sql.query("select pg_notify('benefits_api_keys', 'another_deployment')");
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -79,16 +95,6 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('API key change notices on Po
     // Back after the reconnect delay (asked again for up to 10 s): a verified key is cached again, so a quiet
     // revoke goes unseen. Asked of this server itself: other test files' servers listen under the same name, so
     // counting listeners in pg_stat_activity cannot tell when this one is back.
-    const deadline = Date.now() + 10_000;
-    let served: number;
-    for (;;) {
-      const second = await newKey();
-      expect((await second.client.get('/employers')).status).toBe(200);
-      await revokeElsewhere(second.id, true);
-      served = (await second.client.get('/employers')).status;
-      if (served === 200 || Date.now() > deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(served).toBe(200);
+    expect((await revokedKeyServedFromMemory(10_000)).status).toBe(200);
   });
 });
