@@ -49,10 +49,15 @@ export async function insertRows<T extends keyof Database>(
     for (const row of batch) {
       const values = row as Record<string, unknown>;
       for (const column of columns) {
-        if (!(column in values)) throw new Error(`insertRows(${table}): a row lacks the column "${column}" the first row has`);
+        const value = values[column];
         // Kysely would leave an undefined column out (its default); bound here it would be null: refused instead.
-        if (values[column] === undefined) throw new Error(`insertRows(${table}): a row lacks a value for the column "${column}"`);
-        parameters.push(values[column]);
+        if (value === undefined)
+          throw new Error(
+            column in values
+              ? `insertRows(${table}): a row lacks a value for the column "${column}"`
+              : `insertRows(${table}): a row lacks the column "${column}" the first row has`,
+          );
+        parameters.push(value);
       }
       if (Object.keys(values).length !== columns.length) throw new Error(`insertRows(${table}): a row has columns the first row lacks`);
     }

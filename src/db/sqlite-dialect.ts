@@ -462,10 +462,11 @@ class NodeSqliteConnection {
 }
 
 function toSqliteValue(value: unknown): SqliteValue {
+  // Most values bound are text: asked first.
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return value;
   if (value === undefined || value === null) return null;
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string') return value;
   if (value instanceof Uint8Array) return value;
   throw new TypeError(`cannot bind a value of type ${typeof value} to an SQLite parameter`);
 }

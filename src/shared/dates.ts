@@ -114,8 +114,8 @@ function formatCalendarDate(year: number, month: number, day: number): string {
 
 /** Negative when `a` is before `b`, 0 when equal, positive when after. Usable as a sort comparator. */
 export function compareDates(a: string, b: string): number {
-  parseCalendarDate(a);
-  parseCalendarDate(b);
+  if (!isCalendarDate(a)) throw new RangeError(`not a calendar date: ${a}`);
+  if (!isCalendarDate(b)) throw new RangeError(`not a calendar date: ${b}`);
   // Zero-padded YYYY-MM-DD strings sort like the dates they name.
   if (a < b) return -1;
   return a > b ? 1 : 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ID_PATTERN, ID_PREFIXES, isWellFormedId, newId, randomBase62, type IdKind } from './ids.ts';
+import { compareIds, ID_PATTERN, ID_PREFIXES, isWellFormedId, newId, randomBase62, type IdKind } from './ids.ts';
 
 const KINDS = Object.entries(ID_PREFIXES) as [IdKind, string][];
 
@@ -80,5 +80,18 @@ describe('isWellFormedId', () => {
     ['../etc', 'a path'],
   ])('when given %j (%s), then it is not well formed', (value) => {
     expect(isWellFormedId(value)).toBe(false);
+  });
+});
+
+describe('compareIds', () => {
+  it('when ids differ only in case, then they order by code unit (upper case first), as SQLite BINARY and PostgreSQL "C" do', () => {
+    const ids = ['mem_0000000000aZ', 'mem_0000000000Az', 'mem_0000000000az', 'mem_0000000000AZ', 'mem_00000000009z'];
+    expect([...ids].sort(compareIds)).toEqual(['mem_00000000009z', 'mem_0000000000AZ', 'mem_0000000000Az', 'mem_0000000000aZ', 'mem_0000000000az']);
+    expect(compareIds('mem_a', 'mem_a')).toBe(0);
+  });
+
+  it('when ids are made one after another, then they sort in the order they were made', () => {
+    const made = Array.from({ length: 1000 }, () => newId('member'));
+    expect([...made].reverse().sort(compareIds)).toEqual(made);
   });
 });

@@ -91,6 +91,16 @@ export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}_${lastOrder.toString(36).padStart(11, '0')}${randomIdBase62(9)}`;
 }
 
+/**
+ * Orders ids by their code units, as SQLite's BINARY collation and PostgreSQL's "C" collation do: the order in
+ * which paths that lock several members take them (docs/architecture.md, Lock order). Not localeCompare, which
+ * goes through ICU: sorting a sweep batch's 1,250 members that way took about 60 ms.
+ */
+export function compareIds(a: string, b: string): number {
+  if (a < b) return -1;
+  return a > b ? 1 : 0;
+}
+
 export function isWellFormedId(value: string): boolean {
   return value.length > 0 && value.length <= 64 && idRegExp.test(value);
 }

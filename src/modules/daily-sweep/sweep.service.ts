@@ -3,6 +3,7 @@ import type { Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { batches } from '../../shared/batches.ts';
 import { addDays, compareDates } from '../../shared/dates.ts';
+import { compareIds } from '../../shared/ids.ts';
 import { lockMemberById } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import type { Notifier } from '../notifications/notification.service.ts';
@@ -218,7 +219,7 @@ export class DailySweep {
       due.set(key, entry);
     }
     let ended = 0;
-    const work = [...due.values()].sort((a, b) => compareDates(a.firstDayOut, b.firstDayOut) || a.memberId.localeCompare(b.memberId));
+    const work = [...due.values()].sort((a, b) => compareDates(a.firstDayOut, b.firstDayOut) || compareIds(a.memberId, b.memberId));
     for (const batch of batches(work, SWEEP_BATCH_SIZE)) {
       ended += await this.#db.transaction().execute(async (trx) => {
         let done = 0;
@@ -261,7 +262,7 @@ export class DailySweep {
     }
     let ended = 0;
     for (const batch of batches(
-      [...members].sort(([a], [b]) => a.localeCompare(b)),
+      [...members].sort(([a], [b]) => compareIds(a, b)),
       SWEEP_BATCH_SIZE,
     )) {
       ended += await this.#db.transaction().execute(async (trx) => {

@@ -57,7 +57,7 @@ export class Notifier {
    * notification's: a change that ends with a notification records all its events at once.
    */
   async record(trx: Executor, notification: NewNotification, withEvents: readonly NewEvent[] = []): Promise<boolean> {
-    const row = this.#toRow(notification);
+    const row = this.#toRow(notification, this.#clock.now().toISOString());
     const inserted = await repository.insertNotification(trx, row);
     await this.#events.recordMany(trx, inserted ? [...withEvents, eventOf('notification', 'created', row)] : withEvents);
     return inserted;
@@ -68,7 +68,9 @@ export class Notifier {
    * event. Returns how many were new.
    */
   async recordMany(trx: Executor, notifications: readonly NewNotification[]): Promise<number> {
-    const rows = notifications.map((notification) => this.#toRow(notification));
+    // One instant for the batch, as its events have (EventLog.recordMany): the sweep records thousands at once.
+    const createdAt = this.#clock.now().toISOString();
+    const rows = notifications.map((notification) => this.#toRow(notification, createdAt));
     const inserted = await repository.insertNotifications(trx, rows);
     await this.#events.recordMany(
       trx,
@@ -77,7 +79,7 @@ export class Notifier {
     return inserted.size;
   }
 
-  #toRow(notification: NewNotification): NotificationRow {
+  #toRow(notification: NewNotification, createdAt: string): NotificationRow {
     return {
       // Ordered: the ids of a sweep's thousands of reminders go to the end of the primary key, not to random pages.
       id: newId('notification'),
@@ -89,7 +91,7 @@ export class Notifier {
       payload: JSON.stringify(notification.payload),
       owner: notification.owner,
       occurrence_key: notification.occurrenceKey ?? null,
-      created_at: this.#clock.now().toISOString(),
+      created_at: createdAt,
     };
   }
 }
