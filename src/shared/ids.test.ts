@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareIds, ID_PATTERN, ID_PREFIXES, isWellFormedId, newId, randomBase62, type IdKind } from './ids.ts';
+import { compareIds, ID_PATTERN, ID_PREFIXES, isWellFormedId, newId, orderText, randomBase62, type IdKind } from './ids.ts';
 
 const KINDS = Object.entries(ID_PREFIXES) as [IdKind, string][];
 
@@ -93,5 +93,21 @@ describe('compareIds', () => {
   it('when ids are made one after another, then they sort in the order they were made', () => {
     const made = Array.from({ length: 1000 }, () => newId('member'));
     expect([...made].reverse().sort(compareIds)).toEqual(made);
+  });
+});
+
+describe('orderText', () => {
+  it('when counters cross the kept high part (each 36^3), then the text is the whole counter in base36, zero-padded to 11', () => {
+    const now = Date.now() * 36 ** 2;
+    const around = (value: number) => [value - 1, value, value + 1];
+    const counters = [0, 1, 35, 36, ...around(36 ** 3), ...around(2 * 36 ** 3), ...around(Math.ceil(now / 36 ** 3) * 36 ** 3), now, now + 12_345, 36 ** 11 - 1];
+    for (const counter of [...counters, ...counters.reverse()]) expect(orderText(counter)).toBe(counter.toString(36).padStart(11, '0'));
+  });
+
+  it('when a new id is made, then its 11 counter characters read back as a counter of this millisecond or later', () => {
+    const before = Date.now() * 36 ** 2;
+    const counter = parseInt(newId('event').slice('evt_'.length, 'evt_'.length + 11), 36);
+    expect(counter).toBeGreaterThanOrEqual(before);
+    expect(counter).toBeLessThanOrEqual((Date.now() + 1) * 36 ** 2 + 1_000_000);
   });
 });

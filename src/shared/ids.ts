@@ -88,7 +88,23 @@ let lastOrder = 0;
 /** A new record id: prefix, underscore, 20 characters; it sorts after every id this process made before. */
 export function newId(kind: IdKind): string {
   lastOrder = Math.max(Date.now() * ORDER_STEPS_PER_MS, lastOrder + 1);
-  return `${ID_PREFIXES[kind]}_${lastOrder.toString(36).padStart(11, '0')}${randomIdBase62(9)}`;
+  return `${ID_PREFIXES[kind]}_${orderText(lastOrder)}${randomIdBase62(9)}`;
+}
+
+// The counter's 11 base36 characters: the first 8 change about every 36 ms and are kept; the last 3 are written
+// from a small integer. (order.toString(36) of the whole counter, a number past 2^31, cost half a microsecond.)
+const LOW_STEPS = 36 ** 3;
+let highOrder = -1;
+let highText = '';
+
+/** `order` (a whole number below 36^11) as 11 base36 characters, zero-padded: order.toString(36).padStart(11, '0'). */
+export function orderText(order: number): string {
+  const high = Math.floor(order / LOW_STEPS);
+  if (high !== highOrder) {
+    highOrder = high;
+    highText = high.toString(36).padStart(8, '0');
+  }
+  return highText + (order - high * LOW_STEPS).toString(36).padStart(3, '0');
 }
 
 /**
