@@ -24,6 +24,11 @@ export interface Elections {
   designations: BeneficiaryDesignationRow[];
   /** The line of coverage of each enrolled plan (by enrolled plan id). */
   lines: Map<string, LineOfCoverage>;
+  /**
+   * The plan of each election as read when the elections were built in this transaction (by plan id); absent on
+   * elections read back from the database. Approval then needs not read the plans again.
+   */
+  planRows?: ReadonlyMap<string, PlanRow>;
 }
 
 function enrollments(db: Executor, scope: Scope) {

@@ -769,7 +769,7 @@ export class EnrollmentService {
     );
     const errors: InputError[] = [];
     const now = this.#clock.now().toISOString();
-    const elections: Elections = { plans: [], dependents: [], waivers: [], designations: [], lines: new Map() };
+    const elections: Elections = { plans: [], dependents: [], waivers: [], designations: [], lines: new Map(), planRows: plans };
     const lateEntrant = kept === undefined ? await this.#lateEntrantLines(trx, enrollment, member, planInputs, plans) : new Set<number>();
 
     planInputs.forEach((input, index) => {
@@ -1110,15 +1110,17 @@ export class EnrollmentService {
    * on the enrollment's start, or, for a plan that renews another, the coverage on that plan the day before.
    */
   async #coverageBeforeAndAfter(trx: Executor, enrollment: EnrollmentRow, elections: Elections) {
-    const plans = new Map(
-      (
-        await repository.findPlans(
-          trx,
-          enrollment.provider_id,
-          elections.plans.map((p) => p.plan_id),
-        )
-      ).map((p) => [p.id, p]),
-    );
+    const plans =
+      elections.planRows ??
+      new Map(
+        (
+          await repository.findPlans(
+            trx,
+            enrollment.provider_id,
+            elections.plans.map((p) => p.plan_id),
+          )
+        ).map((p) => [p.id, p]),
+      );
     const toItem = (
       row: EnrolledPlanRow,
       plan: Parameters<typeof coverageItemOf>[1],
