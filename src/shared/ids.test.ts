@@ -100,7 +100,18 @@ describe('orderText', () => {
   it('when counters cross the kept high part (each 36^3), then the text is the whole counter in base36, zero-padded to 11', () => {
     const now = Date.now() * 36 ** 2;
     const around = (value: number) => [value - 1, value, value + 1];
-    const counters = [0, 1, 35, 36, ...around(36 ** 3), ...around(2 * 36 ** 3), ...around(Math.ceil(now / 36 ** 3) * 36 ** 3), now, now + 12_345, 36 ** 11 - 1];
+    const counters = [
+      0,
+      1,
+      35,
+      36,
+      ...around(36 ** 3),
+      ...around(2 * 36 ** 3),
+      ...around(Math.ceil(now / 36 ** 3) * 36 ** 3),
+      now,
+      now + 12_345,
+      Number.MAX_SAFE_INTEGER,
+    ];
     for (const counter of [...counters, ...counters.reverse()]) expect(orderText(counter)).toBe(counter.toString(36).padStart(11, '0'));
   });
 
