@@ -103,8 +103,12 @@ export function addDays(date: string, days: number): string {
   return toDateString(instant);
 }
 
-function parseCalendarDate(value: string): [year: number, month: number, day: number] {
+function assertCalendarDate(value: string): void {
   if (!isCalendarDate(value)) throw new RangeError(`not a calendar date: ${value}`);
+}
+
+function parseCalendarDate(value: string): [year: number, month: number, day: number] {
+  assertCalendarDate(value);
   return value.split('-').map(Number) as [number, number, number];
 }
 
@@ -114,8 +118,8 @@ function formatCalendarDate(year: number, month: number, day: number): string {
 
 /** Negative when `a` is before `b`, 0 when equal, positive when after. Usable as a sort comparator. */
 export function compareDates(a: string, b: string): number {
-  if (!isCalendarDate(a)) throw new RangeError(`not a calendar date: ${a}`);
-  if (!isCalendarDate(b)) throw new RangeError(`not a calendar date: ${b}`);
+  assertCalendarDate(a);
+  assertCalendarDate(b);
   // Zero-padded YYYY-MM-DD strings sort like the dates they name.
   if (a < b) return -1;
   return a > b ? 1 : 0;
