@@ -51,7 +51,7 @@ import { registerEnrollmentRoutes } from './modules/enrollments/enrollment.route
 import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
 import { registerCobraEventRoutes } from './modules/cobra-events/cobra-event.routes.ts';
 import { CobraEventService } from './modules/cobra-events/cobra-event.service.ts';
-import { DailySweep } from './modules/daily-sweep/sweep.service.ts';
+import { DailySweep, type SweepOptions } from './modules/daily-sweep/sweep.service.ts';
 import { EdiAcknowledgements } from './modules/edi/edi-acknowledgement.service.ts';
 import { ediJobHandlers } from './modules/edi/edi-delivery.job.ts';
 import { EdiFileService } from './modules/edi/edi-file.service.ts';
@@ -263,10 +263,10 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
  * The daily sweep with the services it uses (the server's scheduler, `benefits sweep` and tests build it
  * here, as the app builds its routes' services).
  */
-export function buildDailySweep(deps: BackgroundDependencies): DailySweep {
+export function buildDailySweep(deps: BackgroundDependencies, options?: SweepOptions): DailySweep {
   const events = buildEventLog(deps);
   const { notifier, enrollments, windows } = buildOpenEnrollment({ ...deps, events });
-  return new DailySweep(deps.db, notifier, windows, enrollments, buildTerminations(deps.db, deps.clock, events));
+  return new DailySweep(deps.db, notifier, windows, enrollments, buildTerminations(deps.db, deps.clock, events), options);
 }
 
 /** What webhook delivery jobs need: the key the signing secrets are encrypted with, and the HTTP sender. */

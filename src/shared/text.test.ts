@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batches, repeatWhileFull } from './batches.ts';
+import { batches, repeatWhileFull, sumConcurrently } from './batches.ts';
 import { listParameterValues, truncate } from './text.ts';
 
 describe('truncate', () => {
@@ -34,5 +34,48 @@ describe('repeatWhileFull', () => {
     let runs = 0;
     expect(await repeatWhileFull(3, async () => handled[runs++]!)).toBe(7);
     expect(runs).toBe(3);
+  });
+});
+
+describe('sumConcurrently', () => {
+  const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  it('when 7 items go at most 3 at a time, then never more than 3 run at once, each runs once and the sum is returned', async () => {
+    let running = 0;
+    let most = 0;
+    const seen: number[] = [];
+    const sum = await sumConcurrently([1, 2, 3, 4, 5, 6, 7], 3, async (item) => {
+      running += 1;
+      most = Math.max(most, running);
+      await tick();
+      seen.push(item);
+      running -= 1;
+      return item;
+    });
+    expect(sum).toBe(28);
+    expect(most).toBe(3);
+    expect(seen.sort()).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('when one item fails, then no new item starts, the running ones finish before it throws, and the first failure is thrown', async () => {
+    const started: number[] = [];
+    let running = 0;
+    const failing = sumConcurrently([1, 2, 3, 4, 5, 6], 2, async (item) => {
+      started.push(item);
+      running += 1;
+      await tick();
+      running -= 1;
+      if (item === 2) throw new Error('item 2 failed');
+      if (item === 3) throw new Error('item 3 failed');
+      return item;
+    });
+    await expect(failing).rejects.toThrow('item 2 failed');
+    expect(running).toBe(0);
+    expect(started).toEqual([1, 2, 3]);
+  });
+
+  it('when there is nothing to do, then 0; when atOnce is not a positive integer, then it refuses', async () => {
+    expect(await sumConcurrently([], 4, async () => 1)).toBe(0);
+    await expect(sumConcurrently([1], 0, async () => 1)).rejects.toThrow('atOnce');
   });
 });

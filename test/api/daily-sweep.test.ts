@@ -338,6 +338,82 @@ describe('coverage of terminated members', () => {
   });
 });
 
+describe('batches at once', () => {
+  it('when two sweeps cut the members into batches of 2, 3 at once, then every termination and age-out is done once, a member with two age-outs in one batch', async () => {
+    const w = await createEnrollmentWorld(t);
+    await ok(w.admin.patch(`/plan_configurations/${await configurationOf(w, w.plans.medical.id)}`, { dependent_age_out_rule: 'date_of_birth' }));
+    await ok(w.admin.patch(`/plan_configurations/${await configurationOf(w, w.plans.dental.id)}`, { dependent_age_out_rule: 'end_of_month' }));
+    const enroll = async (member: string, medical: string[], dental: string[]) =>
+      ok(
+        w.admin.post('/enrollments', {
+          member,
+          category: 'carrier_sync',
+          effective_start: '2026-01-01',
+          enrolled_plans: [
+            { plan: w.plans.medical.id, enrolled_dependents: medical.map((dependent) => ({ dependent })) },
+            { plan: w.plans.dental.id, enrolled_dependents: dental.map((dependent) => ({ dependent })) },
+          ],
+        }),
+        201,
+      );
+    // Five members terminated on 2026-05-08, three parents of a child last covered on medical on 2026-05-09
+    // (born 2000-05-10), the last of them also of a child last covered on 2026-05-02 (born 2000-05-03), a day
+    // the sweep missed: that parent has two age-outs, which must stay in one batch.
+    const terminated: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const member = await createMember(w.admin, { employer: w.employer.id, first_name: `Leaving${i}`, hire_date: '2020-01-01' });
+      await enroll(member.id, [], []);
+      await ok(w.admin.patch(`/members/${member.id}`, { termination_date: '2026-05-08' }));
+      terminated.push(member.id);
+    }
+    const parents: { member: string; child: string }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const member = await createMember(w.admin, { employer: w.employer.id, first_name: `Parent${i}`, dob: '1975-01-01', hire_date: '2020-01-01' });
+      const child = await createDependent(w.admin, { member: member.id, member_relationship: 'child', first_name: 'Grown', dob: '2000-05-10' });
+      parents.push({ member: member.id, child: child.id });
+    }
+    const last = parents.at(-1)!;
+    const older = await createDependent(w.admin, { member: last.member, member_relationship: 'child', first_name: 'Older', dob: '2000-05-03' });
+    for (const { member, child } of parents) await enroll(member, member === last.member ? [child, older.id] : [child], [child]);
+
+    const options = { batchSize: 2, batchesAtOnce: 3 };
+    const runs = await Promise.all([
+      buildDailySweep({ db: t.database.db, clock: t.clock }, options).run('2026-05-09'),
+      buildDailySweep({ db: t.database.db, clock: t.clock }, options).run('2026-05-09'),
+    ]);
+    expect(runs[0].coverage_ended + runs[1].coverage_ended).toBe(5);
+    expect(runs[0].dependent_coverage_ended + runs[1].dependent_coverage_ended).toBe(4);
+    expect(await buildDailySweep({ db: t.database.db, clock: t.clock }, options).run('2026-05-09')).toMatchObject({
+      coverage_ended: 0,
+      dependent_coverage_ended: 0,
+    });
+
+    const coverage = async (member: string, date: string) =>
+      (await ok(w.admin.get(`/members/${member}/coverage?date=${date}`))).coverage as { line_of_coverage: string; dependents: string[] }[];
+    const cobraTypes = async (member: string) =>
+      ((await ok(w.admin.get(`/cobra_events?member=${member}`))).results as { event_type: string; coverage_lost_date: string }[])
+        .map((event) => `${event.event_type} ${event.coverage_lost_date}`)
+        .sort();
+    for (const member of terminated) {
+      expect(await coverage(member, '2026-05-08')).toHaveLength(2);
+      expect(await coverage(member, '2026-05-09')).toEqual([]);
+      expect(await cobraTypes(member)).toEqual(['termination 2026-05-09']);
+    }
+    for (const { member, child } of parents) {
+      const medical = async (date: string) => (await coverage(member, date)).find((line) => line.line_of_coverage === 'medical')!.dependents;
+      if (member === last.member) {
+        expect((await medical('2026-05-02')).sort()).toEqual([child, older.id].sort());
+        expect(await medical('2026-05-03')).toEqual([child]);
+        expect(await cobraTypes(member)).toEqual(['dependent_ceased_to_be_dependent 2026-05-03', 'dependent_ceased_to_be_dependent 2026-05-10']);
+      } else {
+        expect(await cobraTypes(member)).toEqual(['dependent_ceased_to_be_dependent 2026-05-10']);
+      }
+      expect(await medical('2026-05-09')).toEqual([child]);
+      expect(await medical('2026-05-10')).toEqual([]);
+    }
+  });
+});
+
 describe('idempotence and scheduling', () => {
   it('when a day is swept twice, and twice at once, then nothing new is created', async () => {
     const w = await createEnrollmentWorld(t);
