@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.ts';
-import { cachedQuery } from '../../src/db/query-cache.ts';
+import { cachedQuery, rememberReads } from '../../src/db/query-cache.ts';
 import { findByIdInScope, inScope } from '../../src/db/scope.ts';
 import type { Executor } from '../../src/db/database.ts';
 import type { Scope } from '../../src/shared/tenancy.ts';
@@ -101,6 +101,31 @@ describe(`cachedQuery on ${testDatabaseKind()}`, () => {
     // Past the longest list a shape takes (32), the query is built for the call: the same rows.
     const many = [...Array.from({ length: 40 }, (_value, index) => `er_none_${index}`), 'er_b'];
     expect(await some(db, 'prov_1', many)).toEqual([{ id: 'er_b' }]);
+  });
+
+  it('when a transaction remembers its reads, then a rememberable query answers its first rows again (as copies), per values; other queries and transactions read anew', async () => {
+    const nameOf = (rememberable: boolean) =>
+      cachedQuery((executor, id: string) => executor.selectFrom('employers').select(['id', 'legal_name']).where('id', '=', id), { rememberable });
+    const remembered = nameOf(true);
+    const plain = nameOf(false);
+    const rename = (executor: Executor, id: string, legalName: string) =>
+      executor.updateTable('employers').set({ legal_name: legalName }).where('id', '=', id).execute();
+    await db.transaction().execute(async (trx) => {
+      rememberReads(trx);
+      const first = await remembered(trx, 'er_a');
+      expect(first).toEqual([{ id: 'er_a', legal_name: 'Employer er_a' }]);
+      first[0]!.legal_name = 'changed by the caller';
+      await rename(trx, 'er_a', 'Renamed in the transaction');
+      expect(await remembered(trx, 'er_a')).toEqual([{ id: 'er_a', legal_name: 'Employer er_a' }]);
+      expect(await remembered(trx, 'er_b')).toEqual([{ id: 'er_b', legal_name: 'Employer er_b' }]);
+      expect(await plain(trx, 'er_a')).toEqual([{ id: 'er_a', legal_name: 'Renamed in the transaction' }]);
+    });
+    await db.transaction().execute(async (trx) => {
+      expect(await remembered(trx, 'er_a')).toEqual([{ id: 'er_a', legal_name: 'Renamed in the transaction' }]);
+      await rename(trx, 'er_a', 'Renamed again');
+      expect(await remembered(trx, 'er_a')).toEqual([{ id: 'er_a', legal_name: 'Renamed again' }]);
+    });
+    expect(await remembered(db, 'er_a')).toEqual([{ id: 'er_a', legal_name: 'Renamed again' }]);
   });
 
   it('when an argument is transformed before binding, then the query is refused instead of freezing a value into it', async () => {

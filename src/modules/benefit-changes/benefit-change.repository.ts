@@ -36,8 +36,10 @@ export async function findConnectionMethodsOfGroups(db: Executor, providerId: st
   return new Map(rows.map((row) => [row.id, row.connection_method]));
 }
 
-const connectionMethodsOf = cachedQuery((db, providerId: string, groupIds: readonly string[]) =>
-  db.selectFrom('carrier_groups').select(['id', 'connection_method']).where('provider_id', '=', providerId).where('id', 'in', groupIds),
+const connectionMethodsOf = cachedQuery(
+  (db, providerId: string, groupIds: readonly string[]) =>
+    db.selectFrom('carrier_groups').select(['id', 'connection_method']).where('provider_id', '=', providerId).where('id', 'in', groupIds),
+  { rememberable: true },
 );
 
 export async function insertBenefitChanges(trx: Transaction<Database>, rows: readonly BenefitChangeRow[]): Promise<void> {

@@ -4,6 +4,7 @@ import type { Database } from '../../db/schema.ts';
 import { batches, sumConcurrently } from '../../shared/batches.ts';
 import { addDays, compareDates } from '../../shared/dates.ts';
 import { compareIds } from '../../shared/ids.ts';
+import { rememberReads } from '../../db/query-cache.ts';
 import { lockMemberById } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import type { Notifier } from '../notifications/notification.service.ts';
@@ -320,7 +321,13 @@ export class DailySweep {
    * another. On SQLite, whose one connection runs one transaction at a time, one after the other.
    */
   #inBatches<T>(items: readonly T[], work: (trx: Transaction<Database>, batch: T[]) => Promise<number>): Promise<number> {
-    return sumConcurrently([...batches(items, this.#batchSize)], this.#batchesAtOnce, (batch) => this.#db.transaction().execute((trx) => work(trx, batch)));
+    return sumConcurrently([...batches(items, this.#batchSize)], this.#batchesAtOnce, (batch) =>
+      this.#db.transaction().execute((trx) => {
+        // A batch writes no plan, configuration, group or endpoint: it reads each once (query-cache.ts).
+        rememberReads(trx);
+        return work(trx, batch);
+      }),
+    );
   }
 }
 

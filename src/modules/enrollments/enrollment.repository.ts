@@ -181,8 +181,9 @@ export async function updateEnrolledDependentVolume(
   await trx.updateTable('enrolled_dependents').set(set).where('id', '=', id).execute();
 }
 
-const plansById = cachedQuery((db, providerId: string, ids: readonly string[]) =>
-  db.selectFrom('plans').selectAll().where('provider_id', '=', providerId).where('id', 'in', ids),
+const plansById = cachedQuery(
+  (db, providerId: string, ids: readonly string[]) => db.selectFrom('plans').selectAll().where('provider_id', '=', providerId).where('id', 'in', ids),
+  { rememberable: true },
 );
 
 export function findPlans(db: Executor, providerId: string, ids: readonly string[]): Promise<PlanRow[]> {
@@ -190,8 +191,10 @@ export function findPlans(db: Executor, providerId: string, ids: readonly string
   return plansById(db, providerId, ids);
 }
 
-const configurationsOfPlans = cachedQuery((db, providerId: string, planIds: readonly string[]) =>
-  db.selectFrom('plan_configurations').selectAll().where('provider_id', '=', providerId).where('plan_id', 'in', planIds).orderBy('created_at').orderBy('id'),
+const configurationsOfPlans = cachedQuery(
+  (db, providerId: string, planIds: readonly string[]) =>
+    db.selectFrom('plan_configurations').selectAll().where('provider_id', '=', providerId).where('plan_id', 'in', planIds).orderBy('created_at').orderBy('id'),
+  { rememberable: true },
 );
 
 export function findConfigurations(db: Executor, providerId: string, planIds: readonly string[]): Promise<PlanConfigurationRow[]> {

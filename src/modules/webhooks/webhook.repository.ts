@@ -53,8 +53,10 @@ export function findEnabledEndpoints(trx: Executor, providerId: string): Promise
   return enabledEndpoints(trx, providerId);
 }
 
-const enabledEndpoints = cachedQuery((db, providerId: string) =>
-  db.selectFrom('webhook_endpoints').select(['id', 'enabled_events']).where('provider_id', '=', providerId).where('disabled', '=', false),
+const enabledEndpoints = cachedQuery(
+  (db, providerId: string) =>
+    db.selectFrom('webhook_endpoints').select(['id', 'enabled_events']).where('provider_id', '=', providerId).where('disabled', '=', false),
+  { rememberable: true },
 );
 
 /** Marks the start of an endpoint's failures, unless they already started. */
