@@ -5,6 +5,7 @@ import { X12parser, type FormattedSegment } from 'x12-parser';
 import { DEPENDENT_RELATIONSHIPS, type DependentRelationship } from '../plans/coverage-tier.ts';
 import { INDIVIDUAL_RELATIONSHIP_CODES } from './x12-codes.ts';
 import {
+  ELEMENT_LENGTHS,
   ISA_LENGTH,
   X12ValueError,
   sanitizeElement,
@@ -384,6 +385,50 @@ describe('sanitizeElement', () => {
     }
   });
 
+  // The 005010 data element dictionary's minimum and maximum of each free-form element written (005010X220A1).
+  const DICTIONARY_LENGTHS: Record<string, [number, number]> = {
+    ISA06: [1, 15],
+    ISA08: [1, 15],
+    GS02: [2, 15],
+    GS03: [2, 15],
+    BGN02: [1, 50],
+    REF02: [1, 50],
+    N102: [1, 60],
+    N104: [2, 80],
+    NM103: [1, 60],
+    NM104: [1, 35],
+    NM105: [1, 25],
+    NM107: [1, 10],
+    N301: [1, 55],
+    N302: [1, 55],
+    N401: [2, 30],
+    N402: [2, 2],
+    N403: [3, 15],
+    N404: [2, 3],
+    HD04: [1, 50],
+  };
+
+  it('when the lengths are compared with the 005010 dictionary, then every element written has its minimum and maximum', () => {
+    expect(ELEMENT_LENGTHS).toEqual(DICTIONARY_LENGTHS);
+  });
+
+  it.each(Object.entries(ELEMENT_LENGTHS))(
+    'when %s (%j) is at its maximum it is kept, one longer is refused as an identifier and cut as text; at its minimum it is kept, one shorter refused',
+    (name, [min, max]) => {
+      const element = name as keyof typeof ELEMENT_LENGTHS;
+      const of = (length: number) => 'X'.repeat(length);
+      for (const kind of ['identifier', 'text'] as const) {
+        expect(sanitizeElement(element, of(max), kind)).toBe(of(max));
+        expect(sanitizeElement(element, of(min), kind)).toBe(of(min));
+        expect(() => sanitizeElement(element, of(min - 1), kind)).toThrow(expect.objectContaining({ element }) as Error);
+      }
+      expect(() => sanitizeElement(element, of(max + 1), 'identifier')).toThrow(
+        expect.objectContaining({ element, reason: `is longer than ${max} characters` }) as Error,
+      );
+      expect(sanitizeElement(element, of(max + 1), 'text')).toBe(of(max));
+    },
+  );
+
   it('when a member name holds * or ~, then the file is refused and nothing of the name is written', async () => {
     for (const last of ['Smith*Jones', 'Smith~NM1*IL*1*EVIL']) {
       const chunks: string[] = [];
@@ -447,6 +492,19 @@ describe('dates, SSNs, FEINs and control numbers', () => {
     ['transactionSetControlNumber', Number.NaN, 'ST02'],
   ] as const)('when %s is %s, then %s is refused', (field, value, element) => {
     expect(() => write834({ ...ENVELOPE, [field]: value }, [])).toThrow(expect.objectContaining({ element }) as Error);
+  });
+
+  it.each([1, 999_999_999])('when every control number is %i (the first and last of I12, 28 and 329), then the file is written with it', async (value) => {
+    const text = await write834ToString({ ...ENVELOPE, interchangeControlNumber: value, groupControlNumber: value, transactionSetControlNumber: value }, [
+      subscriber(),
+    ]);
+    const segments = text.split('~').map((segment) => segment.split('*'));
+    const find = (name: string) => segments.find((segment) => segment[0] === name)!;
+    expect(find('ISA')[13]).toBe(String(value).padStart(9, '0'));
+    expect(find('IEA')[2]).toBe(String(value).padStart(9, '0'));
+    expect([find('GS')[6], find('GE')[2]]).toEqual([String(value), String(value)]);
+    expect(Number(find('ST')[2])).toBe(value);
+    expect(Number(find('SE')[2])).toBe(value);
   });
 
   it('when the envelope is otherwise wrong, then write834 names the element', () => {

@@ -64,7 +64,7 @@ export class X12ValueError extends Error {
  * Minimum and maximum lengths of the free-form elements written, from the 005010 data element dictionary as
  * 005010X220A1 uses it (data element number in the comment).
  */
-const ELEMENT_LENGTHS = {
+export const ELEMENT_LENGTHS = {
   ISA06: [1, 15], // I06 Interchange Sender ID (then padded to 15)
   ISA08: [1, 15], // I07 Interchange Receiver ID (then padded to 15)
   GS02: [2, 15], // 142 Application Sender's Code
