@@ -6,6 +6,7 @@ import { PERCENTAGE_PATTERN } from '../plans/pricing.ts';
 import { EMPLOYMENT_STATUSES } from '../members/member.table.ts';
 import { AGE_OUT_RULES, COVERAGE_START_RULES, TERMINATION_POLICIES } from './eligibility.ts';
 
+/** The ACA's 90-day limit on waiting periods (PHSA 2708, 42 U.S.C. 300gg-7; 29 CFR 2590.715-2708(b)). */
 export const MAX_WAITING_PERIOD_DAYS = 90;
 export const MAX_DEPENDENT_AGE_LIMIT = 99;
 
