@@ -478,6 +478,13 @@ describe('dates, SSNs, FEINs and control numbers', () => {
     },
   );
 
+  it.each(['001010001', '665123456', '667123456', '899123456', '123011234', '123450001'])(
+    'when the SSN is %j (next to a number the SSA never issues), then it is written',
+    (ssn) => {
+      expect(x12SocialSecurityNumber(ssn)).toBe(ssn);
+    },
+  );
+
   it('when the sponsor FEIN is not nine digits, then write834 throws at once', () => {
     for (const fein of ['12-3456789', '12345678', 'ABCDEFGHI']) {
       expect(() => write834({ ...ENVELOPE, sponsor: { name: 'Acme', fein } }, [])).toThrow(X12ValueError);
