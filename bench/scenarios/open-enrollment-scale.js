@@ -15,6 +15,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
 import { forEachDatabase, startService } from '../lib/bench.js';
 import { createBenchDatabase } from '../lib/databases.js';
+import { importDist } from '../lib/service.js';
 import { memoryOf, PROJECT_ROOT, round, timed } from '../lib/processes.js';
 import { insertRows, memberRow, planRow, secondsSince, seedEmployerGroup, UNCHANGED_COVERAGE_COLUMNS, wholeNumberFrom } from '../lib/seed.js';
 
@@ -156,11 +157,6 @@ async function fetchText(url, init) {
   return text;
 }
 
-/** `date` (YYYY-MM-DD) moved by `days`. */
-function addDays(date, days) {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}
-
 function runSweepChild(databaseUrl, day) {
   return new Promise((resolve, reject) => {
     // BENCH_PROFILE=DIR profiles the sweep too, into DIR/sweep/ (see bench/profile-summary.js).
@@ -191,6 +187,7 @@ function runSweepChild(databaseUrl, day) {
  * 2000-12-25 is last covered on 2026-12-24).
  */
 async function seed(service, db, providerId, count, enrollmentType, changing) {
+  const { addDays } = await importDist('shared/dates.js');
   const at = (offsetSeconds) => new Date(Date.parse('2025-06-01T00:00:00.000Z') + offsetSeconds * 1000).toISOString();
   const id = (kind) => service.newId(kind);
   const { employer, group } = await seedEmployerGroup(db, id, { providerId, groupNumber: 'S-1', connectionMethod: 'manual', createdAt: at(0) });
