@@ -1,3 +1,5 @@
+import { compareCodeUnits } from './text.ts';
+
 /**
  * Calendar dates as 'YYYY-MM-DD' strings. Arithmetic is done on the proleptic Gregorian calendar in UTC so
  * that no local time zone can move a date.
@@ -121,8 +123,7 @@ export function compareDates(a: string, b: string): number {
   assertCalendarDate(a);
   assertCalendarDate(b);
   // Zero-padded YYYY-MM-DD strings sort like the dates they name.
-  if (a < b) return -1;
-  return a > b ? 1 : 0;
+  return compareCodeUnits(a, b);
 }
 
 /**

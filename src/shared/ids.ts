@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { compareCodeUnits } from './text.ts';
 
 /** Id prefixes of API.md section 1: one per kind of record. */
 export const ID_PREFIXES = {
@@ -112,10 +113,7 @@ export function orderText(order: number): string {
  * which paths that lock several members take them (docs/architecture.md, Lock order). Not localeCompare, which
  * goes through ICU: sorting a sweep batch's 1,250 members that way took about 60 ms.
  */
-export function compareIds(a: string, b: string): number {
-  if (a < b) return -1;
-  return a > b ? 1 : 0;
-}
+export const compareIds: (a: string, b: string) => number = compareCodeUnits;
 
 export function isWellFormedId(value: string): boolean {
   return value.length > 0 && value.length <= 64 && idRegExp.test(value);

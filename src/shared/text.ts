@@ -13,3 +13,12 @@ export function listParameterValues(values: readonly string[]): string[] {
     .map((value) => value.trim())
     .filter((value) => value !== '');
 }
+
+/**
+ * Orders strings by their UTF-16 code units (`<` on strings), as SQLite's BINARY and PostgreSQL's "C" collations
+ * order them; not localeCompare, which goes through ICU. Usable as a sort comparator.
+ */
+export function compareCodeUnits(a: string, b: string): number {
+  if (a < b) return -1;
+  return a > b ? 1 : 0;
+}
