@@ -17,11 +17,13 @@ interface Template {
  * scope) may change the query's shape, so which arguments are null is part of the shape, as is the database, and
  * so is the length of a list (`in (?, ?)` is another text than `in (?)`). An empty list is refused: Kysely would
  * write `in ()`, which neither database accepts; callers answer an empty list without a query.
+ * A query that locks (forUpdate) declares `trx: Transaction<Database>` as its first parameter, and then only
+ * runs in a transaction.
  */
-export function cachedQuery<Args extends readonly Argument[], Row>(
-  build: (db: Executor, ...args: Args) => { compile(): CompiledQuery<Row> },
+export function cachedQuery<Args extends readonly Argument[], Row, Db extends Executor = Executor>(
+  build: (db: Db, ...args: Args) => { compile(): CompiledQuery<Row> },
   options: { rememberable?: boolean } = {},
-): (db: Executor, ...args: Args) => Promise<Row[]> {
+): (db: Db, ...args: Args) => Promise<Row[]> {
   const templates = new Map<string, Template>();
   return async (db, ...args) => {
     const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
@@ -73,9 +75,9 @@ const MAX_SHAPES = 200;
 /** Longest list a cached shape takes; a longer one is built and compiled for the call. */
 const MAX_CACHED_LIST = 32;
 
-function compileTemplate<Args extends readonly Argument[], Row>(
-  db: Executor,
-  build: (db: Executor, ...args: Args) => { compile(): CompiledQuery<Row> },
+function compileTemplate<Args extends readonly Argument[], Row, Db extends Executor>(
+  db: Db,
+  build: (db: Db, ...args: Args) => { compile(): CompiledQuery<Row> },
   args: Args,
 ): Template {
   // Stand-ins no real value can equal: wherever one comes back as a whole parameter, that argument is bound.

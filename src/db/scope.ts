@@ -1,7 +1,8 @@
 import { PostgresAdapter, type SelectQueryBuilder } from 'kysely';
 import { cachedQuery } from './query-cache.ts';
 import type { Scope } from '../shared/tenancy.ts';
-import type { Executor } from './database.ts';
+import type { Executor, Transaction } from './database.ts';
+import type { Database } from './schema.ts';
 
 /**
  * Confines a query to what the caller may see: one provider always, and one employer for employer-scoped
@@ -17,20 +18,24 @@ export function inScope<QB extends SelectQueryBuilder<any, any, any>>(query: QB,
   return scoped as QB;
 }
 
-/** `SELECT ... FOR UPDATE` on PostgreSQL; SQLite needs none, its transactions already hold the write lock. */
+/**
+ * `SELECT ... FOR UPDATE` on PostgreSQL; SQLite needs none, its transactions already hold the write lock. It takes
+ * the transaction, not any executor: a lock taken outside one is released at once, so it must not typecheck.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
-export function forUpdate<QB extends SelectQueryBuilder<any, any, any>>(db: Executor, query: QB): QB {
-  return db.getExecutor().adapter instanceof PostgresAdapter ? (query.forUpdate() as QB) : query;
+export function forUpdate<QB extends SelectQueryBuilder<any, any, any>>(trx: Transaction<Database>, query: QB): QB {
+  return trx.getExecutor().adapter instanceof PostgresAdapter ? (query.forUpdate() as QB) : query;
 }
 
 /**
  * `SELECT ... FOR NO KEY UPDATE` on PostgreSQL: the lock for changing a row but not its key. Unlike FOR UPDATE
  * it lets other transactions insert rows that reference this one (their foreign key check takes KEY SHARE), so
  * a change that records events (and so webhook deliveries referencing every endpoint) cannot deadlock another.
+ * Like forUpdate, it takes the transaction the lock lives in.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
-export function forNoKeyUpdate<QB extends SelectQueryBuilder<any, any, any>>(db: Executor, query: QB): QB {
-  return db.getExecutor().adapter instanceof PostgresAdapter ? (query.forNoKeyUpdate() as QB) : query;
+export function forNoKeyUpdate<QB extends SelectQueryBuilder<any, any, any>>(trx: Transaction<Database>, query: QB): QB {
+  return trx.getExecutor().adapter instanceof PostgresAdapter ? (query.forNoKeyUpdate() as QB) : query;
 }
 
 /**

@@ -18,8 +18,8 @@ export async function lockMemberById(trx: Transaction<Database>, scope: Scope, i
 }
 
 // Every path that changes a member's enrollments takes this lock: compiled once per shape (cachedQuery).
-const memberForUpdate = cachedQuery((db, providerId: string, employerId: string | null, id: string) =>
-  forUpdate(db, members(db, { providerId, employerId }).where('id', '=', id)),
+const memberForUpdate = cachedQuery((trx: Transaction<Database>, providerId: string, employerId: string | null, id: string) =>
+  forUpdate(trx, members(trx, { providerId, employerId }).where('id', '=', id)),
 );
 
 export function listMembers(db: Executor, scope: Scope, filter: { employerId?: string | undefined }, page: PageRequest): Promise<Page<MemberRow>> {
