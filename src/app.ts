@@ -48,6 +48,8 @@ import { MemberIdCardService } from './modules/member-id-cards/member-id-card.se
 import { registerBenefitChangeRoutes } from './modules/benefit-changes/benefit-change.routes.ts';
 import { BenefitChangeService } from './modules/benefit-changes/benefit-change.service.ts';
 import { registerEnrollmentRoutes } from './modules/enrollments/enrollment.routes.ts';
+import { registerCoverageRoutes } from './modules/coverage/coverage.routes.ts';
+import { MemberCoverageService } from './modules/coverage/member-coverage.service.ts';
 import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
 import { registerCobraEventRoutes } from './modules/cobra-events/cobra-event.routes.ts';
 import { CobraEventService } from './modules/cobra-events/cobra-event.service.ts';
@@ -243,6 +245,7 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   registerCobraEventRoutes(app, { cobraEvents, pages });
   const enrollments = new EnrollmentService(db, clock, notifier, events, benefitChanges, cobraEvents, jobs);
   registerEnrollmentRoutes(app, { enrollments, pages });
+  registerCoverageRoutes(app, { coverage: new MemberCoverageService(db, clock) });
   registerOpenEnrollmentWindowRoutes(app, { windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments), pages });
   registerWebhookEndpointRoutes(app, {
     webhooks: new WebhookEndpointService(db, clock, encrypter, events, jobs, { allowLoopback: config.webhooksAllowLoopback }),

@@ -3,8 +3,9 @@ import type { Executor, Transaction } from '../../db/database.ts';
 import { cachedQuery } from '../../db/query-cache.ts';
 import type { Database } from '../../db/schema.ts';
 import { selectCoverageEntries, type CoverageEntry } from './coverage-entry.ts';
-import type { EnrolledPlanRow, EnrollmentStatus } from '../enrollments/enrollment.table.ts';
-import { coverageInForceOn, isCoverage } from './coverage-in-force.ts';
+import type { EnrolledDependentRow, EnrolledPlanRow, EnrollmentStatus } from '../enrollments/enrollment.table.ts';
+import type { LineOfCoverage } from '../plans/plan.table.ts';
+import { coverageInForceOn, isCoverage, latestPerLine } from './coverage-in-force.ts';
 import type { CoverageTerminationItemRow, CoverageTerminationRow } from './coverage.table.ts';
 
 /**
@@ -45,6 +46,69 @@ const coverageOfPlansOn = cachedQuery((db, memberId: string, planIds: readonly s
     .where(coverageInForceOn(date))
     .orderBy('enrolled_plans.enrollment_id')
     .orderBy('enrolled_plans.position'),
+);
+
+/**
+ * The member's coverage in force on `date` on the given lines (coverageInForceOn), other than that of
+ * `exceptEnrollmentId`: the latest starting one per line.
+ */
+export async function findCoverageInForce(
+  db: Executor,
+  memberId: string,
+  lines: readonly LineOfCoverage[],
+  date: string,
+  exceptEnrollmentId: string,
+): Promise<CoverageEntry[]> {
+  if (lines.length === 0) return [];
+  return latestPerLine(await coverageInForceOnLines(db, memberId, lines, date, exceptEnrollmentId));
+}
+
+const coverageInForceOnLines = cachedQuery((db, memberId: string, lines: readonly string[], date: string, exceptEnrollmentId: string) =>
+  selectCoverageEntries(db)
+    .where('enrolled_plans.member_id', '=', memberId)
+    .where(coverageInForceOn(date))
+    .where('enrollments.id', '!=', exceptEnrollmentId)
+    .where('plans.line_of_coverage', 'in', lines as readonly LineOfCoverage[])
+    .orderBy('enrolled_plans.effective_start', 'desc')
+    .orderBy('enrolled_plans.created_at', 'desc'),
+);
+
+/** The member's coverage in force on `date` (coverageInForceOn), the latest starting one per line. */
+export async function findAllCoverageInForce(db: Executor, memberId: string, date: string) {
+  const rows = await db
+    .selectFrom('enrolled_plans')
+    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
+    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
+    .selectAll('enrolled_plans')
+    .select(['plans.line_of_coverage', 'enrollments.status as enrollment_status'])
+    .where('enrolled_plans.member_id', '=', memberId)
+    .where(coverageInForceOn(date))
+    .orderBy('plans.line_of_coverage')
+    .orderBy('enrolled_plans.effective_start', 'desc')
+    .orderBy('enrolled_plans.created_at', 'desc')
+    .execute();
+  return latestPerLine(rows);
+}
+
+export async function endCoverage(trx: Executor, enrolledPlanId: string, lastDay: string): Promise<void> {
+  await endingCoverage(trx, lastDay, enrolledPlanId);
+}
+
+const endingCoverage = cachedQuery((db, lastDay: string, enrolledPlanId: string) =>
+  db.updateTable('enrolled_plans').set({ effective_end: lastDay }).where('id', '=', enrolledPlanId),
+);
+
+/** Who the enrolled plans cover besides the member, with each one's volume (no order). */
+export function findDependentVolumesOf(
+  db: Executor,
+  enrolledPlanIds: readonly string[],
+): Promise<Pick<EnrolledDependentRow, 'enrolled_plan_id' | 'dependent_id' | 'volume_cents'>[]> {
+  if (enrolledPlanIds.length === 0) return Promise.resolve([]);
+  return dependentVolumesOf(db, enrolledPlanIds);
+}
+
+const dependentVolumesOf = cachedQuery((db, enrolledPlanIds: readonly string[]) =>
+  db.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id', 'volume_cents']).where('enrolled_plan_id', 'in', enrolledPlanIds),
 );
 
 /** The dependents each enrolled plan covers, in their positions. */

@@ -100,7 +100,7 @@ export class CoverageTerminations {
     const dependents = await repository.findDependentIdsOfPlans(trx, ended.map(({ row }) => row.id));
     const changes: LineChange[] = [];
     for (const { row, effect } of ended) {
-      await enrollments.endCoverage(trx, row.id, effect.lastDay);
+      await repository.endCoverage(trx, row.id, effect.lastDay);
       changes.push({
         lineOfCoverage: row.line_of_coverage,
         status: 'removed',

@@ -8,7 +8,8 @@ import { rememberReads } from '../../db/query-cache.ts';
 import { lockMemberById } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import type { Notifier } from '../notifications/notification.service.ts';
-import { disabilityCertifiedThrough, lastDayAsChild, selectPlanConfiguration, waitingPeriodEnd } from '../plan-configurations/eligibility.ts';
+import { selectPlanConfiguration, waitingPeriodEnd } from '../plan-configurations/eligibility.ts';
+import { ageOutOf, dueAgeOuts, type AgeOut as AgeOutOf } from '../coverage/age-outs.ts';
 import { terminationCoverageEnd, terminationEffect } from '../coverage/coverage-rules.ts';
 import { isChildLike } from '../plans/coverage-tier.ts';
 import { ageOutNoticeDay, hireDateEligibleOn } from './sweep-rules.ts';
@@ -49,13 +50,7 @@ export const SWEEP_BATCH_SIZE = 100;
 /** Batches of members changed at once on PostgreSQL (DailySweep's `batchesAtOnce`); on SQLite one. */
 export const SWEEP_BATCHES_AT_ONCE = 4;
 
-/** A covered child and the last day they are covered under the plan configuration that applies. */
-interface AgeOut {
-  row: Awaited<ReturnType<typeof repository.findCoveredDependents>>[number];
-  lastDay: string;
-  /** Whether the last day is the disability certification's, past the age limit. */
-  certified: boolean;
-}
+type AgeOut = AgeOutOf<Awaited<ReturnType<typeof repository.findCoveredDependents>>[number]>;
 
 /** How the sweep cuts its work (the defaults suit production; tests use small batches to exercise several). */
 export interface SweepOptions {
@@ -195,10 +190,7 @@ export class DailySweep {
     );
     const ageOuts = covered.flatMap((row) => {
       const configuration = selectPlanConfiguration(subclasses.get(row.member_id) ?? [], configurations.get(row.plan_id) ?? []);
-      if (!configuration) return [];
-      const certifiedThrough = disabilityCertifiedThrough(Boolean(row.has_disability), row.disability_certified_on);
-      const lastDay = lastDayAsChild(row.dob, configuration.dependent_age_limit, configuration.dependent_age_out_rule, certifiedThrough);
-      return [{ row, lastDay, certified: lastDay === certifiedThrough }];
+      return configuration ? [ageOutOf(row, configuration)] : [];
     });
     return { dependent_age_out: await this.#ageOutNotices(day, ageOuts), dependent_coverage_ended: await this.#endAgedOutCoverage(day, ageOuts) };
   }
@@ -237,26 +229,13 @@ export class DailySweep {
 
   /**
    * Children whose last covered day has come (`day` or earlier: a missed day is caught up) on coverage that
-   * runs past it: the enrollment engine ends it (CoverageEnder.endDependentCoverageIn), per member and first
-   * day out with the member locked, in batches of members (#inBatches). The engine decides again under the lock,
+   * runs past it (the coverage module's dueAgeOuts): the enrollment engine ends it
+   * (CoverageEnder.endDependentCoverageIn), per member and first day out with the member locked, in batches of
+   * members (#inBatches). The engine decides again under the lock,
    * so a rerun or a concurrent sweep changes nothing more.
    */
   async #endAgedOutCoverage(day: string, ageOuts: readonly AgeOut[]): Promise<number> {
-    const due = new Map<string, { providerId: string; memberId: string; firstDayOut: string; leaving: Map<string, Set<string>> }>();
-    for (const { row, lastDay } of ageOuts) {
-      if (compareDates(lastDay, day) > 0) continue;
-      if (row.effective_end !== null && compareDates(row.effective_end, lastDay) <= 0) continue;
-      // A child already over the limit when the coverage began is taken off it from its first day.
-      const firstDayOut = row.effective_start !== null && compareDates(row.effective_start, lastDay) > 0 ? row.effective_start : addDays(lastDay, 1);
-      const key = `${row.member_id}|${firstDayOut}`;
-      const entry = due.get(key) ?? { providerId: row.provider_id, memberId: row.member_id, firstDayOut, leaving: new Map<string, Set<string>>() };
-      entry.leaving.set(row.plan_id, (entry.leaving.get(row.plan_id) ?? new Set<string>()).add(row.dependent_id));
-      due.set(key, entry);
-    }
-    // A member's age-outs stay together, earliest first day out first, so that batches never share a member.
-    const byMember = [...Map.groupBy(due.values(), (entry) => entry.memberId).values()]
-      .map((entries) => entries.sort((a, b) => compareDates(a.firstDayOut, b.firstDayOut)))
-      .sort((a, b) => compareIds(a[0]!.memberId, b[0]!.memberId));
+    const byMember = dueAgeOuts(day, ageOuts);
     const ended = await this.#inBatches(byMember, async (trx, batch) => {
       let done = 0;
       for (const entries of batch) {

@@ -5,8 +5,6 @@ import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
-import { selectCoverageEntries, type CoverageEntry } from '../coverage/coverage-entry.ts';
-import { coverageInForceOn, latestPerLine } from '../coverage/coverage-in-force.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
 import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
@@ -226,69 +224,6 @@ const subclassesOfMember = cachedQuery((db, memberId: string) =>
 export async function findMemberSubclassIds(db: Executor, memberId: string): Promise<string[]> {
   return (await subclassesOfMember(db, memberId)).map((row) => row.subclass_id);
 }
-
-/**
- * The member's coverage in force on `date` on the given lines (coverageInForceOn), other than that of
- * `exceptEnrollmentId`: the latest starting one per line.
- */
-export async function findCoverageInForce(
-  db: Executor,
-  memberId: string,
-  lines: readonly LineOfCoverage[],
-  date: string,
-  exceptEnrollmentId: string,
-): Promise<CoverageEntry[]> {
-  if (lines.length === 0) return [];
-  return latestPerLine(await coverageInForceOnLines(db, memberId, lines, date, exceptEnrollmentId));
-}
-
-const coverageInForceOnLines = cachedQuery((db, memberId: string, lines: readonly string[], date: string, exceptEnrollmentId: string) =>
-  selectCoverageEntries(db)
-    .where('enrolled_plans.member_id', '=', memberId)
-    .where(coverageInForceOn(date))
-    .where('enrollments.id', '!=', exceptEnrollmentId)
-    .where('plans.line_of_coverage', 'in', lines as readonly LineOfCoverage[])
-    .orderBy('enrolled_plans.effective_start', 'desc')
-    .orderBy('enrolled_plans.created_at', 'desc'),
-);
-
-/** The member's coverage in force on `date` (coverageInForceOn), the latest starting one per line. */
-export async function findAllCoverageInForce(db: Executor, memberId: string, date: string) {
-  const rows = await db
-    .selectFrom('enrolled_plans')
-    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
-    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
-    .selectAll('enrolled_plans')
-    .select(['plans.line_of_coverage', 'enrollments.status as enrollment_status'])
-    .where('enrolled_plans.member_id', '=', memberId)
-    .where(coverageInForceOn(date))
-    .orderBy('plans.line_of_coverage')
-    .orderBy('enrolled_plans.effective_start', 'desc')
-    .orderBy('enrolled_plans.created_at', 'desc')
-    .execute();
-  return latestPerLine(rows);
-}
-
-export async function endCoverage(trx: Executor, enrolledPlanId: string, lastDay: string): Promise<void> {
-  await endingCoverage(trx, lastDay, enrolledPlanId);
-}
-
-const endingCoverage = cachedQuery((db, lastDay: string, enrolledPlanId: string) =>
-  db.updateTable('enrolled_plans').set({ effective_end: lastDay }).where('id', '=', enrolledPlanId),
-);
-
-/** Who the enrolled plans cover besides the member, with each one's volume (no order). */
-export function findDependentVolumesOf(
-  db: Executor,
-  enrolledPlanIds: readonly string[],
-): Promise<Pick<EnrolledDependentRow, 'enrolled_plan_id' | 'dependent_id' | 'volume_cents'>[]> {
-  if (enrolledPlanIds.length === 0) return Promise.resolve([]);
-  return dependentVolumesOf(db, enrolledPlanIds);
-}
-
-const dependentVolumesOf = cachedQuery((db, enrolledPlanIds: readonly string[]) =>
-  db.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id', 'volume_cents']).where('enrolled_plan_id', 'in', enrolledPlanIds),
-);
 
 export interface WindowOfEnrollment {
   id: string;

@@ -3,14 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Paginator } from '../../http/pagination.ts';
 import { IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
 import { assertAdmin, scopeOf, type AuthContext, type Scope } from '../../shared/tenancy.ts';
-import {
-  CoverageQuerySchema,
-  CreateEnrollmentBodySchema,
-  EnrollmentSchema,
-  MemberCoverageSchema,
-  ListEnrollmentsQuerySchema,
-  UpdateEnrollmentBodySchema,
-} from './enrollment.schemas.ts';
+import { CreateEnrollmentBodySchema, EnrollmentSchema, ListEnrollmentsQuerySchema, UpdateEnrollmentBodySchema } from './enrollment.schemas.ts';
 import type { EnrollmentService } from './enrollment.service.ts';
 
 const tags = ['Enrollments'];
@@ -67,20 +60,6 @@ export function registerEnrollmentRoutes(app: FastifyInstance, deps: { enrollmen
       },
     },
     async (request) => enrollments.updateEnrollment(scopeOf(request.auth), request.params.public_id, request.body, overrideBy(request.auth, request.body)),
-  );
-
-  api.get(
-    '/members/:public_id/coverage',
-    {
-      schema: {
-        tags,
-        summary: "The member's approved coverage in force on a date (default: today), one entry per line",
-        params: IdParamsSchema,
-        querystring: CoverageQuerySchema,
-        response: { 200: MemberCoverageSchema, ...errorResponses(400, 401, 404, 429) },
-      },
-    },
-    async (request) => enrollments.coverageOn(scopeOf(request.auth), request.params.public_id, request.query.date),
   );
 
   const actions = [

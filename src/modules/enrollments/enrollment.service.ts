@@ -10,18 +10,18 @@ import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { toCents } from '../../shared/money.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { LineChange } from '../benefit-changes/benefit-change-diff.ts';
-import { diffCoverage, type CoverageItem } from '../benefit-changes/benefit-change-diff.ts';
-import { lastDayWhenReplaced } from '../coverage/coverage-rules.ts';
-import { findCoverageOfPlansOn } from '../coverage/coverage.repository.ts';
-import { coverageItemOf, enrollmentOfCoverage } from '../coverage/coverage-entry.ts';
+import { diffCoverage } from '../benefit-changes/benefit-change-diff.ts';
+import { endCoverageReplacedBy, findCoverageReplacedBy, coverageItemWithVolumes } from '../coverage/coverage-history.ts';
+import { ageOutChange } from '../coverage/age-outs.ts';
+import { findCoverageInForce, findCoverageOfPlansOn } from '../coverage/coverage.repository.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
-import { findMemberById, lockMemberById } from '../members/member.repository.ts';
+import { lockMemberById } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import type { Notifier } from '../notifications/notification.service.ts';
 import { disabilityCertifiedThrough, newHireCoverageStart, selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
 import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
 import { isChildLike } from '../plans/coverage-tier.ts';
-import { eventOf, type EventSource } from '../events/event-data.ts';
+import { eventOf } from '../events/event-data.ts';
 import type { QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
 import type { EventLog, NewEvent } from '../events/event-log.ts';
 import { decideVolume, guaranteedIssueCents, INITIAL_ELECTION_REASONS, submissionErrors, type VolumeDecision } from './enrollment-rules.ts';
@@ -33,7 +33,7 @@ import { electionPrice } from './enrollment-pricing.ts';
 import { designationInputs, money, parsePrimaryCareProvider, primaryCareProviderJson, takesDesignations, toEnrollmentResponse } from './enrollment.response.ts';
 import { toBasisPoints } from '../plans/pricing.ts';
 import { parseVolumeRules } from '../plans/plan.service.ts';
-import type { CreateEnrollmentBody, EnrolledPlanInput, EnrollmentResponse, MemberCoverage, UpdateEnrollmentBody } from './enrollment.schemas.ts';
+import type { CreateEnrollmentBody, EnrolledPlanInput, EnrollmentResponse, UpdateEnrollmentBody } from './enrollment.schemas.ts';
 import type { EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
 
 /**
@@ -46,9 +46,6 @@ export interface BenefitChangeRecorder {
     input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: LineChange[] },
   ): Promise<{ status: 'approved' | 'synced'; events: NewEvent[] }>;
 }
-
-/** An enrollment as its events describe it. */
-type EnrollmentEventSource = EventSource<'enrollment'>;
 
 type Elections = repository.Elections;
 
@@ -142,7 +139,8 @@ export class EnrollmentService {
     row.effective_start ??= computedStart(row, elections);
     await repository.insertEnrollment(trx, row);
     await repository.insertElections(trx, elections);
-    const replaced = row.status === 'synced' ? await this.#endCoverageReplacedBy(trx, await this.#coverageBeforeAndAfter(trx, row, elections)) : [];
+    const coverage = row.status === 'synced' ? await this.#coverageBeforeAndAfter(trx, row, elections) : undefined;
+    const replaced = coverage ? await endCoverageReplacedBy(trx, coverage.start, coverage) : [];
     await this.#events.recordMany(trx, [eventOf('enrollment', 'created', row), ...replaced.map((enrollment) => eventOf('enrollment', 'updated', enrollment))]);
     return toEnrollmentResponse(row, elections);
   }
@@ -335,7 +333,7 @@ export class EnrollmentService {
     const approvedAt = this.#clock.now().toISOString();
     await this.#transition(trx, enrollment, 'approve', { approved_at: approvedAt });
     const coverage = await this.#coverageBeforeAndAfter(trx, enrollment, elections);
-    const replaced = await this.#endCoverageReplacedBy(trx, coverage);
+    const replaced = await endCoverageReplacedBy(trx, coverage.start, coverage);
     const { status, events: changeEvents } = await this.#benefitChanges.recordChanges(trx, {
       providerId: enrollment.provider_id,
       employerId: enrollment.employer_id,
@@ -398,23 +396,18 @@ export class EnrollmentService {
       trx,
       current.map((row) => row.id),
     );
-    const leaves = (plan: EnrolledPlanRow, dependentId: string) => leaving.get(plan.plan_id)!.has(dependentId);
+    const { affected, staying } = ageOutChange(current, stored, leaving);
+    if (affected.length === 0) return false;
     const storedDesignations = await repository.findDesignationsOf(
       trx,
       current.map((row) => row.id),
     );
-    const affected = current.filter((row) => stored.some((d) => d.enrolled_plan_id === row.id && leaves(row, d.dependent_id)));
-    if (affected.length === 0) return false;
     const row = serviceEnrollmentRow(member, {
       status: 'pending',
       reason: 'dependent_aged_out',
       changeDate: firstDayOut,
       effectiveStart: firstDayOut,
       now: this.#clock.now().toISOString(),
-    });
-    const staying = stored.filter((d) => {
-      const plan = affected.find((p) => p.id === d.enrolled_plan_id);
-      return plan !== undefined && !leaves(plan, d.dependent_id);
     });
     const stayingOnly: Elections = { plans: affected, dependents: staying, waivers: [], designations: storedDesignations, lines: new Map() };
     // The same coverage goes on: volumes and EOI decisions as they were (and priced on them).
@@ -427,47 +420,6 @@ export class EnrollmentService {
   /** Wakes the job worker (after a caller's transaction that approved enrollments has committed). */
   wakeJobs(): void {
     this.#jobs?.wake();
-  }
-
-  /**
-   * The member's coverage on a date (today by default): one entry per line, from approved coverage — the
-   * history approvals keep by ending replaced coverage the day before its successor starts.
-   */
-  async coverageOn(scope: Scope, memberId: string, date: string | undefined): Promise<MemberCoverage> {
-    const member = await findMemberById(this.#db, scope, memberId);
-    if (!member) throw new NotFound('member');
-    const on = date ?? toDateString(this.#clock.now());
-    const lines = await repository.findAllCoverageInForce(this.#db, member.id, on);
-    const dependents =
-      lines.length === 0
-        ? []
-        : await this.#db
-            .selectFrom('enrolled_dependents')
-            .select(['enrolled_plan_id', 'dependent_id'])
-            .where(
-              'enrolled_plan_id',
-              'in',
-              lines.map((row) => row.id),
-            )
-            .orderBy('position')
-            .execute();
-    return {
-      member: member.id,
-      date: on,
-      coverage: lines.map((row) => ({
-        line_of_coverage: row.line_of_coverage,
-        plan: row.plan_id,
-        enrolled_plan: row.id,
-        enrollment: row.enrollment_id,
-        effective_start: row.effective_start,
-        effective_end: row.effective_end,
-        dependents: dependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id),
-        volume: money(row.volume_cents),
-        premium: money(row.premium_cents),
-        employer_contribution: money(row.employer_contribution_cents),
-        member_contribution: money(row.member_contribution_cents),
-      })),
-    };
   }
 
   async #simpleTransition(scope: Scope, id: string, action: EnrollmentAction): Promise<EnrollmentResponse> {
@@ -935,7 +887,7 @@ export class EnrollmentService {
       const plan = plans.get(input.plan);
       if (!plan?.volume_rules || !parseVolumeRules(plan.volume_rules)?.late_entrant_eoi) continue;
       const start = input.effective_start ?? enrollment.effective_start ?? plan.effective_start;
-      const before = await repository.findCoverageInForce(trx, member.id, [plan.line_of_coverage], addDays(start, -1), enrollment.id);
+      const before = await findCoverageInForce(trx, member.id, [plan.line_of_coverage], addDays(start, -1), enrollment.id);
       if (before.length === 0) late.add(index);
     }
     return late;
@@ -1064,7 +1016,7 @@ export class EnrollmentService {
     const lines = [
       ...new Set([...electedPlans.map(({ plan }) => plan.line_of_coverage), ...waived.map((waiver) => waiver.line_of_coverage as LineOfCoverage)]),
     ];
-    const inForce = await repository.findCoverageInForce(trx, enrollment.member_id, lines, start, enrollment.id);
+    const inForce = await findCoverageInForce(trx, enrollment.member_id, lines, start, enrollment.id);
     const beforeDependents = await repository.findEnrolledDependentsOf(
       trx,
       inForce.map((row) => row.id),
@@ -1121,20 +1073,8 @@ export class EnrollmentService {
           )
         ).map((p) => [p.id, p]),
       );
-    const toItem = (
-      row: EnrolledPlanRow,
-      plan: Parameters<typeof coverageItemOf>[1],
-      dependents: readonly Pick<EnrolledDependentRow, 'dependent_id' | 'volume_cents'>[],
-    ) => ({
-      ...coverageItemOf(
-        row,
-        plan,
-        dependents.map((d) => d.dependent_id),
-      ),
-      dependentVolumeCents: new Map(dependents.map((d) => [d.dependent_id, d.volume_cents])),
-    });
     const next = elections.plans.map((row) =>
-      toItem(
+      coverageItemWithVolumes(
         row,
         plans.get(row.plan_id)!,
         elections.dependents.filter((d) => d.enrolled_plan_id === row.id),
@@ -1142,63 +1082,8 @@ export class EnrollmentService {
     );
     const waivedLines = [...new Set(elections.waivers.map((waiver) => waiver.line_of_coverage as LineOfCoverage))];
     const start = enrollment.effective_start ?? toDateString(this.#clock.now());
-    const lines = [...new Set([...next.map((item) => item.lineOfCoverage), ...waivedLines])];
-    const replaced = await repository.findCoverageInForce(trx, enrollment.member_id, lines, start, enrollment.id);
-    // Next year's plan continues the coverage of the plan it renews, which ended the day before it starts: that
-    // coverage is the one before (a change, not a new line), though nothing of it needs ending.
-    const covered = new Set(replaced.map((row) => row.line_of_coverage));
-    const renewing = next.filter((item) => item.previousPlanId !== null && !covered.has(item.lineOfCoverage));
-    const renewed =
-      renewing.length === 0
-        ? []
-        : (
-            await repository.findCoverageInForce(
-              trx,
-              enrollment.member_id,
-              renewing.map((item) => item.lineOfCoverage),
-              addDays(start, -1),
-              enrollment.id,
-            )
-          ).filter((row) => renewing.some((item) => item.lineOfCoverage === row.line_of_coverage && item.previousPlanId === row.plan_id));
-    const inForce = [...replaced, ...renewed];
-    const dependentRows = await repository.findDependentVolumesOf(
-      trx,
-      inForce.map((row) => row.id),
-    );
-    const previous = inForce.map((row) =>
-      toItem(
-        row,
-        row,
-        dependentRows.filter((d) => d.enrolled_plan_id === row.id),
-      ),
-    );
-    const enrollmentsOfPrevious = new Map(inForce.map((row): [string, EnrollmentEventSource] => [row.id, enrollmentOfCoverage(row)]));
-    return { next, waivedLines, previous, start, enrollmentsOfPrevious };
-  }
-
-  /**
-   * The coverage this enrollment replaces ends the day before the new coverage starts (the end its removed
-   * benefit changes carry). Returns the enrollments whose coverage it ended (each once), as their events
-   * describe them.
-   */
-  async #endCoverageReplacedBy(
-    trx: Executor,
-    {
-      previous,
-      start,
-      enrollmentsOfPrevious,
-    }: { previous: readonly CoverageItem[]; start: string; enrollmentsOfPrevious: ReadonlyMap<string, EnrollmentEventSource> },
-  ): Promise<EnrollmentEventSource[]> {
-    const changed = new Map<string, EnrollmentEventSource>();
-    for (const item of previous) {
-      const lastDay = lastDayWhenReplaced(item, start);
-      if (lastDay !== item.effectiveEnd) {
-        await repository.endCoverage(trx, item.enrolledPlanId, lastDay);
-        const enrollment = enrollmentsOfPrevious.get(item.enrolledPlanId)!;
-        changed.set(enrollment.id, enrollment);
-      }
-    }
-    return [...changed.values()];
+    const replaced = await findCoverageReplacedBy(trx, { memberId: enrollment.member_id, enrollmentId: enrollment.id, start, next, waivedLines });
+    return { next, waivedLines, start, ...replaced };
   }
 }
 
