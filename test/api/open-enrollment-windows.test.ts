@@ -10,7 +10,7 @@ import { Notifier } from '../../src/modules/notifications/notification.service.t
 import { OpenEnrollmentWindowService } from '../../src/modules/open-enrollment/open-enrollment-window.service.ts';
 import { createEmployer, createMember } from '../helpers/factories.ts';
 import { createBeneficiary, createDependent } from '../helpers/people-factories.ts';
-import { compositeRates } from '../helpers/plan-factories.ts';
+import { compositeRates, createPlan, createPlanConfiguration } from '../helpers/plan-factories.ts';
 import { activeWindow, createEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
 
@@ -728,5 +728,78 @@ describe("renewals: members carried into next year's plans", () => {
     } finally {
       t.clock.set('2026-03-02T15:00:00.000Z');
     }
+  });
+
+  it('when the successor has lower volume limits, then a member who did nothing is carried with each volume cut to fit (never raised), approved and priced on the carried volumes', async () => {
+    const w = await createEnrollmentWorld(t);
+    const perThousand = (rate: string) => compositeRates({ member: rate, member_spouse: rate, member_child: rate, member_children: rate, member_family: rate });
+    // 2026 voluntary life at $0.15 per $1,000, no volume rules; its 2027 successor at $0.20 with tighter rules.
+    const life2026 = await createPlan(w.admin, {
+      group: w.groups.manualGroup.id,
+      plan_name: 'Voluntary Life',
+      line_of_coverage: 'life',
+      premium_type: 'composite',
+      composite_rates: perThousand('0.15'),
+      rate_basis: 'per_1000_volume',
+      guaranteed_issue_volume: '500000.00',
+    });
+    await createPlanConfiguration(w.admin, { plan: life2026.id });
+    const life2027 = await ok(w.admin.post(`/plans/${life2026.id}/renew`, { effective_end: '2027-12-31', composite_rates: perThousand('0.20') }), 201);
+    await ok(
+      w.admin.patch(`/plans/${life2027.id}`, {
+        volume_rules: { increment: '10000.00', minimum: '10000.00', maximum: '255000.00', spouse_max_percent: '50', child_maximum: '20000.00' },
+      }),
+    );
+    const member = await createMember(w.admin, { employer: w.employer.id, first_name: 'Idle', dob: '1980-01-01', hire_date: '2020-01-01' });
+    const spouse = await createDependent(w.admin, { member: member.id, member_relationship: 'spouse', dob: '1981-03-03' });
+    const child = await createDependent(w.admin, { member: member.id, member_relationship: 'child', dob: '2012-01-01' });
+    const grandchild = await createDependent(w.admin, { member: member.id, member_relationship: 'grandchild', dob: '2016-01-01' });
+    await ok(
+      w.admin.post('/enrollments', {
+        member: member.id,
+        category: 'carrier_sync',
+        effective_start: '2026-01-01',
+        enrolled_plans: [
+          {
+            plan: life2026.id,
+            requested_volume: '300000.00',
+            enrolled_dependents: [
+              { dependent: spouse.id, requested_volume: '150000.00' },
+              { dependent: child.id, requested_volume: '30000.00' },
+              { dependent: grandchild.id, requested_volume: '10000.00' },
+            ],
+          },
+        ],
+      }),
+      201,
+    );
+    const window = await activeWindow(w.admin, {
+      employer: w.employer.id,
+      start_date: '2026-11-01',
+      end_date: '2026-11-30',
+      renewal_date: '2027-01-01',
+      plans: [life2027.id],
+      enrollment_type: 'passive',
+    });
+    await ok(w.admin.post(`/open_enrollment_windows/${window.id}/close`));
+    await ok(w.admin.post(`/open_enrollment_windows/${window.id}/complete`));
+    await runJobs();
+
+    const passive = ((await ok(w.admin.get(`/enrollments?member=${member.id}`))).results as any[]).find(
+      (enrollment) => enrollment.reason === 'passive_open_enrollment',
+    );
+    expect(passive?.status).toBe('approved');
+    const [life] = passive.enrolled_plans;
+    // Member 300,000 -> the maximum 255,000 -> 250,000 in steps of 10,000. Spouse 150,000 -> 50% of the member's
+    // 250,000 -> 120,000 in steps. Child 30,000 -> the child maximum 20,000. Grandchild 10,000 fits: kept, not raised.
+    // Priced on the carried volumes: (250 + 120 + 20 + 10) x $0.20 = 80.00.
+    expect(life).toMatchObject({ plan: life2027.id, volume: '250000.00', requested_volume: '250000.00', eoi_status: 'not_required', premium: '80.00' });
+    expect(life.enrolled_dependents.map((dependent: any) => [dependent.dependent, dependent.volume, dependent.requested_volume])).toEqual([
+      [spouse.id, '120000.00', '120000.00'],
+      [child.id, '20000.00', '20000.00'],
+      [grandchild.id, '10000.00', '10000.00'],
+    ]);
+    const report = await ok(w.admin.get(`/open_enrollment_windows/${window.id}/incomplete_members_report`));
+    expect(report.results.map((row: { member: string }) => row.member)).not.toContain(member.id);
   });
 });

@@ -294,6 +294,12 @@ export function guaranteedIssueCents(planGuaranteedIssueCents: number | null, ru
   return own === undefined || own === null ? planGuaranteedIssueCents : toCents(own);
 }
 
+/** A spouse's largest volume: `spouse_max_percent` of the member's volume, rounded down to the cent; null when the plan sets no share. */
+export function spouseMaximumCents(rules: VolumeRules, memberCents: number | null): number | null {
+  if (rules.spouse_max_percent === null || rules.spouse_max_percent === undefined) return null;
+  return Math.floor(((memberCents ?? 0) * toBasisPoints(rules.spouse_max_percent)) / 10_000);
+}
+
 /** Enrollments in the member's initial window, for the late-entrant EOI rule: a new hire's, a rehire's, a newly eligible member's. */
 export const INITIAL_ELECTION_REASONS: readonly string[] = ['new_hire', 'rehire', 'new_eligibility'];
 
@@ -330,9 +336,9 @@ export function volumeErrors(
     if (isChildLike(dependent.relationship)) {
       const childMaximum = cents(rules.child_maximum);
       if (childMaximum !== null && volume > childMaximum) errors.push(inputError(path, `A child's volume can be at most ${fromCents(childMaximum)}.`));
-    } else if (rules.spouse_max_percent !== null && rules.spouse_max_percent !== undefined) {
-      const limit = Math.floor(((member ?? 0) * toBasisPoints(rules.spouse_max_percent)) / 10_000);
-      if (volume > limit) {
+    } else {
+      const limit = spouseMaximumCents(rules, member);
+      if (limit !== null && volume > limit) {
         errors.push(inputError(path, `A spouse's volume can be at most ${rules.spouse_max_percent}% of the member's requested volume (${fromCents(limit)}).`));
       }
     }

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { AgeOutRule } from '../plan-configurations/eligibility.ts';
-import { carriedPlan, carriedVolumeCents, isDependentCarried, type DependentFacts, type OfferedPlan } from './carry-over.ts';
+import type { VolumeRules } from '../plans/plan.schemas.ts';
+import {
+  carriedPlan,
+  carriedVolumeCents,
+  carriedVolumes,
+  isDependentCarried,
+  type CoveredPerson,
+  type DependentFacts,
+  type OfferedPlan,
+  type VolumeLimits,
+} from './carry-over.ts';
 
 const RENEWAL = '2027-01-01';
 const plan = (id: string, start: string, end: string, previous: string | null = null): OfferedPlan => ({
@@ -71,13 +81,117 @@ describe('isDependentCarried', () => {
 });
 
 describe('carriedVolumeCents', () => {
-  it.each([
-    ['no volume', null, 5_000_000, null],
-    ['a volume and no guaranteed issue', 8_000_000, null, 8_000_000],
-    ['a volume within the guaranteed issue', 2_500_000, 3_000_000, 2_500_000],
-    ['a volume equal to the guaranteed issue', 3_000_000, 3_000_000, 3_000_000],
-    ['a volume above the new guaranteed issue', 4_000_000, 3_000_000, 3_000_000],
-  ] as const)('when %s, then %s', (_name, volume, guaranteedIssue, expected) => {
-    expect(carriedVolumeCents(volume, guaranteedIssue)).toBe(expected);
+  const none: VolumeLimits = { guaranteedIssueCents: null, rules: null };
+  const guaranteed: VolumeLimits = { guaranteedIssueCents: 3_000_000, rules: null };
+  const perPerson: VolumeLimits = { guaranteedIssueCents: 3_000_000, rules: { spouse_guaranteed_issue: '10000.00', child_guaranteed_issue: '5000.00' } };
+  const perPersonNull: VolumeLimits = { guaranteedIssueCents: 3_000_000, rules: { spouse_guaranteed_issue: null, child_guaranteed_issue: null } };
+  const rules = (volumeRules: VolumeRules): VolumeLimits => ({ guaranteedIssueCents: null, rules: volumeRules });
+  const cases: [string, number | null, CoveredPerson, VolumeLimits, number | null, number | null][] = [
+    // [when, volume, person, limits of the new plan, member's carried volume, carried]
+    ['no volume', null, 'member', guaranteed, null, null],
+    ['a volume and no limits', 8_000_000, 'member', none, null, 8_000_000],
+    // The member's guaranteed issue: the plan's.
+    ["a member's volume at the guaranteed issue", 3_000_000, 'member', guaranteed, null, 3_000_000],
+    ["a member's volume one cent over the guaranteed issue", 3_000_001, 'member', guaranteed, null, 3_000_000],
+    ["a member's volume under the guaranteed issue (never raised)", 2_500_000, 'member', guaranteed, null, 2_500_000],
+    // A spouse's and a child's guaranteed issue: their own, else the plan's.
+    ["a spouse's volume at the spouse guaranteed issue", 1_000_000, 'spouse', perPerson, 4_000_000, 1_000_000],
+    ["a spouse's volume one cent over the spouse guaranteed issue", 1_000_001, 'spouse', perPerson, 4_000_000, 1_000_000],
+    ["a child's volume at the child guaranteed issue", 500_000, 'child', perPerson, 4_000_000, 500_000],
+    ["a child's volume one cent over the child guaranteed issue", 500_001, 'child', perPerson, 4_000_000, 500_000],
+    ["a spouse's volume over the plan's guaranteed issue, no spouse guaranteed issue", 3_000_001, 'spouse', perPersonNull, 4_000_000, 3_000_000],
+    ["a child's volume over the plan's guaranteed issue, no child guaranteed issue", 3_000_001, 'child', guaranteed, 4_000_000, 3_000_000],
+    // maximum: the member's.
+    ["a member's volume at the maximum", 25_000_000, 'member', rules({ maximum: '250000.00' }), null, 25_000_000],
+    ["a member's volume one cent over the maximum", 25_000_001, 'member', rules({ maximum: '250000.00' }), null, 25_000_000],
+    ["a spouse's volume over the member's maximum (not a spouse's limit)", 30_000_000, 'spouse', rules({ maximum: '250000.00' }), 25_000_000, 30_000_000],
+    // spouse_max_percent of the member's carried volume, rounded down to the cent.
+    ["a spouse's volume at half the member's carried volume", 5_000_000, 'spouse', rules({ spouse_max_percent: '50' }), 10_000_000, 5_000_000],
+    ["a spouse's volume one cent over half the member's carried volume", 5_000_001, 'spouse', rules({ spouse_max_percent: '50' }), 10_000_000, 5_000_000],
+    ["a spouse's share rounded down to the cent (33.33% of 1,000.01)", 100_001, 'spouse', rules({ spouse_max_percent: '33.33' }), 100_001, 33_330],
+    ["a spouse's volume and a member carried without volume (the engine's 0)", 100_000, 'spouse', rules({ spouse_max_percent: '50' }), null, 0],
+    // child_maximum.
+    ["a child's volume at the child maximum", 1_000_000, 'child', rules({ child_maximum: '10000.00' }), 4_000_000, 1_000_000],
+    ["a child's volume one cent over the child maximum", 1_000_001, 'child', rules({ child_maximum: '10000.00' }), 4_000_000, 1_000_000],
+    ["a member's volume over the child maximum (not a member's limit)", 2_000_000, 'member', rules({ child_maximum: '10000.00' }), null, 2_000_000],
+    // increment: every volume rounded down to a multiple.
+    ["a member's volume a multiple of the increment", 2_000_000, 'member', rules({ increment: '10000.00' }), null, 2_000_000],
+    ["a member's volume one cent over a multiple of the increment", 2_000_001, 'member', rules({ increment: '10000.00' }), null, 2_000_000],
+    ["a member's volume one cent under a multiple of the increment", 1_999_999, 'member', rules({ increment: '10000.00' }), null, 1_000_000],
+    [
+      "a spouse's volume one increment over its share, then in steps",
+      6_000_000,
+      'spouse',
+      rules({ increment: '10000.00', spouse_max_percent: '50' }),
+      10_000_000,
+      5_000_000,
+    ],
+    [
+      "a spouse's share not a multiple of the increment",
+      5_000_000,
+      'spouse',
+      rules({ increment: '10000.00', spouse_max_percent: '45' }),
+      10_000_000,
+      4_000_000,
+    ],
+    ["a child's volume in steps", 1_500_000, 'child', rules({ increment: '10000.00' }), 4_000_000, 1_000_000],
+    ['an increment of zero (no steps)', 1_234_567, 'member', rules({ increment: '0.00' }), null, 1_234_567],
+    ['a maximum not a multiple of the increment', 30_000_000, 'member', rules({ increment: '10000.00', maximum: '255000.00' }), null, 25_000_000],
+    // minimum: never raised; submission refuses it and the member stays incomplete.
+    ["a member's volume at the new minimum", 1_000_000, 'member', rules({ minimum: '10000.00' }), null, 1_000_000],
+    ["a member's volume one cent under the new minimum (kept, not raised)", 999_999, 'member', rules({ minimum: '10000.00' }), null, 999_999],
+    [
+      "a member's volume cut below the new minimum by the guaranteed issue (left as cut)",
+      4_000_000,
+      'member',
+      { guaranteedIssueCents: 1_000_000, rules: { minimum: '20000.00' } },
+      null,
+      1_000_000,
+    ],
+    // The lowest limit wins.
+    [
+      "a member's volume over the guaranteed issue and the maximum",
+      9_000_000,
+      'member',
+      { guaranteedIssueCents: 5_000_000, rules: { maximum: '40000.00' } },
+      null,
+      4_000_000,
+    ],
+  ];
+
+  it.each(cases)('when %s, then it is carried at the lowest limit', (_name, volume, person, limits, memberCarried, expected) => {
+    expect(carriedVolumeCents(volume, person, limits, memberCarried)).toBe(expected);
+  });
+});
+
+describe('carriedVolumes', () => {
+  it("when the member's volume is cut, then a spouse's share is of the member's volume as carried", () => {
+    const limits: VolumeLimits = {
+      guaranteedIssueCents: 50_000_000,
+      rules: { increment: '10000.00', maximum: '255000.00', spouse_max_percent: '50', child_maximum: '20000.00' },
+    };
+    const carried = carriedVolumes(limits, 30_000_000, [
+      { relationship: 'spouse', volumeCents: 15_000_000 },
+      { relationship: 'child', volumeCents: 3_000_000 },
+      { relationship: 'domestic_partner', volumeCents: null },
+    ]);
+    // 300,000 -> maximum 255,000 -> 250,000 in steps; spouse 150,000 -> 50% of 250,000 -> 120,000 in steps; child -> 20,000.
+    expect(carried).toEqual({ member: 25_000_000, dependents: [12_000_000, 2_000_000, null] });
+  });
+
+  it('when every volume fits, then each is carried as it was', () => {
+    const limits: VolumeLimits = {
+      guaranteedIssueCents: 50_000_000,
+      rules: { increment: '10000.00', maximum: '500000.00', spouse_max_percent: '50', child_maximum: '20000.00' },
+    };
+    expect(
+      carriedVolumes(limits, 30_000_000, [
+        { relationship: 'ex_spouse', volumeCents: 15_000_000 },
+        { relationship: 'grandchild', volumeCents: 2_000_000 },
+      ]),
+    ).toEqual({
+      member: 30_000_000,
+      dependents: [15_000_000, 2_000_000],
+    });
   });
 });

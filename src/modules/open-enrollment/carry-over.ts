@@ -1,12 +1,15 @@
 /**
  * Passive open enrollment (API.md section 9): what of a member's coverage the day before the renewal date is
  * carried into the new period. Each line moves to the plan the window offers for it — the same plan while it
- * still runs, else the plan that renews it — with the dependents still eligible on the renewal date and the
- * volume the new plan issues without evidence. Pure functions over dates as 'YYYY-MM-DD' strings.
+ * still runs, else the plan that renews it — with the dependents still eligible on the renewal date and
+ * volumes cut to fit the new plan's limits. Pure functions over dates as 'YYYY-MM-DD' strings and cents.
  */
 import { compareDates } from '../../shared/dates.ts';
+import { toCents } from '../../shared/money.ts';
+import { guaranteedIssueCents, spouseMaximumCents } from '../enrollments/enrollment-rules.ts';
 import { isChildEligibleOn, type AgeOutRule } from '../plan-configurations/eligibility.ts';
 import { isChildLike, type DependentRelationship } from '../plans/coverage-tier.ts';
+import type { VolumeRules } from '../plans/plan.schemas.ts';
 
 export interface OfferedPlan {
   id: string;
@@ -58,12 +61,66 @@ export function isDependentCarried(
   );
 }
 
+/** What of the new plan limits a carried volume. */
+export interface VolumeLimits {
+  guaranteedIssueCents: number | null;
+  rules: VolumeRules | null;
+}
+
+export type CoveredPerson = 'member' | 'spouse' | 'child';
+
+interface VolumeCap {
+  person: CoveredPerson;
+  /** The most the person may be carried with, in cents, or null when the plan sets no such limit. */
+  cents: (limits: VolumeLimits, memberCarriedCents: number | null) => number | null;
+}
+
+const moneyCents = (money: string | null | undefined) => (money === null || money === undefined ? null : toCents(money));
+
 /**
- * The volume asked for in the new period: the volume the member is covered for (not an amount once requested
- * and never approved), at most the new plan's guaranteed-issue volume. Nobody gives evidence of insurability
- * in a passive enrollment, so more than the guaranteed issue would never be approved.
+ * The new plan's limits on a carried volume, per person (decisions.md "Volume rules" and "Guaranteed issue per
+ * person type"), the lowest applying. The guaranteed issue because nobody gives evidence of insurability in a
+ * passive enrollment, so more would never be approved; the rest because submission refuses more.
  */
-export function carriedVolumeCents(volumeCents: number | null, guaranteedIssueCents: number | null): number | null {
-  if (volumeCents === null || guaranteedIssueCents === null) return volumeCents;
-  return Math.min(volumeCents, guaranteedIssueCents);
+const VOLUME_CAPS: readonly VolumeCap[] = [
+  { person: 'member', cents: ({ guaranteedIssueCents: plan, rules }) => guaranteedIssueCents(plan, rules, 'member') },
+  { person: 'member', cents: ({ rules }) => moneyCents(rules?.maximum) },
+  { person: 'spouse', cents: ({ guaranteedIssueCents: plan, rules }) => guaranteedIssueCents(plan, rules, 'spouse') },
+  // spouse_max_percent of the member's volume as carried, the member's requested volume of the new enrollment.
+  { person: 'spouse', cents: ({ rules }, member) => (rules === null ? null : spouseMaximumCents(rules, member)) },
+  { person: 'child', cents: ({ guaranteedIssueCents: plan, rules }) => guaranteedIssueCents(plan, rules, 'child') },
+  { person: 'child', cents: ({ rules }) => moneyCents(rules?.child_maximum) },
+];
+
+/** A volume rounded down to a multiple of the plan's increment (unchanged without one). */
+export function roundedDownToIncrement(volumeCents: number, rules: VolumeRules | null): number {
+  const increment = moneyCents(rules?.increment);
+  return increment === null || increment <= 0 ? volumeCents : volumeCents - (volumeCents % increment);
+}
+
+/**
+ * The volume a person is carried with: the volume they are covered for (not an amount once requested and never
+ * approved), lowered to the lowest of the new plan's limits for them and then to a multiple of its increment.
+ * Never more than they had: a passive enrollment buys nothing. A member's volume below the new `minimum` is
+ * left as cut (raising it would buy more), so that submission refuses it and the member stays incomplete.
+ */
+export function carriedVolumeCents(volumeCents: number | null, person: CoveredPerson, limits: VolumeLimits, memberCarriedCents: number | null): number | null {
+  if (volumeCents === null) return null;
+  const caps = VOLUME_CAPS.filter((cap) => cap.person === person).flatMap((cap) => cap.cents(limits, memberCarriedCents) ?? []);
+  return roundedDownToIncrement(Math.min(volumeCents, ...caps), limits.rules);
+}
+
+/** The volumes of one carried line: the member's first, since a spouse's limit is a share of it. */
+export function carriedVolumes(
+  limits: VolumeLimits,
+  memberCents: number | null,
+  dependents: readonly { relationship: DependentRelationship; volumeCents: number | null }[],
+): { member: number | null; dependents: (number | null)[] } {
+  const member = carriedVolumeCents(memberCents, 'member', limits, null);
+  return {
+    member,
+    dependents: dependents.map((dependent) =>
+      carriedVolumeCents(dependent.volumeCents, isChildLike(dependent.relationship) ? 'child' : 'spouse', limits, member),
+    ),
+  };
 }

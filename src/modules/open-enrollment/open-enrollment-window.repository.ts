@@ -300,17 +300,6 @@ export async function findCoverageOn(db: Executor, memberId: string, date: strin
   return lines.map((line) => ({ ...line, dependents: dependents.filter((d) => d.enrolled_plan_id === line.id) }));
 }
 
-/** The window's plans with what the carry-over reads of them: dates, the plan each renews, the guaranteed issue. */
-export function findOfferedPlans(db: Executor, providerId: string, planIds: readonly string[]) {
-  if (planIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('plans')
-    .select(['id', 'effective_start', 'effective_end', 'previous_plan_id', 'guaranteed_issue_volume_cents'])
-    .where('provider_id', '=', providerId)
-    .where('id', 'in', [...planIds])
-    .execute();
-}
-
 /** Active windows whose end_date is before `day`: the sweep closes them. */
 export function findWindowsPastEnd(db: Executor, day: string) {
   return db.selectFrom('open_enrollment_windows').selectAll().where('status', '=', 'active').where('end_date', '<', day).execute();

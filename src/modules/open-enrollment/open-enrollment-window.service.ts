@@ -18,10 +18,11 @@ import type { CreateEnrollmentBody, EnrollmentResponse, PrimaryCareProvider } fr
 import type { NewNotification, Notifier } from '../notifications/notification.service.ts';
 import { REMINDER_DAYS_BEFORE_END, reminderDaysBefore } from '../daily-sweep/sweep-rules.ts';
 import { claimOccurrence } from '../daily-sweep/sweep.repository.ts';
-import { findConfigurations, findDesignationsOf, findMemberSubclassIds } from '../enrollments/enrollment.repository.ts';
+import { findConfigurations, findDesignationsOf, findMemberSubclassIds, findPlans } from '../enrollments/enrollment.repository.ts';
 import { designationInputs } from '../enrollments/enrollment.response.ts';
 import { disabilityCertifiedThrough, selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
-import { carriedPlan, carriedVolumeCents, isDependentCarried } from './carry-over.ts';
+import { parseVolumeRules } from '../plans/plan.service.ts';
+import { carriedPlan, carriedVolumes, isDependentCarried } from './carry-over.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
 import * as repository from './open-enrollment-window.repository.ts';
@@ -455,14 +456,15 @@ export class OpenEnrollmentWindowService {
    * (reason passive_open_enrollment) starting on renewal_date, submitted and approved by the engine. Each line
    * goes to the plan the window offers for it on renewal_date (carry-over.ts): the same plan while it still
    * runs, else the plan that renews it, priced by the engine with that plan's rates and the member's
-   * configuration of it; children aged out by renewal_date stay behind, and volumes are capped at the new
-   * guaranteed issue. Lines with neither are not carried: their coverage ends with their plan. A member whose
-   * carried elections still fail the submission rules is left as is, inside a savepoint, and stays in the
-   * incomplete members report.
+   * configuration of it; children aged out by renewal_date stay behind, and volumes are cut to fit the new
+   * plan's guaranteed issue and volume rules. Lines with neither are not carried: their coverage ends with
+   * their plan. A member whose carried elections still fail the submission rules is left as is, inside a
+   * savepoint, and stays in the incomplete members report.
    */
   async #rollOver(trx: Transaction<Database>, window: repository.DatedWindow, planIds: readonly string[], memberIds: readonly string[]): Promise<number> {
     const scope: Scope = { providerId: window.provider_id, employerId: null };
-    const offered = await repository.findOfferedPlans(trx, window.provider_id, planIds);
+    // The engine's own plan rows: the carry-over reads their dates, predecessor, guaranteed issue and volume rules.
+    const offered = await findPlans(trx, window.provider_id, planIds);
     const configurations = Map.groupBy(await findConfigurations(trx, window.provider_id, planIds), (configuration) => configuration.plan_id);
     const lastDay = addDays(window.renewal_date, -1);
     const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
@@ -493,26 +495,32 @@ export class OpenEnrollmentWindowService {
         effective_start: window.renewal_date,
         enrolled_plans: carried.map(({ line, plan }) => {
           const configuration = selectPlanConfiguration(subclassIds, configurations.get(plan.id) ?? []);
-          const volume = (cents: number | null) => money(carriedVolumeCents(cents, plan.guaranteed_issue_volume_cents));
+          const dependents = line.dependents.filter((dependent) =>
+            isDependentCarried(
+              {
+                relationship: dependent.member_relationship,
+                dob: dependent.dob,
+                disabilityCertifiedThrough: disabilityCertifiedThrough(Boolean(dependent.has_disability), dependent.disability_certified_on),
+              },
+              configuration,
+              window.renewal_date,
+            ),
+          );
+          const volumes = carriedVolumes(
+            { guaranteedIssueCents: plan.guaranteed_issue_volume_cents, rules: parseVolumeRules(plan.volume_rules) },
+            line.volume_cents,
+            dependents.map((dependent) => ({ relationship: dependent.member_relationship, volumeCents: dependent.volume_cents })),
+          );
           return {
             plan: plan.id,
             beneficiary_designations: designationInputs(designations, line.id),
-            enrolled_dependents: line.dependents
-              .filter((dependent) =>
-                isDependentCarried(
-                  {
-                    relationship: dependent.member_relationship,
-                    dob: dependent.dob,
-                    disabilityCertifiedThrough: disabilityCertifiedThrough(Boolean(dependent.has_disability), dependent.disability_certified_on),
-                  },
-                  configuration,
-                  window.renewal_date,
-                ),
-              )
-              .map((dependent) => ({ dependent: dependent.dependent_id, requested_volume: volume(dependent.volume_cents) })),
+            enrolled_dependents: dependents.map((dependent, index) => ({
+              dependent: dependent.dependent_id,
+              requested_volume: money(volumes.dependents[index] ?? null),
+            })),
             primary_care_provider: provider(line.primary_care_provider),
             payroll_provider_external_id: line.payroll_provider_external_id,
-            requested_volume: volume(line.volume_cents),
+            requested_volume: money(volumes.member),
           };
         }),
       };
