@@ -851,6 +851,26 @@ describe('PATCH /benefit_changes/{id} rules', () => {
     expect(errorFields(response)).toContain(field);
   });
 
+  it.each([
+    ['coverage_start', { coverage_start: '2026-08-01' }],
+    ['coverage_end', { coverage_end: '2026-09-30' }],
+    ['coverage_end beside a memo', { memo: 'Carrier asked for an earlier end', coverage_end: '2026-09-30' }],
+  ])('when the body sets the read-only %s, then 400 in the error body naming the field, and the change is unchanged', async (_name, body) => {
+    const approved = await approvedEnrollment([{ line: 'medical', kind: 'new', connection: 'manual' }]);
+    const [change] = await changesOf(approved.enrollmentId);
+    expect([change.coverage_start, change.coverage_end]).toEqual([NEXT_START, '2026-12-31']);
+    const field = 'coverage_start' in body ? 'coverage_start' : 'coverage_end';
+    const response = await t.admin.patch(`/benefit_changes/${change.id}`, body);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      type: 'validation_error',
+      message: expect.any(String),
+      input_errors: [expect.objectContaining({ field })],
+      request_id: expect.any(String),
+    });
+    expect((await t.admin.get(`/benefit_changes/${change.id}`)).body).toEqual(change);
+  });
+
   it('when memo and assignee are at their bounds, then they are accepted', async () => {
     const approved = await approvedEnrollment([{ line: 'medical', kind: 'new', connection: 'manual' }]);
     const [change] = await changesOf(approved.enrollmentId);

@@ -173,6 +173,37 @@ describe('recording qualifying events', () => {
     ]);
   });
 
+  // 29 U.S.C. 1163(2): the service records a reduction of hours from an employment_change enrollment, and from
+  // a leave_of_absence one (26 CFR 54.4980B-4 Q&A-1(e)), when it ends coverage.
+  it.each(['employment_change', 'leave_of_absence'])(
+    "when a %s enrollment ends the member's coverage, then a reduction of hours is recorded with medical, dental and vision lost (not life) and every dependent who lost them",
+    async (reason) => {
+      const w = await createEnrollmentWorld(t);
+      await familyCoverage(w);
+      const { spouse, child } = w.family;
+      const reduced = await qle(w, reason, { coverage_waivers: waive('medical', 'dental', 'vision', 'life') });
+
+      expect(await cobraEventsOf(w.admin, w.member.id)).toEqual([
+        expect.objectContaining({
+          member: w.member.id,
+          employer: w.employer.id,
+          enrollment: reduced.id,
+          event_type: 'reduction_of_hours',
+          event_date: '2026-02-27',
+          coverage_lost_date: '2026-03-01',
+          lines_of_coverage: ['medical', 'dental', 'vision'],
+          member_lost_coverage: true,
+          dependents: [spouse.id, child.id],
+          losses: [
+            { line_of_coverage: 'medical', member_lost_coverage: true, dependents: [spouse.id, child.id] },
+            { line_of_coverage: 'dental', member_lost_coverage: true, dependents: [spouse.id] },
+            { line_of_coverage: 'vision', member_lost_coverage: true, dependents: [] },
+          ],
+        }),
+      ]);
+    },
+  );
+
   it("when a death enrollment only drops a dependent (a spouse's death), then nothing is recorded: 1163(1) is the employee's death", async () => {
     const w = await createEnrollmentWorld(t);
     await familyCoverage(w);

@@ -6,6 +6,7 @@ import { FixedClock } from '../../src/shared/clock.ts';
 import { createMember } from '../helpers/factories.ts';
 import { createDependent } from '../helpers/people-factories.ts';
 import { createEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
+import { compositeRates, contributionStrategy, createPlan, createPlanConfiguration } from '../helpers/plan-factories.ts';
 import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
 
 // Clock: 2026-03-02. Each world's employer has an active window 2026-03-01..2026-03-31 renewing 2026-04-01.
@@ -248,6 +249,103 @@ describe('age-outs end coverage, and the carrier is told', () => {
     await sweep.run('2026-08-31');
     expect((await dependentsOn(w, member.id, '2026-08-31')).medical).toEqual([certified.id]);
     expect((await dependentsOn(w, member.id, '2026-09-01')).medical).toEqual([]);
+  });
+
+  /**
+   * A member of a new world with a child (`child`: its fields) on a medical plan whose plan year runs July to
+   * June (so that 2026-12-31 falls inside it), held by the carrier since 2026-07-01; the plan configuration ages
+   * children out under `rule`.
+   */
+  async function fiscalYearWorld(rule: string, child: Record<string, unknown>) {
+    const w = await createEnrollmentWorld(t);
+    const plan = await createPlan(w.admin, {
+      group: w.groups.manualGroup.id,
+      plan_name: 'Fiscal PPO',
+      line_of_coverage: 'medical',
+      effective_start: '2026-07-01',
+      effective_end: '2027-06-30',
+      premium_type: 'composite',
+      composite_rates: compositeRates(),
+    });
+    const configuration = await createPlanConfiguration(w.admin, { plan: plan.id, dependent_age_out_rule: rule });
+    await ok(w.admin.post(`/plan_configurations/${configuration.id}/contribution_strategy`, contributionStrategy()));
+    const member = await createMember(w.admin, { employer: w.employer.id, first_name: 'Fiscal', dob: '1970-01-01', hire_date: '2020-01-01' });
+    const dependent = await createDependent(w.admin, { member: member.id, member_relationship: 'child', first_name: 'Grown', ...child });
+    await ok(
+      w.admin.post('/enrollments', {
+        member: member.id,
+        category: 'carrier_sync',
+        effective_start: '2026-07-01',
+        enrolled_plans: [{ plan: plan.id, enrolled_dependents: [{ dependent: dependent.id }] }],
+      }),
+      201,
+    );
+    return { w, member, child: dependent };
+  }
+
+  it("when the rule is end_of_year, then the child is covered through December 31 of the year they reach the limit, and that day's sweep ends the coverage from January 1", async () => {
+    // Born 2000-05-10, age limit 26: reaches it in 2026, last covered day 2026-12-31.
+    const { w, member, child } = await fiscalYearWorld('end_of_year', { dob: '2000-05-10' });
+    await sweep.run('2026-12-30');
+    expect(await agedOutEnrollments(w, member.id)).toEqual([]);
+    expect((await dependentsOn(w, member.id, '2027-01-01')).medical).toEqual([child.id]);
+
+    await sweep.run('2026-12-31');
+    await sweep.run('2026-12-31');
+    await sweep.run('2027-01-01');
+    expect((await dependentsOn(w, member.id, '2026-12-31')).medical).toEqual([child.id]);
+    expect((await dependentsOn(w, member.id, '2027-01-01')).medical).toEqual([]);
+    const [agedOut, ...others] = await agedOutEnrollments(w, member.id);
+    expect(others).toEqual([]);
+    expect(agedOut).toMatchObject({ status: 'approved', effective_start: '2027-01-01' });
+    const changes = (await ok(w.admin.get(`/enrollments/${agedOut!.id}/benefit_changes`))) as Change[];
+    expect(changes.map((c) => [c.line_of_coverage, c.status, c.changes, c.coverage_start, c.coverage_end])).toEqual([
+      ['medical', 'change', ['dependent_change', 'contribution_change'], '2027-01-01', '2027-06-30'],
+    ]);
+  });
+
+  it('when two lines end the same child on the same day, then one sweep ends the child on both, with one change to each carrier', async () => {
+    // Medical too ends children at the end of the month they turn 26: the child (born 2000-05-10) is last
+    // covered on 2026-05-31 on both lines.
+    const { w, member, child } = await ageOutWorld();
+    await ok(w.admin.patch(`/plan_configurations/${await configurationOf(w, w.plans.medical.id)}`, { dependent_age_out_rule: 'end_of_month' }));
+    await sweep.run('2026-05-30');
+    expect(await agedOutEnrollments(w, member.id)).toEqual([]);
+
+    await sweep.run('2026-05-31');
+    await sweep.run('2026-05-31');
+    await sweep.run('2026-06-01');
+    expect(await dependentsOn(w, member.id, '2026-05-31')).toEqual({ dental: [child.id], medical: [child.id] });
+    expect(await dependentsOn(w, member.id, '2026-06-01')).toEqual({ dental: [], medical: [] });
+    const [agedOut, ...others] = await agedOutEnrollments(w, member.id);
+    expect(others).toEqual([]);
+    expect(agedOut).toMatchObject({ status: 'approved', effective_start: '2026-06-01' });
+    const changes = (await ok(w.admin.get(`/enrollments/${agedOut!.id}/benefit_changes`))) as Change[];
+    expect(changes.map((c) => [c.line_of_coverage, c.status, c.changes, c.coverage_start, c.coverage_end])).toEqual([
+      ['medical', 'change', ['dependent_change', 'contribution_change'], '2026-06-01', '2026-12-31'],
+      ['dental', 'change', ['dependent_change', 'contribution_change'], '2026-06-01', '2026-12-31'],
+    ]);
+  });
+
+  it("when a disabled child's certification is renewed before it lapses, then the child stays covered past the old one's end and is ended when the new one lapses", async () => {
+    // Over the limit (born 1990); certified on 2025-09-01, which counts through 2026-08-31.
+    const { w, member, child } = await fiscalYearWorld('date_of_birth', { dob: '1990-01-01', has_disability: true, disability_certified_on: '2025-09-01' });
+    expect((await ok(w.admin.get(`/dependents/${child.id}`))).disability_certification_expires_on).toBe('2026-08-31');
+    const renewed = await ok(w.admin.patch(`/dependents/${child.id}`, { disability_certified_on: '2026-03-02' }));
+    expect(renewed.disability_certification_expires_on).toBe('2027-03-01');
+
+    await sweep.run('2026-08-31');
+    await sweep.run('2026-09-01');
+    expect(await agedOutEnrollments(w, member.id)).toEqual([]);
+    expect((await dependentsOn(w, member.id, '2026-09-01')).medical).toEqual([child.id]);
+    expect((await dependentsOn(w, member.id, '2027-03-02')).medical).toEqual([child.id]);
+
+    await sweep.run('2027-02-28');
+    expect(await agedOutEnrollments(w, member.id)).toEqual([]);
+    await sweep.run('2027-03-01');
+    expect((await dependentsOn(w, member.id, '2027-03-01')).medical).toEqual([child.id]);
+    expect((await dependentsOn(w, member.id, '2027-03-02')).medical).toEqual([]);
+    expect((await agedOutEnrollments(w, member.id)).map((e) => e.effective_start)).toEqual(['2027-03-02']);
   });
 
   it('when a disability certification is sent without has_disability, in the future, or before birth, then it is a 400 naming the field', async () => {

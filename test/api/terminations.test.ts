@@ -190,6 +190,38 @@ describe('a termination ends all coverage, including coverage that has not start
     expect(await coverageOn(w, member.id, '2026-03-05')).toEqual([]);
     expect((await enrollmentsOf(w, member.id)).filter((e) => e.reason === 'employment_change')).toEqual([]);
   });
+
+  it('when submitted enrollments await approval, then the termination cancels the one starting after the coverage end (member_terminated) and leaves the one starting on it pending', async () => {
+    const w = await createEnrollmentWorld(t);
+    const { member } = await coveredMember(w, 'Pending');
+    const submittedQle = async (effective_start: string) => {
+      const created = await ok(
+        w.admin.post('/enrollments', {
+          member: member.id,
+          category: 'qle',
+          reason: 'marriage',
+          change_date: '2026-03-01',
+          effective_start,
+          enrolled_plans: [{ plan: w.plans.vision.id }],
+        }),
+        201,
+      );
+      return ok(w.admin.post(`/enrollments/${created.id}/save_and_submit`));
+    };
+    const lastDayIn = await submittedQle('2026-03-20');
+    const firstDayOut = await submittedQle('2026-03-21');
+    expect([lastDayIn.status, firstDayOut.status]).toEqual(['pending', 'pending']);
+
+    await ok(w.admin.patch(`/members/${member.id}`, { termination_date: '2026-03-20' }));
+    await sweep.run('2026-03-20');
+    expect((await ok(w.admin.get(`/enrollments/${firstDayOut.id}`))).status).toBe('pending');
+    await sweep.run('2026-03-21');
+
+    expect(await ok(w.admin.get(`/enrollments/${lastDayIn.id}`))).toMatchObject({ status: 'pending', cancellation_reason: null });
+    expect(await ok(w.admin.get(`/enrollments/${firstDayOut.id}`))).toMatchObject({ status: 'cancelled', cancellation_reason: 'member_terminated' });
+    // Never coverage, so nothing to tell a carrier about it.
+    expect(await changesOf(w, firstDayOut.id)).toEqual([]);
+  });
 });
 
 describe('undoing a termination', () => {
