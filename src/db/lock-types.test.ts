@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { transitionDelivery } from '../modules/benefit-changes/benefit-change.repository.ts';
 import { lockEnrollmentStatus } from '../modules/enrollments/enrollment-lifecycle.ts';
 import { lockEnrollmentById, transitionEnrollment } from '../modules/enrollments/enrollment.repository.ts';
-import { lockMemberById } from '../modules/members/member.repository.ts';
+import { lockMemberById, lockMembersByIds } from '../modules/members/member.repository.ts';
 import { transitionWindow } from '../modules/open-enrollment/open-enrollment-window.repository.ts';
 import { lockPlansByIds } from '../modules/plans/plan.repository.ts';
 import { lockProviderEndpoints } from '../modules/webhooks/webhook.repository.ts';
@@ -23,6 +23,8 @@ async function outsideATransaction(db: Kysely<Database>) {
   forNoKeyUpdate(db, db.selectFrom('webhook_endpoints').selectAll());
   // @ts-expect-error -- a lock needs a transaction
   await lockMemberById(db, scope, 'member_1');
+  // @ts-expect-error -- a lock needs a transaction
+  await lockMembersByIds(db, ['member_1', 'member_2']);
   // @ts-expect-error -- a lock needs a transaction
   await lockEnrollmentById(db, scope, 'enrollment_1');
   // @ts-expect-error -- a lock needs a transaction
@@ -46,6 +48,7 @@ async function inATransaction(trx: Transaction<Database>) {
   forUpdate(trx, trx.selectFrom('members').selectAll());
   forNoKeyUpdate(trx, trx.selectFrom('webhook_endpoints').selectAll());
   await lockMemberById(trx, scope, 'member_1');
+  await lockMembersByIds(trx, ['member_1', 'member_2']);
   await lockEnrollmentById(trx, scope, 'enrollment_1');
   await lockEnrollmentStatus(trx, 'enrollment_1');
   await lockPlansByIds(trx, 'prov_1', ['plan_1']);

@@ -5,7 +5,7 @@ import { batches, sumConcurrently } from '../../shared/batches.ts';
 import { addDays, compareDates } from '../../shared/dates.ts';
 import { compareIds } from '../../shared/ids.ts';
 import { rememberReads } from '../../db/query-cache.ts';
-import { lockMemberById } from '../members/member.repository.ts';
+import { lockMembersByIds } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import type { Notifier } from '../notifications/notification.service.ts';
 import { selectPlanConfiguration, waitingPeriodEnd } from '../plan-configurations/eligibility.ts';
@@ -238,9 +238,13 @@ export class DailySweep {
     const byMember = dueAgeOuts(day, ageOuts);
     const ended = await this.#inBatches(byMember, async (trx, batch) => {
       let done = 0;
+      const locked = await lockMembersByIds(
+        trx,
+        batch.map((entries) => entries[0]!.memberId),
+      );
       for (const entries of batch) {
-        for (const { providerId, memberId, firstDayOut, leaving } of entries) {
-          const member = await lockMemberById(trx, { providerId, employerId: null }, memberId);
+        for (const { memberId, firstDayOut, leaving } of entries) {
+          const member = locked.get(memberId);
           if (member && (await this.#coverage.endDependentCoverageIn(trx, member, firstDayOut, leaving))) done += 1;
         }
       }
@@ -270,24 +274,21 @@ export class DailySweep {
       this.#db,
       rows.map((row) => row.member_id),
     );
-    const members = new Map<string, string>();
+    const members = new Set<string>();
     for (const row of rows) {
       const coverageEnd = terminationCoverageEnd(row.termination_date!, subclasses.get(row.member_id) ?? [], configurations.get(row.plan_id) ?? []);
-      if (terminationEffect({ effectiveStart: row.effective_start, effectiveEnd: row.effective_end }, coverageEnd) !== undefined)
-        members.set(row.member_id, row.provider_id);
+      if (terminationEffect({ effectiveStart: row.effective_start, effectiveEnd: row.effective_end }, coverageEnd) !== undefined) members.add(row.member_id);
     }
-    const ended = await this.#inBatches(
-      [...members].sort(([a], [b]) => compareIds(a, b)),
-      async (trx, batch) => {
-        let applied = 0;
-        for (const [memberId, providerId] of batch) {
-          const member = await lockMemberById(trx, { providerId, employerId: null }, memberId);
-          if (member && member.termination_date !== null && compareDates(member.termination_date, day) < 0)
-            applied += await this.#terminations.applyIn(trx, member, day);
-        }
-        return applied;
-      },
-    );
+    const ended = await this.#inBatches([...members].sort(compareIds), async (trx, batch) => {
+      let applied = 0;
+      const locked = await lockMembersByIds(trx, batch);
+      for (const memberId of batch) {
+        const member = locked.get(memberId);
+        if (member && member.termination_date !== null && compareDates(member.termination_date, day) < 0)
+          applied += await this.#terminations.applyIn(trx, member, day);
+      }
+      return applied;
+    });
     if (ended > 0) this.#coverage.wakeJobs();
     return ended;
   }

@@ -22,6 +22,21 @@ const memberForUpdate = cachedQuery((trx: Transaction<Database>, providerId: str
   forUpdate(trx, members(trx, { providerId, employerId }).where('id', '=', id)),
 );
 
+/**
+ * Locks many members at once, in id order (the lock order), and returns those that exist by id: the daily
+ * sweep's batches, one statement for a batch instead of one per member. No tenant scope: only for ids the
+ * caller read from the database itself (the sweep acts for every provider).
+ */
+export async function lockMembersByIds(trx: Transaction<Database>, ids: readonly string[]): Promise<Map<string, MemberRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await membersForUpdate(trx, [...new Set(ids)]);
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+const membersForUpdate = cachedQuery((trx: Transaction<Database>, ids: readonly string[]) =>
+  forUpdate(trx, trx.selectFrom('members').selectAll().where('id', 'in', ids).orderBy('id')),
+);
+
 export function listMembers(db: Executor, scope: Scope, filter: { employerId?: string | undefined }, page: PageRequest): Promise<Page<MemberRow>> {
   let query = members(db, scope);
   if (filter.employerId !== undefined) query = query.where('employer_id', '=', filter.employerId);
