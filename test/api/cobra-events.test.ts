@@ -45,6 +45,21 @@ async function cobraEventsOf(client: ApiClient, member: string): Promise<any[]> 
   return (await ok(client.get(`/cobra_events?member=${member}&page_size=100`))).results;
 }
 
+/** What the member and family lose when all of familyCoverage (the world's coverage) ends: every group health line, not life. */
+function familyLosses(w: EnrollmentWorld) {
+  const { spouse, child } = w.family;
+  return {
+    lines_of_coverage: ['medical', 'dental', 'vision'],
+    member_lost_coverage: true,
+    dependents: [spouse.id, child.id],
+    losses: [
+      { line_of_coverage: 'medical', member_lost_coverage: true, dependents: [spouse.id, child.id] },
+      { line_of_coverage: 'dental', member_lost_coverage: true, dependents: [spouse.id] },
+      { line_of_coverage: 'vision', member_lost_coverage: true, dependents: [] },
+    ],
+  };
+}
+
 describe('recording qualifying events', () => {
   it("when the daily sweep ends a terminated member's coverage, then a termination is recorded with medical, dental and vision lost (not life), once, in the event log and to webhooks", async () => {
     const w = await createEnrollmentWorld(t);
@@ -64,7 +79,6 @@ describe('recording qualifying events', () => {
 
     const terminations = (await ok(w.admin.get(`/enrollments?member=${w.member.id}`))).results.filter((e: { reason: string }) => e.reason === 'terminated');
     expect(terminations).toHaveLength(1);
-    const { spouse, child } = w.family;
     const events = await cobraEventsOf(w.admin, w.member.id);
     expect(events).toEqual([
       {
@@ -75,14 +89,7 @@ describe('recording qualifying events', () => {
         event_type: 'termination',
         event_date: '2026-03-10',
         coverage_lost_date: '2026-03-11',
-        lines_of_coverage: ['medical', 'dental', 'vision'],
-        member_lost_coverage: true,
-        dependents: [spouse.id, child.id],
-        losses: [
-          { line_of_coverage: 'medical', member_lost_coverage: true, dependents: [spouse.id, child.id] },
-          { line_of_coverage: 'dental', member_lost_coverage: true, dependents: [spouse.id] },
-          { line_of_coverage: 'vision', member_lost_coverage: true, dependents: [] },
-        ],
+        ...familyLosses(w),
         created_at: expect.any(String),
       },
     ]);
@@ -180,7 +187,6 @@ describe('recording qualifying events', () => {
     async (reason) => {
       const w = await createEnrollmentWorld(t);
       await familyCoverage(w);
-      const { spouse, child } = w.family;
       const reduced = await qle(w, reason, { coverage_waivers: waive('medical', 'dental', 'vision', 'life') });
 
       expect(await cobraEventsOf(w.admin, w.member.id)).toEqual([
@@ -191,14 +197,7 @@ describe('recording qualifying events', () => {
           event_type: 'reduction_of_hours',
           event_date: '2026-02-27',
           coverage_lost_date: '2026-03-01',
-          lines_of_coverage: ['medical', 'dental', 'vision'],
-          member_lost_coverage: true,
-          dependents: [spouse.id, child.id],
-          losses: [
-            { line_of_coverage: 'medical', member_lost_coverage: true, dependents: [spouse.id, child.id] },
-            { line_of_coverage: 'dental', member_lost_coverage: true, dependents: [spouse.id] },
-            { line_of_coverage: 'vision', member_lost_coverage: true, dependents: [] },
-          ],
+          ...familyLosses(w),
         }),
       ]);
     },

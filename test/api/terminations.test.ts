@@ -95,6 +95,21 @@ async function coveredMember(w: EnrollmentWorld, firstName: string) {
   return { member, child, synced };
 }
 
+/** A marriage enrollment of vision starting on `effectiveStart`, not submitted. */
+function visionQle(w: EnrollmentWorld, member: string, effectiveStart: string) {
+  return ok(
+    w.admin.post('/enrollments', {
+      member,
+      category: 'qle',
+      reason: 'marriage',
+      change_date: '2026-03-01',
+      effective_start: effectiveStart,
+      enrolled_plans: [{ plan: w.plans.vision.id }],
+    }),
+    201,
+  );
+}
+
 const terminatedEnrollments = async (w: EnrollmentWorld, member: string) => (await enrollmentsOf(w, member)).filter((e) => e.reason === 'terminated');
 
 describe('a termination ends all coverage, including coverage that has not started', () => {
@@ -112,20 +127,8 @@ describe('a termination ends all coverage, including coverage that has not start
       }),
       201,
     );
-    const qle = (effective_start: string) =>
-      ok(
-        w.admin.post('/enrollments', {
-          member: member.id,
-          category: 'qle',
-          reason: 'marriage',
-          change_date: '2026-03-01',
-          effective_start,
-          enrolled_plans: [{ plan: w.plans.vision.id }],
-        }),
-        201,
-      );
-    const lastDayIn = await qle('2026-03-20');
-    const firstDayOut = await qle('2026-03-21');
+    const lastDayIn = await visionQle(w, member.id, '2026-03-20');
+    const firstDayOut = await visionQle(w, member.id, '2026-03-21');
     expect((await coverageOn(w, member.id, '2027-02-01')).map((c) => c.plan)).toEqual([medical2027.id]);
 
     await ok(w.admin.patch(`/members/${member.id}`, { termination_date: '2026-03-20' }));
@@ -194,20 +197,8 @@ describe('a termination ends all coverage, including coverage that has not start
   it('when submitted enrollments await approval, then the termination cancels the one starting after the coverage end (member_terminated) and leaves the one starting on it pending', async () => {
     const w = await createEnrollmentWorld(t);
     const { member } = await coveredMember(w, 'Pending');
-    const submittedQle = async (effective_start: string) => {
-      const created = await ok(
-        w.admin.post('/enrollments', {
-          member: member.id,
-          category: 'qle',
-          reason: 'marriage',
-          change_date: '2026-03-01',
-          effective_start,
-          enrolled_plans: [{ plan: w.plans.vision.id }],
-        }),
-        201,
-      );
-      return ok(w.admin.post(`/enrollments/${created.id}/save_and_submit`));
-    };
+    const submittedQle = async (effectiveStart: string) =>
+      ok(w.admin.post(`/enrollments/${(await visionQle(w, member.id, effectiveStart)).id}/save_and_submit`));
     const lastDayIn = await submittedQle('2026-03-20');
     const firstDayOut = await submittedQle('2026-03-21');
     expect([lastDayIn.status, firstDayOut.status]).toEqual(['pending', 'pending']);
