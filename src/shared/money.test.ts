@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { fromCents, isMoney, toCents } from './money.ts';
+import { fromCents, isMoney, toCents, toCentsOrNull } from './money.ts';
+
+describe('toCentsOrNull', () => {
+  it.each([
+    [null, null],
+    [undefined, null],
+    ['0', 0],
+    ['412.5', 41250],
+  ])('when given %s, then it is %s', (value, cents) => {
+    expect(toCentsOrNull(value)).toBe(cents);
+  });
+});
 
 describe('toCents', () => {
   it.each([

@@ -16,6 +16,11 @@ export function toCents(value: string): number {
   return Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
 }
 
+/** toCents, with null (or a part left out) for no amount. */
+export function toCentsOrNull(value: string | null | undefined): number | null {
+  return value === null || value === undefined ? null : toCents(value);
+}
+
 /** 41250 -> "412.50". */
 export function fromCents(cents: number): string {
   if (!Number.isSafeInteger(cents)) throw new RangeError(`not an integer number of cents: ${cents}`);

@@ -13,7 +13,7 @@ import {
 import { isChildLike, type DependentRelationship } from '../plans/coverage-tier.ts';
 import { fromBasisPoints, toBasisPoints } from '../plans/pricing.ts';
 import type { VolumeRules } from '../plans/plan.schemas.ts';
-import { fromCents, toCents } from '../../shared/money.ts';
+import { fromCents, toCents, toCentsOrNull } from '../../shared/money.ts';
 import type { LineOfCoverage, RateBasis } from '../plans/plan.table.ts';
 
 /** interface.md Enrollment.reason values. */
@@ -314,8 +314,7 @@ export function volumeErrors(
   at: (...path: (string | number)[]) => (string | number)[],
 ): InputError[] {
   const errors: InputError[] = [];
-  const cents = (money: string | null | undefined) => (money === null || money === undefined ? null : toCents(money));
-  const increment = cents(rules.increment);
+  const increment = toCentsOrNull(rules.increment);
   const inSteps = (volume: number, path: (string | number)[]) => {
     if (increment !== null && increment > 0 && volume % increment !== 0)
       errors.push(inputError(path, `The volume must be a multiple of ${fromCents(increment)}.`));
@@ -324,8 +323,8 @@ export function volumeErrors(
   if (member !== null) {
     const path = at('requested_volume');
     inSteps(member, path);
-    const minimum = cents(rules.minimum);
-    const maximum = cents(rules.maximum);
+    const minimum = toCentsOrNull(rules.minimum);
+    const maximum = toCentsOrNull(rules.maximum);
     if (minimum !== null && member < minimum) errors.push(inputError(path, `The volume must be at least ${fromCents(minimum)}.`));
     if (maximum !== null && member > maximum) errors.push(inputError(path, `The volume can be at most ${fromCents(maximum)}.`));
   }
@@ -334,7 +333,7 @@ export function volumeErrors(
     const path = at('enrolled_dependents', index, 'requested_volume');
     inSteps(volume, path);
     if (isChildLike(dependent.relationship)) {
-      const childMaximum = cents(rules.child_maximum);
+      const childMaximum = toCentsOrNull(rules.child_maximum);
       if (childMaximum !== null && volume > childMaximum) errors.push(inputError(path, `A child's volume can be at most ${fromCents(childMaximum)}.`));
     } else {
       const limit = spouseMaximumCents(rules, member);

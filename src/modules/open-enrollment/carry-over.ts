@@ -5,7 +5,7 @@
  * volumes cut to fit the new plan's limits. Pure functions over dates as 'YYYY-MM-DD' strings and cents.
  */
 import { compareDates } from '../../shared/dates.ts';
-import { toCents } from '../../shared/money.ts';
+import { toCentsOrNull } from '../../shared/money.ts';
 import { guaranteedIssueCents, spouseMaximumCents } from '../enrollments/enrollment-rules.ts';
 import { isChildEligibleOn, type AgeOutRule } from '../plan-configurations/eligibility.ts';
 import { isChildLike, type DependentRelationship } from '../plans/coverage-tier.ts';
@@ -75,8 +75,6 @@ interface VolumeCap {
   cents: (limits: VolumeLimits, memberCarriedCents: number | null) => number | null;
 }
 
-const moneyCents = (money: string | null | undefined) => (money === null || money === undefined ? null : toCents(money));
-
 /**
  * The new plan's limits on a carried volume, per person (decisions.md "Volume rules" and "Guaranteed issue per
  * person type"), the lowest applying. The guaranteed issue because nobody gives evidence of insurability in a
@@ -84,17 +82,17 @@ const moneyCents = (money: string | null | undefined) => (money === null || mone
  */
 const VOLUME_CAPS: readonly VolumeCap[] = [
   { person: 'member', cents: ({ guaranteedIssueCents: plan, rules }) => guaranteedIssueCents(plan, rules, 'member') },
-  { person: 'member', cents: ({ rules }) => moneyCents(rules?.maximum) },
+  { person: 'member', cents: ({ rules }) => toCentsOrNull(rules?.maximum) },
   { person: 'spouse', cents: ({ guaranteedIssueCents: plan, rules }) => guaranteedIssueCents(plan, rules, 'spouse') },
   // spouse_max_percent of the member's volume as carried, the member's requested volume of the new enrollment.
   { person: 'spouse', cents: ({ rules }, member) => (rules === null ? null : spouseMaximumCents(rules, member)) },
   { person: 'child', cents: ({ guaranteedIssueCents: plan, rules }) => guaranteedIssueCents(plan, rules, 'child') },
-  { person: 'child', cents: ({ rules }) => moneyCents(rules?.child_maximum) },
+  { person: 'child', cents: ({ rules }) => toCentsOrNull(rules?.child_maximum) },
 ];
 
 /** A volume rounded down to a multiple of the plan's increment (unchanged without one). */
 export function roundedDownToIncrement(volumeCents: number, rules: VolumeRules | null): number {
-  const increment = moneyCents(rules?.increment);
+  const increment = toCentsOrNull(rules?.increment);
   return increment === null || increment <= 0 ? volumeCents : volumeCents - (volumeCents % increment);
 }
 

@@ -11,7 +11,6 @@ import { addDays, compareDates, toDateString } from '../../shared/dates.ts';
 import { AppError, InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
-import { fromCents } from '../../shared/money.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { ChangeKind } from '../benefit-changes/benefit-change.table.ts';
 import type { CreateEnrollmentBody, EnrollmentResponse, PrimaryCareProvider } from '../enrollments/enrollment.schemas.ts';
@@ -19,7 +18,7 @@ import type { NewNotification, Notifier } from '../notifications/notification.se
 import { REMINDER_DAYS_BEFORE_END, reminderDaysBefore } from '../daily-sweep/sweep-rules.ts';
 import { claimOccurrence } from '../daily-sweep/sweep.repository.ts';
 import { findConfigurations, findDesignationsOf, findMemberSubclassIds, findPlans } from '../enrollments/enrollment.repository.ts';
-import { designationInputs } from '../enrollments/enrollment.response.ts';
+import { designationInputs, money } from '../enrollments/enrollment.response.ts';
 import { disabilityCertifiedThrough, selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
 import { parseVolumeRules } from '../plans/plan.service.ts';
 import { carriedPlan, carriedVolumes, isDependentCarried } from './carry-over.ts';
@@ -467,7 +466,6 @@ export class OpenEnrollmentWindowService {
     const offered = await findPlans(trx, window.provider_id, planIds);
     const configurations = Map.groupBy(await findConfigurations(trx, window.provider_id, planIds), (configuration) => configuration.plan_id);
     const lastDay = addDays(window.renewal_date, -1);
-    const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
     let carriedOver = 0;
     for (const member of memberIds) {
       if (!(await claimOccurrence(trx, `passive_open_enrollment:${window.id}:${member}`, this.#clock.now().toISOString()))) continue;

@@ -8,7 +8,7 @@ import { compareDates } from '../../shared/dates.ts';
 import { InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
-import { fromCents, toCents } from '../../shared/money.ts';
+import { fromCents, toCents, toCentsOrNull } from '../../shared/money.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { COVERAGE_TIERS } from './coverage-tier.ts';
@@ -134,10 +134,6 @@ function planTermsErrors(terms: PlanTerms): InputError[] {
   return errors;
 }
 
-function centsOrNull(money: string | null): number | null {
-  return money === null ? null : toCents(money);
-}
-
 function jsonOrNull(value: unknown): string | null {
   return value === null ? null : JSON.stringify(value);
 }
@@ -183,7 +179,7 @@ export class PlanService {
         premium_type: terms.premium_type,
         composite_rates: jsonOrNull(terms.composite_rates),
         age_rates: jsonOrNull(terms.age_rates),
-        guaranteed_issue_volume_cents: centsOrNull(input.guaranteed_issue_volume ?? null),
+        guaranteed_issue_volume_cents: toCentsOrNull(input.guaranteed_issue_volume),
         requires_primary_care_provider: input.requires_primary_care_provider ?? false,
         aca_child_rating_limit: input.aca_child_rating_limit ?? false,
         volume_rules: volumeRulesJson(input.volume_rules ?? null),
@@ -254,7 +250,7 @@ export class PlanService {
         composite_rates: jsonOrNull(terms.composite_rates),
         age_rates: jsonOrNull(terms.age_rates),
         guaranteed_issue_volume_cents:
-          input.guaranteed_issue_volume !== undefined ? centsOrNull(input.guaranteed_issue_volume) : current.guaranteed_issue_volume_cents,
+          input.guaranteed_issue_volume !== undefined ? toCentsOrNull(input.guaranteed_issue_volume) : current.guaranteed_issue_volume_cents,
         volume_rules: input.volume_rules !== undefined ? volumeRulesJson(input.volume_rules) : current.volume_rules,
         previous_plan_id: given(input.previous_plan, current.previous_plan_id),
         next_plan_id: given(input.next_plan, current.next_plan_id),
@@ -315,7 +311,7 @@ export class PlanService {
         composite_rates: jsonOrNull(terms.composite_rates),
         age_rates: jsonOrNull(terms.age_rates),
         guaranteed_issue_volume_cents:
-          input.guaranteed_issue_volume !== undefined ? centsOrNull(input.guaranteed_issue_volume) : current.guaranteed_issue_volume_cents,
+          input.guaranteed_issue_volume !== undefined ? toCentsOrNull(input.guaranteed_issue_volume) : current.guaranteed_issue_volume_cents,
         previous_plan_id: current.id,
         next_plan_id: null,
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
