@@ -29,8 +29,9 @@ export function coverageItemWithVolumes(
   };
 }
 
-/** The coverage a new coverage replaces, and the enrollments it belongs to (as their events describe them). */
+/** The coverage a new coverage starting on `start` replaces, and the enrollments it belongs to (as their events describe them). */
 export interface ReplacedCoverage {
+  start: string;
   previous: CoverageItem[];
   enrollmentsOfPrevious: Map<string, EventSource<'enrollment'>>;
 }
@@ -68,6 +69,7 @@ export async function findCoverageReplacedBy(
     inForce.map((row) => row.id),
   );
   return {
+    start,
     previous: inForce.map((row) =>
       coverageItemWithVolumes(
         row,
@@ -84,7 +86,7 @@ export async function findCoverageReplacedBy(
  * its removed benefit changes carry). Returns the enrollments whose coverage it ended (each once), as their
  * events describe them.
  */
-export async function endCoverageReplacedBy(trx: Executor, start: string, { previous, enrollmentsOfPrevious }: ReplacedCoverage): Promise<EventSource<'enrollment'>[]> {
+export async function endCoverageReplacedBy(trx: Executor, { start, previous, enrollmentsOfPrevious }: ReplacedCoverage): Promise<EventSource<'enrollment'>[]> {
   const changed = new Map<string, EventSource<'enrollment'>>();
   for (const item of previous) {
     const lastDay = lastDayWhenReplaced(item, start);

@@ -231,8 +231,8 @@ export class DailySweep {
    * Children whose last covered day has come (`day` or earlier: a missed day is caught up) on coverage that
    * runs past it (the coverage module's dueAgeOuts): the enrollment engine ends it
    * (CoverageEnder.endDependentCoverageIn), per member and first day out with the member locked, in batches of
-   * members (#inBatches). The engine decides again under the lock,
-   * so a rerun or a concurrent sweep changes nothing more.
+   * members (#inBatches). The engine decides again under the lock, so a rerun or a concurrent sweep changes
+   * nothing more.
    */
   async #endAgedOutCoverage(day: string, ageOuts: readonly AgeOut[]): Promise<number> {
     const byMember = dueAgeOuts(day, ageOuts);

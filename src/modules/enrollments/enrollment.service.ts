@@ -140,7 +140,7 @@ export class EnrollmentService {
     await repository.insertEnrollment(trx, row);
     await repository.insertElections(trx, elections);
     const coverage = row.status === 'synced' ? await this.#coverageBeforeAndAfter(trx, row, elections) : undefined;
-    const replaced = coverage ? await endCoverageReplacedBy(trx, coverage.start, coverage) : [];
+    const replaced = coverage ? await endCoverageReplacedBy(trx, coverage) : [];
     await this.#events.recordMany(trx, [eventOf('enrollment', 'created', row), ...replaced.map((enrollment) => eventOf('enrollment', 'updated', enrollment))]);
     return toEnrollmentResponse(row, elections);
   }
@@ -333,7 +333,7 @@ export class EnrollmentService {
     const approvedAt = this.#clock.now().toISOString();
     await this.#transition(trx, enrollment, 'approve', { approved_at: approvedAt });
     const coverage = await this.#coverageBeforeAndAfter(trx, enrollment, elections);
-    const replaced = await endCoverageReplacedBy(trx, coverage.start, coverage);
+    const replaced = await endCoverageReplacedBy(trx, coverage);
     const { status, events: changeEvents } = await this.#benefitChanges.recordChanges(trx, {
       providerId: enrollment.provider_id,
       employerId: enrollment.employer_id,
@@ -1083,7 +1083,7 @@ export class EnrollmentService {
     const waivedLines = [...new Set(elections.waivers.map((waiver) => waiver.line_of_coverage as LineOfCoverage))];
     const start = enrollment.effective_start ?? toDateString(this.#clock.now());
     const replaced = await findCoverageReplacedBy(trx, { memberId: enrollment.member_id, enrollmentId: enrollment.id, start, next, waivedLines });
-    return { next, waivedLines, start, ...replaced };
+    return { next, waivedLines, ...replaced };
   }
 }
 
