@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, createTestApp, type TestContext } from '../helpers/test-app.ts';
 import { approvedEnrollment, createEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { createDependent } from '../helpers/people-factories.ts';
+import { createEmployer } from '../helpers/factories.ts';
 
 // Clock: 2026-03-02. Plan year 2026. The member was hired 2025-01-01.
 let t: TestContext;
@@ -378,6 +379,20 @@ describe('approval: coverage and benefit changes', () => {
     expect(life).toMatchObject({ volume: '30000.00', dependents: [w.family.spouse.id], enrollment: second.id });
     expect((await w.admin.get(`/members/${w.member.id}/coverage?date=2026-02-30`)).status).toBe(400);
     expect((await w.admin.get('/members/mem_missing/coverage')).status).toBe(404);
+  });
+
+  it("when another provider's admin or another employer's key asks for a member's coverage, then 404, as for a member that does not exist", async () => {
+    const w = await createEnrollmentWorld(t);
+    await approvedEnrollment(w, { effective_start: '2026-04-01', enrolled_plans: [{ plan: w.plans.vision.id, premium: '10.00' }] });
+    const path = `/members/${w.member.id}/coverage?date=2026-04-01`;
+    expect((await w.admin.get(path)).body.coverage).toHaveLength(1);
+    const otherProvider = await t.client('admin', { provider: 'coverage-provider-b' });
+    const otherEmployer = await t.client('employer', { employer: (await createEmployer(t.admin)).id });
+    for (const client of [otherProvider, otherEmployer]) {
+      const response = await client.get(path);
+      expect(response.status).toBe(404);
+      expect(response.body.type).toBe('not_found');
+    }
   });
 
   it('when approved coverage needs no change, then the change is completed at once and the enrollment is synced', async () => {
