@@ -20,6 +20,7 @@ function typeOf(schema) {
   if (!schema) return '';
   if (schema.$ref) return `[${refName(schema.$ref)}](${anchor(refName(schema.$ref))})`;
   if (schema.anyOf) return schema.anyOf.map(typeOf).join(' or ');
+  if (schema.oneOf) return schema.oneOf.map(typeOf).join(' or ');
   if (schema.enum) return `one of: ${schema.enum.map((value) => `\`${value}\``).join(', ')}`;
   if (schema.const !== undefined) return `\`${schema.const}\``;
   if (schema.type === 'array') return `array of ${typeOf(schema.items)}`;

@@ -13,7 +13,7 @@ interface AjvLikeError {
   message?: string;
   params: Record<string, unknown>;
   /** Present because the validators run with ajv's `verbose` option. */
-  parentSchema?: { description?: string };
+  parentSchema?: { description?: string; oneOf?: { properties?: Record<string, { const?: unknown; enum?: unknown[] }> }[] };
 }
 
 /** Fastify's own error codes that are the client's fault, and what they mean in our vocabulary. */
@@ -92,11 +92,25 @@ function toInputError(error: AjvLikeError, context: string): InputError {
       return inputError(path, `Must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}.`);
     case 'anyOf':
       return inputError(path, 'Invalid value.');
+    case 'discriminator': {
+      // A DiscriminatedUnion (http/schemas.ts) whose field is missing or names no branch.
+      const field = String(error.params.tag);
+      if (error.params.tagValue === undefined) return inputError([...path, field], 'This field is required.');
+      return inputError([...path, field], `Must be one of: ${discriminatorValues(error.parentSchema, field).join(', ')}.`);
+    }
     case 'pattern':
       return inputError(path, PATTERN_MESSAGES[String(error.params.pattern)] ?? describedFormat(error.parentSchema?.description));
     default:
       return inputError(path, capitalize(error.message ?? 'Invalid value.'));
   }
+}
+
+/** The values of a discriminated union's field, branch by branch. */
+function discriminatorValues(union: AjvLikeError['parentSchema'], field: string): unknown[] {
+  return (union?.oneOf ?? []).flatMap((branch) => {
+    const property = branch.properties?.[field];
+    return property?.const !== undefined ? [property.const] : (property?.enum ?? []);
+  });
 }
 
 /**

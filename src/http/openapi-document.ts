@@ -189,6 +189,7 @@ function nameSchemas(document: Json, alsoNamed: readonly Json[]): void {
     const object = node as Json;
     const copy: Json = {};
     for (const [key, value] of Object.entries(object)) copy[key] = key === 'examples' || key === 'example' ? value : visit(value);
+    addDiscriminatorMapping(object, copy);
     const title = copy.title;
     if (typeof title !== 'string' || copy.type !== 'object') return copy;
     const { title: _title, ...schema } = copy;
@@ -205,6 +206,31 @@ function nameSchemas(document: Json, alsoNamed: readonly Json[]): void {
   const schemas = { ...((components.schemas as Json | undefined) ?? {}) };
   for (const [title, { schema }] of [...named].sort(([a], [b]) => a.localeCompare(b))) schemas[title] = schema;
   components.schemas = schemas;
+}
+
+/**
+ * A DiscriminatedUnion (schemas.ts) whose branches became $refs: OpenAPI would take the schema names for the
+ * discriminator's values unless a mapping says which value names which branch (ajv refuses a mapping in the
+ * route schemas, so it is added here).
+ */
+function addDiscriminatorMapping(original: Json, copy: Json): void {
+  const discriminator = original.discriminator as Json | undefined;
+  const branches = original.oneOf as Json[] | undefined;
+  const named = copy.oneOf as Json[] | undefined;
+  if (!discriminator || !branches || !named || typeof discriminator.propertyName !== 'string') return;
+  const field = discriminator.propertyName;
+  const mapping: Json = {};
+  let mapped = 0;
+  branches.forEach((branch, index) => {
+    // The generator writes a branch's constant as a one-value enum.
+    const property = (branch.properties as Json | undefined)?.[field] as Json | undefined;
+    const values = property?.const !== undefined ? [property.const] : ((property?.enum as unknown[] | undefined) ?? []);
+    const ref = named[index]?.$ref;
+    if (typeof ref !== 'string' || values.length === 0) return;
+    mapped += 1;
+    for (const value of values) mapping[String(value)] = ref;
+  });
+  if (mapped === branches.length) copy.discriminator = { ...discriminator, mapping };
 }
 
 export function finishOpenApiDocument<T extends object>(source: T, options: DocumentOptions): T {

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static, type TObject, type TSchema, type TUnion } from 'typebox';
 import { ID_PATTERN } from '../shared/ids.ts';
 import { MONEY_PATTERN } from '../shared/money.ts';
 import { STATUS_OF, type ErrorType } from '../shared/errors.ts';
@@ -23,6 +23,16 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 /** A string that may be set, cleared with null, or left out. */
 export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);
+}
+
+/**
+ * A union of objects told apart by one constant field (e.g. `method`), each branch requiring it. A body is checked
+ * only against the branch its value names, so errors point at the real field; an unknown value is one error at
+ * that field listing the allowed ones (docs/decisions.md, Requests). JSON Schema `oneOf` with OpenAPI's
+ * `discriminator`, which the validators apply (ajv's `discriminator` option, src/http/validators.ts).
+ */
+export function DiscriminatedUnion<const T extends TObject[]>(propertyName: string, branches: [...T], options: { description?: string } = {}) {
+  return Type.Unsafe<Static<TUnion<T>>>({ type: 'object', oneOf: branches, discriminator: { propertyName }, ...options });
 }
 
 export const US_STATES = [

@@ -19,7 +19,8 @@ const MAX_FORMATTED_LENGTH = 4096;
  */
 export function installValidators(app: FastifyInstance): void {
   // verbose: errors carry their schema, so messages can use its description instead of a raw pattern.
-  const common = { useDefaults: true, removeAdditional: false, allErrors: true, strict: false, verbose: true } as const;
+  // discriminator: a union marked with one (DiscriminatedUnion in schemas.ts) is checked against the branch it names.
+  const common = { useDefaults: true, removeAdditional: false, allErrors: true, strict: false, verbose: true, discriminator: true } as const;
   const bodyAjv = boundedFormats(addFormats(new Ajv({ ...common, coerceTypes: false }), { mode: 'full' }));
   const textAjv = boundedFormats(addFormats(new Ajv({ ...common, coerceTypes: 'array' }), { mode: 'full' }));
   app.setValidatorCompiler(({ schema, httpPart }) => withItemLimits(schema as SchemaNode, (httpPart === 'body' ? bodyAjv : textAjv).compile(schema)));

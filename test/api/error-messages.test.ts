@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../helpers/test-app.ts';
-import { address, createEmployer } from '../helpers/factories.ts';
+import { address, createEmployer, createGroup } from '../helpers/factories.ts';
 
 let t: TestContext;
 beforeAll(async () => {
@@ -31,5 +31,57 @@ describe('validation messages', () => {
       expect.arrayContaining(['Invalid format (ZIP code: 12345 or 12345-6789).', 'Must be a decimal string with at most 2 decimals, e.g. "412.50".']),
     );
     for (const message of messages) expect(message).not.toMatch(/\^|\$"|\[0-9\]/);
+  });
+});
+
+describe('union bodies', () => {
+  // An EDI profile's delivery is a union told apart by `method`: its errors come from the branch `method` names.
+  const FINGERPRINT = `SHA256:${'A'.repeat(42)}8`;
+  const profile = (delivery: unknown) => ({
+    interchange_sender: { qualifier: 'ZZ', id: 'BENEFITSCO' },
+    interchange_receiver: { qualifier: 'ZZ', id: 'WORLDHEALTH' },
+    application_sender_code: 'BENEFITSCO',
+    application_receiver_code: 'WORLDHEALTH',
+    sponsor: { name: 'World Widgets Inc', tax_id: '123456789' },
+    payer: { name: 'World Health Co', id: '987654321' },
+    delivery,
+  });
+  const sftp = (overrides: Record<string, unknown> = {}) => ({
+    method: 'sftp',
+    host: 'sftp.worldhealth.example',
+    username: 'benefitsco',
+    host_key_fingerprint: FINGERPRINT,
+    inbound_directory: '/inbound/834',
+    password: 'tr0ub4dor&3-carrier-sftp',
+    ...overrides,
+  });
+  let group: string;
+  beforeAll(async () => {
+    group = (await createGroup(t.admin, { connection_method: 'edi' })).id;
+  });
+  const inputErrors = async (delivery: unknown) => {
+    const response = await t.admin.request('PUT', `/groups/${group}/edi_profile`, { body: profile(delivery) });
+    expect(response.status, response.text).toBe(400);
+    return response.body.input_errors.map((error: { field_path: string[]; message: string }) => [error.field_path.join('.'), error.message]);
+  };
+
+  it.each([
+    ['a host key fingerprint with = padding', sftp({ host_key_fingerprint: `${FINGERPRINT}=` }), 'delivery.host_key_fingerprint', 'Invalid format'],
+    ['a port of 0', sftp({ port: 0 }), 'delivery.port', 'Must be >= 1.'],
+    ['no username', sftp({ username: undefined }), 'delivery.username', 'This field is required.'],
+    ['a misspelt field', sftp({ hots: 'sftp.worldhealth.example' }), 'delivery.hots', 'Unknown field; check its spelling.'],
+    ['an sftp field on a download delivery', { method: 'download', host: 'sftp.worldhealth.example' }, 'delivery.host', 'Unknown field; check its spelling.'],
+    ['an unknown method', sftp({ method: 'ftp' }), 'delivery.method', 'Must be one of: download, sftp.'],
+    ['a method that is not text', sftp({ method: 7 }), 'delivery.method', 'Must be one of: download, sftp.'],
+    ['no method', sftp({ method: undefined }), 'delivery.method', 'This field is required.'],
+    ['a delivery that is not an object', 'sftp', 'delivery', 'Must be object.'],
+  ])('when the delivery has %s, then the one error names that field', async (_label, delivery, fieldPath, message) => {
+    expect(await inputErrors(delivery)).toEqual([[fieldPath, expect.stringContaining(message)]]);
+  });
+
+  it('when the delivery is right, then it is stored', async () => {
+    const response = await t.admin.request('PUT', `/groups/${group}/edi_profile`, { body: profile(sftp()) });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.delivery).toMatchObject({ method: 'sftp', port: 22, host_key_fingerprint: FINGERPRINT });
   });
 });

@@ -137,6 +137,37 @@ describe('OpenAPI document', () => {
     ]);
   });
 
+  it('when a request body holds a union of objects told apart by a constant field, then it is a oneOf with that field as its discriminator', () => {
+    // Otherwise ajv reports every branch's errors (docs/decisions.md, Requests): mark it with DiscriminatedUnion.
+    const constantsOf = (branch: any, field: string): unknown[] | undefined => {
+      const property = branch?.properties?.[field];
+      if (property?.const !== undefined) return [property.const];
+      return Array.isArray(property?.enum) && property.enum.length === 1 ? property.enum : undefined;
+    };
+    const unions: { where: string; node: any; fields: string[] }[] = [];
+    const seen = new Set<unknown>();
+    const visit = (node: any, where: string): void => {
+      if (node === null || typeof node !== 'object' || seen.has(node)) return;
+      seen.add(node);
+      if (typeof node.$ref === 'string') return visit(resolved(node), where);
+      const branches = (node.oneOf ?? node.anyOf)?.map(resolved);
+      if (branches?.length > 1 && branches.every((branch: any) => branch?.type === 'object' && branch.properties)) {
+        const fields = Object.keys(branches[0].properties).filter((field) => branches.every((branch: any) => constantsOf(branch, field)));
+        if (fields.length > 0) unions.push({ where, node, fields });
+      }
+      for (const value of Object.values(node)) visit(value, where);
+    };
+    for (const { path, method, operation } of operations()) visit(operation.requestBody, `${method.toUpperCase()} ${path}`);
+
+    expect(unions.map(({ where }) => where)).toContain('PUT /groups/{public_id}/edi_profile');
+    for (const { where, node, fields } of unions) {
+      expect(node.anyOf, where).toBeUndefined();
+      expect(fields, where).toContain(node.discriminator?.propertyName);
+      const field = node.discriminator.propertyName;
+      expect(Object.keys(node.discriminator.mapping).sort(), where).toEqual(node.oneOf.flatMap((branch: any) => constantsOf(resolved(branch), field)).sort());
+    }
+  });
+
   it('when the API reference in docs/api.md is compared with the document, then it is in step', () => {
     // Fails (and says how to regenerate) when a schema or route changed without `node scripts/api-reference.mjs`.
     execFileSync(process.execPath, ['scripts/api-reference.mjs', '--check'], { cwd: new URL('../..', import.meta.url), stdio: 'pipe' });

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IdSchema, Nullable, StringEnum, TimestampSchema } from '../../http/schemas.ts';
+import { DiscriminatedUnion, IdSchema, Nullable, StringEnum, TimestampSchema } from '../../http/schemas.ts';
 import { COVERAGE_TIERS } from '../plans/coverage-tier.ts';
 import { LINES_OF_COVERAGE } from '../plans/plan.table.ts';
 import { EDI_USAGE_INDICATORS } from './edi.table.ts';
@@ -98,7 +98,8 @@ const SFTP_COMMON = {
   ),
 };
 
-const DeliveryBodySchema = Type.Union(
+const DeliveryBodySchema = DiscriminatedUnion(
+  'method',
   [
     Type.Object({ method: Type.Literal('download') }, { title: 'EdiDownloadDelivery', additionalProperties: false }),
     Type.Object(
