@@ -60,17 +60,42 @@ export function overLimitBodies(limits) {
 }
 
 /**
- * The operations of an OpenAPI document that take a JSON body: { method, path, schema }.
+ * The operations of an OpenAPI document that take a JSON body: { method, path, schema }, the schema with every
+ * `$ref` to the document's components written out (the document names its bodies and records there).
  */
 export function operationsWithJsonBodies(openapi) {
   const operations = [];
   for (const [path, item] of Object.entries(openapi.paths ?? {})) {
     for (const [method, operation] of Object.entries(item)) {
       const schema = operation?.requestBody?.content?.['application/json']?.schema;
-      if (schema && ['post', 'put', 'patch'].includes(method)) operations.push({ method: method.toUpperCase(), path, schema });
+      if (schema && ['post', 'put', 'patch'].includes(method)) operations.push({ method: method.toUpperCase(), path, schema: inlined(schema, openapi) });
     }
   }
   return operations;
+}
+
+/**
+ * The schema with each `{ $ref: '#/components/...' }` replaced by a copy of what it names (its own fields, e.g. a
+ * description, kept beside). A reference to a schema already being written out above it (a recursive schema)
+ * becomes `{}`; a reference the document does not hold is an error, not a body made of guesses.
+ */
+export function inlined(schema, openapi, above = new Set()) {
+  if (Array.isArray(schema)) return schema.map((item) => inlined(item, openapi, above));
+  if (schema === null || typeof schema !== 'object') return schema;
+  if (typeof schema.$ref === 'string') {
+    const { $ref: ref, ...beside } = schema;
+    if (above.has(ref)) return {};
+    const target = ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((node, part) => node?.[part.replaceAll('~1', '/').replaceAll('~0', '~')], openapi);
+    if (target === undefined) throw new Error(`hostile bodies: the OpenAPI document has no ${ref}`);
+    return { ...inlined(target, openapi, new Set([...above, ref])), ...inlined(beside, openapi, above) };
+  }
+  // Examples are data, not schemas.
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [key, key === 'examples' || key === 'example' ? value : inlined(value, openapi, above)]),
+  );
 }
 
 /**
@@ -217,6 +242,86 @@ export function documentBodies({ limit, maxDocumentBytes }) {
   ];
 }
 
+/**
+ * Every case of the hostile-clients bodies phase: { name, group ('body', 'document' or 'refused'), method, path,
+ * authorization, make() }: operationBodyCases, then refusedBodyCases.
+ */
+export function bodyCases({ openapi, idFor, authorization, limits }) {
+  return [...operationBodyCases({ openapi, idFor, authorization, limits }), ...refusedBodyCases({ authorization, limits })];
+}
+
+/**
+ * The cases of every operation of the OpenAPI document that takes a JSON body. `idFor(path)` gives the id put
+ * in an operation's path parameters; `limits`: those of worstBodies, plus `documentBodyLimit` and
+ * `maxDocumentBytes` for POST /documents.
+ */
+export function operationBodyCases({ openapi, idFor, authorization, limits }) {
+  const cases = [];
+  // The whole budget in one field, for one field of each kind of check: the check is the same code wherever it is.
+  const checksSeen = new Set();
+  for (const operation of operationsWithJsonBodies(openapi)) {
+    const path = operation.path.replaceAll(/\{[^}]+\}/g, () => idFor(operation.path));
+    const isDocument = operation.method === 'POST' && operation.path === '/documents';
+    const bodyLimit = isDocument ? limits.documentBodyLimit : limits.bodyLimit;
+    const fields = stringFields(operation.schema).filter((field) => {
+      const check = `${isDocument} ${field.check}`;
+      if (checksSeen.has(check)) return false;
+      checksSeen.add(check);
+      return true;
+    });
+    const made = [
+      ...(isDocument ? documentBodies({ limit: bodyLimit, maxDocumentBytes: limits.maxDocumentBytes }) : []),
+      ...worstBodies(operation.schema, { ...limits, bodyLimit }),
+      ...fields.flatMap((field) => oneFieldBodies(operation.schema, field, { ...limits, bodyLimit })),
+    ];
+    for (const { case: caseName, make } of made) {
+      cases.push({
+        name: `${operation.method} ${operation.path} ${caseName}`,
+        group: isDocument ? 'document' : 'body',
+        method: operation.method,
+        path,
+        authorization,
+        make,
+      });
+    }
+  }
+  return cases;
+}
+
+/**
+ * What is answered before parsing: no key, an unknown key, an unknown route, over the depth or value limit. The
+ * keyless bodies are attackBodies', made for the service's own limits (`limits` as for operationBodyCases).
+ */
+export function refusedBodyCases({ authorization, limits }) {
+  const cases = [];
+  const { bodies, documentBody } = attackBodies({ limit: limits.bodyLimit, documentLimit: limits.documentBodyLimit });
+  const string = bodies.find((body) => body.name === 'string_1mib');
+  const refusals = [
+    { name: 'POST /carriers without a key', path: '/carriers', body: string },
+    { name: 'POST /carriers with an unknown key', path: '/carriers', body: string, authorization: `Bearer bk_live_${'0'.repeat(52)}` },
+    { name: 'POST /nope (no such route) with a valid key', path: '/nope', body: string, authorization },
+    { name: 'POST /documents without a key', path: '/documents', body: documentBody, group: 'document' },
+    ...overLimitBodies(limits).map((over) => ({
+      name: 'POST /carriers with a valid key',
+      path: '/carriers',
+      body: { name: over.case, make: over.make },
+      authorization,
+    })),
+  ];
+  for (const refusal of refusals) {
+    const make = refusal.body.make ?? (() => refusal.body.text);
+    cases.push({
+      name: `${refusal.name}, ${refusal.body.name}`,
+      group: refusal.group ?? 'refused',
+      method: 'POST',
+      path: refusal.path,
+      authorization: refusal.authorization,
+      make,
+    });
+  }
+  return cases;
+}
+
 const HUGE_NUMBER = '@@huge-number@@';
 
 function stringify(value) {
@@ -252,11 +357,18 @@ function checked(name, text, limits, withinLimits) {
   return text;
 }
 
-/** The branch of an anyOf/oneOf that is not null (a nullable field as TypeBox writes it). */
+/**
+ * The branch of an anyOf/oneOf that a body fills: the one that is not null (a nullable field as TypeBox writes
+ * it), or of several objects (a union told apart by a field, e.g. a delivery's `method`) the one with the most
+ * fields, whose strings and maps give a hostile body the most room.
+ */
 function branch(schema) {
   const options = schema.anyOf ?? schema.oneOf;
   if (!options) return schema;
-  return branch(options.find((option) => option.type !== 'null') ?? options[0]);
+  const fields = (option) => Object.keys(branch(option).properties ?? {}).length;
+  const candidates = options.filter((option) => option.type !== 'null');
+  if (candidates.length === 0) return branch(options[0]);
+  return branch(candidates.reduce((widest, option) => (fields(option) > fields(widest) ? option : widest)));
 }
 
 function isMap(schema) {

@@ -23,7 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forEachDatabase, getJson, startService } from '../lib/bench.js';
 import { createBenchDatabase } from '../lib/databases.js';
-import { attackBodies, documentBodies, oneFieldBodies, operationsWithJsonBodies, overLimitBodies, stringFields, worstBodies } from '../lib/hostile-bodies.js';
+import { bodyCases, operationsWithJsonBodies } from '../lib/hostile-bodies.js';
 import { measureAlternating } from '../lib/load.js';
 import { PROJECT_ROOT, cpuSecondsOf, memoryOf, round, superviseChild } from '../lib/processes.js';
 import { importDist } from '../lib/service.js';
@@ -328,7 +328,9 @@ async function bodiesPhase({ server, ids, authorization, limits, log }) {
     const idleCpuMsPerS = round(((cpuSecondsOf(server.pid) - idleBefore) * 1000) / 2, 1);
 
     const openapi = await getJson(`${server.url}/openapi.json`);
-    const cases = bodyCases({ openapi, ids, authorization, limits });
+    // A seeded carrier on /carriers/{id}; elsewhere a well-formed id of nothing: the body is parsed and validated first.
+    const idFor = (path) => (path.startsWith('/carriers/') ? ids[1] : MISSING_ID);
+    const cases = bodyCases({ openapi, idFor, authorization, limits });
     log(
       `bodies: ${cases.length} cases over ${operationsWithJsonBodies(openapi).length} operations and refusals; each sent ${SCREEN_REPETITIONS} times after one unmeasured`,
     );
@@ -390,69 +392,6 @@ async function bodiesPhase({ server, ids, authorization, limits, log }) {
   } finally {
     agent.destroy();
   }
-}
-
-/**
- * Every case: { name, group ('body', 'document' or 'refused'), method, path, authorization, make() }. The
- * operations' path parameters are a seeded carrier's id for /carriers and a well-formed id that exists
- * nowhere elsewhere: the body is parsed and validated before the record is looked for.
- */
-function bodyCases({ openapi, ids, authorization, limits }) {
-  const cases = [];
-  // The whole budget in one field, for one field of each kind of check: the check is the same code wherever it is.
-  const checksSeen = new Set();
-  for (const operation of operationsWithJsonBodies(openapi)) {
-    const path = operation.path.replaceAll(/\{[^}]+\}/g, () => (operation.path.startsWith('/carriers/') ? ids[1] : MISSING_ID));
-    const isDocument = operation.method === 'POST' && operation.path === '/documents';
-    const bodyLimit = isDocument ? limits.documentBodyLimit : limits.bodyLimit;
-    const fields = stringFields(operation.schema).filter((field) => {
-      const check = `${isDocument} ${field.check}`;
-      if (checksSeen.has(check)) return false;
-      checksSeen.add(check);
-      return true;
-    });
-    const made = [
-      ...(isDocument ? documentBodies({ limit: bodyLimit, maxDocumentBytes: limits.maxDocumentBytes }) : []),
-      ...worstBodies(operation.schema, { ...limits, bodyLimit }),
-      ...fields.flatMap((field) => oneFieldBodies(operation.schema, field, { ...limits, bodyLimit })),
-    ];
-    for (const { case: caseName, make } of made) {
-      cases.push({
-        name: `${operation.method} ${operation.path} ${caseName}`,
-        group: isDocument ? 'document' : 'body',
-        method: operation.method,
-        path,
-        authorization,
-        make,
-      });
-    }
-  }
-  const { bodies, documentBody } = attackBodies({ limit: limits.bodyLimit, documentLimit: limits.documentBodyLimit });
-  const string = bodies.find((body) => body.name === 'string_1mib');
-  const refusals = [
-    { name: 'POST /carriers without a key', path: '/carriers', body: string },
-    { name: 'POST /carriers with an unknown key', path: '/carriers', body: string, authorization: `Bearer bk_live_${'0'.repeat(52)}` },
-    { name: 'POST /nope (no such route) with a valid key', path: '/nope', body: string, authorization },
-    { name: 'POST /documents without a key', path: '/documents', body: documentBody, group: 'document' },
-    ...overLimitBodies(limits).map((over) => ({
-      name: 'POST /carriers with a valid key',
-      path: '/carriers',
-      body: { name: over.case, make: over.make },
-      authorization,
-    })),
-  ];
-  for (const refusal of refusals) {
-    const make = refusal.body.make ?? (() => refusal.body.text);
-    cases.push({
-      name: `${refusal.name}, ${refusal.body.name}`,
-      group: refusal.group ?? 'refused',
-      method: 'POST',
-      path: refusal.path,
-      authorization: refusal.authorization,
-      make,
-    });
-  }
-  return cases;
 }
 
 /**
