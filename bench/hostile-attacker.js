@@ -9,16 +9,26 @@
 //           Content-Length: 100000 and then one body byte a second (half of those with HOSTILE_SLOW_KEY, a valid
 //           key, so that the server waits for the body). A socket the server closes is opened again at once
 //           (after 100 ms when closed without an answer). Answers once every slow socket is connected.
+//           With HOSTILE_CARRIER_CHANNEL (JSON, see carrierChannel below) also two clients with valid admin keys,
+//           each paced to one request per CARRIER_CHANNEL_PACE_MS (they test what the service accepts, not its
+//           throughput): an SSRF client that saves EDI profiles whose SFTP host is an internal address (or whose
+//           port is neither 22 nor 2222) and webhook endpoints whose URL points inside (any 2xx is a failure;
+//           an accepted endpoint is deleted at once); and an acknowledgement spoofer that posts 999s that are
+//           not for a delivered file (another transaction set, another receiver or sender, another application
+//           code, its group control number coerced: +1, 1.0, 0x1, 1e0; a rejected set with another ST02) and
+//           reads the file after any 2xx (settling it is a failure).
 //   stop    stops everything (closes every socket).
-//   reset   forgets what happened so far (after the warm-up).
+//   reset   forgets what happened so far (after the warm-up), but for the carrier channel clients' tallies.
 //   report  what happened since the last reset, over every start/stop: seconds running; per kind of keyless
 //           request the answers by status (`unexpected`: not 401/404/408) and errors by code; per kind of slow
 //           socket how many were opened, answered (by the status of the last answer: 408 is the server cutting
-//           it), closed without an answer, and how long they lived from connect to close (p50, max).
+//           it), closed without an answer, and how long they lived from connect to close (p50, max); and the
+//           carrier-channel clients' requests, statuses, what was accepted (SSRF) and what settled a file (999s).
 
 import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { ACK_SPOOFS, ack999, ssrfRequests } from './lib/carrier-channel.js';
 import { attackBodies } from './lib/hostile-bodies.js';
 
 const url = new URL(process.env.HOSTILE_URL);
@@ -33,6 +43,14 @@ const RETRY_SILENT_CLOSE_MS = 100;
 const SLOW_CONTENT_LENGTH = 100_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * { ssrf: { key, group }, acknowledgements: { key, files: [{ id, group_control_number }], profile } }: an admin
+ * key of another provider and an edi group of it, an admin key of the files' provider, the delivered files and
+ * the profile they were sent under (its ISA and GS ids).
+ */
+const carrierChannel = process.env.HOSTILE_CARRIER_CHANNEL ? JSON.parse(process.env.HOSTILE_CARRIER_CHANNEL) : undefined;
+const CARRIER_CHANNEL_PACE_MS = 50;
 
 const { bodies, documentBody } = attackBodies({
   limit: Number(process.env.HOSTILE_BODY_LIMIT),
@@ -62,12 +80,15 @@ let running = false;
 let startedAt = 0;
 let stats = freshStats();
 let keylessLoops = [];
+let carrierChannelLoops = [];
 const agents = [];
 const openSockets = new Set();
 let trickleTimer;
 
 function freshStats() {
-  return { seconds: 0, keyless: {}, slow: {}, bytes_sent: 0 };
+  // failures: how often each case was accepted (SSRF) or settled a file (999s), by case.
+  const client = () => ({ requests: 0, statuses: {}, errors: {}, failed: 0, failures: {} });
+  return { seconds: 0, keyless: {}, slow: {}, bytes_sent: 0, ssrf: client(), ack_spoof: client() };
 }
 
 function count(object, key, by = 1) {
@@ -122,6 +143,86 @@ function send(agent, target) {
     request.on('timeout', () => request.destroy(Object.assign(new Error('no answer'), { code: 'TIMEOUT' })));
     request.on('error', reject);
     request.end(body);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The carrier channel: connections where a tenant points, acknowledgements that are not for the file
+
+/** One JSON request with an admin key: { status, body }. */
+async function jsonRequest(key, method, path, body) {
+  const response = await fetch(`${url.origin}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  const text = await response.text();
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, body: parsed };
+}
+
+/** Runs `step()` over and over while running, one call per CARRIER_CHANNEL_PACE_MS at most. */
+async function pacedLoop(tally, step) {
+  while (running) {
+    const started = Date.now();
+    try {
+      await step();
+    } catch (error) {
+      if (!running) break;
+      count(tally.errors, error.cause?.code ?? error.code ?? error.name);
+    }
+    const rest = CARRIER_CHANNEL_PACE_MS - (Date.now() - started);
+    if (rest > 0 && running) await new Promise((resolve) => setTimeout(resolve, rest));
+  }
+}
+
+// Where each client is in its rotation, kept over every start and stop, so that every case is sent.
+let ssrfNext = 0;
+let ackSpoofNext = 0;
+
+async function ssrfLoop() {
+  const { key, group } = carrierChannel.ssrf;
+  const requests = ssrfRequests(group);
+  await pacedLoop(stats.ssrf, async () => {
+    const target = requests[ssrfNext++ % requests.length];
+    const answer = await jsonRequest(key, target.method, target.path, target.body);
+    if (!running) return;
+    const tally = stats.ssrf;
+    tally.requests += 1;
+    count(tally.statuses, answer.status);
+    if (answer.status >= 200 && answer.status < 300) {
+      tally.failed += 1;
+      count(tally.failures, `${target.name}: ${answer.status}`);
+      // An endpoint pointing inside must not receive this provider's events.
+      if (answer.body?.id) await jsonRequest(key, 'DELETE', `/webhook_endpoints/${answer.body.id}`);
+    }
+  });
+}
+
+async function ackSpoofLoop() {
+  const { key, files, profile } = carrierChannel.acknowledgements;
+  const spoofs = Object.entries(ACK_SPOOFS);
+  await pacedLoop(stats.ack_spoof, async () => {
+    const step = ackSpoofNext++;
+    const file = files[step % files.length];
+    const [name, spoof] = spoofs[Math.floor(step / files.length) % spoofs.length];
+    const answer = await jsonRequest(key, 'POST', `/edi_files/${file.id}/acknowledgements`, { content: ack999(file, profile, spoof(file)) });
+    if (!running) return;
+    const tally = stats.ack_spoof;
+    tally.requests += 1;
+    count(tally.statuses, answer.status);
+    if (answer.status >= 200 && answer.status < 300) {
+      // Stored as unmatched is fine; settling the file is not.
+      const read = await jsonRequest(key, 'GET', `/edi_files/${file.id}`);
+      if (read.body?.status !== 'delivered')
+        tally.failures.push(`${name} on ${file.id} (group control number ${file.group_control_number}): ${read.body?.status}`);
+    }
   });
 }
 
@@ -194,6 +295,7 @@ async function start() {
   await Promise.all(Array.from({ length: slowSockets }, (_, index) => openSlow(slowKindOf(index))));
   trickleTimer = setInterval(trickle, TRICKLE_MS);
   keylessLoops = Array.from({ length: keylessClients }, (_, index) => keylessLoop(index));
+  if (carrierChannel) carrierChannelLoops = [ssrfLoop(), ackSpoofLoop()];
 }
 
 async function stop() {
@@ -202,7 +304,7 @@ async function stop() {
   clearInterval(trickleTimer);
   for (const socket of openSockets) socket.destroy();
   for (const agent of agents.splice(0)) agent.destroy();
-  await Promise.allSettled(keylessLoops);
+  await Promise.allSettled([...keylessLoops, ...carrierChannelLoops]);
 }
 
 function report() {
@@ -216,14 +318,22 @@ function report() {
       ];
     }),
   );
-  return { seconds: Math.round(stats.seconds * 10) / 10, keyless: stats.keyless, slow, bytes_sent: stats.bytes_sent };
+  return {
+    seconds: Math.round(stats.seconds * 10) / 10,
+    keyless: stats.keyless,
+    slow,
+    bytes_sent: stats.bytes_sent,
+    ...(carrierChannel ? { ssrf: stats.ssrf, ack_spoof: stats.ack_spoof } : {}),
+  };
 }
 
 const HANDLERS = {
   start,
   stop,
   reset: async () => {
-    stats = freshStats();
+    // The carrier channel clients count what was accepted, which matters in the warm-up too.
+    const { ssrf, ack_spoof: ackSpoof } = stats;
+    stats = { ...freshStats(), ssrf, ack_spoof: ackSpoof };
   },
   report: async () => report(),
 };

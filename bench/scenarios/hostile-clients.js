@@ -5,6 +5,9 @@
 //           that alternate between `baseline` (nothing else) and `attack`: 4 keyless closed-loop clients and
 //           200 slow sockets, run by bench/hostile-attacker.js in a process of its own, started a lead-in before
 //           the attack slice and stopped after it. Throughput ratio attack/baseline, p99 of both, failures.
+//           The attacker also runs two paced clients with valid admin keys against the carrier channel: SSRF
+//           (EDI profiles and webhook endpoints pointing at internal addresses: every one must be refused) and
+//           acknowledgement spoofing (999s that are not for three delivered files: none may settle one).
 //   bodies  server CPU per request (from /proc, sequential requests, the server otherwise idle) of the worst
 //           bodies lib/hostile-bodies.js makes for every POST/PATCH/PUT operation of GET /openapi.json, sent
 //           with a valid admin key, and of POST /documents around a valid 10 MiB upload. Every case is screened
@@ -13,25 +16,30 @@
 // The server runs with the rate limiter off (RATE_LIMIT_MAX=0): the defence measured is the server's own
 // handling of what it is sent, not the limiter; and with REQUEST_TIMEOUT_MS=2000 and HEADERS_TIMEOUT_MS=1000,
 // so that slow sockets are cut, and seen to be, within each attack slice and its lead-in.
-// Targets (every database): ratio >= 0.8, no normal request failing, worst 1 MiB body < 50 ms of server CPU,
-// worst document upload < 250 ms.
+// Targets (every database): ratio >= 0.8, no normal request failing, no internal address accepted, no file
+// settled by a spoofed 999 (and a real 999 still settling one afterwards), worst 1 MiB body < 50 ms of server
+// CPU, worst document upload < 250 ms.
 
 import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forEachDatabase, getJson, startService } from '../lib/bench.js';
+import { ack999 } from '../lib/carrier-channel.js';
 import { createBenchDatabase } from '../lib/databases.js';
 import { bodyCases, operationsWithJsonBodies } from '../lib/hostile-bodies.js';
 import { measureAlternating } from '../lib/load.js';
 import { PROJECT_ROOT, cpuSecondsOf, memoryOf, round, superviseChild } from '../lib/processes.js';
 import { importDist } from '../lib/service.js';
-import { insertRows, secondsSince } from '../lib/seed.js';
+import { insertRows, secondsSince, seedEmployerGroup } from '../lib/seed.js';
+import { seed as seedEdiGroup } from './edi-files.js';
 
 export const name = 'hostile-clients';
 export const key = 'hostile_clients';
-export const description = '20 clients keep working while 4 keyless clients send the worst bodies and 200 slow sockets trickle; CPU of the worst bodies';
+export const description =
+  '20 clients keep working while 4 keyless clients send the worst bodies, 200 slow sockets trickle, and an SSRF and a 999-spoofing client probe the carrier channel; CPU of the worst bodies';
 
 const CARRIERS = 1000;
 const NORMAL_CONNECTIONS = 20;
@@ -53,11 +61,28 @@ const REPORTED_CASES = 5;
 const BODY_REQUEST_TIMEOUT_MS = 120_000;
 const MISSING_ID = 'zzz_00000000000000000000';
 const PHASES = ['load', 'bodies'];
+/** Edi groups with a delivered change file each, for the acknowledgement spoofer; members (with a change) per group. */
+const SPOOFED_FILES = 3;
+const SPOOFED_FILE_MEMBERS = 2;
+/** The trading partner of those files: our ids (ISA06, GS02 in the 834) and the carrier's. */
+const EDI_PROFILE = {
+  interchange_sender: { qualifier: 'ZZ', id: 'BENCHSENDER' },
+  interchange_receiver: { qualifier: 'ZZ', id: 'BENCHCARRIER' },
+  application_sender_code: 'BENCHSENDER',
+  application_receiver_code: 'BENCHCARRIER',
+  sponsor: { name: 'Scale Employer Inc', tax_id: '123456789' },
+  payer: { name: 'Scale Health', id: '987654321' },
+  delivery: { method: 'download' },
+};
 
 const TARGETS = {
   load: {
     'ratio>=0.8': (figures) => figures.ratio >= 0.8,
     'normal_failures==0': (figures) => figures.normal_failures === 0,
+    'ssrf_accepted==0': (figures) => figures.ssrf_accepted === 0,
+    'ack_spoof_settled==0': (figures) => figures.ack_spoof_settled === 0,
+    // Otherwise the spoofs may be refused for a reason of their own (a malformed 999), and prove nothing.
+    ack_control_settles: (figures) => figures.ack_control_settles === true,
   },
   bodies: {
     'worst_1mib_body_cpu_ms<50': (figures) => figures.worst_1mib_body_cpu_ms < 50,
@@ -83,6 +108,7 @@ export async function run({ service, settings, kinds, log, env = process.env }) 
       rate_limit: 'off (RATE_LIMIT_MAX=0): the defence measured is the server itself, not the limiter',
       timeouts: `REQUEST_TIMEOUT_MS=${REQUEST_TIMEOUT_MS}, HEADERS_TIMEOUT_MS=${HEADERS_TIMEOUT_MS} (defaults 30000, 10000), so that slow sockets are cut within each attack slice`,
       body_cpu: `${SCREEN_REPETITIONS} repetitions per case after one unmeasured; the ${CONFIRM_CASES} costliest per group again until ${CONFIRM_CPU_S} s of CPU`,
+      carrier_channel: `during attack slices, an SSRF client (another provider's admin key) and a 999 spoofer (${SPOOFED_FILES} delivered change files), each paced to 20 requests/s`,
     },
   };
   const byDatabase = await forEachDatabase(kinds, log, (kind) => runOn(kind, { service, settings, phases, limits, log: (line) => log(`[${kind}] ${line}`) }));
@@ -121,6 +147,7 @@ async function loadLimits() {
 
 async function runOn(kind, { service, settings, phases, limits, log }) {
   const database = await createBenchDatabase(kind, service);
+  const encryptionKey = randomBytes(32);
   try {
     const seedStarted = Date.now();
     const apiKeys = new service.ApiKeyService(database.handle.db, service.systemClock);
@@ -135,13 +162,20 @@ async function runOn(kind, { service, settings, phases, limits, log }) {
       created_at: new Date(Date.parse('2026-01-01T00:00:00Z') + i * 1000).toISOString(),
     }));
     await insertRows(database.handle.db, 'carriers', carriers);
+    const carrierChannel = phases.includes('load') ? await seedCarrierChannel(service, database.handle.db, normal.provider, encryptionKey) : undefined;
     await database.closeHandle();
     const seedSeconds = secondsSince(seedStarted);
     log(`seeded ${CARRIERS} carriers in ${seedSeconds} s`);
 
     const server = await startService({
       databaseUrl: database.url,
-      env: { REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS) },
+      env: {
+        REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+        HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+        BENEFITS_ENCRYPTION_KEY: encryptionKey.toString('hex'),
+        // The SSRF client measures what a deployment refuses: never the development switch.
+        WEBHOOKS_ALLOW_LOOPBACK: 'false',
+      },
     });
     const block = { data: { carriers: CARRIERS, seed_s: seedSeconds }, measurements: {}, figures: {}, targets: {} };
     try {
@@ -149,7 +183,8 @@ async function runOn(kind, { service, settings, phases, limits, log }) {
       const authorization = `Bearer ${normal.key}`;
       await verify(server.url, authorization, carriers[0]);
       if (phases.includes('load')) {
-        Object.assign(block, await loadPhase({ server, settings, ids, authorization, slowKey: slow.key, limits, log }, block));
+        const channel = await deliveredFiles(server.url, carrierChannel);
+        Object.assign(block, await loadPhase({ server, settings, ids, authorization, slowKey: slow.key, channel, limits, log }, block));
       }
       if (phases.includes('bodies')) {
         block.body_cpu = await bodiesPhase({ server, ids, authorization, limits, log });
@@ -203,8 +238,8 @@ async function verify(url, authorization, carrier) {
 // ---------------------------------------------------------------------------------------------------------
 // load: baseline and attack slices
 
-async function loadPhase({ server, settings, ids, authorization, slowKey, limits, log }, block) {
-  const attacker = await startAttacker({ url: server.url, slowKey, carrierId: ids[0], limits });
+async function loadPhase({ server, settings, ids, authorization, slowKey, channel, limits, log }, block) {
+  const attacker = await startAttacker({ url: server.url, slowKey, carrierId: ids[0], channel, limits });
   try {
     const pick = () => ids[Math.floor(Math.random() * ids.length)];
     let written = 0;
@@ -266,6 +301,7 @@ async function loadPhase({ server, settings, ids, authorization, slowKey, limits
       slow_cut_408: slowAnswered('408'),
       slow_closed_without_answer: Object.values(attack.slow).reduce((sum, tally) => sum + tally.closed_without_answer, 0),
       attacker_cpu_pct: round((100 * attackerCpu) / attack.seconds, 0),
+      ...(await carrierChannelFigures(server.url, channel, attack)),
     };
     log(`load: ${JSON.stringify(figures)}`);
     return { measurements: { ...block.measurements, ...measured }, figures: { ...block.figures, ...figures }, attack };
@@ -275,7 +311,7 @@ async function loadPhase({ server, settings, ids, authorization, slowKey, limits
 }
 
 /** bench/hostile-attacker.js in its own process; call(type) sends a message and resolves with its answer. */
-async function startAttacker({ url, slowKey, carrierId, limits }) {
+async function startAttacker({ url, slowKey, carrierId, channel, limits }) {
   const child = fork(join(PROJECT_ROOT, 'bench', 'hostile-attacker.js'), [], {
     cwd: PROJECT_ROOT,
     env: {
@@ -287,6 +323,7 @@ async function startAttacker({ url, slowKey, carrierId, limits }) {
       HOSTILE_CARRIER_ID: carrierId,
       HOSTILE_BODY_LIMIT: String(limits.bodyLimit),
       HOSTILE_DOCUMENT_BODY_LIMIT: String(limits.documentBodyLimit),
+      HOSTILE_CARRIER_CHANNEL: JSON.stringify(channel),
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
@@ -313,6 +350,98 @@ async function startAttacker({ url, slowKey, carrierId, limits }) {
       return answer;
     },
     stop,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// the carrier channel: what the SSRF client and the acknowledgement spoofer need, and what they achieved
+
+/**
+ * Seeded before the server starts: SPOOFED_FILES edi groups of the normal clients' provider, each with
+ * SPOOFED_FILE_MEMBERS members whose dental change waits for a file (SSNs encrypted with the server's key), and
+ * another provider with an admin key and an edi group, as an attacker signs up.
+ */
+async function seedCarrierChannel(service, db, providerId, encryptionKey) {
+  const { Encrypter } = await importDist('shared/crypto.js');
+  const encrypter = new Encrypter(encryptionKey);
+  const groups = [];
+  for (let i = 0; i < SPOOFED_FILES; i++) {
+    groups.push((await seedEdiGroup(service, db, providerId, SPOOFED_FILE_MEMBERS, SPOOFED_FILE_MEMBERS, encrypter)).group);
+  }
+  const apiKeys = new service.ApiKeyService(db, service.systemClock);
+  const spoofer = await apiKeys.createKeyForProvider('bench', { role: 'admin', name: 'acknowledgement spoofer' });
+  const prober = await apiKeys.createKeyForProvider('bench-ssrf', { role: 'admin', name: 'ssrf prober' });
+  const { group: probeGroup } = await seedEmployerGroup(db, (kind) => service.newId(kind), {
+    providerId: prober.provider,
+    groupNumber: 'PROBE-1',
+    connectionMethod: 'edi',
+    createdAt: '2026-01-01T00:00:00.000Z',
+  });
+  return { groups, spoofKey: spoofer.key, ssrf: { key: prober.key, group: probeGroup } };
+}
+
+/**
+ * Through the API: a download profile for each seeded group, its change file built and marked delivered. The
+ * attacker's HOSTILE_CARRIER_CHANNEL.
+ */
+async function deliveredFiles(url, seeded) {
+  const call = async (method, path, body, expected) => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${seeded.spoofKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const text = await response.text();
+    if (response.status !== expected) throw new Error(`${method} ${path} answered ${response.status}, expected ${expected}: ${text.slice(0, 500)}`);
+    return JSON.parse(text);
+  };
+  const files = [];
+  for (const group of seeded.groups) {
+    await call('PUT', `/groups/${group}/edi_profile`, EDI_PROFILE, 200);
+    const built = await call('POST', '/edi_files', { group, kind: 'change' }, 201);
+    const delivered = await call('POST', `/edi_files/${built.id}/deliver`, {}, 200);
+    if (delivered.status !== 'delivered') throw new Error(`edi file ${built.id} is ${delivered.status} after deliver`);
+    files.push({ id: built.id, group_control_number: built.group_control_number });
+  }
+  const profile = {
+    sender: EDI_PROFILE.interchange_sender,
+    receiver: EDI_PROFILE.interchange_receiver,
+    applicationSender: EDI_PROFILE.application_sender_code,
+    applicationReceiver: EDI_PROFILE.application_receiver_code,
+  };
+  return { ssrf: seeded.ssrf, acknowledgements: { key: seeded.spoofKey, files, profile } };
+}
+
+/**
+ * After the attack: what the SSRF client got accepted, the files a spoofed 999 settled (read from the files
+ * themselves, so that one settled in the warm-up counts too), and whether a 999 that is the file's still settles
+ * one (the control: the spoofs differ from it in one element each).
+ */
+async function carrierChannelFigures(url, channel, attack) {
+  const { key, files } = channel.acknowledgements;
+  const headers = { authorization: `Bearer ${key}` };
+  const statuses = [];
+  for (const file of files) statuses.push((await getJson(`${url}/edi_files/${file.id}`, headers)).status);
+  const settled = statuses.filter((status) => status !== 'delivered').length;
+  let control = false;
+  const unsettled = files[statuses.indexOf('delivered')];
+  if (unsettled) {
+    const response = await fetch(`${url}/edi_files/${unsettled.id}/acknowledgements`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: ack999(unsettled, channel.acknowledgements.profile) }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    await response.text();
+    control = response.status === 200 && (await getJson(`${url}/edi_files/${unsettled.id}`, headers)).status === 'accepted';
+  }
+  return {
+    ssrf_requests: attack.ssrf.requests,
+    ssrf_accepted: attack.ssrf.failed,
+    ack_spoof_requests: attack.ack_spoof.requests,
+    ack_spoof_settled: settled,
+    ack_control_settles: control,
   };
 }
 
@@ -454,6 +583,16 @@ export function detailLines(block) {
         `      ${kind.padEnd(24)} opened ${tally.opened}, closed by the server ${tally.closed_by_server} (last answer ${pairs(tally.answered) || 'none'}; ` +
           `${tally.closed_without_answer} without one), lifetime p50 ${tally.lifetime_p50_ms} ms, max ${tally.lifetime_max_ms} ms`,
       );
+    }
+    for (const [label, tally] of [
+      ['ssrf', block.attack.ssrf],
+      ['999 spoofing', block.attack.ack_spoof],
+    ]) {
+      if (!tally) continue;
+      lines.push(
+        `      ${label.padEnd(24)} ${tally.requests} requests, statuses ${pairs(tally.statuses)}${Object.keys(tally.errors).length ? `, errors ${pairs(tally.errors)}` : ''}`,
+      );
+      for (const [failure, times] of Object.entries(tally.failures)) lines.push(`        ${label === 'ssrf' ? 'ACCEPTED' : 'SETTLED'} ${times}x: ${failure}`);
     }
   }
   if (block.body_cpu) {
