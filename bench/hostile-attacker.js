@@ -220,8 +220,10 @@ async function ackSpoofLoop() {
     if (answer.status >= 200 && answer.status < 300) {
       // Stored as unmatched is fine; settling the file is not.
       const read = await jsonRequest(key, 'GET', `/edi_files/${file.id}`);
-      if (read.body?.status !== 'delivered')
-        tally.failures.push(`${name} on ${file.id} (group control number ${file.group_control_number}): ${read.body?.status}`);
+      if (read.body?.status !== 'delivered') {
+        tally.failed += 1;
+        count(tally.failures, `${name} (group control number ${file.group_control_number}): ${read.body?.status}`);
+      }
     }
   });
 }

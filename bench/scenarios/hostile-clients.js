@@ -388,8 +388,8 @@ async function deliveredFiles(url, seeded) {
   const call = async (method, path, body, expected) => {
     const response = await fetch(`${url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${seeded.spoofKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+      headers: { authorization: `Bearer ${seeded.spoofKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(60_000),
     });
     const text = await response.text();
@@ -400,7 +400,7 @@ async function deliveredFiles(url, seeded) {
   for (const group of seeded.groups) {
     await call('PUT', `/groups/${group}/edi_profile`, EDI_PROFILE, 200);
     const built = await call('POST', '/edi_files', { group, kind: 'change' }, 201);
-    const delivered = await call('POST', `/edi_files/${built.id}/deliver`, {}, 200);
+    const delivered = await call('POST', `/edi_files/${built.id}/deliver`, undefined, 200);
     if (delivered.status !== 'delivered') throw new Error(`edi file ${built.id} is ${delivered.status} after deliver`);
     files.push({ id: built.id, group_control_number: built.group_control_number });
   }
