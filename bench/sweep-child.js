@@ -7,8 +7,10 @@ const day = process.argv[2];
 // The heap `benefits sweep` runs with (HEAP_SEMI_SPACE_MB, HEAP_GROWING_PERCENT): this may run the process again.
 const problem = (await importDist('heap.js')).applyHeapSettings(['sweep']);
 if (problem !== undefined) throw new Error(problem);
-const [{ buildDailySweep }, { openDatabase }, { systemClock }] = await Promise.all([
-  importDist('app.js'),
+// What `benefits sweep` loads: the command line's modules and the background compositions, not the HTTP app.
+const [, { buildDailySweep }, { openDatabase }, { systemClock }] = await Promise.all([
+  importDist('cli.js'),
+  importDist('background.js'),
   importDist('db/database.js'),
   importDist('shared/clock.js'),
 ]);

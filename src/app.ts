@@ -53,15 +53,11 @@ import { MemberCoverageService } from './modules/coverage/member-coverage.servic
 import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
 import { registerCobraEventRoutes } from './modules/cobra-events/cobra-event.routes.ts';
 import { CobraEventService } from './modules/cobra-events/cobra-event.service.ts';
-import { DailySweep, type SweepOptions } from './modules/daily-sweep/sweep.service.ts';
 import { EdiAcknowledgements } from './modules/edi/edi-acknowledgement.service.ts';
 import { ediJobHandlers } from './modules/edi/edi-delivery.job.ts';
 import { EdiFileService } from './modules/edi/edi-file.service.ts';
 import { EdiProfileService } from './modules/edi/edi-profile.service.ts';
 import { registerEdiRoutes } from './modules/edi/edi.routes.ts';
-import { CoverageTerminations } from './modules/coverage/termination.service.ts';
-import { EventLog } from './modules/events/event-log.ts';
-import { webhookFanOut } from './modules/webhooks/webhook-fan-out.ts';
 import { webhookJobHandlers } from './modules/webhooks/webhook-delivery.job.ts';
 import { registerWebhookEndpointRoutes } from './modules/webhooks/webhook-endpoint.routes.ts';
 import { WebhookEndpointService } from './modules/webhooks/webhook-endpoint.service.ts';
@@ -78,6 +74,10 @@ import { OpenEnrollmentWindowService } from './modules/open-enrollment/open-enro
 import { AppError } from './shared/errors.ts';
 import { isWellFormedId, newId } from './shared/ids.ts';
 import type { Clock } from './shared/clock.ts';
+import { buildEventLog, buildOpenEnrollment, buildTerminations, type BackgroundDependencies } from './background.ts';
+
+// The background compositions live in background.ts (the daily sweep loads only that); re-exported for callers of the app.
+export { buildDailySweep, buildEventLog } from './background.ts';
 
 export interface LogStream {
   write(line: string): void;
@@ -262,16 +262,6 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   return app;
 }
 
-/**
- * The daily sweep with the services it uses (the server's scheduler, `benefits sweep` and tests build it
- * here, as the app builds its routes' services).
- */
-export function buildDailySweep(deps: BackgroundDependencies, options?: SweepOptions): DailySweep {
-  const events = buildEventLog(deps);
-  const { notifier, enrollments, windows } = buildOpenEnrollment({ ...deps, events });
-  return new DailySweep(deps.db, notifier, windows, enrollments, buildTerminations(deps.db, deps.clock, events), options);
-}
-
 /** What webhook delivery jobs need: the key the signing secrets are encrypted with, and the HTTP sender. */
 export interface WebhookJobSettings {
   encryptionKey: Buffer;
@@ -297,16 +287,6 @@ export function buildJobHandlers(
 }
 
 /**
- * The event log every service of one composition records into, with webhook delivery subscribed to it (the
- * app, the job handlers and the daily sweep each build one; they share the database, not the instance).
- */
-export function buildEventLog({ clock, onDeliveriesEnqueued }: { clock: Clock; onDeliveriesEnqueued?: () => void }): EventLog {
-  const events = new EventLog(clock);
-  events.subscribe(webhookFanOut(clock, onDeliveriesEnqueued));
-  return events;
-}
-
-/**
  * Wakes the job worker once a write request that made webhook deliveries has answered (its transaction
  * committed), so that they go out at once instead of at the next poll. Only such requests wake it: a claim per
  * write would cost the busiest write paths a transaction each for nothing.
@@ -323,23 +303,6 @@ function wakeJobsAfterWrites(app: FastifyInstance, jobs: { wake(): void } | unde
     const before = atStart.get(request);
     if (before !== undefined && deliveries.enqueued > before) jobs.wake();
   });
-}
-
-interface BackgroundDependencies {
-  db: Kysely<Database>;
-  clock: Clock;
-  jobs?: { wake(): void };
-}
-
-function buildOpenEnrollment({ db, clock, jobs, events }: BackgroundDependencies & { events: EventLog }) {
-  const notifier = new Notifier(clock, events);
-  const enrollments = new EnrollmentService(db, clock, notifier, events, new BenefitChangeService(db, clock, events), new CobraEventService(db, clock), jobs);
-  return { notifier, enrollments, windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments) };
-}
-
-/** What terminations do to coverage (the daily sweep and member updates use it). */
-function buildTerminations(db: Kysely<Database>, clock: Clock, events: EventLog): CoverageTerminations {
-  return new CoverageTerminations(db, clock, events, new BenefitChangeService(db, clock, events), new CobraEventService(db, clock));
 }
 
 /** A random secret kept in the database so that every process of the deployment shares it. */

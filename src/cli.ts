@@ -4,8 +4,7 @@ import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { API_KEY_ROLES, type ApiKeyRole } from './modules/api-keys/api-key.table.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
-import { closeOnSignals, startServer } from './server.ts';
-import { buildApp, buildDailySweep } from './app.ts';
+import { buildDailySweep } from './background.ts';
 import { localDateAndTime } from './modules/daily-sweep/sweep-rules.ts';
 import { FIRST_DATE, LAST_DATE, parseDate } from './shared/dates.ts';
 import { AppError } from './shared/errors.ts';
@@ -119,8 +118,11 @@ function printHelp(out: Output, topic: string): number {
   return 0;
 }
 
+// The HTTP app (Fastify, the schemas, every route) is loaded only by the commands that serve or describe it: the
+// others, `sweep` above all, run without it (src/background.ts).
 async function serve(): Promise<number> {
   const config = loadConfig();
+  const { closeOnSignals, startServer } = await import('./server.ts');
   const server = await startServer(config);
   closeOnSignals(server, config.shutdownTimeoutMs);
   // Keeps running; the signal handlers end the process.
@@ -171,6 +173,7 @@ async function openapi(out: Output): Promise<number> {
   const database = openDatabase(config.databaseUrl);
   try {
     await migrateToLatest(database.db);
+    const { buildApp } = await import('./app.ts');
     const app = await buildApp({ config, db: database.db, clock: systemClock, encryptionKey: Buffer.alloc(32) });
     await app.ready();
     out(JSON.stringify(app.swagger(), null, 2));
