@@ -71,8 +71,9 @@ async function deliverEdiFile(deps: EdiJobDependencies, payload: Record<string, 
   } catch (error) {
     const text = withoutAddresses(failureText(error), sftpSettingsOf(profile)?.host);
     context.onFailure?.(attemptRecorder(deps, file.id, text));
-    if (isPermanent(error)) throw new PermanentJobError(text);
-    throw new Error(text, { cause: error });
+    if (isPermanent(error) && !(error instanceof PermanentJobError)) throw new PermanentJobError(text);
+    // The job's last_error and the log are the operator's: they keep the error as it was.
+    throw error;
   }
 
   await db.transaction().execute(async (trx) => {
