@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import type { Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildEventLog, buildJobHandlers } from '../../src/app.ts';
@@ -11,6 +12,7 @@ import { DELIVER_EDI_FILE_JOB, EdiFileService } from '../../src/modules/edi/edi-
 import { EdiScheduler } from '../../src/modules/edi/edi-scheduler.ts';
 import { Encrypter } from '../../src/shared/crypto.ts';
 import { createMember } from '../helpers/factories.ts';
+import { newProviderAdmin } from '../helpers/more-factories.ts';
 import { testDatabaseKind } from '../helpers/database.ts';
 import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { generateEd25519KeyPair, publicKeyFingerprint, SFTP_TEST_USER, startSftpTestServer, type SftpTestServer } from '../helpers/sftp-server.ts';
@@ -113,6 +115,22 @@ async function contentOf(w: EnrollmentWorld, fileId: string): Promise<Buffer> {
 async function jobsOf(fileId: string) {
   const rows = await t.database.db.selectFrom('jobs').selectAll().where('kind', '=', DELIVER_EDI_FILE_JOB).execute();
   return rows.filter((row) => (JSON.parse(row.payload) as { edi_file?: string }).edi_file === fileId);
+}
+
+async function deliveryFailedEvents(w: EnrollmentWorld, fileId: string) {
+  return (await ok(w.admin.get(`/events?type=edi_file.delivery_failed&object_id=${fileId}`))).results as {
+    object_type: string;
+    data: Record<string, unknown>;
+  }[];
+}
+
+/** A port on this machine where nothing listens (connections to it are refused). */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 async function changesOf(w: EnrollmentWorld, ids: string[]) {
@@ -228,22 +246,34 @@ describe('the delivery job', () => {
     expect((await jobsOf(file.id)).map((job) => [job.state, job.attempts])).toEqual([['done', 2]]);
   });
 
-  it('when every attempt fails for a reason that may pass, then the last one records the file delivery_failed', async () => {
+  it('when every attempt fails for a reason that may pass, then each is seen on the file as it happens, and the last one records the file delivery_failed with its event', async () => {
     const { w } = await worldWithChange(sftpDelivery());
     server.refuseConnections(DEFAULT_MAX_ATTEMPTS);
     const file = await buildChangeFile(w);
+    expect(file).toMatchObject({ delivery_attempts: 0, delivery_error: null, next_delivery_attempt_at: NOW });
 
     for (let attempt = 1; attempt <= DEFAULT_MAX_ATTEMPTS; attempt++) {
       await runDueJobs();
       const [job] = await jobsOf(file.id);
       expect(job!.attempts).toBe(attempt);
       const current = await ok(w.admin.get(`/edi_files/${file.id}`));
-      expect(current.status).toBe(attempt < DEFAULT_MAX_ATTEMPTS ? 'ready' : 'delivery_failed');
+      const last = attempt === DEFAULT_MAX_ATTEMPTS;
+      expect(current).toMatchObject({
+        status: last ? 'delivery_failed' : 'ready',
+        delivery_attempts: attempt,
+        delivery_error: expect.stringMatching(/127\.0\.0\.1:\d+/),
+        // When the queue tries again, as the job says (job-queue.ts retryDelayMs); none after the last.
+        next_delivery_attempt_at: last ? null : job!.run_at,
+      });
+      expect((await deliveryFailedEvents(w, file.id)).length).toBe(last ? 1 : 0);
       // Past the longest backoff (an hour).
       t.clock.advance(60 * 60 * 1000 + 1);
     }
 
     const failed = await ok(w.admin.get(`/edi_files/${file.id}`));
+    const [event] = await deliveryFailedEvents(w, file.id);
+    expect(event).toMatchObject({ object_type: 'edi_file', data: { status: 'delivery_failed', group: w.groups.ediGroup.id } });
+    expect(logLines.filter((line) => line.level === 'error' && line.msg === 'job failed; no attempts left')).toHaveLength(1);
     // The server hangs up as soon as it accepts: "Could not connect to ..." or "... closed the connection during the handshake".
     expect(failed.delivery_error).toMatch(/Could not connect to 127\.0\.0\.1:\d+|127\.0\.0\.1:\d+ closed the connection during the handshake/);
     expect((await jobsOf(file.id)).map((job) => job.state)).toEqual(['failed']);
@@ -299,6 +329,101 @@ describe('the delivery job', () => {
     expect(await jobsOf(file.id)).toEqual([]);
     expect((await changesOf(w, file.benefit_changes)).map((change) => change.delivery_state)).toEqual(['sent']);
     expect(server.connectionCount).toBe(0);
+  });
+});
+
+describe('delivery state and retry', () => {
+  it('when an attempt fails and more remain, then the file shows the attempt, its error without the address the host resolved to, and when the queue tries again', async () => {
+    const { w } = await worldWithChange(sftpDelivery({ host: 'localhost', port: await closedPort() }));
+    const file = await buildChangeFile(w);
+
+    await runDueJobs();
+
+    const [job] = await jobsOf(file.id);
+    expect(job).toMatchObject({ state: 'queued', attempts: 1 });
+    const current = await ok(w.admin.get(`/edi_files/${file.id}`));
+    expect(current).toMatchObject({ status: 'ready', delivery_attempts: 1, next_delivery_attempt_at: job!.run_at, delivered_at: null });
+    // The first retry waits 2.5 to 5 s (job-queue.ts retryDelayMs).
+    expect(Date.parse(current.next_delivery_attempt_at) - Date.parse(NOW)).toBeGreaterThanOrEqual(2_500);
+    expect(Date.parse(current.next_delivery_attempt_at) - Date.parse(NOW)).toBeLessThanOrEqual(5_000);
+    expect(current.delivery_error).toEqual(expect.any(String));
+    expect(current.delivery_error).not.toContain('127.0.0.1');
+    expect(current.delivery_error).not.toContain(SFTP_TEST_USER.password);
+    expect(await deliveryFailedEvents(w, file.id)).toEqual([]);
+  });
+
+  it('when a ready file waits for its next attempt, then retry brings that attempt forward to now, and its success clears the error and the next attempt time', async () => {
+    const { w } = await worldWithChange(sftpDelivery());
+    server.refuseConnections(1);
+    const file = await buildChangeFile(w);
+    await runDueJobs();
+    expect((await ok(w.admin.get(`/edi_files/${file.id}`))).next_delivery_attempt_at).not.toBe(NOW);
+    await runDueJobs();
+    expect(server.file(`/inbound/${file.file_name}`)).toBeUndefined();
+
+    const retried = await ok(w.admin.post(`/edi_files/${file.id}/retry`));
+
+    expect(retried).toMatchObject({ status: 'ready', delivery_attempts: 1, next_delivery_attempt_at: NOW });
+    expect((await jobsOf(file.id)).map((job) => [job.state, job.run_at])).toEqual([['queued', NOW]]);
+    await runDueJobs();
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toMatchObject({
+      status: 'delivered',
+      delivery_attempts: 2,
+      delivery_error: null,
+      next_delivery_attempt_at: null,
+      delivered_at: NOW,
+    });
+    expect(server.file(`/inbound/${file.file_name}`)).toEqual(await contentOf(w, file.id));
+    expect((await jobsOf(file.id)).map((job) => [job.state, job.attempts])).toEqual([['done', 2]]);
+  });
+
+  it('when a delivery_failed file is retried twice at once after its profile is fixed, then one delivery is queued and it delivers the file', async () => {
+    const { w } = await worldWithChange(sftpDelivery({ host_key_fingerprint: publicKeyFingerprint(generateEd25519KeyPair().public) }));
+    const file = await buildChangeFile(w);
+    await runDueJobs();
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toMatchObject({ status: 'delivery_failed', delivery_attempts: 1, next_delivery_attempt_at: null });
+    await putProfile(w, sftpDelivery());
+    t.clock.advance(60_000);
+    const now = t.clock.now().toISOString();
+
+    const [first, second] = await Promise.all([w.admin.post(`/edi_files/${file.id}/retry`), w.admin.post(`/edi_files/${file.id}/retry`)]);
+
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(first.body).toMatchObject({ status: 'delivery_failed', next_delivery_attempt_at: now });
+    expect((await jobsOf(file.id)).map((job) => job.state).sort()).toEqual(['failed', 'queued']);
+    await runDueJobs();
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toMatchObject({
+      status: 'delivered',
+      delivery_attempts: 2,
+      delivery_error: null,
+      next_delivery_attempt_at: null,
+    });
+    expect(server.file(`/inbound/${file.file_name}`)).toEqual(await contentOf(w, file.id));
+    expect((await jobsOf(file.id)).map((job) => job.state).sort()).toEqual(['done', 'failed']);
+  });
+
+  it('when retry makes no sense (a delivered file, a download profile), then it is 409 and nothing changes; another provider gets 404', async () => {
+    const { w } = await worldWithChange(sftpDelivery());
+    const file = await buildChangeFile(w);
+    await runDueJobs();
+    const delivered = await ok(w.admin.get(`/edi_files/${file.id}`));
+    expect(delivered.status).toBe('delivered');
+
+    const refused = await w.admin.post(`/edi_files/${file.id}/retry`);
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.message).toMatch(/delivered/);
+
+    const { w: downloadWorld } = await worldWithChange({ method: 'download' });
+    const ready = await buildChangeFile(downloadWorld);
+    const notSftp = await downloadWorld.admin.post(`/edi_files/${ready.id}/retry`);
+    expect(notSftp.status, notSftp.text).toBe(409);
+
+    const other = await newProviderAdmin(t, 'edi-retry-other');
+    expect((await other.post(`/edi_files/${file.id}/retry`)).status).toBe(404);
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toEqual(delivered);
+    expect(await ok(downloadWorld.admin.get(`/edi_files/${ready.id}`))).toEqual(ready);
+    expect(await jobsOf(ready.id)).toEqual([]);
+    expect((await jobsOf(file.id)).map((job) => job.state)).toEqual(['done']);
   });
 });
 

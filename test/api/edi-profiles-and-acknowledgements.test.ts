@@ -366,6 +366,7 @@ describe('who may use the EDI routes', () => {
       ['POST', `/edi_files/${file.id}/confirm`],
       ['POST', `/edi_files/${file.id}/cancel`],
       ['POST', `/edi_files/${file.id}/deliver`],
+      ['POST', `/edi_files/${file.id}/retry`],
       ['POST', `/edi_files/${file.id}/acknowledgements`, { content: accepted(file) }],
     ];
     for (const client of [readOnly, employerKey, readOnlyOfEmployer]) {

@@ -53,8 +53,16 @@ export const EdiFileSchema = Type.Object(
     missing: Nullable(Type.Array(MissingPersonSchema, { description: 'Full files: coverage the last accepted full file listed and this one does not' })),
     left_out: Type.Array(LeftOutSchema),
     delivery_method: StringEnum(EDI_DELIVERY_METHODS),
-    delivery_attempts: Type.Integer(),
-    delivery_error: Nullable(Type.String()),
+    delivery_attempts: Type.Integer({ description: 'Upload attempts made so far (failed ones included, every retry and resend counted)' }),
+    delivery_error: Nullable(
+      Type.String({ description: 'Why the last attempt failed (null once one succeeds); names the host and the step, never a secret or an address' }),
+    ),
+    next_delivery_attempt_at: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'When the job queue next tries to upload the file (past while that attempt runs); null when no attempt is scheduled',
+      }),
+    ),
     remote_path: Nullable(Type.String()),
     acknowledgement: Nullable(AcknowledgementResultSchema),
     created_at: TimestampSchema,

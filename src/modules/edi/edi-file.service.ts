@@ -5,6 +5,7 @@ import { InFlight } from '../../db/in-flight.ts';
 import type { Database } from '../../db/schema.ts';
 import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import { enqueueJob } from '../../jobs/job-queue.ts';
+import { bringJobForward } from '../../jobs/job.repository.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
 import { compareDates, toDateString } from '../../shared/dates.ts';
@@ -104,6 +105,7 @@ export function toEdiFileResponse(row: EdiFileRow, benefitChanges: readonly stri
     delivery_method: row.delivery_method,
     delivery_attempts: Number(row.delivery_attempts),
     delivery_error: row.delivery_error,
+    next_delivery_attempt_at: row.next_delivery_attempt_at,
     remote_path: row.remote_path,
     acknowledgement: row.acknowledgement === null ? null : (JSON.parse(row.acknowledgement) as EdiFileResponse['acknowledgement']),
     created_at: row.created_at,
@@ -225,9 +227,11 @@ export class EdiFileService {
       const file = await repository.lockFile(trx, scope, id);
       if (!file) throw new NotFound('EDI file');
       if (file.status !== 'awaiting_confirmation') throw new InvalidState(`The file is ${file.status}: only a file awaiting confirmation can be confirmed.`);
-      const updated: EdiFileRow = { ...file, status: 'ready', confirmed_at: this.#clock.now().toISOString() };
+      const now = this.#clock.now().toISOString();
+      const sftp = file.delivery_method === 'sftp';
+      const updated: EdiFileRow = { ...file, status: 'ready', confirmed_at: now, next_delivery_attempt_at: sftp ? now : null };
       await repository.updateFile(trx, updated);
-      if (updated.delivery_method === 'sftp') await this.#enqueueDelivery(trx, updated.id);
+      if (sftp) await this.#enqueueDelivery(trx, updated.id);
       await this.#events.record(trx, eventOf('edi_file', 'confirmed', updated));
     });
     this.#jobs?.wake();
@@ -259,13 +263,43 @@ export class EdiFileService {
       const method = (await repository.findProfile(trx, file.group_id))?.delivery_method ?? file.delivery_method;
       if (method === 'sftp') {
         // One upload at a time: a delivery already queued or running sends these same bytes.
-        if (!(await repository.hasPendingJob(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id })))) await this.#enqueueDelivery(trx, file.id);
+        if (!(await repository.hasPendingJob(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id })))) {
+          await this.#enqueueDelivery(trx, file.id);
+          await repository.updateFile(trx, { ...file, next_delivery_attempt_at: this.#clock.now().toISOString() });
+        }
         return true;
       }
       if (file.status === 'ready' || file.status === 'delivery_failed') await recordDelivered(trx, this.#clock, this.#events, file, null);
       return false;
     });
     if (queued) this.#jobs?.wake();
+    return this.getFile(scope, id);
+  }
+
+  /**
+   * Tries the file's SFTP delivery now: a `ready` file's queued attempt is brought forward (one running finishes
+   * first, and a failure it ends with retries at once), and a `delivery_failed` file gets a new delivery job.
+   * The file row is locked first, so two retries at once make one job. Other statuses are 409 (`deliver`
+   * sends a file the carrier already has again), as is a group whose profile does not deliver over SFTP.
+   */
+  async retryDelivery(scope: Scope, id: string): Promise<EdiFileResponse> {
+    await this.#db.transaction().execute(async (trx) => {
+      const file = await repository.lockFile(trx, scope, id);
+      if (!file) throw new NotFound('EDI file');
+      if (file.status !== 'ready' && file.status !== 'delivery_failed')
+        throw new InvalidState(
+          `The file is ${file.status}: only a ready or delivery_failed file's delivery can be retried (deliver sends a delivered file again).`,
+        );
+      const profile = await repository.findProfile(trx, file.group_id);
+      if (profile?.delivery_method !== 'sftp')
+        throw new InvalidState("The group's EDI profile does not deliver over SFTP: nothing to retry (deliver records a file taken to the carrier's portal).");
+      const now = this.#clock.now();
+      // The file's lock, then the job's: the order a failed attempt is recorded in (edi-delivery.job.ts).
+      const pending = await repository.findPendingJobId(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id }));
+      if (pending === undefined || !(await bringJobForward(trx, pending, now))) await this.#enqueueDelivery(trx, file.id);
+      await repository.updateFile(trx, { ...file, next_delivery_attempt_at: now.toISOString() });
+    });
+    this.#jobs?.wake();
     return this.getFile(scope, id);
   }
 
@@ -339,6 +373,8 @@ export class EdiFileService {
       delivery_method: profile.delivery_method,
       delivery_attempts: 0,
       delivery_error: null,
+      // The delivery job enqueued below is due now.
+      next_delivery_attempt_at: kind === 'change' && profile.delivery_method === 'sftp' ? now.toISOString() : null,
       remote_path: null,
       acknowledgement: null,
       created_at: now.toISOString(),

@@ -46,6 +46,11 @@ export function listScheduledProfiles(db: Executor): Promise<EdiProfileRow[]> {
 
 /** Whether a delivery job for the file is queued or running (a second /deliver must not upload it twice at once). */
 export async function hasPendingJob(db: Executor, kind: string, payload: string): Promise<boolean> {
+  return (await findPendingJobId(db, kind, payload)) !== undefined;
+}
+
+/** The id of a job of this kind and payload that is queued or running, if there is one. */
+export async function findPendingJobId(db: Executor, kind: string, payload: string): Promise<string | undefined> {
   const row = await db
     .selectFrom('jobs')
     .select('id')
@@ -54,7 +59,7 @@ export async function hasPendingJob(db: Executor, kind: string, payload: string)
     .where('state', 'in', ['queued', 'running'])
     .limit(1)
     .executeTakeFirst();
-  return row !== undefined;
+  return row?.id;
 }
 
 /** Claims the day's scheduled build of a group: true for the one process whose update changed the row. */

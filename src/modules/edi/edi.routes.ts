@@ -122,6 +122,11 @@ export function registerEdiRoutes(
     files.confirmFile(scope, id),
   );
   action('cancel', 'Cancel a full file awaiting confirmation', (scope, id) => files.cancelFile(scope, id));
+  action(
+    'retry',
+    "Try a ready or delivery_failed file's SFTP delivery now: the waiting attempt is brought forward, or a new delivery is queued (one at a time)",
+    (scope, id) => files.retryDelivery(scope, id),
+  );
   action('deliver', 'Send a file again over SFTP (the same content, never rebuilt), or mark a download file as taken to the carrier portal', (scope, id) =>
     files.deliverFile(scope, id),
   );

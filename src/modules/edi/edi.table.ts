@@ -96,6 +96,8 @@ export interface EdiFileTable {
   delivery_method: EdiDeliveryMethod;
   delivery_attempts: number;
   delivery_error: string | null;
+  /** When the job queue will next try to upload the file; null when no attempt is scheduled. */
+  next_delivery_attempt_at: string | null;
   remote_path: string | null;
   /** JSON text: the acknowledgement's result. */
   acknowledgement: string | null;
