@@ -242,6 +242,7 @@ describe('EDI profiles', () => {
       host_key_fingerprint: FINGERPRINT,
       inbound_directory: '/inbound/834',
       outbound_directory: null,
+      archive_directory: null,
       auth: 'password',
     };
     expect(created.body.delivery).toEqual(expectedDelivery);
