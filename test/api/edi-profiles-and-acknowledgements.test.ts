@@ -310,6 +310,16 @@ describe('EDI profiles', () => {
     ['an X12 delimiter in a name', { payer: { name: 'World*Health', id: '987654321' } }, ['payer', 'name']],
     ['an unknown field', { colour: 'blue' }, ['colour']],
     ['an unknown time zone', { schedule: { time: '02:00', time_zone: 'Mars/Olympus_Mons' } }, ['schedule', 'time_zone']],
+    [
+      'an archive_directory that is the outbound folder',
+      { delivery: sftp({ password: SFTP_PASSWORD, outbound_directory: '/outbound/999', archive_directory: '/outbound/999/' }) },
+      ['delivery', 'archive_directory'],
+    ],
+    [
+      'an archive_directory without an outbound folder',
+      { delivery: sftp({ password: SFTP_PASSWORD, archive_directory: '/archive' }) },
+      ['delivery', 'archive_directory'],
+    ],
     ['a time past 23:59', { schedule: { time: '24:00', time_zone: 'UTC' } }, ['schedule', 'time']],
     [
       'a host key fingerprint that is not SHA256',

@@ -254,8 +254,14 @@ export class EdiScheduler {
           log.warn({ ...about, outcome }, 'EDI acknowledgement pickup: not for any file of ours; stored unmatched and left in place');
           continue;
         }
-        if (archive === null) await session.removeFile(remote.remotePath);
-        else await session.moveFile(remote.remotePath, archive);
+        try {
+          if (archive === null) await session.removeFile(remote.remotePath);
+          else await session.moveFile(remote.remotePath, archive);
+        } catch (error) {
+          // Refused (no archive folder, no right to it, taken by another process): applied and remembered all the same.
+          if (!(error instanceof SftpDeliveryError) || error.code !== 'remote_error') throw error;
+          log.warn({ ...about, error: error.message }, 'EDI acknowledgement pickup: applied, but could not be moved or removed; left in place');
+        }
         summary.consumed += 1;
         log.info({ ...about, ...(archive === null ? {} : { archived_to: archive }) }, 'EDI acknowledgement picked up');
       }
