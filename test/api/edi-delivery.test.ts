@@ -446,6 +446,37 @@ describe('the acknowledgement pickup: matching and paging', () => {
     expect((await ok(w.admin.get(`/edi_files/${file.id}`))).status).toBe('delivered');
   });
 
+  it('when the folder holds X12 that is not a readable 999 or TA1 and a text file, then the first is stored unmatched as unreadable, both stay and neither is downloaded again', async () => {
+    const { w } = await worldWithChange(sftpDelivery());
+    const file = await buildChangeFile(w);
+    await runDueJobs();
+    const broken = accepting999(file.group_control_number).replace(/SE\*\d+\*/, 'SE*99*');
+    server.putFile('/outbound/broken.x12', broken);
+    server.putFile('/outbound/readme.txt', 'Dear partner, our folder rules');
+
+    const summary = await schedulerOn(t.database.db).checkNow();
+
+    expect(summary).toMatchObject({ acknowledgements: 0, unmatchedAcknowledgements: 1 });
+    expect((await ok(w.admin.get(`/edi_files/${file.id}`))).status).toBe('delivered');
+    const [unreadable, ...others] = (await ok(w.admin.get('/edi_unmatched_acknowledgements'))).results;
+    expect(others).toEqual([]);
+    expect(unreadable).toMatchObject({ remote_file: 'broken.x12', kind: 'unreadable', edi_file: null, mismatches: [], interchange_sender: null });
+    expect(unreadable.reason).toContain('SE01 does not count the segments');
+    expect(server.file('/outbound/broken.x12')).toBeDefined();
+    expect(server.file('/outbound/readme.txt')).toBeDefined();
+    expect(server.downloads).toHaveLength(2);
+
+    t.clock.advance(16 * 60_000);
+    await schedulerOn(t.database.db).checkNow();
+    expect(server.downloads).toHaveLength(2);
+    expect((await ok(w.admin.get('/edi_unmatched_acknowledgements'))).results).toHaveLength(1);
+    // A file that changes (another size or time) is a new one: read again.
+    server.putFile('/outbound/readme.txt', 'Dear partner, our folder rules have changed');
+    t.clock.advance(16 * 60_000);
+    await schedulerOn(t.database.db).checkNow();
+    expect(server.downloads).toEqual(['/outbound/broken.x12', '/outbound/readme.txt', '/outbound/readme.txt']);
+  });
+
   it('when 1,500 other files lie ahead of the 999 in the folder, then pickups page through them all, each downloaded once, the 999 applies and moves to the archive, and a later pickup downloads nothing', async () => {
     await server.close();
     server = await startSftpTestServer({ directories: ['/inbound', '/outbound', '/archive'] });

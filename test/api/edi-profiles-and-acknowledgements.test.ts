@@ -733,6 +733,7 @@ describe('acknowledgements', () => {
       ['GE02 not GS06', good.replace('GE*1*701', 'GE*1*702')],
       ['IEA02 not ISA13', good.replace('IEA*1*000000701', 'IEA*1*000000799')],
       ['an unknown AK9 code', good.replace('AK9*A', 'AK9*Q')],
+      ['a group that is not an acknowledgement group (GS01 HC)', good.replace('GS*FA', 'GS*HC')],
       ['AK102 missing', good.replace(/AK1\*BE\*\d+/, 'AK1*BE*')],
       ['a letter for a delimiter', good.replace(/^ISA\*/, 'ISAA').replaceAll('*', 'A')],
       ['segments after IEA', `${good}\nST*999*0002~`],

@@ -120,7 +120,7 @@ export class EdiAcknowledgements {
           ...acknowledgement.interchangeAcknowledgements.map((ta1) => `interchange ${shown(ta1.interchangeControlNumber)} (TA101)`),
         ];
         throw new InvalidState(
-          `This acknowledgement is not about this file: it names no functional group ${file.group_control_number} (999 AK102, digits only) nor interchange ${file.interchange_control_number} (TA1 TA101); it names ${named.join(', ')}.`,
+          `This acknowledgement is not about this file: it names no functional group ${file.group_control_number} (999 AK102, digits only) nor interchange ${file.interchange_control_number} (TA1 TA101); it names ${named.slice(0, 5).join(', ')}${named.length > 5 ? ` and ${named.length - 5} more` : ''}.`,
         );
       }
       if (match.kind === 'mismatched') {
