@@ -159,6 +159,12 @@ export class EdiAcknowledgements {
         ...acknowledgement.groupAcknowledgements.map((group) => ({ ...acknowledgement, groupAcknowledgements: [group], interchangeAcknowledgements: [] })),
         ...acknowledgement.interchangeAcknowledgements.map((ta1) => ({ ...acknowledgement, groupAcknowledgements: [], interchangeAcknowledgements: [ta1] })),
       ];
+      if (parts.length > MAX_ACKNOWLEDGEMENTS_PER_FILE) {
+        const reason = `The interchange holds ${parts.length} acknowledgements; at most ${MAX_ACKNOWLEDGEMENTS_PER_FILE} are read from one file.`;
+        await this.#storeUnmatched(trx, providerId, picked, acknowledgement, { kind: 'unreadable', controlNumber: null, fileId: null, reason, mismatches: [] });
+        await this.#remember(trx, providerId, picked, 'unreadable');
+        return { outcome: 'unreadable', applied: 0 };
+      }
       let applied = 0;
       for (const part of parts) {
         const unmatched = await this.#applyPart(trx, providerId, part);
@@ -307,6 +313,9 @@ export class EdiAcknowledgements {
     await this.#events.record(trx, eventOf('edi_file', verdict.result, updated));
   }
 }
+
+/** One picked-up file is one transaction: a carrier's batch of 999s is far smaller than this. */
+const MAX_ACKNOWLEDGEMENTS_PER_FILE = 1_000;
 
 /** A file an acknowledgement has settled: a second one that matches it is taken as already applied. */
 const ACKNOWLEDGED: ReadonlySet<string> = new Set(['accepted', 'accepted_with_errors', 'rejected']);
