@@ -33,8 +33,10 @@ import type {
   EdiFileChunkTable,
   EdiFilePersonTable,
   EdiFileTable,
+  EdiPickupSeenFileTable,
   EdiProfileTable,
   EdiSentDemographicsTable,
+  EdiUnmatchedAcknowledgementTable,
 } from '../modules/edi/edi.table.ts';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../modules/webhooks/webhook.table.ts';
 
@@ -85,4 +87,6 @@ export interface Database {
   edi_file_changes: EdiFileChangeTable;
   edi_file_people: EdiFilePersonTable;
   edi_sent_demographics: EdiSentDemographicsTable;
+  edi_unmatched_acknowledgements: EdiUnmatchedAcknowledgementTable;
+  edi_pickup_seen_files: EdiPickupSeenFileTable;
 }

@@ -16,7 +16,8 @@ import { newProviderAdmin } from '../helpers/more-factories.ts';
 import { testDatabaseKind } from '../helpers/database.ts';
 import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { generateEd25519KeyPair, publicKeyFingerprint, SFTP_TEST_USER, startSftpTestServer, type SftpTestServer } from '../helpers/sftp-server.ts';
-import { createTestApp, ok, TEST_ENCRYPTION_KEY, type TestContext } from '../helpers/test-app.ts';
+import { newProviderAdmin } from '../helpers/more-factories.ts';
+import { ApiClient, createTestApp, ok, TEST_ENCRYPTION_KEY, type TestContext } from '../helpers/test-app.ts';
 import { expectGuideConformant } from '../helpers/x12.ts';
 
 // Carrier EDI delivery against a real SFTP server: the upload job, its retries and permanent failures,
@@ -170,6 +171,27 @@ function accepting999(groupControlNumber: number): string {
     'GE*1*777~',
     'IEA*1*000000777~',
   ].join('\n');
+}
+
+/** A 999 accepting the group AK102 names, from `sender` to `receiver` (the carrier's to us by default), AK101 and AK201 as given. */
+function carrier999({
+  ak102,
+  sender = 'CARRIER',
+  receiver = 'BENEFITSCO',
+  ak101 = 'BE',
+  ak201 = '834',
+}: {
+  ak102: string;
+  sender?: string;
+  receiver?: string;
+  ak101?: string;
+  ak201?: string;
+}): string {
+  return accepting999(0)
+    .replace(`*${'CARRIER'.padEnd(15)}*`, `*${sender.padEnd(15)}*`)
+    .replace(`*${'BENEFITSCO'.padEnd(15)}*`, `*${receiver.padEnd(15)}*`)
+    .replace('AK1*BE*0*', `AK1*${ak101}*${ak102}*`)
+    .replace('AK2*834*', `AK2*${ak201}*`);
 }
 
 function schedulerOn(db: Kysely<Database>) {
@@ -488,4 +510,148 @@ describe('the EDI scheduler', () => {
     expect(logLines.some((line) => line.level === 'warn' && JSON.stringify(line.obj).includes('notes.txt'))).toBe(true);
     expect(JSON.stringify(logLines)).not.toContain('SECRET-LOOKING');
   });
+});
+
+describe('the acknowledgement pickup: matching and paging', () => {
+  it('when the folder holds a 999 for an 837 to another receiver under our group control number, then the pickup applies nothing, stores it unmatched with why, leaves it there and never downloads it again', async () => {
+    const { w, enrollment } = await worldWithChange(sftpDelivery());
+    const file = await buildChangeFile(w);
+    await runDueJobs();
+    const attack = carrier999({ ak102: String(file.group_control_number), receiver: 'OTHERSENDER', ak101: 'HC', ak201: '837' });
+    server.putFile('/outbound/999_from_elsewhere.x12', attack);
+
+    const summary = await schedulerOn(t.database.db).checkNow();
+
+    // (Profiles of earlier tests point at servers since closed: their pickups fail, and are not counted here.)
+    expect(summary).toMatchObject({ acknowledgements: 0, unmatchedAcknowledgements: 1 });
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toMatchObject({ status: 'delivered', acknowledgement: null, acknowledged_at: null });
+    expect((await changesOf(w, file.benefit_changes)).map((change) => change.delivery_state)).toEqual(['sent']);
+    expect((await ok(w.admin.get(`/enrollments/${enrollment.id}`))).status).toBe('approved');
+    expect(server.file('/outbound/999_from_elsewhere.x12')?.toString()).toBe(attack);
+    const listed = await ok(w.admin.get('/edi_unmatched_acknowledgements'));
+    expect(listed).toEqual({
+      next: null,
+      previous: null,
+      results: [
+        {
+          id: expect.stringMatching(/^eack_/),
+          object: 'edi_unmatched_acknowledgement',
+          received_via: 'sftp_pickup',
+          remote_file: '999_from_elsewhere.x12',
+          kind: '999',
+          interchange_sender: { qualifier: 'ZZ', id: 'CARRIER' },
+          interchange_receiver: { qualifier: 'ZZ', id: 'OTHERSENDER' },
+          interchange_control_number: '000000777',
+          control_number: String(file.group_control_number),
+          edi_file: file.id,
+          reason: expect.stringContaining('ISA08 is OTHERSENDER (expected BENEFITSCO)'),
+          mismatches: [
+            { element: 'ISA08', expected: 'BENEFITSCO', found: 'OTHERSENDER' },
+            { element: 'AK101', expected: 'BE', found: 'HC' },
+            { element: 'AK201', expected: '834', found: '837' },
+          ],
+          created_at: NOW,
+        },
+      ],
+    });
+
+    // Admins of the provider only.
+    const readOnly = new ApiClient(t.baseUrl, (await ok(w.admin.post('/api_keys', { role: 'read_only' }), 201)).key);
+    expect((await readOnly.get('/edi_unmatched_acknowledgements')).status).toBe(403);
+    const otherAdmin = await newProviderAdmin(t, 'edi-pickup-other');
+    expect((await ok(otherAdmin.get('/edi_unmatched_acknowledgements'))).results).toEqual([]);
+
+    // Later pickups (another process: nothing in memory) neither download it again nor store it twice.
+    const downloads = server.downloads.length;
+    expect(downloads).toBe(1);
+    t.clock.advance(16 * 60_000);
+    await schedulerOn(t.database.db).checkNow();
+    expect(server.downloads.length).toBe(downloads);
+    expect((await ok(w.admin.get('/edi_unmatched_acknowledgements'))).results).toHaveLength(1);
+    expect((await ok(w.admin.get(`/edi_files/${file.id}`))).status).toBe('delivered');
+  });
+
+  it('when the folder holds X12 that is not a readable 999 or TA1 and a text file, then the first is stored unmatched as unreadable, both stay and neither is downloaded again', async () => {
+    const { w } = await worldWithChange(sftpDelivery());
+    const file = await buildChangeFile(w);
+    await runDueJobs();
+    const broken = accepting999(file.group_control_number).replace(/SE\*\d+\*/, 'SE*99*');
+    server.putFile('/outbound/broken.x12', broken);
+    server.putFile('/outbound/readme.txt', 'Dear partner, our folder rules');
+
+    const summary = await schedulerOn(t.database.db).checkNow();
+
+    expect(summary).toMatchObject({ acknowledgements: 0, unmatchedAcknowledgements: 1 });
+    expect((await ok(w.admin.get(`/edi_files/${file.id}`))).status).toBe('delivered');
+    const [unreadable, ...others] = (await ok(w.admin.get('/edi_unmatched_acknowledgements'))).results;
+    expect(others).toEqual([]);
+    expect(unreadable).toMatchObject({ remote_file: 'broken.x12', kind: 'unreadable', edi_file: null, mismatches: [], interchange_sender: null });
+    expect(unreadable.reason).toContain('SE01 does not count the segments');
+    expect(server.file('/outbound/broken.x12')).toBeDefined();
+    expect(server.file('/outbound/readme.txt')).toBeDefined();
+    expect(server.downloads).toHaveLength(2);
+
+    t.clock.advance(16 * 60_000);
+    await schedulerOn(t.database.db).checkNow();
+    expect(server.downloads).toHaveLength(2);
+    expect((await ok(w.admin.get('/edi_unmatched_acknowledgements'))).results).toHaveLength(1);
+    // A file that changes (another size or time) is a new one: read again.
+    server.putFile('/outbound/readme.txt', 'Dear partner, our folder rules have changed');
+    t.clock.advance(16 * 60_000);
+    await schedulerOn(t.database.db).checkNow();
+    expect(server.downloads).toEqual(['/outbound/broken.x12', '/outbound/readme.txt', '/outbound/readme.txt']);
+  });
+
+  it('when 1,500 other files lie ahead of the 999 in the folder, then pickups page through them all, each downloaded once, the 999 applies and moves to the archive, and a later pickup downloads nothing', async () => {
+    await server.close();
+    server = await startSftpTestServer({ directories: ['/inbound', '/outbound', '/archive'] });
+    const { w, enrollment } = await worldWithChange(sftpDelivery({ archive_directory: '/archive' }));
+    const file = await buildChangeFile(w);
+    await runDueJobs();
+    // A second delivered file keeps the folder watched once the first is acknowledged.
+    const colleague = await createMember(w.admin, { employer: w.employer.id, dob: '1990-01-01', hire_date: '2025-01-01' });
+    await approvedEnrollment(w, { member: colleague.id, enrolled_plans: [{ plan: w.plans.vision.id, premium: '10.00' }] });
+    t.clock.advance(1000);
+    const second = await buildChangeFile(w);
+    await runDueJobs();
+    expect((await ok(w.admin.get(`/edi_files/${second.id}`))).status).toBe('delivered');
+
+    // Reports, and 999s another carrier sent to another trading partner, all listed before the real 999.
+    for (let index = 0; index < 1_500; index++) {
+      const name = `a_${String(index).padStart(4, '0')}`;
+      if (index % 15 === 0) server.putFile(`/outbound/${name}.x12`, carrier999({ ak102: '5', sender: 'OTHERCARRIER', receiver: 'SOMEONE' }));
+      else server.putFile(`/outbound/${name}.txt`, `daily report ${index}`);
+    }
+    server.putFile('/outbound/z_999.x12', accepting999(file.group_control_number));
+
+    const scheduler = schedulerOn(t.database.db);
+    let checks = 0;
+    while ((await ok(w.admin.get(`/edi_files/${file.id}`))).status === 'delivered' && checks < 10) {
+      await scheduler.checkNow();
+      checks += 1;
+      // A pickup cut short (500 downloads at most) is due again at the next check, a minute later.
+      t.clock.advance(60_000);
+    }
+
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toMatchObject({ status: 'accepted' });
+    expect((await ok(w.admin.get(`/enrollments/${enrollment.id}`))).status).toBe('synced');
+    expect(checks).toBe(4);
+    expect(server.file('/outbound/z_999.x12')).toBeUndefined();
+    expect(server.file('/archive/z_999.x12')?.toString()).toBe(accepting999(file.group_control_number));
+    expect(server.downloads).toHaveLength(1_501);
+    expect(new Set(server.downloads).size).toBe(1_501);
+    // What it could not use stays where it was; the foreign 999s are listed as unmatched.
+    expect([...server.files.keys()].filter((path) => path.startsWith('/outbound/'))).toHaveLength(1_500);
+    const unmatched = await ok(w.admin.get('/edi_unmatched_acknowledgements?page_size=100'));
+    expect(unmatched.results).toHaveLength(100);
+    expect(unmatched.next).toBeNull();
+    expect(unmatched.results[0].reason).toContain('No file of ours sent to ZZ/OTHERCARRIER');
+
+    // A later pickup (another process: nothing in memory) downloads nothing again.
+    t.clock.advance(16 * 60_000);
+    const later = await schedulerOn(t.database.db).checkNow();
+    expect(later).toMatchObject({ acknowledgements: 0, unmatchedAcknowledgements: 0 });
+    expect(server.downloads).toHaveLength(1_501);
+    expect((await ok(w.admin.get(`/edi_files/${second.id}`))).status).toBe('delivered');
+  }, 120_000);
 });

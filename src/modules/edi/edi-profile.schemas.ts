@@ -96,6 +96,16 @@ const SFTP_COMMON = {
       Type.String({ minLength: 1, maxLength: 1024, pattern: '^[^\\u0000-\\u001f]+$', description: 'Where the carrier leaves 999/TA1 acknowledgements' }),
     ),
   ),
+  archive_directory: Type.Optional(
+    Nullable(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        pattern: '^[^\\u0000-\\u001f]+$',
+        description: 'Where picked-up acknowledgements that were applied are moved (another folder than outbound_directory); without one they are removed',
+      }),
+    ),
+  ),
 };
 
 const DeliveryBodySchema = Type.Union(
@@ -166,6 +176,7 @@ export const EdiProfileSchema = Type.Object(
           host_key_fingerprint: Type.String(),
           inbound_directory: Type.String(),
           outbound_directory: Nullable(Type.String()),
+          archive_directory: Nullable(Type.String()),
           auth: StringEnum(['password', 'private_key'] as const, { description: 'Which secret is stored (never returned)' }),
         },
         { title: 'EdiSftpDeliveryResponse' },

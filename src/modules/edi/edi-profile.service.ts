@@ -49,11 +49,24 @@ export function toEdiProfileResponse(row: EdiProfileRow, groupNumber: string): E
             host_key_fingerprint: sftp.host_key_fingerprint,
             inbound_directory: sftp.inbound_directory,
             outbound_directory: sftp.outbound_directory,
+            archive_directory: sftp.archive_directory ?? null,
             auth: sftp.auth,
           },
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/** The archive folder of picked-up acknowledgements: another folder than the one they are picked up from. */
+function archiveDirectoryOf(delivery: { outbound_directory?: string | null; archive_directory?: string | null }): string | null {
+  const archive = delivery.archive_directory ?? null;
+  if (archive === null) return null;
+  const folder = (path: string) => path.replace(/\/+$/, '') || '/';
+  if (!delivery.outbound_directory) throw validationFailed(['delivery', 'archive_directory'], 'An archive_directory goes with an outbound_directory.');
+  if (folder(archive) === folder(delivery.outbound_directory)) {
+    throw validationFailed(['delivery', 'archive_directory'], 'Must be another folder than outbound_directory.');
+  }
+  return archive;
 }
 
 /** A group's trading-partner settings (admin keys only; the routes check the role). */
@@ -169,6 +182,7 @@ export class EdiProfileService {
       host_key_fingerprint: delivery.host_key_fingerprint,
       inbound_directory: delivery.inbound_directory,
       outbound_directory: delivery.outbound_directory ?? null,
+      archive_directory: archiveDirectoryOf(delivery),
       ...secret,
     };
   }

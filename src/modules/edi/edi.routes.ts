@@ -3,8 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Paginator } from '../../http/pagination.ts';
 import { registerResourceRoutes } from '../../http/resource-routes.ts';
-import { DeletedSchema, IdParamsSchema, errorResponses } from '../../http/schemas.ts';
+import { DeletedSchema, IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
 import { scopeOf } from '../../shared/tenancy.ts';
+import { EdiUnmatchedAcknowledgementSchema, ListUnmatchedAcknowledgementsQuerySchema } from './edi-acknowledgement.schemas.ts';
 import type { EdiAcknowledgements } from './edi-acknowledgement.service.ts';
 import { AcknowledgementBodySchema, CreateEdiFileBodySchema, EdiContentSchema, EdiFileSchema, ListEdiFilesQuerySchema } from './edi-file.schemas.ts';
 import type { EdiFileResponse } from './edi-file.schemas.ts';
@@ -144,5 +145,23 @@ export function registerEdiRoutes(
       },
     },
     async (request) => acknowledgements.acknowledge(scopeOf(request.auth), request.params.public_id, request.body.content),
+  );
+
+  api.get(
+    '/edi_unmatched_acknowledgements',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: "List carrier acknowledgements picked up that are for none of the provider's files (never applied), newest first, with why",
+        querystring: ListUnmatchedAcknowledgementsQuerySchema,
+        response: { 200: PageSchema(EdiUnmatchedAcknowledgementSchema), ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const { cursor, page_size } = request.query;
+      const page = await acknowledgements.listUnmatched(scopeOf(request.auth), pages.pageRequest(request, { cursor, page_size }));
+      return pages.pageResponse(request, page);
+    },
   );
 }

@@ -331,6 +331,50 @@ describe('acknowledgement pickup', () => {
     expect(listed).toHaveLength(10);
   });
 
+  it('when a directory holds 2,500 files, then readDirectory yields them all, one server answer at a time, until its end', async () => {
+    const server = await startServer();
+    for (let index = 0; index < 2_500; index++) server.putFile(`/outbound/R_${index}.txt`, `${index}`);
+
+    const batches = await withSftpSession(targetFor(server), async (session) => {
+      const sizes: number[] = [];
+      const names = new Set<string>();
+      for await (const batch of session.readDirectory('/outbound')) {
+        sizes.push(batch.length);
+        for (const file of batch) names.add(file.name);
+      }
+      return { sizes, names };
+    });
+
+    expect(batches.names.size).toBe(2_500);
+    expect(batches.names.has('R_2499.txt')).toBe(true);
+    // The test server answers READDIR with 100 names at a time.
+    expect(Math.max(...batches.sizes)).toBeLessThanOrEqual(100);
+  });
+
+  it('when reading a directory stops early, then its handle is closed and the session goes on', async () => {
+    const server = await startServer();
+    for (let index = 0; index < 300; index++) server.putFile(`/outbound/R_${index}.txt`, `${index}`);
+
+    const first = await withSftpSession(targetFor(server), async (session) => {
+      for await (const batch of session.readDirectory('/outbound')) return batch[0]?.name;
+      return undefined;
+    });
+
+    expect(first).toBe('R_0.txt');
+  });
+
+  it('when a file is moved to another directory, then it is there under its name, replacing one of that name', async () => {
+    const server = await startServer({ directories: ['/inbound', '/outbound', '/archive'] });
+    server.putFile('/outbound/ACK_1.999', ack999);
+    server.putFile('/archive/ACK_1.999', 'an older copy');
+
+    const moved = await withSftpSession(targetFor(server), (session) => session.moveFile('/outbound/ACK_1.999', '/archive/'));
+
+    expect(moved).toBe('/archive/ACK_1.999');
+    expect(server.file('/outbound/ACK_1.999')).toBeUndefined();
+    expect(server.file('/archive/ACK_1.999')?.toString()).toBe(ack999);
+  });
+
   it('when a file is larger than maxBytes, then file_too_large and it stays on the server', async () => {
     const server = await startServer();
     server.putFile('/outbound/huge.999', Buffer.alloc(10_000, 'A'));

@@ -59,6 +59,13 @@ export interface SftpSession {
   uploadFile(fileName: string, content: UploadContent): Promise<UploadResult>;
   /** Regular files in a directory, sorted by name; at most `maxEntries` (1000 by default) are read. */
   listFiles(directory: string, maxEntries?: number): Promise<RemoteFile[]>;
+  /**
+   * Every regular file of a directory, one server answer (READDIR) at a time until its end, in the server's
+   * order: memory holds one answer, however long the directory. Stopping early closes the directory.
+   */
+  readDirectory(directory: string): AsyncGenerator<RemoteFile[]>;
+  /** Moves a file into `directory` under its name, replacing a file of that name there. */
+  moveFile(remotePath: string, directory: string): Promise<string>;
   /** The whole file, refused when it is (or turns out to be) larger than maxBytes. */
   downloadFile(remotePath: string, maxBytes: number): Promise<Buffer>;
   /** Removes a file; a file already gone counts as removed (a retried pickup). */
@@ -330,6 +337,31 @@ class Session implements SftpSession {
     return files.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
   }
 
+  async *readDirectory(directory: string): AsyncGenerator<RemoteFile[]> {
+    assertValidRemotePath(directory);
+    const handle = await this.#call<Buffer>(`opening the directory ${directory}`, (callback) => this.#sftp.opendir(directory, callback));
+    try {
+      for (;;) {
+        const entries = await this.#readDirectory(handle, directory);
+        // An empty answer that is not EOF would otherwise be asked again and again.
+        if (entries === undefined || entries.length === 0) return;
+        yield remoteFilesOf(entries, directory);
+      }
+    } finally {
+      await this.#closeQuietly(handle);
+    }
+  }
+
+  async moveFile(remotePath: string, directory: string): Promise<string> {
+    assertValidRemotePath(remotePath);
+    assertValidRemotePath(directory);
+    const name = remotePath.slice(remotePath.lastIndexOf('/') + 1);
+    assertValidFileName(name);
+    const target = joinRemotePath(directory, name);
+    await this.#replace(remotePath, target);
+    return target;
+  }
+
   async downloadFile(remotePath: string, maxBytes: number): Promise<Buffer> {
     assertValidRemotePath(remotePath);
     const handle = await this.#call<Buffer>(`opening ${remotePath} for reading`, (callback) => this.#sftp.open(remotePath, OPEN_MODE.READ, callback));
@@ -448,6 +480,22 @@ class Session implements SftpSession {
     this.#assertAlive();
     return requestVoid(step, send);
   }
+}
+
+/** The regular files of one READDIR answer; names that could not be ours to fetch (a slash, "..", control characters) are skipped, not trusted. */
+function remoteFilesOf(entries: readonly FileEntryWithStats[], directory: string): RemoteFile[] {
+  const files: RemoteFile[] = [];
+  for (const entry of entries) {
+    if (!isRegularFile(entry.attrs) || FILE_NAME_RULES.some((rule) => rule.refuses(entry.filename))) continue;
+    const { size, mtime } = entry.attrs as Partial<Stats>;
+    files.push({
+      name: entry.filename,
+      remotePath: joinRemotePath(directory, entry.filename),
+      size,
+      modifiedAt: mtime === undefined ? undefined : new Date(mtime * 1000),
+    });
+  }
+  return files;
 }
 
 /** A server may leave out any attribute; an entry without a mode is taken for a file (downloading will tell). */
