@@ -16,7 +16,6 @@ import { newProviderAdmin } from '../helpers/more-factories.ts';
 import { testDatabaseKind } from '../helpers/database.ts';
 import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { generateEd25519KeyPair, publicKeyFingerprint, SFTP_TEST_USER, startSftpTestServer, type SftpTestServer } from '../helpers/sftp-server.ts';
-import { newProviderAdmin } from '../helpers/more-factories.ts';
 import { ApiClient, createTestApp, ok, TEST_ENCRYPTION_KEY, type TestContext } from '../helpers/test-app.ts';
 import { expectGuideConformant } from '../helpers/x12.ts';
 
