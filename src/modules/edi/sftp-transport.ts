@@ -509,8 +509,9 @@ function connectionError(error: Error & { level?: string }, state: ConnectionSta
   }
   if (error.level === 'client-authentication') return new SftpDeliveryError('auth_failed', `${where} refused the credentials.`);
   if (error.level === 'client-timeout') return new SftpDeliveryError('timeout', `${where} did not complete the SSH handshake in time.`);
-  if (error.level === 'client-socket' && !state.authenticated)
+  if (error.level === 'client-socket' && !state.authenticated) {
     return new SftpDeliveryError('connection_failed', `Could not connect to ${where}: ${socketText(error)}.`);
+  }
   // The text may be the server's own (a DISCONNECT reason), so it is cleaned like any server text.
   return state.authenticated
     ? new SftpDeliveryError('connection_lost', `The connection to ${where} was lost: ${remoteText(error)}`)
@@ -556,8 +557,8 @@ async function checkedAddress(target: SftpTarget, where: string, options: SftpOp
  *
  * The host and port pass the outbound address policy first (checkedAddress); nothing is connected to when they
  * do not. The server's host key is compared with the pinned fingerprint during key exchange, before any
- * credential is sent. Everything (connecting included) must finish within the operation timeout; past it the connection is
- * destroyed and a retryable `timeout` is thrown, so that a silent server never holds a worker.
+ * credential is sent. Everything (connecting included) must finish within the operation timeout; past it the
+ * connection is destroyed and a retryable `timeout` is thrown, so that a silent server never holds a worker.
  */
 export async function withSftpSession<T>(target: SftpTarget, work: (session: SftpSession) => Promise<T>, options: SftpOptions = {}): Promise<T> {
   const pinned = assertValidTarget(target);
