@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import { buildApp, buildDailySweep, buildEventLog, buildJobHandlers, type App } from './app.ts';
+import { buildApp, buildDailySweep, buildEventLog, buildJobHandlers, sftpPolicyOf, type App } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
 import { Encrypter, loadOrCreateKeyFile } from './shared/crypto.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
@@ -58,7 +58,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const jobs = { wake: () => wakeWorker() };
     const encryptionKey = resolveEncryptionKey(config, database);
     const app = await buildApp({ config, db: database.db, clock, encryptionKey, jobs });
-    const sender = new WebhookSender({ allowLoopback: config.webhooksAllowLoopback });
+    const sender = new WebhookSender({ allowLoopback: config.outbound.allowLoopback });
     const handlers = buildJobHandlers({
       db: database.db,
       clock,
@@ -66,6 +66,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       adapter: new SandboxCarrierAdapter(),
       webhooks: { encryptionKey, sender },
       encryptionKey,
+      sftp: { policy: sftpPolicyOf(config) },
     });
     // Webhook deliveries spend most of their time waiting on receivers: many run at once, claimed in batches.
     const worker = new JobWorker({
@@ -119,6 +120,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       acknowledgements: new EdiAcknowledgements(database.db, clock, ediEvents, ediFiles),
       encrypter,
       log: app.log,
+      sftp: { policy: sftpPolicyOf(config) },
     });
     const url = await app.listen({ port: config.port, host: config.host });
     worker.start();

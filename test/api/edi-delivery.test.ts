@@ -10,13 +10,14 @@ import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/san
 import { EdiAcknowledgements } from '../../src/modules/edi/edi-acknowledgement.service.ts';
 import { DELIVER_EDI_FILE_JOB, EdiFileService } from '../../src/modules/edi/edi-file.service.ts';
 import { EdiScheduler } from '../../src/modules/edi/edi-scheduler.ts';
+import type { SftpOptions } from '../../src/modules/edi/sftp-transport.ts';
 import { Encrypter } from '../../src/shared/crypto.ts';
 import { createMember } from '../helpers/factories.ts';
 import { newProviderAdmin } from '../helpers/more-factories.ts';
 import { testDatabaseKind } from '../helpers/database.ts';
 import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { generateEd25519KeyPair, publicKeyFingerprint, SFTP_TEST_USER, startSftpTestServer, type SftpTestServer } from '../helpers/sftp-server.ts';
-import { ApiClient, createTestApp, ok, TEST_ENCRYPTION_KEY, type TestContext } from '../helpers/test-app.ts';
+import { ApiClient, createTestApp, DEVELOPMENT_OUTBOUND_ENV, DEVELOPMENT_SFTP, ok, TEST_ENCRYPTION_KEY, type TestContext } from '../helpers/test-app.ts';
 import { expectGuideConformant } from '../helpers/x12.ts';
 
 // Carrier EDI delivery against a real SFTP server: the upload job, its retries and permanent failures,
@@ -35,8 +36,15 @@ let worker: JobWorker;
 let server: SftpTestServer;
 
 beforeAll(async () => {
-  t = await createTestApp({ now: NOW });
-  const handlers = buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter(), encryptionKey: TEST_ENCRYPTION_KEY });
+  // The SFTP server runs in this process, on loopback: the development switch, as for a developer's machine.
+  t = await createTestApp({ now: NOW, env: DEVELOPMENT_OUTBOUND_ENV });
+  const handlers = buildJobHandlers({
+    db: t.database.db,
+    clock: t.clock,
+    adapter: new SandboxCarrierAdapter(),
+    encryptionKey: TEST_ENCRYPTION_KEY,
+    sftp: DEVELOPMENT_SFTP,
+  });
   worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers, log, batchSize: 20 });
 });
 afterAll(async () => {
@@ -193,11 +201,22 @@ function carrier999({
     .replace('AK2*834*', `AK2*${ak201}*`);
 }
 
-function schedulerOn(db: Kysely<Database>) {
+function schedulerOn(db: Kysely<Database>, sftp: SftpOptions = DEVELOPMENT_SFTP) {
   const encrypter = new Encrypter(TEST_ENCRYPTION_KEY);
   const events = buildEventLog({ clock: t.clock });
   const files = new EdiFileService(db, t.clock, encrypter, TEST_ENCRYPTION_KEY, events);
-  return new EdiScheduler({ db, clock: t.clock, files, acknowledgements: new EdiAcknowledgements(db, t.clock, events, files), encrypter, log });
+  return new EdiScheduler({ db, clock: t.clock, files, acknowledgements: new EdiAcknowledgements(db, t.clock, events, files), encrypter, log, sftp });
+}
+
+/** Runs every job that is due now with handlers that connect as `sftp` says (instead of the development switch). */
+async function runDueJobsWith(sftp: SftpOptions): Promise<void> {
+  const handlers = buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter(), encryptionKey: TEST_ENCRYPTION_KEY, sftp });
+  const other = new JobWorker({ db: t.database.db, clock: t.clock, handlers, log, batchSize: 20 });
+  try {
+    while ((await other.runDueJobs()) > 0);
+  } finally {
+    await other.stop();
+  }
 }
 
 describe('the delivery job', () => {
@@ -653,4 +672,63 @@ describe('the acknowledgement pickup: matching and paging', () => {
     expect(server.downloads).toHaveLength(1_501);
     expect((await ok(w.admin.get(`/edi_files/${second.id}`))).status).toBe('delivered');
   }, 120_000);
+});
+
+describe('the outbound address policy at connect time', () => {
+  // Loopback refused as deployed; any port, so that the address is what is refused, not the test server's port.
+  const WITHOUT_SWITCH: SftpOptions = { policy: { allowLoopback: false, allowedPorts: [[1, 65_535]] } };
+
+  it('when a profile names localhost and the service runs without the development switch, then the upload never reaches the server and the file fails at once without an address in its error', async () => {
+    const { w } = await worldWithChange(sftpDelivery({ host: 'localhost' }));
+    const file = await buildChangeFile(w);
+
+    await runDueJobsWith(WITHOUT_SWITCH);
+    t.clock.advance(2 * 60 * 60 * 1000);
+    await runDueJobsWith(WITHOUT_SWITCH);
+
+    const failed = await ok(w.admin.get(`/edi_files/${file.id}`));
+    expect(failed.status).toBe('delivery_failed');
+    expect(failed.delivery_error).toBe('Refused to connect to localhost: it does not resolve to public internet addresses only.');
+    expect(server.connectionCount).toBe(0);
+    expect(server.files.size).toBe(0);
+    // Refused is final: no retries that would connect twelve times.
+    expect((await jobsOf(file.id)).map((job) => [job.state, job.attempts])).toEqual([['failed', 1]]);
+    expect(JSON.stringify(await jobsOf(file.id))).not.toContain('127.0.0.1');
+  });
+
+  it('when the profile names a host that resolves to loopback, then delivery and pickup are refused without the switch, and neither the error nor the log names the address', async () => {
+    const resolveToLoopback = async () => [{ address: '127.0.0.1', family: 4 }];
+    const { w } = await worldWithChange(sftpDelivery({ host: 'sftp.carrier.example' }), { time: '06:00', time_zone: 'America/Chicago' });
+    const file = await buildChangeFile(w);
+
+    await runDueJobsWith({ ...WITHOUT_SWITCH, resolve: resolveToLoopback });
+
+    const failed = await ok(w.admin.get(`/edi_files/${file.id}`));
+    expect(failed.status).toBe('delivery_failed');
+    expect(failed.delivery_error).toBe('Refused to connect to sftp.carrier.example: it does not resolve to public internet addresses only.');
+    expect(server.connectionCount).toBe(0);
+
+    // The same name, allowed to reach loopback (the switch on): the file goes to the very address checked.
+    await ok(w.admin.post(`/edi_files/${file.id}/deliver`));
+    await runDueJobsWith({ ...DEVELOPMENT_SFTP, resolve: resolveToLoopback });
+    expect((await ok(w.admin.get(`/edi_files/${file.id}`))).status).toBe('delivered');
+    const connections = server.connectionCount;
+    server.putFile('/outbound/999_000000777.x12', accepting999(file.group_control_number));
+    t.clock.advance(60 * 60 * 1000);
+
+    const summary = await schedulerOn(t.database.db, { ...WITHOUT_SWITCH, resolve: resolveToLoopback }).checkNow();
+
+    // (Earlier tests' profiles name 127.0.0.1 themselves and are refused too: only this group's lines are ours.)
+    expect(summary.acknowledgements).toBe(0);
+    expect(server.connectionCount).toBe(connections);
+    expect(server.file('/outbound/999_000000777.x12')).toBeDefined();
+    const ours = logLines.filter(
+      (line) => JSON.stringify(line.obj).includes(w.groups.ediGroup.id) || JSON.stringify(line.obj).includes('sftp.carrier.example'),
+    );
+    expect(ours.find((line) => line.msg.startsWith('EDI acknowledgement pickup failed'))?.obj).toMatchObject({
+      group: w.groups.ediGroup.id,
+      error: 'Refused to connect to sftp.carrier.example: it does not resolve to public internet addresses only.',
+    });
+    expect(JSON.stringify(ours)).not.toContain('127.0.0.1');
+  });
 });

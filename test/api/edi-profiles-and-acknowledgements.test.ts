@@ -334,6 +334,100 @@ describe('EDI profiles', () => {
     expect((await w.admin.get(`/groups/${w.groups.ediGroup.id}/edi_profile`)).status).toBe(404);
   });
 
+  // docs/decisions.md "Outbound connections": the service as deployed (no development switch, SFTP ports 22 and 2222).
+  describe('an sftp delivery pointing inside the network', () => {
+    let w: EnrollmentWorld;
+    beforeAll(async () => {
+      w = await createEnrollmentWorld(t);
+    });
+    const profileRows = () => t.database.db.selectFrom('edi_profiles').select('group_id').where('group_id', '=', w.groups.ediGroup.id).execute();
+    const profileEvents = async () => (await ok(w.admin.get('/events?type=edi_profile.created'))).results.length;
+
+    it.each([
+      ['127.0.0.1', 'loopback'],
+      ['::1', 'loopback'],
+      ['[::1]', 'loopback'],
+      ['[::ffff:127.0.0.1]', 'loopback'],
+      ['127.1', 'loopback'],
+      ['2130706433', 'loopback'],
+      ['localhost', 'loopback'],
+      ['sftp.localhost', 'loopback'],
+      ['169.254.169.254', 'link-local'],
+      ['[fe80::1]', 'link-local'],
+      ['10.0.0.1', 'private'],
+      ['172.16.0.0', 'private'],
+      ['192.168.1.10', 'private'],
+      ['[fd00::1]', 'private'],
+      ['100.64.0.0', 'carrier-grade NAT'],
+      ['0.0.0.0', 'unspecified'],
+      ['[::]', 'unspecified'],
+      ['224.0.0.1', 'multicast'],
+      ['192.0.2.10', 'documentation'],
+      ['[64:ff9b::a9fe:a9fe]', 'link-local'],
+      ['[2002:a9fe:a9fe::]', 'link-local'],
+      ['metadata.google.internal', 'private'],
+      ['metadata', 'private'],
+      ['carrier.local', 'link-local'],
+    ])('when the host is %s, then it is 400 at delivery.host (%s) and no profile row or event is written', async (host, kind) => {
+      const eventsBefore = await profileEvents();
+
+      const response = await putProfile(w.admin, w.groups.ediGroup.id, profileBody({ delivery: { ...sftp({ password: SFTP_PASSWORD }), host } }));
+
+      expect(response.status, response.text).toBe(400);
+      expect(response.body.input_errors).toEqual([
+        {
+          field: 'host',
+          field_path: ['delivery', 'host'],
+          message: `Must not be a ${kind} address or name: the service connects to public internet addresses only.`,
+        },
+      ]);
+      expect(await profileRows()).toEqual([]);
+      expect(await profileEvents()).toBe(eventsBefore);
+    });
+
+    it.each([6379, 21, 23, 80, 443, 2221, 2223, 5432])(
+      'when the port is %s, then it is 400 at delivery.port naming the allowed ports, and nothing is written',
+      async (port) => {
+        const response = await putProfile(w.admin, w.groups.ediGroup.id, profileBody({ delivery: { ...sftp({ password: SFTP_PASSWORD }), port } }));
+
+        expect(response.status, response.text).toBe(400);
+        expect(response.body.input_errors).toEqual([
+          { field: 'port', field_path: ['delivery', 'port'], message: 'Must be 22 or 2222: the SFTP ports this service connects to.' },
+        ]);
+        expect(await profileRows()).toEqual([]);
+      },
+    );
+
+    it('when both host and port are refused, then one 400 names both; a stored profile stays as it was', async () => {
+      await ok(putProfile(w.admin, w.groups.ediGroup.id, profileBody()));
+
+      const response = await putProfile(
+        w.admin,
+        w.groups.ediGroup.id,
+        profileBody({ delivery: { ...sftp({ password: SFTP_PASSWORD }), host: '169.254.169.254', port: 6379 } }),
+      );
+
+      expect(response.status).toBe(400);
+      expect(response.body.input_errors.map((error: { field_path: string[] }) => error.field_path.join('.'))).toEqual(['delivery.host', 'delivery.port']);
+      expect((await ok(w.admin.get(`/groups/${w.groups.ediGroup.id}/edi_profile`))).delivery).toEqual({ method: 'download' });
+      await ok(w.admin.delete(`/groups/${w.groups.ediGroup.id}/edi_profile`));
+    });
+
+    it.each([
+      ['a public name on port 22', 'sftp.worldhealth.example', undefined],
+      ['a public name on port 2222', 'sftp.worldhealth.example', 2222],
+      ['a public IPv4 literal', '93.184.216.34', 22],
+      ['a public IPv6 literal', '[2606:4700:4700::1111]', 22],
+    ])('when the delivery names %s, then it is stored (names are checked again when connecting)', async (_label, host, port) => {
+      const delivery = { ...sftp({ password: SFTP_PASSWORD }), host, ...(port === undefined ? {} : { port }) };
+
+      const stored = await ok(putProfile(w.admin, w.groups.ediGroup.id, profileBody({ delivery })));
+
+      expect(stored.delivery).toMatchObject({ host, port: port ?? 22 });
+      await ok(w.admin.delete(`/groups/${w.groups.ediGroup.id}/edi_profile`));
+    });
+  });
+
   // Type.Partial drops the inner object's additionalProperties: false; the schema gives it again.
   it.each([
     ['line_of_coverage_codes', { line_of_coverage_codes: { pets: 'PET' } }],

@@ -3,7 +3,8 @@ import type { Database } from '../../db/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
 import { isTimeZone } from '../../shared/dates.ts';
-import { NotFound, validationFailed } from '../../shared/errors.ts';
+import { NotFound, ValidationFailed, inputError, validationFailed, type InputError } from '../../shared/errors.ts';
+import { describePorts, hostProblem, isAllowedPort } from '../../shared/outbound-address.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
@@ -12,6 +13,7 @@ import type { EdiProfileResponse, PutEdiProfileBody } from './edi-profile.schema
 import type { EdiProfileRow } from './edi.table.ts';
 import { findGroupById, lockGroupById } from '../groups/group.repository.ts';
 import * as repository from './edi.repository.ts';
+import type { SftpConnectionPolicy } from './sftp-transport.ts';
 
 export function toEdiProfileResponse(row: EdiProfileRow, groupNumber: string): EdiProfileResponse {
   const guide = companionGuideOf(row);
@@ -75,12 +77,15 @@ export class EdiProfileService {
   readonly #clock: Clock;
   readonly #encrypter: Encrypter;
   readonly #events: EventLog;
+  readonly #sftpPolicy: SftpConnectionPolicy;
 
-  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, events: EventLog) {
+  /** `sftpPolicy`: where an SFTP delivery may point (the outbound address policy and SFTP_ALLOWED_PORTS). */
+  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, events: EventLog, sftpPolicy: SftpConnectionPolicy) {
     this.#db = db;
     this.#clock = clock;
     this.#encrypter = encrypter;
     this.#events = events;
+    this.#sftpPolicy = sftpPolicy;
   }
 
   async getProfile(scope: Scope, groupId: string): Promise<EdiProfileResponse> {
@@ -99,6 +104,7 @@ export class EdiProfileService {
     if (input.schedule && !isTimeZone(input.schedule.time_zone)) {
       throw validationFailed(['schedule', 'time_zone'], 'Must be an IANA time zone such as UTC or America/Chicago.');
     }
+    if (input.delivery.method === 'sftp') this.#assertSftpAddress(input.delivery);
     return this.#db.transaction().execute(async (trx) => {
       const group = await lockGroupById(trx, scope, groupId);
       if (!group) throw new NotFound('group');
@@ -152,6 +158,20 @@ export class EdiProfileService {
       await this.#events.record(trx, eventOf('edi_profile', 'deleted', { ...current, id: current.group_id }));
       return { id: group.id, object: 'edi_profile', deleted: true };
     });
+  }
+
+  /**
+   * A host literal or internal-only name is refused now, before anything is stored; other names are resolved and
+   * checked when connecting (sftp-transport.ts). docs/decisions.md "Outbound connections".
+   */
+  #assertSftpAddress(delivery: Extract<PutEdiProfileBody['delivery'], { method: 'sftp' }>): void {
+    const errors: InputError[] = [];
+    const problem = hostProblem(delivery.host, this.#sftpPolicy);
+    if (problem) errors.push(inputError(['delivery', 'host'], problem));
+    if (!isAllowedPort(this.#sftpPolicy.allowedPorts, delivery.port ?? 22)) {
+      errors.push(inputError(['delivery', 'port'], `Must be ${describePorts(this.#sftpPolicy.allowedPorts)}: the SFTP ports this service connects to.`));
+    }
+    if (errors.length > 0) throw new ValidationFailed(errors);
   }
 
   #sftpSettings(delivery: Extract<PutEdiProfileBody['delivery'], { method: 'sftp' }>, current: EdiProfileRow | undefined): StoredSftpSettings {
