@@ -33,6 +33,7 @@ import type {
   EdiFileChunkTable,
   EdiFilePersonTable,
   EdiFileTable,
+  EdiLeftOutTable,
   EdiProfileTable,
   EdiSentDemographicsTable,
 } from '../modules/edi/edi.table.ts';
@@ -85,4 +86,5 @@ export interface Database {
   edi_file_changes: EdiFileChangeTable;
   edi_file_people: EdiFilePersonTable;
   edi_sent_demographics: EdiSentDemographicsTable;
+  edi_left_out: EdiLeftOutTable;
 }

@@ -31,6 +31,7 @@ export const ID_PREFIXES = {
   cobra_event: 'cobra',
   coverage_termination: 'term',
   edi_file: 'edi',
+  edi_left_out: 'elo',
   api_key: 'key',
   provider: 'prov',
   request: 'req',

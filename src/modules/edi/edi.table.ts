@@ -134,3 +134,18 @@ export interface EdiSentDemographicsTable {
 
 export type EdiProfileRow = Selectable<EdiProfileTable>;
 export type EdiFileRow = Selectable<EdiFileTable>;
+
+/** A member a group's 834 builds could not write, and why: reported once (docs/decisions.md "Carrier EDI"). */
+export interface EdiLeftOutTable {
+  id: string;
+  provider_id: string;
+  employer_id: string;
+  group_id: string;
+  member_id: string;
+  reason: string;
+  /** The file whose `left_out` listed it; null when the build wrote no file. */
+  edi_file_id: string | null;
+  created_at: string;
+}
+
+export type EdiLeftOutRow = Selectable<EdiLeftOutTable>;
