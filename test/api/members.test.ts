@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { Encrypter } from '../../src/shared/crypto.ts';
 import { SsnDigester } from '../../src/shared/ssn.ts';
+import { backfillSsnDigests } from '../../src/modules/members/ssn-digest-backfill.ts';
 import { newId } from '../../src/shared/ids.ts';
 import { createTestApp, TEST_ENCRYPTION_KEY, type ApiClient, type TestContext } from '../helpers/test-app.ts';
 import { address, createBusinessUnit, createEmployer, createMember, createSubclass } from '../helpers/factories.ts';
@@ -255,6 +256,50 @@ describe('members: SSNs the SSA issues, one per member of an employer (docs/deci
     expect(row.ssn_digest).toBe(new SsnDigester(TEST_ENCRYPTION_KEY).digest('678912345'));
     expect(row.ssn_digest).not.toBe(createHash('sha256').update('678912345').digest('base64url'));
     expect(row.ssn_digest).not.toBe(createHash('sha256').update('678912345').digest('hex'));
+  });
+});
+
+describe('members stored before SSN digests (the startup backfill)', () => {
+  it('when members have SSNs but no digest, then startup fills them; of two sharing an SSN the earlier keeps it; a second run changes nothing', async () => {
+    const encrypter = new Encrypter(TEST_ENCRYPTION_KEY);
+    const digester = new SsnDigester(TEST_ENCRYPTION_KEY);
+    const employer = await createEmployer(t.admin);
+    const first = await createMember(t.admin, { employer: employer.id, ssn: '712345678' });
+    const other = await createMember(t.admin, { employer: employer.id, ssn: '712345679' });
+    // As migration 2026-11-30T0003 leaves existing members: no digest; and a duplicate entered before the rule.
+    await t.database.db.updateTable('members').set({ ssn_digest: null }).where('id', 'in', [first.id, other.id]).execute();
+    const later = await createMember(t.admin, { employer: employer.id });
+    await t.database.db
+      .updateTable('members')
+      .set({ ssn_encrypted: encrypter.encrypt('712345678'), ssn_last_four: '5678' })
+      .where('id', '=', later.id)
+      .execute();
+
+    const logged: string[] = [];
+    const log = {
+      info: (data: object, message: string) => logged.push(`${JSON.stringify(data)} ${message}`),
+      warn: (data: object, message: string) => logged.push(`${JSON.stringify(data)} ${message}`),
+    };
+    const result = await backfillSsnDigests(t.database.db, encrypter, digester, log);
+    expect(result.filled).toBeGreaterThanOrEqual(2);
+    expect(result.duplicates).toContain(later.id);
+    expect(result.duplicates).not.toContain(first.id);
+    const digests = await t.database.db.selectFrom('members').select(['id', 'ssn_digest']).where('employer_id', '=', employer.id).orderBy('id').execute();
+    expect(digests).toEqual([
+      { id: first.id, ssn_digest: digester.digest('712345678') },
+      { id: other.id, ssn_digest: digester.digest('712345679') },
+      { id: later.id, ssn_digest: null },
+    ]);
+    expect(logged.join('\n')).toContain(later.id);
+    expect(logged.join('\n')).not.toMatch(/71234567|5678/);
+    expect(logged.join('\n')).not.toContain(digester.digest('712345678'));
+
+    const again = await backfillSsnDigests(t.database.db, encrypter, digester);
+    expect(again.filled).toBe(0);
+    expect(again.duplicates).toContain(later.id);
+    // The later member's SSN is refused as a duplicate once corrected to it, and free to change to its own.
+    expect(errorFields(await t.admin.patch(`/members/${later.id}`, { ssn: '712345678' }))).toEqual(['ssn']);
+    expect((await t.admin.patch(`/members/${later.id}`, { ssn: '712345670' })).status).toBe(200);
   });
 });
 
