@@ -3,10 +3,18 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Paginator } from '../../http/pagination.ts';
 import { registerResourceRoutes } from '../../http/resource-routes.ts';
-import { DeletedSchema, IdParamsSchema, errorResponses } from '../../http/schemas.ts';
+import { DeletedSchema, IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
 import { scopeOf } from '../../shared/tenancy.ts';
 import type { EdiAcknowledgements } from './edi-acknowledgement.service.ts';
-import { AcknowledgementBodySchema, CreateEdiFileBodySchema, EdiContentSchema, EdiFileSchema, ListEdiFilesQuerySchema } from './edi-file.schemas.ts';
+import {
+  AcknowledgementBodySchema,
+  CreateEdiFileBodySchema,
+  EdiContentSchema,
+  EdiFileSchema,
+  EdiLeftOutSchema,
+  ListEdiFilesQuerySchema,
+  ListEdiLeftOutQuerySchema,
+} from './edi-file.schemas.ts';
 import type { EdiFileResponse } from './edi-file.schemas.ts';
 import type { EdiFileService } from './edi-file.service.ts';
 import { EdiProfileSchema, PutEdiProfileBodySchema } from './edi-profile.schemas.ts';
@@ -83,6 +91,22 @@ export function registerEdiRoutes(
     },
     get: { summary: 'Retrieve an EDI file (without its content)', run: (scope, id) => files.getFile(scope, id) },
   });
+
+  api.get(
+    '/edi_left_out',
+    {
+      schema: {
+        tags,
+        summary: "Members the groups' 834 builds leave out and why, each member and reason as first reported, newest first (?group=, ?member=)",
+        querystring: ListEdiLeftOutQuerySchema,
+        response: { 200: PageSchema(EdiLeftOutSchema), ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      const { cursor, page_size, ...filter } = request.query;
+      return pages.pageResponse(request, await files.listLeftOut(scopeOf(request.auth), filter, pages.pageRequest(request, { cursor, page_size })));
+    },
+  );
 
   api.get(
     '/edi_files/:public_id/content',
