@@ -193,7 +193,7 @@ describe('members: SSNs the SSA issues, one per member of an employer (docs/deci
     ['group 00', '123001234', 400],
     ['serial 0001', '123450001', 201],
     ['serial 0000', '123450000', 400],
-  ])('when created with an SSN of %s, then %i (a 400 names ssn and never repeats the number)', async (_case, ssn, status) => {
+  ])('when created with an SSN of %s (%s), then %i (a 400 names ssn and never repeats the number)', async (_case, ssn, status) => {
     const employer = await createEmployer(t.admin);
     const response = await t.admin.post('/members', body(employer.id, ssn));
     expect(response.status, response.text).toBe(status);
