@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FormattedSegment } from 'x12-parser';
-import { buildDailySweep } from '../../src/app.ts';
+import { buildDailySweep, buildEventLog } from '../../src/app.ts';
+import { EdiFileService } from '../../src/modules/edi/edi-file.service.ts';
 import { insertRows } from '../../src/db/bulk-insert.ts';
 import { findEnrolledDependentsOf } from '../../src/modules/enrollments/enrollment.repository.ts';
 import { Encrypter } from '../../src/shared/crypto.ts';
@@ -849,6 +850,28 @@ describe('members left out of change files (docs/decisions.md "Carrier EDI", lef
     expect((await ok(w.admin.get(`/edi_left_out?member=${legacy.member.id}`))).results).toMatchObject([{ member: legacy.member.id, edi_file: null }]);
     expect((await ok(w.admin.get('/edi_files?group=' + group))).results).toHaveLength(3);
     expect(t.logs.join('\n')).not.toMatch(/000451234|123001234/);
+  });
+
+  it("when the scheduler's build finds everyone waiting left out, then it writes no file, reports them once and counts the day as done", async () => {
+    const w = await ediWorld();
+    const legacy = await hiredFamily(w, { firstName: 'Legacy', ssn: '234567890' });
+    await newHireElection(w, legacy.member, [visionCare(w)]);
+    await storeLegacySsn(legacy.member.id, '900451234');
+    const files = new EdiFileService(t.database.db, t.clock, new Encrypter(TEST_ENCRYPTION_KEY), TEST_ENCRYPTION_KEY, buildEventLog({ clock: t.clock }));
+    const scheduled = await t.database.db
+      .selectFrom('edi_profiles')
+      .select(['group_id', 'provider_id'])
+      .where('group_id', '=', w.groups.ediGroup.id)
+      .executeTakeFirstOrThrow();
+
+    expect(await files.buildScheduledChangeFile(scheduled, '2026-03-02')).toEqual({ claimed: true, file: undefined });
+    expect(await files.buildScheduledChangeFile(scheduled, '2026-03-02')).toEqual({ claimed: false, file: undefined });
+    expect(await files.buildScheduledChangeFile(scheduled, '2026-03-03')).toEqual({ claimed: true, file: undefined });
+
+    expect((await leftOutEvents(w)).map((event) => [event.event_type, event.data.member, event.data.edi_file])).toEqual([
+      ['edi_left_out.created', legacy.member.id, null],
+    ]);
+    expect((await ok(w.admin.get(`/edi_files?group=${w.groups.ediGroup.id}`))).results).toEqual([]);
   });
 
   it("when another employer's key lists left-out members, then it sees none of this employer's", async () => {
