@@ -852,6 +852,24 @@ describe('members left out of change files (docs/decisions.md "Carrier EDI", lef
     expect(t.logs.join('\n')).not.toMatch(/000451234|123001234/);
   });
 
+  it('when full files leave a member out, then each lists them (the admin confirming it must see who), and the report and its event are made once', async () => {
+    const w = await ediWorld();
+    const group = w.groups.ediGroup.id;
+    const good = await hiredFamily(w, { firstName: 'Good', ssn: '123456789' });
+    const legacy = await hiredFamily(w, { firstName: 'Legacy', ssn: '234567890' });
+    await newHireElection(w, good.member, [visionCare(w)]);
+    await newHireElection(w, legacy.member, [visionCare(w)]);
+    await storeLegacySsn(legacy.member.id, '123450000');
+
+    const first = await buildFile(w, { group, kind: 'full' });
+    const second = await buildFile(w, { group, kind: 'full' });
+    for (const file of [first, second]) {
+      expect(file.record.left_out).toEqual([{ member: legacy.member.id, reason: NOT_ISSUED }]);
+      expect(file.record.member_count).toBe(1);
+    }
+    expect((await leftOutEvents(w)).map((event) => [event.event_type, event.data.edi_file])).toEqual([['edi_left_out.created', first.record.id]]);
+  });
+
   it("when the scheduler's build finds everyone waiting left out, then it writes no file, reports them once and counts the day as done", async () => {
     const w = await ediWorld();
     const legacy = await hiredFamily(w, { firstName: 'Legacy', ssn: '234567890' });

@@ -1,10 +1,13 @@
+import { insertRows } from '../../db/bulk-insert.ts';
 import type { Executor, Transaction } from '../../db/database.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { inScope } from '../../db/scope.ts';
 import type { Database } from '../../db/schema.ts';
+import { batches } from '../../shared/batches.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { InvalidState } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
+import { compareCodeUnits } from '../../shared/text.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
@@ -57,7 +60,7 @@ export class LeftOutReports {
     const now = deps.clock.now().toISOString();
     const created: EdiLeftOutRow[] = [];
     const deleted: EdiLeftOutRow[] = [];
-    for (const [member, reason] of [...leftOut].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [member, reason] of [...leftOut].sort(([a], [b]) => compareCodeUnits(a, b))) {
       const reported = this.#byMember.get(member) ?? [];
       deleted.push(...reported.filter((row) => row.reason !== reason));
       if (reported.some((row) => row.reason === reason)) continue;
@@ -73,17 +76,18 @@ export class LeftOutReports {
       });
     }
     for (const member of written) deleted.push(...(this.#byMember.get(member) ?? []));
-    if (deleted.length > 0) {
+    // A whole group may be left out (a full file of bad rows): in slices under the databases' parameter limits.
+    for (const slice of batches(deleted, 1_000)) {
       await trx
         .deleteFrom('edi_left_out')
         .where(
           'id',
           'in',
-          deleted.map((row) => row.id),
+          slice.map((row) => row.id),
         )
         .execute();
     }
-    if (created.length > 0) await trx.insertInto('edi_left_out').values(created).execute();
+    await insertRows(trx, 'edi_left_out', created);
     await deps.events.recordMany(trx, [
       ...deleted.map((row) => eventOf('edi_left_out', 'deleted', row)),
       ...created.map((row) => eventOf('edi_left_out', 'created', row)),
@@ -101,7 +105,7 @@ export function nothingWritten(leftOut: ReadonlyMap<string, string>): InvalidSta
   const counts = new Map<string, number>();
   for (const reason of leftOut.values()) counts.set(reason, (counts.get(reason) ?? 0) + 1);
   const reasons = [...counts]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => compareCodeUnits(a, b))
     .map(([reason, count]) => `${count} × ${reason}`)
     .join('; ');
   return new InvalidState(
