@@ -31,6 +31,7 @@ import { MemberService } from './modules/members/member.service.ts';
 import { registerNotificationRoutes } from './modules/notifications/notification.routes.ts';
 import { NotificationService, Notifier } from './modules/notifications/notification.service.ts';
 import { Encrypter } from './shared/crypto.ts';
+import { SsnDigester } from './shared/ssn.ts';
 import { registerPlanRoutes } from './modules/plans/plan.routes.ts';
 import { PlanService } from './modules/plans/plan.service.ts';
 import { registerPlanConfigurationRoutes } from './modules/plan-configurations/plan-configuration.routes.ts';
@@ -232,7 +233,10 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   const notifier = new Notifier(clock, events);
   registerNotificationRoutes(app, { notifications: new NotificationService(db), pages });
   registerEventRoutes(app, { events: new EventService(db), pages });
-  registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier, events, buildTerminations(db, clock, events), jobs), pages });
+  registerMemberRoutes(app, {
+    members: new MemberService(db, clock, encrypter, new SsnDigester(encryptionKey), notifier, events, buildTerminations(db, clock, events), jobs),
+    pages,
+  });
   registerPlanRoutes(app, { plans: new PlanService(db, clock, events), pages });
   registerPlanConfigurationRoutes(app, { planConfigurations: new PlanConfigurationService(db, clock, events), pages });
   registerDependentRoutes(app, { dependents: new DependentService(db, clock, events, encrypter), pages });

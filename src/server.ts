@@ -2,6 +2,8 @@ import { dirname, join } from 'node:path';
 import { buildApp, buildDailySweep, buildEventLog, buildJobHandlers, sftpPolicyOf, type App } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
 import { Encrypter, loadOrCreateKeyFile } from './shared/crypto.ts';
+import { SsnDigester } from './shared/ssn.ts';
+import { backfillSsnDigests } from './modules/members/ssn-digest-backfill.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
@@ -58,6 +60,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const jobs = { wake: () => wakeWorker() };
     const encryptionKey = resolveEncryptionKey(config, database);
     const app = await buildApp({ config, db: database.db, clock, encryptionKey, jobs });
+    // Members stored before SSN digests existed get theirs before requests are served (idempotent).
+    await backfillSsnDigests(database.db, new Encrypter(encryptionKey), new SsnDigester(encryptionKey), app.log);
     const sender = new WebhookSender({ allowLoopback: config.outbound.allowLoopback });
     const handlers = buildJobHandlers({
       db: database.db,

@@ -34,6 +34,7 @@ import type {
   EdiFilePersonTable,
   EdiFileTable,
   EdiPickupSeenFileTable,
+  EdiLeftOutTable,
   EdiProfileTable,
   EdiSentDemographicsTable,
   EdiUnmatchedAcknowledgementTable,
@@ -89,4 +90,5 @@ export interface Database {
   edi_sent_demographics: EdiSentDemographicsTable;
   edi_unmatched_acknowledgements: EdiUnmatchedAcknowledgementTable;
   edi_pickup_seen_files: EdiPickupSeenFileTable;
+  edi_left_out: EdiLeftOutTable;
 }

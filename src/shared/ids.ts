@@ -32,6 +32,7 @@ export const ID_PREFIXES = {
   coverage_termination: 'term',
   edi_file: 'edi',
   edi_acknowledgement: 'eack',
+  edi_left_out: 'elo',
   api_key: 'key',
   provider: 'prov',
   request: 'req',

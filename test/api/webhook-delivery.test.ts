@@ -159,7 +159,7 @@ describe('delivery', () => {
       address: address({ line1: '742 Evergreen Terrace' }),
       hire_date: t.clock.now().toISOString().slice(0, 10),
     });
-    await admin.patch(`/members/${member.id}`, { ssn: '987654321', job_title: 'Controller' });
+    await admin.patch(`/members/${member.id}`, { ssn: '587654321', job_title: 'Controller' });
     const dependent = await admin.post('/dependents', {
       member: member.id,
       first_name: 'Rosalind',
@@ -178,7 +178,7 @@ describe('delivery', () => {
     );
     for (const secret of [
       '123456789',
-      '987654321',
+      '587654321',
       '6789',
       '4321',
       '3333',

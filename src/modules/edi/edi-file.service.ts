@@ -32,8 +32,9 @@ import {
   type SubscriberParts,
 } from './edi-loops.ts';
 import { SENDABLE_STATUSES, recordDelivered } from './edi-file-state.ts';
+import { LeftOutReports, NothingWrittenError, listLeftOut, nothingWritten, type LeftOutEntry } from './edi-left-out.ts';
 import { companionGuideOf, tradingPartnerKey, type CompanionGuide } from './edi-profile.ts';
-import type { CreateEdiFileBody, EdiFileResponse } from './edi-file.schemas.ts';
+import type { CreateEdiFileBody, EdiFileResponse, EdiLeftOutResponse } from './edi-file.schemas.ts';
 import * as repository from './edi.repository.ts';
 import type { CoverageItem } from './edi.repository.ts';
 import type { EdiFileAction, EdiFileKind, EdiFileRow, EdiFileStatus, EdiProfileRow } from './edi.table.ts';
@@ -76,11 +77,6 @@ interface MissingPerson {
   line_of_coverage: string;
 }
 
-interface LeftOut {
-  member: string;
-  reason: string;
-}
-
 export function toEdiFileResponse(row: EdiFileRow, benefitChanges: readonly string[]): EdiFileResponse {
   return {
     id: row.id,
@@ -101,7 +97,7 @@ export function toEdiFileResponse(row: EdiFileRow, benefitChanges: readonly stri
     content_sha256: row.content_sha256,
     benefit_changes: [...benefitChanges],
     missing: row.missing === null ? null : (JSON.parse(row.missing) as EdiFileResponse['missing']),
-    left_out: JSON.parse(row.left_out) as LeftOut[],
+    left_out: JSON.parse(row.left_out) as LeftOutEntry[],
     delivery_method: row.delivery_method,
     delivery_attempts: Number(row.delivery_attempts),
     delivery_error: row.delivery_error,
@@ -163,6 +159,20 @@ export class EdiFileService {
     return mapPage(rows, (row) => toEdiFileResponse(row, changes.get(row.id) ?? []));
   }
 
+  /** Members the group's builds leave out, as reported (each member and reason once), newest first. */
+  async listLeftOut(scope: Scope, filter: { group?: string | undefined; member?: string | undefined }, page: PageRequest): Promise<Page<EdiLeftOutResponse>> {
+    const rows = await listLeftOut(this.#db, scope, { groupId: filter.group, memberId: filter.member }, page);
+    return mapPage(rows, (row) => ({
+      id: row.id,
+      group: row.group_id,
+      employer: row.employer_id,
+      member: row.member_id,
+      reason: row.reason,
+      edi_file: row.edi_file_id,
+      created_at: row.created_at,
+    }));
+  }
+
   /** The file's X12 text, decrypted chunk by chunk as it is sent (admin keys only; the route checks). */
   async content(scope: Scope, id: string): Promise<{ fileName: string; byteCount: number; chunks: AsyncIterable<string> }> {
     const row = await repository.findFile(this.#db, scope, id);
@@ -182,18 +192,25 @@ export class EdiFileService {
    */
   async createFile(scope: Scope, input: CreateEdiFileBody): Promise<EdiFileResponse> {
     if (input.kind === 'change' && input.action !== undefined) throw new InvalidState('action is for full files only (replace or verify).');
-    const built = await this.#db.transaction().execute(async (trx) => {
-      // Every build of a group's files (and every change to its profile) takes the group's lock first.
-      const group = await lockGroupById(trx, scope, input.group);
-      // The group is a field of the body (as every create names what it refers to): 400, like POST /plans.
-      if (!group) throw validationFailed(['group'], 'No such group.');
-      const profile = await this.#profileOf(trx, group);
-      const asOf = input.as_of ?? toDateString(this.#clock.now());
-      const action: EdiFileAction = input.kind === 'change' ? 'change' : (input.action ?? 'replace');
-      const result = await this.#build(trx, group, profile, input.kind, action, asOf);
-      if (!result) throw new InvalidState('Nothing to send: the group has no benefit change waiting for a file and no demographic change.');
-      return result;
-    });
+    const built = await this.#db
+      .transaction()
+      .execute(async (trx) => {
+        // Every build of a group's files (and every change to its profile) takes the group's lock first.
+        const group = await lockGroupById(trx, scope, input.group);
+        // The group is a field of the body (as every create names what it refers to): 400, like POST /plans.
+        if (!group) throw validationFailed(['group'], 'No such group.');
+        const profile = await this.#profileOf(trx, group);
+        const asOf = input.as_of ?? toDateString(this.#clock.now());
+        const action: EdiFileAction = input.kind === 'change' ? 'change' : (input.action ?? 'replace');
+        const result = await this.#build(trx, group, profile, input.kind, action, asOf);
+        if (!result) throw new InvalidState('Nothing to send: the group has no benefit change waiting for a file and no demographic change.');
+        return result;
+      })
+      .catch(async (error: unknown) => {
+        if (!(error instanceof NothingWrittenError)) throw error;
+        await this.#reportNothingWritten(scope, input.group, error.leftOut);
+        throw nothingWritten(error.leftOut);
+      });
     if (built.status === 'ready' && built.delivery_method === 'sftp') this.#jobs?.wake();
     return this.getFile(scope, built.id);
   }
@@ -208,15 +225,23 @@ export class EdiFileService {
     scheduled: Pick<EdiProfileRow, 'group_id' | 'provider_id'>,
     day: string,
   ): Promise<{ claimed: boolean; file: EdiFileRow | undefined }> {
-    const built = await this.#db.transaction().execute(async (trx) => {
-      const group = await lockGroupById(trx, { providerId: scheduled.provider_id, employerId: null }, scheduled.group_id);
-      if (!group || !(await repository.claimScheduledDay(trx, group.id, day))) return { claimed: false, file: undefined };
-      if (group.connection_method !== 'edi') return { claimed: true, file: undefined };
-      // The profile as it is now, under the group's lock: it may have changed since the scheduler listed it.
-      const profile = await repository.findProfile(trx, group.id);
-      if (!profile) return { claimed: true, file: undefined };
-      return { claimed: true, file: await this.#build(trx, group, profile, 'change', 'change', toDateString(this.#clock.now())) };
-    });
+    const scope = { providerId: scheduled.provider_id, employerId: null };
+    const built = await this.#db
+      .transaction()
+      .execute(async (trx) => {
+        const group = await lockGroupById(trx, scope, scheduled.group_id);
+        if (!group || !(await repository.claimScheduledDay(trx, group.id, day))) return { claimed: false, file: undefined };
+        if (group.connection_method !== 'edi') return { claimed: true, file: undefined };
+        // The profile as it is now, under the group's lock: it may have changed since the scheduler listed it.
+        const profile = await repository.findProfile(trx, group.id);
+        if (!profile) return { claimed: true, file: undefined };
+        return { claimed: true, file: await this.#build(trx, group, profile, 'change', 'change', toDateString(this.#clock.now())) };
+      })
+      .catch(async (error: unknown) => {
+        if (!(error instanceof NothingWrittenError)) throw error;
+        // Everyone waiting is left out: reported once, and the day is done (the next day's build tries again).
+        return { claimed: await this.#reportNothingWritten(scope, scheduled.group_id, error.leftOut, day), file: undefined };
+      });
     if (built.file?.delivery_method === 'sftp') this.#jobs?.wake();
     return built;
   }
@@ -303,6 +328,22 @@ export class EdiFileService {
     return this.getFile(scope, id);
   }
 
+  /**
+   * After a change build that wrote no one rolled back: records its left-out members (edi-left-out.ts) in a
+   * transaction of their own, under the group's lock, and for a scheduled build claims the day. Returns whether
+   * the day was claimed (true when no day is given).
+   */
+  async #reportNothingWritten(scope: Scope, groupId: string, leftOut: ReadonlyMap<string, string>, day?: string): Promise<boolean> {
+    return this.#db.transaction().execute(async (trx) => {
+      const group = await lockGroupById(trx, scope, groupId);
+      if (!group) return false;
+      if (day !== undefined && !(await repository.claimScheduledDay(trx, group.id, day))) return false;
+      const reports = await LeftOutReports.load(trx, group.id);
+      await reports.record(trx, { clock: this.#clock, events: this.#events }, group, leftOut, [], null);
+      return true;
+    });
+  }
+
   async #profileOf(trx: Transaction<Database>, group: GroupRow): Promise<EdiProfileRow> {
     if (group.connection_method !== 'edi')
       throw new InvalidState(`The group's connection_method is ${group.connection_method}: files are built for edi groups.`);
@@ -383,6 +424,9 @@ export class EdiFileService {
       acknowledged_at: null,
     };
     await repository.insertFile(trx, row);
+    // What earlier builds reported left out: a member written now is cleared (edi-left-out.ts).
+    const reports = await LeftOutReports.load(trx, group.id);
+    const cleared: string[] = [];
     // One pass: each member's loops are written as they are made; one the file cannot carry (no subscriber
     // id, a value X12 cannot hold) is left out with the reason, and everyone else's file goes on. A member's
     // fate is known once the writer asks for the next one.
@@ -398,6 +442,7 @@ export class EdiFileService {
     };
     const settle = async (part: FileParts) => {
       if (leftOut.has(part.member.row.id)) return;
+      if (reports.has(part.member.row.id)) cleared.push(part.member.row.id);
       written.members += 1;
       written.changeIds.push(...(content.changesOf.get(part.member.row.id) ?? []));
       written.people.push(...part.people);
@@ -431,16 +476,16 @@ export class EdiFileService {
       await saveDigests();
       return stored;
     });
-    if (written.members === 0 && kind === 'change') {
-      const [member, reason] = [...leftOut][0]!;
-      throw new InvalidState(`Nothing could be written: ${leftOut.size} member(s) with changes waiting cannot go in an 834 (member ${member}: ${reason}).`);
-    }
+    // Rolled back (no file, no control numbers used); the caller reports the members left out (#reportNothingWritten).
+    if (written.members === 0 && kind === 'change') throw new NothingWrittenError(leftOut);
+    const newlyLeftOut = await reports.record(trx, { clock: this.#clock, events: this.#events }, group, leftOut, cleared, id);
     const stored: EdiFileRow = {
       ...row,
       ...stats,
       member_count: written.members,
       benefit_change_count: written.changeIds.length,
-      left_out: JSON.stringify([...leftOut].map(([member, reason]) => ({ member, reason }))),
+      // A change file lists who is newly left out; a full file, awaiting an admin's confirmation, everyone it leaves out.
+      left_out: JSON.stringify(kind === 'full' ? [...leftOut].map(([member, reason]): LeftOutEntry => ({ member, reason })) : newlyLeftOut),
     };
     if (kind === 'full') {
       const previous = action === 'replace' ? await repository.findLastAcceptedFullFile(trx, group.id) : undefined;

@@ -7,7 +7,15 @@ import { DeletedSchema, IdParamsSchema, PageSchema, errorResponses } from '../..
 import { scopeOf } from '../../shared/tenancy.ts';
 import { EdiUnmatchedAcknowledgementSchema, ListUnmatchedAcknowledgementsQuerySchema } from './edi-acknowledgement.schemas.ts';
 import type { EdiAcknowledgements } from './edi-acknowledgement.service.ts';
-import { AcknowledgementBodySchema, CreateEdiFileBodySchema, EdiContentSchema, EdiFileSchema, ListEdiFilesQuerySchema } from './edi-file.schemas.ts';
+import {
+  AcknowledgementBodySchema,
+  CreateEdiFileBodySchema,
+  EdiContentSchema,
+  EdiFileSchema,
+  EdiLeftOutSchema,
+  ListEdiFilesQuerySchema,
+  ListEdiLeftOutQuerySchema,
+} from './edi-file.schemas.ts';
 import type { EdiFileResponse } from './edi-file.schemas.ts';
 import type { EdiFileService } from './edi-file.service.ts';
 import { EdiProfileSchema, PutEdiProfileBodySchema } from './edi-profile.schemas.ts';
@@ -84,6 +92,22 @@ export function registerEdiRoutes(
     },
     get: { summary: 'Retrieve an EDI file (without its content)', run: (scope, id) => files.getFile(scope, id) },
   });
+
+  api.get(
+    '/edi_left_out',
+    {
+      schema: {
+        tags,
+        summary: "Members the groups' 834 builds leave out and why, each member and reason as first reported, newest first (?group=, ?member=)",
+        querystring: ListEdiLeftOutQuerySchema,
+        response: { 200: PageSchema(EdiLeftOutSchema), ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      const { cursor, page_size, ...filter } = request.query;
+      return pages.pageResponse(request, await files.listLeftOut(scopeOf(request.auth), filter, pages.pageRequest(request, { cursor, page_size })));
+    },
+  );
 
   api.get(
     '/edi_files/:public_id/content',

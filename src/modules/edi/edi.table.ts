@@ -180,3 +180,18 @@ export interface EdiPickupSeenFileTable {
 }
 
 export type EdiUnmatchedAcknowledgementRow = Selectable<EdiUnmatchedAcknowledgementTable>;
+
+/** A member a group's 834 builds could not write, and why: reported once (docs/decisions.md "Carrier EDI"). */
+export interface EdiLeftOutTable {
+  id: string;
+  provider_id: string;
+  employer_id: string;
+  group_id: string;
+  member_id: string;
+  reason: string;
+  /** The file whose `left_out` listed it; null when the build wrote no file. */
+  edi_file_id: string | null;
+  created_at: string;
+}
+
+export type EdiLeftOutRow = Selectable<EdiLeftOutTable>;
