@@ -31,6 +31,7 @@ import { MemberService } from './modules/members/member.service.ts';
 import { registerNotificationRoutes } from './modules/notifications/notification.routes.ts';
 import { NotificationService, Notifier } from './modules/notifications/notification.service.ts';
 import { Encrypter } from './shared/crypto.ts';
+import { SsnDigester } from './shared/ssn.ts';
 import { registerPlanRoutes } from './modules/plans/plan.routes.ts';
 import { PlanService } from './modules/plans/plan.service.ts';
 import { registerPlanConfigurationRoutes } from './modules/plan-configurations/plan-configuration.routes.ts';
@@ -55,6 +56,7 @@ import { registerCobraEventRoutes } from './modules/cobra-events/cobra-event.rou
 import { CobraEventService } from './modules/cobra-events/cobra-event.service.ts';
 import { EdiAcknowledgements } from './modules/edi/edi-acknowledgement.service.ts';
 import { ediJobHandlers } from './modules/edi/edi-delivery.job.ts';
+import type { SftpConnectionPolicy, SftpOptions } from './modules/edi/sftp-transport.ts';
 import { EdiFileService } from './modules/edi/edi-file.service.ts';
 import { EdiProfileService } from './modules/edi/edi-profile.service.ts';
 import { registerEdiRoutes } from './modules/edi/edi.routes.ts';
@@ -231,7 +233,10 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   const notifier = new Notifier(clock, events);
   registerNotificationRoutes(app, { notifications: new NotificationService(db), pages });
   registerEventRoutes(app, { events: new EventService(db), pages });
-  registerMemberRoutes(app, { members: new MemberService(db, clock, encrypter, notifier, events, buildTerminations(db, clock, events), jobs), pages });
+  registerMemberRoutes(app, {
+    members: new MemberService(db, clock, encrypter, new SsnDigester(encryptionKey), notifier, events, buildTerminations(db, clock, events), jobs),
+    pages,
+  });
   registerPlanRoutes(app, { plans: new PlanService(db, clock, events), pages });
   registerPlanConfigurationRoutes(app, { planConfigurations: new PlanConfigurationService(db, clock, events), pages });
   registerDependentRoutes(app, { dependents: new DependentService(db, clock, events, encrypter), pages });
@@ -248,18 +253,23 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   registerCoverageRoutes(app, { coverage: new MemberCoverageService(db, clock) });
   registerOpenEnrollmentWindowRoutes(app, { windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments), pages });
   registerWebhookEndpointRoutes(app, {
-    webhooks: new WebhookEndpointService(db, clock, encrypter, events, jobs, { allowLoopback: config.webhooksAllowLoopback }),
+    webhooks: new WebhookEndpointService(db, clock, encrypter, events, jobs, { allowLoopback: config.outbound.allowLoopback }),
     pages,
   });
   const ediFiles = new EdiFileService(db, clock, encrypter, encryptionKey, events, jobs);
   registerEdiRoutes(app, {
-    profiles: new EdiProfileService(db, clock, encrypter, events),
+    profiles: new EdiProfileService(db, clock, encrypter, events, sftpPolicyOf(config)),
     files: ediFiles,
     acknowledgements: new EdiAcknowledgements(db, clock, events, ediFiles),
     pages,
   });
 
   return app;
+}
+
+/** Where carrier SFTP may connect, from the configuration (docs/decisions.md "Outbound connections"). */
+export function sftpPolicyOf(config: Config): SftpConnectionPolicy {
+  return { allowLoopback: config.outbound.allowLoopback, allowedPorts: config.outbound.sftpAllowedPorts };
 }
 
 /** What webhook delivery jobs need: the key the signing secrets are encrypted with, and the HTTP sender. */
@@ -270,19 +280,29 @@ export interface WebhookJobSettings {
 
 /**
  * Every durable job's handler, for the server's worker (and tests that run jobs). Webhook deliveries are
- * handled when `webhooks` is given, EDI file uploads when `encryptionKey` is (the server always gives both).
+ * handled when `webhooks` is given, EDI file uploads when `encryptionKey` is (the server always gives both),
+ * connecting where `sftp.policy` allows (production's policy when absent: public addresses, ports 22 and 2222).
  */
 export function buildJobHandlers(
-  deps: BackgroundDependencies & { adapter: CarrierAdapter; webhooks?: WebhookJobSettings; encryptionKey?: Buffer },
+  deps: BackgroundDependencies & { adapter: CarrierAdapter; webhooks?: WebhookJobSettings; encryptionKey?: Buffer; sftp?: SftpOptions },
 ): Record<string, JobHandler> {
-  const { db, clock, jobs, webhooks, encryptionKey } = deps;
+  const { db, clock, jobs, webhooks, encryptionKey, sftp } = deps;
   const events = buildEventLog(deps);
   const edi = encryptionKey ? { key: encryptionKey, encrypter: new Encrypter(encryptionKey) } : undefined;
   return jobHandlers([
     carrierJobHandlers({ db, clock, events, adapter: deps.adapter }),
     openEnrollmentJobHandlers(buildOpenEnrollment({ ...deps, events }).windows),
     webhooks ? webhookJobHandlers({ db, clock, jobs, events, encrypter: new Encrypter(webhooks.encryptionKey), sender: webhooks.sender }) : {},
-    edi ? ediJobHandlers({ db, clock, events, encrypter: edi.encrypter, files: new EdiFileService(db, clock, edi.encrypter, edi.key, events, jobs) }) : {},
+    edi
+      ? ediJobHandlers({
+          db,
+          clock,
+          events,
+          encrypter: edi.encrypter,
+          files: new EdiFileService(db, clock, edi.encrypter, edi.key, events, jobs),
+          ...(sftp ? { sftp } : {}),
+        })
+      : {},
   ]);
 }
 

@@ -27,7 +27,7 @@ Commands:
 Run "benefits <command> --help" for a command's options.
 
 Environment:
-${CONFIG_VARIABLES.map(([name, meaning, fallback]) => `  ${name.padEnd(22)}${meaning} (default: ${fallback})`).join('\n')}
+${CONFIG_VARIABLES.map(([name, meaning, fallback]) => `  ${name.padEnd(25)}${meaning} (default: ${fallback})`).join('\n')}
 `,
   serve: `Usage: benefits serve
 

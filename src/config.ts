@@ -1,5 +1,6 @@
 import { parseEncryptionKey } from './shared/crypto.ts';
 import { isTimeZone } from './shared/dates.ts';
+import { DEFAULT_SFTP_PORTS, parsePortList, type PortRanges } from './shared/outbound-address.ts';
 
 /**
  * The process configuration: read once from the environment, validated, frozen. An invalid value stops the
@@ -19,8 +20,13 @@ export interface Config {
   readonly sweep: { readonly time: string; readonly timeZone: string };
   /** Days events are kept for GET /events (and webhook retries) before the hourly prune deletes them. */
   readonly eventsRetentionDays: number;
-  /** Development only: webhook endpoints may use http:// on loopback addresses (127.0.0.0/8, ::1, localhost). */
-  readonly webhooksAllowLoopback: boolean;
+  /** Connections made on a tenant's behalf (webhooks, carrier SFTP): docs/decisions.md "Outbound connections". */
+  readonly outbound: {
+    /** Development only: loopback addresses (127.0.0.0/8, ::1, localhost) are allowed, and http:// webhooks to them. */
+    readonly allowLoopback: boolean;
+    /** The ports an EDI profile's SFTP server may listen on. */
+    readonly sftpAllowedPorts: PortRanges;
+  };
   /** How long a job claim holds before another worker (or this one, restarted) takes the job over. */
   readonly jobLockTimeoutMs: number;
   /** Limits on client connections, so that slow or idle clients cannot hold the process's sockets. */
@@ -56,7 +62,13 @@ export const CONFIG_VARIABLES: readonly (readonly [name: string, meaning: string
   ['SWEEP_TIME', 'time of day the daily sweep runs, HH:MM (24-hour) in SWEEP_TIME_ZONE', '02:00'],
   ['SWEEP_TIME_ZONE', 'IANA time zone of SWEEP_TIME and of the day the sweep applies, e.g. America/New_York', 'UTC'],
   ['EVENTS_RETENTION_DAYS', 'days events are kept for GET /events (at least 30)', '30'],
-  ['WEBHOOKS_ALLOW_LOOPBACK', 'development only: true lets webhook endpoints use http:// on loopback addresses', 'false'],
+  [
+    'OUTBOUND_ALLOW_LOOPBACK',
+    'development only: true lets webhooks and SFTP delivery connect to loopback addresses (webhooks over http://); never private ones',
+    'false',
+  ],
+  ['WEBHOOKS_ALLOW_LOOPBACK', 'the former name of OUTBOUND_ALLOW_LOOPBACK, still read (an alias: both set must agree)', 'false'],
+  ['SFTP_ALLOWED_PORTS', 'ports an EDI profile may give its SFTP server, comma-separated, ranges as from-to (e.g. 22,2222,10022-10030)', '22,2222'],
   ['JOB_LOCK_TIMEOUT_MS', 'how long a background job stays claimed by a worker that stopped answering before another takes it over', '30000'],
   ['REQUEST_TIMEOUT_MS', "how long a client may take to send a whole request (headers and body) before 408 and the connection's close", '30000'],
   ['HEADERS_TIMEOUT_MS', "how long a client may take to send a request's headers (at most REQUEST_TIMEOUT_MS)", '10000'],
@@ -102,7 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: encryptionKeyVariable(env),
     sweep: Object.freeze(sweepVariables(env)),
     eventsRetentionDays: integerVariable(env, 'EVENTS_RETENTION_DAYS', 30, 30, 3650),
-    webhooksAllowLoopback: booleanVariable(env, 'WEBHOOKS_ALLOW_LOOPBACK', false),
+    outbound: Object.freeze(outboundVariables(env)),
     jobLockTimeoutMs: integerVariable(env, 'JOB_LOCK_TIMEOUT_MS', 30_000, 1000, 3_600_000),
     connections: Object.freeze(connectionVariables(env)),
   });
@@ -132,6 +144,24 @@ function connectionVariables(env: NodeJS.ProcessEnv): Config['connections'] {
     keepAliveTimeoutMs: integerVariable(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 3_600_000),
     max: integerVariable(env, 'MAX_CONNECTIONS', 1000, 10, 1_000_000),
   };
+}
+
+function outboundVariables(env: NodeJS.ProcessEnv): Config['outbound'] {
+  const alias = booleanVariable(env, 'WEBHOOKS_ALLOW_LOOPBACK', false);
+  const allowLoopback = booleanVariable(env, 'OUTBOUND_ALLOW_LOOPBACK', alias);
+  if (env.WEBHOOKS_ALLOW_LOOPBACK?.trim() && allowLoopback !== alias) {
+    throw new ConfigError('OUTBOUND_ALLOW_LOOPBACK and WEBHOOKS_ALLOW_LOOPBACK (its former name) disagree: set OUTBOUND_ALLOW_LOOPBACK only');
+  }
+  const ports = env.SFTP_ALLOWED_PORTS?.trim();
+  let sftpAllowedPorts = DEFAULT_SFTP_PORTS;
+  if (ports) {
+    try {
+      sftpAllowedPorts = Object.freeze(parsePortList(ports));
+    } catch (error) {
+      throw new ConfigError(`SFTP_ALLOWED_PORTS must be TCP ports or ranges, comma-separated, e.g. 22,2222,10022-10030: ${(error as Error).message}`);
+    }
+  }
+  return { allowLoopback, sftpAllowedPorts };
 }
 
 function sweepVariables(env: NodeJS.ProcessEnv): { time: string; timeZone: string } {

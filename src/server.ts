@@ -1,7 +1,9 @@
 import { dirname, join } from 'node:path';
-import { buildApp, buildDailySweep, buildEventLog, buildJobHandlers, type App } from './app.ts';
+import { buildApp, buildDailySweep, buildEventLog, buildJobHandlers, sftpPolicyOf, type App } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
 import { Encrypter, loadOrCreateKeyFile } from './shared/crypto.ts';
+import { SsnDigester } from './shared/ssn.ts';
+import { backfillSsnDigests } from './modules/members/ssn-digest-backfill.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
@@ -58,7 +60,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const jobs = { wake: () => wakeWorker() };
     const encryptionKey = resolveEncryptionKey(config, database);
     const app = await buildApp({ config, db: database.db, clock, encryptionKey, jobs });
-    const sender = new WebhookSender({ allowLoopback: config.webhooksAllowLoopback });
+    // Members stored before SSN digests existed get theirs before requests are served (idempotent).
+    await backfillSsnDigests(database.db, new Encrypter(encryptionKey), new SsnDigester(encryptionKey), app.log);
+    const sender = new WebhookSender({ allowLoopback: config.outbound.allowLoopback });
     const handlers = buildJobHandlers({
       db: database.db,
       clock,
@@ -66,6 +70,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       adapter: new SandboxCarrierAdapter(),
       webhooks: { encryptionKey, sender },
       encryptionKey,
+      sftp: { policy: sftpPolicyOf(config) },
     });
     // Webhook deliveries spend most of their time waiting on receivers: many run at once, claimed in batches.
     const worker = new JobWorker({
@@ -119,6 +124,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       acknowledgements: new EdiAcknowledgements(database.db, clock, ediEvents, ediFiles),
       encrypter,
       log: app.log,
+      sftp: { policy: sftpPolicyOf(config) },
     });
     const url = await app.listen({ port: config.port, host: config.host });
     worker.start();

@@ -21,6 +21,9 @@ import * as apiKeyChangeNotices from './migrations/2026-11-27T0001-api-key-chang
 import * as edi from './migrations/2026-11-28T0001-edi.ts';
 import * as dependentSsn from './migrations/2026-11-28T0002-dependent-ssn.ts';
 import * as apiKeyNoticeSchema from './migrations/2026-11-29T0001-api-key-notice-schema.ts';
+import * as ediAcknowledgements from './migrations/2026-11-30T0001-edi-acknowledgements.ts';
+import * as ediDeliveryState from './migrations/2026-11-30T0002-edi-delivery-state.ts';
+import * as ssnRulesLeftOut from './migrations/2026-11-30T0003-ssn-rules-left-out.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -45,6 +48,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-28T0001-edi': edi,
   '2026-11-28T0002-dependent-ssn': dependentSsn,
   '2026-11-29T0001-api-key-notice-schema': apiKeyNoticeSchema,
+  '2026-11-30T0001-edi-acknowledgements': ediAcknowledgements,
+  '2026-11-30T0002-edi-delivery-state': ediDeliveryState,
+  '2026-11-30T0003-ssn-rules-left-out': ssnRulesLeftOut,
 };
 
 export class MigrationError extends Error {

@@ -33,8 +33,11 @@ import type {
   EdiFileChunkTable,
   EdiFilePersonTable,
   EdiFileTable,
+  EdiPickupSeenFileTable,
+  EdiLeftOutTable,
   EdiProfileTable,
   EdiSentDemographicsTable,
+  EdiUnmatchedAcknowledgementTable,
 } from '../modules/edi/edi.table.ts';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../modules/webhooks/webhook.table.ts';
 
@@ -85,4 +88,7 @@ export interface Database {
   edi_file_changes: EdiFileChangeTable;
   edi_file_people: EdiFilePersonTable;
   edi_sent_demographics: EdiSentDemographicsTable;
+  edi_unmatched_acknowledgements: EdiUnmatchedAcknowledgementTable;
+  edi_pickup_seen_files: EdiPickupSeenFileTable;
+  edi_left_out: EdiLeftOutTable;
 }

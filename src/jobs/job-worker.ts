@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
+import type { Executor, Transaction } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import type { Clock } from '../shared/clock.ts';
 import { randomBase62 } from '../shared/ids.ts';
@@ -14,7 +15,36 @@ import type { JobRow } from './job.table.ts';
  * reach the carrier, a takeover after a crash), so handlers must be safe to repeat; `jobId` serves as an
  * idempotency key towards the outside world.
  */
-export type JobHandler = (payload: Record<string, unknown>, context: { jobId: string; attempt: number }) => Promise<void>;
+export type JobHandler = (payload: Record<string, unknown>, context: JobContext) => Promise<void>;
+
+export interface JobContext {
+  jobId: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /**
+   * Called by a handler before it throws, when its own records must show the failed attempt: the worker runs
+   * `record` in the transaction that puts the job back in the queue or fails it for good (the worker's; absent
+   * when a handler is called outside one).
+   */
+  onFailure?: (record: FailureRecorder) => void;
+}
+
+/**
+ * What a handler records about a failed attempt, in the transaction that settles the job. It takes its own
+ * locks, then calls `settle` (the worker requeues or fails the job there, if its claim still holds), then
+ * writes what settle answered. Its locks come before the job row's, so whatever changes the job while holding
+ * the handler's record (a manual retry bringing the job forward) takes them in the same order. If `record`
+ * never calls settle, the worker does after it; if it throws, nothing of the attempt is recorded and the job
+ * runs again once its lock expires.
+ */
+export type FailureRecorder = (trx: Transaction<Database>, settle: () => Promise<JobSettlement>) => Promise<void>;
+
+export interface JobSettlement {
+  /** False when another worker took the job over (this worker's lock expired): record nothing. */
+  recorded: boolean;
+  /** When the job runs again; null when it failed for good. */
+  retryAt: Date | null;
+}
 
 export interface JobWorkerOptions {
   db: Kysely<Database>;
@@ -237,18 +267,19 @@ export class JobWorker {
       const handler = Object.hasOwn(this.#handlers, row.kind) ? this.#handlers[row.kind] : undefined;
       const payload = parsePayload(row.payload);
       let failure: unknown;
+      let recorder: FailureRecorder | undefined;
       if (!handler) {
         failure = new PermanentJobError(`No handler is registered for job kind "${row.kind}".`);
       } else if (!payload) {
         failure = new PermanentJobError('The payload is not a JSON object.');
       } else {
         try {
-          await handler(payload, { jobId: row.id, attempt: row.attempts });
+          await handler(payload, { jobId: row.id, attempt: row.attempts, onFailure: (record) => (recorder = record) });
         } catch (error) {
           failure = error ?? new Error('the handler threw without a reason');
         }
       }
-      const recorded = failure === undefined ? await this.#recordSuccess(claim) : await this.#recordFailure(row, claim, failure);
+      const recorded = failure === undefined ? await this.#recordSuccess(claim) : await this.#recordFailure(row, claim, failure, recorder);
       if (!recorded) {
         this.#log.warn(about, 'job finished after another worker took it over (its lock expired); this outcome is not recorded');
       }
@@ -267,29 +298,50 @@ export class JobWorker {
     return updateClaimedJob(this.#db, claim, { state: 'done', finished_at: this.#clock.now().toISOString(), locked_by: null, locked_until: null });
   }
 
-  async #recordFailure(row: JobRow, claim: JobClaim, failure: unknown): Promise<boolean> {
-    const now = this.#clock.now();
+  async #recordFailure(row: JobRow, claim: JobClaim, failure: unknown, recorder: FailureRecorder | undefined): Promise<boolean> {
     const error = jobErrorMessage(failure);
+    let settlement: JobSettlement;
+    if (recorder) {
+      settlement = await this.#db.transaction().execute(async (trx) => {
+        let settling: Promise<JobSettlement> | undefined;
+        const settle = () => (settling ??= this.#settleFailure(trx, row, claim, failure, error));
+        await recorder(trx, settle);
+        return settle();
+      });
+    } else {
+      settlement = await this.#settleFailure(this.#db, row, claim, failure, error);
+    }
     const about = { jobId: row.id, kind: row.kind, attempt: row.attempts, error };
-    if (failure instanceof RetryJobLater && row.attempts < row.max_attempts) {
-      return requeueClaimedJob(this.#db, claim, { runAt: failure.runAt.toISOString(), lastError: error });
+    if (!settlement.recorded) return false;
+    if (settlement.retryAt) {
+      // A RetryJobLater's handler recorded what happened itself.
+      if (failure instanceof RetryJobLater) return true;
+      this.#log.warn({ ...about, maxAttempts: row.max_attempts, retryAt: settlement.retryAt.toISOString() }, 'job failed; will retry');
+    } else {
+      this.#log.error({ ...about, maxAttempts: row.max_attempts }, failure instanceof PermanentJobError ? 'job failed' : 'job failed; no attempts left');
     }
+    return true;
+  }
+
+  /**
+   * Requeues the job (after its backoff, retryDelayMs, or at a RetryJobLater's time; earlier if it was brought
+   * forward while it ran) or fails it for good, only while this worker's claim holds.
+   */
+  async #settleFailure(db: Executor, row: JobRow, claim: JobClaim, failure: unknown, error: string): Promise<JobSettlement> {
+    const now = this.#clock.now();
     if (!(failure instanceof PermanentJobError) && row.attempts < row.max_attempts) {
-      const runAt = new Date(now.getTime() + retryDelayMs(row.attempts)).toISOString();
-      const recorded = await updateClaimedJob(this.#db, claim, { state: 'queued', run_at: runAt, locked_by: null, locked_until: null, last_error: error });
-      if (recorded) this.#log.warn({ ...about, maxAttempts: row.max_attempts, retryAt: runAt }, 'job failed; will retry');
-      return recorded;
+      const runAt = failure instanceof RetryJobLater ? failure.runAt : new Date(now.getTime() + retryDelayMs(row.attempts));
+      const stored = await requeueClaimedJob(db, claim, { runAt: runAt.toISOString(), lastError: error });
+      return stored === undefined ? { recorded: false, retryAt: null } : { recorded: true, retryAt: new Date(stored) };
     }
-    const recorded = await updateClaimedJob(this.#db, claim, {
+    const recorded = await updateClaimedJob(db, claim, {
       state: 'failed',
       finished_at: now.toISOString(),
       locked_by: null,
       locked_until: null,
       last_error: error,
     });
-    if (recorded)
-      this.#log.error({ ...about, maxAttempts: row.max_attempts }, failure instanceof PermanentJobError ? 'job failed' : 'job failed; no attempts left');
-    return recorded;
+    return { recorded, retryAt: null };
   }
 
   /**

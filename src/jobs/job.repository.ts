@@ -113,7 +113,7 @@ export async function claimDueJobs(
  * Records what became of a claimed job, only if the claim still holds: a worker whose lock expired and whose
  * job another worker took over must not overwrite that worker's outcome. False when the claim was lost.
  */
-export async function updateClaimedJob(db: Kysely<Database>, claim: JobClaim, values: UpdateObject<Database, 'jobs'>): Promise<boolean> {
+export async function updateClaimedJob(db: Executor, claim: JobClaim, values: UpdateObject<Database, 'jobs'>): Promise<boolean> {
   const result = await db
     .updateTable('jobs')
     .set(values)
@@ -137,24 +137,34 @@ export async function renewJobLocks(db: Kysely<Database>, workerId: string, lock
 }
 
 /**
- * Puts a claimed job back in the queue for `runAt` (a handler's RetryJobLater). If someone brought the job
- * forward while it ran (its run_at is below RUNNING_RUN_AT), the earlier of the two times wins.
+ * Puts a claimed job back in the queue for `runAt` (the backoff after a failure, or a handler's RetryJobLater).
+ * If someone brought the job forward while it ran (its run_at is below RUNNING_RUN_AT), the earlier of the two
+ * times wins. The run_at stored; undefined when the claim was lost.
  */
-export function requeueClaimedJob(db: Kysely<Database>, claim: JobClaim, options: { runAt: string; lastError: string }): Promise<boolean> {
+export async function requeueClaimedJob(db: Executor, claim: JobClaim, options: { runAt: string; lastError: string }): Promise<string | undefined> {
   const { runAt } = options;
-  return updateClaimedJob(db, claim, {
-    state: 'queued',
-    locked_by: null,
-    locked_until: null,
-    last_error: options.lastError,
-    run_at: sql<string>`case when run_at < ${runAt} then run_at else ${runAt} end`,
-  });
+  const row = await db
+    .updateTable('jobs')
+    .set({
+      state: 'queued',
+      locked_by: null,
+      locked_until: null,
+      last_error: options.lastError,
+      run_at: sql<string>`case when run_at < ${runAt} then run_at else ${runAt} end`,
+    })
+    .where('id', '=', claim.id)
+    .where('state', '=', 'running')
+    .where('locked_by', '=', claim.workerId)
+    .where('attempts', '=', claim.attempt)
+    .returning('run_at')
+    .executeTakeFirst();
+  return row?.run_at;
 }
 
 /**
  * Makes a job run no later than `runAt`: a queued job due later is moved up; a running one keeps the time, so
- * that a RetryJobLater it ends with does not put it off past `runAt` (see requeueClaimedJob). False when the
- * job is finished or does not exist.
+ * that a retry it ends with (its backoff or a RetryJobLater) does not put it off past `runAt` (see
+ * requeueClaimedJob). False when the job is finished or does not exist.
  */
 export async function bringJobForward(db: Executor, id: string, runAt: Date): Promise<boolean> {
   const at = runAt.toISOString();

@@ -31,6 +31,8 @@ export const ID_PREFIXES = {
   cobra_event: 'cobra',
   coverage_termination: 'term',
   edi_file: 'edi',
+  edi_acknowledgement: 'eack',
+  edi_left_out: 'elo',
   api_key: 'key',
   provider: 'prov',
   request: 'req',

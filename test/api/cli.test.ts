@@ -108,6 +108,22 @@ describe('benefits serve', () => {
   });
 });
 
+describe('outbound connection settings', () => {
+  it('when SFTP_ALLOWED_PORTS or the loopback switch is invalid, then the start fails naming it; --help lists them and the alias', async () => {
+    const badPorts = await runCli(['serve'], { DATABASE_URL: database.url, SFTP_ALLOWED_PORTS: '22,ssh' });
+    expect(badPorts.code).toBe(1);
+    expect(badPorts.stderr).toContain('SFTP_ALLOWED_PORTS must be TCP ports or ranges');
+    expect(badPorts.stderr).toContain('"ssh"');
+    const disagreeing = await runCli(['serve'], { DATABASE_URL: database.url, OUTBOUND_ALLOW_LOOPBACK: 'false', WEBHOOKS_ALLOW_LOOPBACK: 'true' });
+    expect(disagreeing.code).toBe(1);
+    expect(disagreeing.stderr).toContain('OUTBOUND_ALLOW_LOOPBACK and WEBHOOKS_ALLOW_LOOPBACK');
+    const help = (await runCli(['--help'], { DATABASE_URL: database.url })).stdout;
+    expect(help).toMatch(
+      /OUTBOUND_ALLOW_LOOPBACK[\s\S]*WEBHOOKS_ALLOW_LOOPBACK\s+the former name of OUTBOUND_ALLOW_LOOPBACK[\s\S]*SFTP_ALLOWED_PORTS.*\(default: 22,2222\)/,
+    );
+  });
+});
+
 describe('benefits sweep', () => {
   it('when run for a day, then it applies the rules and says what it did; a bad date or setting is refused by name', async () => {
     const result = await runCli(['sweep', '--date', '2026-03-24'], { DATABASE_URL: database.url });

@@ -210,6 +210,36 @@ describe("a dependent's whole SSN", () => {
   });
 });
 
+describe("a dependent's SSN follows the SSA's rules (shared/ssn.ts)", () => {
+  it.each([
+    ['000451234', 400],
+    ['666451234', 400],
+    ['900451234', 400],
+    ['123001234', 400],
+    ['123450000', 400],
+    ['899451234', 201],
+    ['123010001', 201],
+  ])('when ssn is %s, then %i (a 400 names ssn and never repeats the number)', async (ssn, status) => {
+    const member = await createMember(t.admin);
+    const response = await t.admin.post('/dependents', {
+      member: member.id,
+      first_name: 'A',
+      last_name: 'B',
+      member_relationship: 'child',
+      dob: '2015-01-01',
+      ssn,
+    });
+    expect(response.status, response.text).toBe(status);
+    if (status === 201) return;
+    expect(errorFields(response)).toEqual(['ssn']);
+    expect(response.text).not.toContain(ssn);
+    const dependent = await createDependent(t.admin, { member: member.id });
+    const patched = await t.admin.patch(`/dependents/${dependent.id}`, { ssn });
+    expect(patched.status).toBe(400);
+    expect(errorFields(patched)).toEqual(['ssn']);
+  });
+});
+
 describe('dependent references', () => {
   const body = (member: string) => ({ member, first_name: 'Sam', last_name: 'Rivera', member_relationship: 'child', dob: '2015-06-01' });
 

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import type { Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildEventLog, buildJobHandlers } from '../../src/app.ts';
@@ -9,12 +10,14 @@ import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/san
 import { EdiAcknowledgements } from '../../src/modules/edi/edi-acknowledgement.service.ts';
 import { DELIVER_EDI_FILE_JOB, EdiFileService } from '../../src/modules/edi/edi-file.service.ts';
 import { EdiScheduler } from '../../src/modules/edi/edi-scheduler.ts';
+import type { SftpOptions } from '../../src/modules/edi/sftp-transport.ts';
 import { Encrypter } from '../../src/shared/crypto.ts';
 import { createMember } from '../helpers/factories.ts';
+import { newProviderAdmin } from '../helpers/more-factories.ts';
 import { testDatabaseKind } from '../helpers/database.ts';
 import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { generateEd25519KeyPair, publicKeyFingerprint, SFTP_TEST_USER, startSftpTestServer, type SftpTestServer } from '../helpers/sftp-server.ts';
-import { createTestApp, ok, TEST_ENCRYPTION_KEY, type TestContext } from '../helpers/test-app.ts';
+import { ApiClient, createTestApp, DEVELOPMENT_OUTBOUND_ENV, DEVELOPMENT_SFTP, ok, TEST_ENCRYPTION_KEY, type TestContext } from '../helpers/test-app.ts';
 import { expectGuideConformant } from '../helpers/x12.ts';
 
 // Carrier EDI delivery against a real SFTP server: the upload job, its retries and permanent failures,
@@ -33,8 +36,15 @@ let worker: JobWorker;
 let server: SftpTestServer;
 
 beforeAll(async () => {
-  t = await createTestApp({ now: NOW });
-  const handlers = buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter(), encryptionKey: TEST_ENCRYPTION_KEY });
+  // The SFTP server runs in this process, on loopback: the development switch, as for a developer's machine.
+  t = await createTestApp({ now: NOW, env: DEVELOPMENT_OUTBOUND_ENV });
+  const handlers = buildJobHandlers({
+    db: t.database.db,
+    clock: t.clock,
+    adapter: new SandboxCarrierAdapter(),
+    encryptionKey: TEST_ENCRYPTION_KEY,
+    sftp: DEVELOPMENT_SFTP,
+  });
   worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers, log, batchSize: 20 });
 });
 afterAll(async () => {
@@ -115,6 +125,22 @@ async function jobsOf(fileId: string) {
   return rows.filter((row) => (JSON.parse(row.payload) as { edi_file?: string }).edi_file === fileId);
 }
 
+async function deliveryFailedEvents(w: EnrollmentWorld, fileId: string) {
+  return (await ok(w.admin.get(`/events?type=edi_file.delivery_failed&object_id=${fileId}`))).results as {
+    object_type: string;
+    data: Record<string, unknown>;
+  }[];
+}
+
+/** A port on this machine where nothing listens (connections to it are refused). */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 async function changesOf(w: EnrollmentWorld, ids: string[]) {
   return Promise.all(ids.map((id) => ok(w.admin.get(`/benefit_changes/${id}`))));
 }
@@ -154,11 +180,43 @@ function accepting999(groupControlNumber: number): string {
   ].join('\n');
 }
 
-function schedulerOn(db: Kysely<Database>) {
+/** A 999 accepting the group AK102 names, from `sender` to `receiver` (the carrier's to us by default), AK101 and AK201 as given. */
+function carrier999({
+  ak102,
+  sender = 'CARRIER',
+  receiver = 'BENEFITSCO',
+  ak101 = 'BE',
+  ak201 = '834',
+}: {
+  ak102: string;
+  sender?: string;
+  receiver?: string;
+  ak101?: string;
+  ak201?: string;
+}): string {
+  return accepting999(0)
+    .replace(`*${'CARRIER'.padEnd(15)}*`, `*${sender.padEnd(15)}*`)
+    .replace(`*${'BENEFITSCO'.padEnd(15)}*`, `*${receiver.padEnd(15)}*`)
+    .replace('AK1*BE*0*', `AK1*${ak101}*${ak102}*`)
+    .replace('AK2*834*', `AK2*${ak201}*`);
+}
+
+function schedulerOn(db: Kysely<Database>, sftp: SftpOptions = DEVELOPMENT_SFTP) {
   const encrypter = new Encrypter(TEST_ENCRYPTION_KEY);
   const events = buildEventLog({ clock: t.clock });
   const files = new EdiFileService(db, t.clock, encrypter, TEST_ENCRYPTION_KEY, events);
-  return new EdiScheduler({ db, clock: t.clock, files, acknowledgements: new EdiAcknowledgements(db, t.clock, events, files), encrypter, log });
+  return new EdiScheduler({ db, clock: t.clock, files, acknowledgements: new EdiAcknowledgements(db, t.clock, events, files), encrypter, log, sftp });
+}
+
+/** Runs every job that is due now with handlers that connect as `sftp` says (instead of the development switch). */
+async function runDueJobsWith(sftp: SftpOptions): Promise<void> {
+  const handlers = buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter(), encryptionKey: TEST_ENCRYPTION_KEY, sftp });
+  const other = new JobWorker({ db: t.database.db, clock: t.clock, handlers, log, batchSize: 20 });
+  try {
+    while ((await other.runDueJobs()) > 0);
+  } finally {
+    await other.stop();
+  }
 }
 
 describe('the delivery job', () => {
@@ -228,22 +286,34 @@ describe('the delivery job', () => {
     expect((await jobsOf(file.id)).map((job) => [job.state, job.attempts])).toEqual([['done', 2]]);
   });
 
-  it('when every attempt fails for a reason that may pass, then the last one records the file delivery_failed', async () => {
+  it('when every attempt fails for a reason that may pass, then each is seen on the file as it happens, and the last one records the file delivery_failed with its event', async () => {
     const { w } = await worldWithChange(sftpDelivery());
     server.refuseConnections(DEFAULT_MAX_ATTEMPTS);
     const file = await buildChangeFile(w);
+    expect(file).toMatchObject({ delivery_attempts: 0, delivery_error: null, next_delivery_attempt_at: NOW });
 
     for (let attempt = 1; attempt <= DEFAULT_MAX_ATTEMPTS; attempt++) {
       await runDueJobs();
       const [job] = await jobsOf(file.id);
       expect(job!.attempts).toBe(attempt);
       const current = await ok(w.admin.get(`/edi_files/${file.id}`));
-      expect(current.status).toBe(attempt < DEFAULT_MAX_ATTEMPTS ? 'ready' : 'delivery_failed');
+      const last = attempt === DEFAULT_MAX_ATTEMPTS;
+      expect(current).toMatchObject({
+        status: last ? 'delivery_failed' : 'ready',
+        delivery_attempts: attempt,
+        delivery_error: expect.stringMatching(/127\.0\.0\.1:\d+/),
+        // When the queue tries again, as the job says (job-queue.ts retryDelayMs); none after the last.
+        next_delivery_attempt_at: last ? null : job!.run_at,
+      });
+      expect((await deliveryFailedEvents(w, file.id)).length).toBe(last ? 1 : 0);
       // Past the longest backoff (an hour).
       t.clock.advance(60 * 60 * 1000 + 1);
     }
 
     const failed = await ok(w.admin.get(`/edi_files/${file.id}`));
+    const [event] = await deliveryFailedEvents(w, file.id);
+    expect(event).toMatchObject({ object_type: 'edi_file', data: { status: 'delivery_failed', group: w.groups.ediGroup.id } });
+    expect(logLines.filter((line) => line.level === 'error' && line.msg === 'job failed; no attempts left')).toHaveLength(1);
     // The server hangs up as soon as it accepts: "Could not connect to ..." or "... closed the connection during the handshake".
     expect(failed.delivery_error).toMatch(/Could not connect to 127\.0\.0\.1:\d+|127\.0\.0\.1:\d+ closed the connection during the handshake/);
     expect((await jobsOf(file.id)).map((job) => job.state)).toEqual(['failed']);
@@ -299,6 +369,101 @@ describe('the delivery job', () => {
     expect(await jobsOf(file.id)).toEqual([]);
     expect((await changesOf(w, file.benefit_changes)).map((change) => change.delivery_state)).toEqual(['sent']);
     expect(server.connectionCount).toBe(0);
+  });
+});
+
+describe('delivery state and retry', () => {
+  it('when an attempt fails and more remain, then the file shows the attempt, its error without the address the host resolved to, and when the queue tries again', async () => {
+    const { w } = await worldWithChange(sftpDelivery({ host: 'localhost', port: await closedPort() }));
+    const file = await buildChangeFile(w);
+
+    await runDueJobs();
+
+    const [job] = await jobsOf(file.id);
+    expect(job).toMatchObject({ state: 'queued', attempts: 1 });
+    const current = await ok(w.admin.get(`/edi_files/${file.id}`));
+    expect(current).toMatchObject({ status: 'ready', delivery_attempts: 1, next_delivery_attempt_at: job!.run_at, delivered_at: null });
+    // The first retry waits 2.5 to 5 s (job-queue.ts retryDelayMs).
+    expect(Date.parse(current.next_delivery_attempt_at) - Date.parse(NOW)).toBeGreaterThanOrEqual(2_500);
+    expect(Date.parse(current.next_delivery_attempt_at) - Date.parse(NOW)).toBeLessThanOrEqual(5_000);
+    expect(current.delivery_error).toEqual(expect.any(String));
+    expect(current.delivery_error).not.toContain('127.0.0.1');
+    expect(current.delivery_error).not.toContain(SFTP_TEST_USER.password);
+    expect(await deliveryFailedEvents(w, file.id)).toEqual([]);
+  });
+
+  it('when a ready file waits for its next attempt, then retry brings that attempt forward to now, and its success clears the error and the next attempt time', async () => {
+    const { w } = await worldWithChange(sftpDelivery());
+    server.refuseConnections(1);
+    const file = await buildChangeFile(w);
+    await runDueJobs();
+    expect((await ok(w.admin.get(`/edi_files/${file.id}`))).next_delivery_attempt_at).not.toBe(NOW);
+    await runDueJobs();
+    expect(server.file(`/inbound/${file.file_name}`)).toBeUndefined();
+
+    const retried = await ok(w.admin.post(`/edi_files/${file.id}/retry`));
+
+    expect(retried).toMatchObject({ status: 'ready', delivery_attempts: 1, next_delivery_attempt_at: NOW });
+    expect((await jobsOf(file.id)).map((job) => [job.state, job.run_at])).toEqual([['queued', NOW]]);
+    await runDueJobs();
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toMatchObject({
+      status: 'delivered',
+      delivery_attempts: 2,
+      delivery_error: null,
+      next_delivery_attempt_at: null,
+      delivered_at: NOW,
+    });
+    expect(server.file(`/inbound/${file.file_name}`)).toEqual(await contentOf(w, file.id));
+    expect((await jobsOf(file.id)).map((job) => [job.state, job.attempts])).toEqual([['done', 2]]);
+  });
+
+  it('when a delivery_failed file is retried twice at once after its profile is fixed, then one delivery is queued and it delivers the file', async () => {
+    const { w } = await worldWithChange(sftpDelivery({ host_key_fingerprint: publicKeyFingerprint(generateEd25519KeyPair().public) }));
+    const file = await buildChangeFile(w);
+    await runDueJobs();
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toMatchObject({ status: 'delivery_failed', delivery_attempts: 1, next_delivery_attempt_at: null });
+    await putProfile(w, sftpDelivery());
+    t.clock.advance(60_000);
+    const now = t.clock.now().toISOString();
+
+    const [first, second] = await Promise.all([w.admin.post(`/edi_files/${file.id}/retry`), w.admin.post(`/edi_files/${file.id}/retry`)]);
+
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(first.body).toMatchObject({ status: 'delivery_failed', next_delivery_attempt_at: now });
+    expect((await jobsOf(file.id)).map((job) => job.state).sort()).toEqual(['failed', 'queued']);
+    await runDueJobs();
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toMatchObject({
+      status: 'delivered',
+      delivery_attempts: 2,
+      delivery_error: null,
+      next_delivery_attempt_at: null,
+    });
+    expect(server.file(`/inbound/${file.file_name}`)).toEqual(await contentOf(w, file.id));
+    expect((await jobsOf(file.id)).map((job) => job.state).sort()).toEqual(['done', 'failed']);
+  });
+
+  it('when retry makes no sense (a delivered file, a download profile), then it is 409 and nothing changes; another provider gets 404', async () => {
+    const { w } = await worldWithChange(sftpDelivery());
+    const file = await buildChangeFile(w);
+    await runDueJobs();
+    const delivered = await ok(w.admin.get(`/edi_files/${file.id}`));
+    expect(delivered.status).toBe('delivered');
+
+    const refused = await w.admin.post(`/edi_files/${file.id}/retry`);
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.message).toMatch(/delivered/);
+
+    const { w: downloadWorld } = await worldWithChange({ method: 'download' });
+    const ready = await buildChangeFile(downloadWorld);
+    const notSftp = await downloadWorld.admin.post(`/edi_files/${ready.id}/retry`);
+    expect(notSftp.status, notSftp.text).toBe(409);
+
+    const other = await newProviderAdmin(t, 'edi-retry-other');
+    expect((await other.post(`/edi_files/${file.id}/retry`)).status).toBe(404);
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toEqual(delivered);
+    expect(await ok(downloadWorld.admin.get(`/edi_files/${ready.id}`))).toEqual(ready);
+    expect(await jobsOf(ready.id)).toEqual([]);
+    expect((await jobsOf(file.id)).map((job) => job.state)).toEqual(['done']);
   });
 });
 
@@ -362,5 +527,208 @@ describe('the EDI scheduler', () => {
     expect(server.file('/outbound/notes.txt')).toBeDefined();
     expect(logLines.some((line) => line.level === 'warn' && JSON.stringify(line.obj).includes('notes.txt'))).toBe(true);
     expect(JSON.stringify(logLines)).not.toContain('SECRET-LOOKING');
+  });
+});
+
+describe('the acknowledgement pickup: matching and paging', () => {
+  it('when the folder holds a 999 for an 837 to another receiver under our group control number, then the pickup applies nothing, stores it unmatched with why, leaves it there and never downloads it again', async () => {
+    const { w, enrollment } = await worldWithChange(sftpDelivery());
+    const file = await buildChangeFile(w);
+    await runDueJobs();
+    const attack = carrier999({ ak102: String(file.group_control_number), receiver: 'OTHERSENDER', ak101: 'HC', ak201: '837' });
+    server.putFile('/outbound/999_from_elsewhere.x12', attack);
+
+    const summary = await schedulerOn(t.database.db).checkNow();
+
+    // (Profiles of earlier tests point at servers since closed: their pickups fail, and are not counted here.)
+    expect(summary).toMatchObject({ acknowledgements: 0, unmatchedAcknowledgements: 1 });
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toMatchObject({ status: 'delivered', acknowledgement: null, acknowledged_at: null });
+    expect((await changesOf(w, file.benefit_changes)).map((change) => change.delivery_state)).toEqual(['sent']);
+    expect((await ok(w.admin.get(`/enrollments/${enrollment.id}`))).status).toBe('approved');
+    expect(server.file('/outbound/999_from_elsewhere.x12')?.toString()).toBe(attack);
+    const listed = await ok(w.admin.get('/edi_unmatched_acknowledgements'));
+    expect(listed).toEqual({
+      next: null,
+      previous: null,
+      results: [
+        {
+          id: expect.stringMatching(/^eack_/),
+          object: 'edi_unmatched_acknowledgement',
+          received_via: 'sftp_pickup',
+          remote_file: '999_from_elsewhere.x12',
+          kind: '999',
+          interchange_sender: { qualifier: 'ZZ', id: 'CARRIER' },
+          interchange_receiver: { qualifier: 'ZZ', id: 'OTHERSENDER' },
+          interchange_control_number: '000000777',
+          control_number: String(file.group_control_number),
+          edi_file: file.id,
+          reason: expect.stringContaining('ISA08 is OTHERSENDER (expected BENEFITSCO)'),
+          mismatches: [
+            { element: 'ISA08', expected: 'BENEFITSCO', found: 'OTHERSENDER' },
+            { element: 'AK101', expected: 'BE', found: 'HC' },
+            { element: 'AK201', expected: '834', found: '837' },
+          ],
+          created_at: NOW,
+        },
+      ],
+    });
+
+    // Admins of the provider only.
+    const readOnly = new ApiClient(t.baseUrl, (await ok(w.admin.post('/api_keys', { role: 'read_only' }), 201)).key);
+    expect((await readOnly.get('/edi_unmatched_acknowledgements')).status).toBe(403);
+    const otherAdmin = await newProviderAdmin(t, 'edi-pickup-other');
+    expect((await ok(otherAdmin.get('/edi_unmatched_acknowledgements'))).results).toEqual([]);
+
+    // Later pickups (another process: nothing in memory) neither download it again nor store it twice.
+    const downloads = server.downloads.length;
+    expect(downloads).toBe(1);
+    t.clock.advance(16 * 60_000);
+    await schedulerOn(t.database.db).checkNow();
+    expect(server.downloads.length).toBe(downloads);
+    expect((await ok(w.admin.get('/edi_unmatched_acknowledgements'))).results).toHaveLength(1);
+    expect((await ok(w.admin.get(`/edi_files/${file.id}`))).status).toBe('delivered');
+  });
+
+  it('when the folder holds X12 that is not a readable 999 or TA1 and a text file, then the first is stored unmatched as unreadable, both stay and neither is downloaded again', async () => {
+    const { w } = await worldWithChange(sftpDelivery());
+    const file = await buildChangeFile(w);
+    await runDueJobs();
+    const broken = accepting999(file.group_control_number).replace(/SE\*\d+\*/, 'SE*99*');
+    server.putFile('/outbound/broken.x12', broken);
+    server.putFile('/outbound/readme.txt', 'Dear partner, our folder rules');
+
+    const summary = await schedulerOn(t.database.db).checkNow();
+
+    expect(summary).toMatchObject({ acknowledgements: 0, unmatchedAcknowledgements: 1 });
+    expect((await ok(w.admin.get(`/edi_files/${file.id}`))).status).toBe('delivered');
+    const [unreadable, ...others] = (await ok(w.admin.get('/edi_unmatched_acknowledgements'))).results;
+    expect(others).toEqual([]);
+    expect(unreadable).toMatchObject({ remote_file: 'broken.x12', kind: 'unreadable', edi_file: null, mismatches: [], interchange_sender: null });
+    expect(unreadable.reason).toContain('SE01 does not count the segments');
+    expect(server.file('/outbound/broken.x12')).toBeDefined();
+    expect(server.file('/outbound/readme.txt')).toBeDefined();
+    expect(server.downloads).toHaveLength(2);
+
+    t.clock.advance(16 * 60_000);
+    await schedulerOn(t.database.db).checkNow();
+    expect(server.downloads).toHaveLength(2);
+    expect((await ok(w.admin.get('/edi_unmatched_acknowledgements'))).results).toHaveLength(1);
+    // A file that changes (another size or time) is a new one: read again.
+    server.putFile('/outbound/readme.txt', 'Dear partner, our folder rules have changed');
+    t.clock.advance(16 * 60_000);
+    await schedulerOn(t.database.db).checkNow();
+    expect(server.downloads).toEqual(['/outbound/broken.x12', '/outbound/readme.txt', '/outbound/readme.txt']);
+  });
+
+  it('when 1,500 other files lie ahead of the 999 in the folder, then pickups page through them all, each downloaded once, the 999 applies and moves to the archive, and a later pickup downloads nothing', async () => {
+    await server.close();
+    server = await startSftpTestServer({ directories: ['/inbound', '/outbound', '/archive'] });
+    const { w, enrollment } = await worldWithChange(sftpDelivery({ archive_directory: '/archive' }));
+    const file = await buildChangeFile(w);
+    await runDueJobs();
+    // A second delivered file keeps the folder watched once the first is acknowledged.
+    const colleague = await createMember(w.admin, { employer: w.employer.id, dob: '1990-01-01', hire_date: '2025-01-01' });
+    await approvedEnrollment(w, { member: colleague.id, enrolled_plans: [{ plan: w.plans.vision.id, premium: '10.00' }] });
+    t.clock.advance(1000);
+    const second = await buildChangeFile(w);
+    await runDueJobs();
+    expect((await ok(w.admin.get(`/edi_files/${second.id}`))).status).toBe('delivered');
+
+    // Reports, and 999s another carrier sent to another trading partner, all listed before the real 999.
+    for (let index = 0; index < 1_500; index++) {
+      const name = `a_${String(index).padStart(4, '0')}`;
+      if (index % 15 === 0) server.putFile(`/outbound/${name}.x12`, carrier999({ ak102: '5', sender: 'OTHERCARRIER', receiver: 'SOMEONE' }));
+      else server.putFile(`/outbound/${name}.txt`, `daily report ${index}`);
+    }
+    server.putFile('/outbound/z_999.x12', accepting999(file.group_control_number));
+
+    const scheduler = schedulerOn(t.database.db);
+    let checks = 0;
+    while ((await ok(w.admin.get(`/edi_files/${file.id}`))).status === 'delivered' && checks < 10) {
+      await scheduler.checkNow();
+      checks += 1;
+      // A pickup cut short (500 downloads at most) is due again at the next check, a minute later.
+      t.clock.advance(60_000);
+    }
+
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toMatchObject({ status: 'accepted' });
+    expect((await ok(w.admin.get(`/enrollments/${enrollment.id}`))).status).toBe('synced');
+    expect(checks).toBe(4);
+    expect(server.file('/outbound/z_999.x12')).toBeUndefined();
+    expect(server.file('/archive/z_999.x12')?.toString()).toBe(accepting999(file.group_control_number));
+    expect(server.downloads).toHaveLength(1_501);
+    expect(new Set(server.downloads).size).toBe(1_501);
+    // What it could not use stays where it was; the foreign 999s are listed as unmatched.
+    expect([...server.files.keys()].filter((path) => path.startsWith('/outbound/'))).toHaveLength(1_500);
+    const unmatched = await ok(w.admin.get('/edi_unmatched_acknowledgements?page_size=100'));
+    expect(unmatched.results).toHaveLength(100);
+    expect(unmatched.next).toBeNull();
+    expect(unmatched.results[0].reason).toContain('No file of ours sent to ZZ/OTHERCARRIER');
+
+    // A later pickup (another process: nothing in memory) downloads nothing again.
+    t.clock.advance(16 * 60_000);
+    const later = await schedulerOn(t.database.db).checkNow();
+    expect(later).toMatchObject({ acknowledgements: 0, unmatchedAcknowledgements: 0 });
+    expect(server.downloads).toHaveLength(1_501);
+    expect((await ok(w.admin.get(`/edi_files/${second.id}`))).status).toBe('delivered');
+  }, 120_000);
+});
+
+describe('the outbound address policy at connect time', () => {
+  // Loopback refused as deployed; any port, so that the address is what is refused, not the test server's port.
+  const WITHOUT_SWITCH: SftpOptions = { policy: { allowLoopback: false, allowedPorts: [[1, 65_535]] } };
+
+  it('when a profile names localhost and the service runs without the development switch, then the upload never reaches the server and the file fails at once without an address in its error', async () => {
+    const { w } = await worldWithChange(sftpDelivery({ host: 'localhost' }));
+    const file = await buildChangeFile(w);
+
+    await runDueJobsWith(WITHOUT_SWITCH);
+    t.clock.advance(2 * 60 * 60 * 1000);
+    await runDueJobsWith(WITHOUT_SWITCH);
+
+    const failed = await ok(w.admin.get(`/edi_files/${file.id}`));
+    expect(failed.status).toBe('delivery_failed');
+    expect(failed.delivery_error).toBe('Refused to connect to localhost: it does not resolve to public internet addresses only.');
+    expect(server.connectionCount).toBe(0);
+    expect(server.files.size).toBe(0);
+    // Refused is final: no retries that would connect twelve times.
+    expect((await jobsOf(file.id)).map((job) => [job.state, job.attempts])).toEqual([['failed', 1]]);
+    expect(JSON.stringify(await jobsOf(file.id))).not.toContain('127.0.0.1');
+  });
+
+  it('when the profile names a host that resolves to loopback, then delivery and pickup are refused without the switch, and neither the error nor the log names the address', async () => {
+    const resolveToLoopback = async () => [{ address: '127.0.0.1', family: 4 }];
+    const { w } = await worldWithChange(sftpDelivery({ host: 'sftp.carrier.example' }), { time: '06:00', time_zone: 'America/Chicago' });
+    const file = await buildChangeFile(w);
+
+    await runDueJobsWith({ ...WITHOUT_SWITCH, resolve: resolveToLoopback });
+
+    const failed = await ok(w.admin.get(`/edi_files/${file.id}`));
+    expect(failed.status).toBe('delivery_failed');
+    expect(failed.delivery_error).toBe('Refused to connect to sftp.carrier.example: it does not resolve to public internet addresses only.');
+    expect(server.connectionCount).toBe(0);
+
+    // The same name, allowed to reach loopback (the switch on): the file goes to the very address checked.
+    await ok(w.admin.post(`/edi_files/${file.id}/deliver`));
+    await runDueJobsWith({ ...DEVELOPMENT_SFTP, resolve: resolveToLoopback });
+    expect((await ok(w.admin.get(`/edi_files/${file.id}`))).status).toBe('delivered');
+    const connections = server.connectionCount;
+    server.putFile('/outbound/999_000000777.x12', accepting999(file.group_control_number));
+    t.clock.advance(60 * 60 * 1000);
+
+    const summary = await schedulerOn(t.database.db, { ...WITHOUT_SWITCH, resolve: resolveToLoopback }).checkNow();
+
+    // (Earlier tests' profiles name 127.0.0.1 themselves and are refused too: only this group's lines are ours.)
+    expect(summary.acknowledgements).toBe(0);
+    expect(server.connectionCount).toBe(connections);
+    expect(server.file('/outbound/999_000000777.x12')).toBeDefined();
+    const ours = logLines.filter(
+      (line) => JSON.stringify(line.obj).includes(w.groups.ediGroup.id) || JSON.stringify(line.obj).includes('sftp.carrier.example'),
+    );
+    expect(ours.find((line) => line.msg.startsWith('EDI acknowledgement pickup failed'))?.obj).toMatchObject({
+      group: w.groups.ediGroup.id,
+      error: 'Refused to connect to sftp.carrier.example: it does not resolve to public internet addresses only.',
+    });
+    expect(JSON.stringify(ours)).not.toContain('127.0.0.1');
   });
 });

@@ -14,16 +14,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FormattedSegment } from 'x12-parser';
-import { buildDailySweep } from '../../src/app.ts';
+import { buildDailySweep, buildEventLog } from '../../src/app.ts';
+import { EdiFileService } from '../../src/modules/edi/edi-file.service.ts';
 import { insertRows } from '../../src/db/bulk-insert.ts';
 import { findEnrolledDependentsOf } from '../../src/modules/enrollments/enrollment.repository.ts';
+import { Encrypter } from '../../src/shared/crypto.ts';
 import { newId } from '../../src/shared/ids.ts';
 import type { DailySweep } from '../../src/modules/daily-sweep/sweep.service.ts';
-import { createCarrier, createGroup, createMember } from '../helpers/factories.ts';
+import { createCarrier, createEmployer, createGroup, createMember } from '../helpers/factories.ts';
 import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { createDependent } from '../helpers/people-factories.ts';
 import { compositeRates, contributionStrategy, createPlan, createPlanConfiguration } from '../helpers/plan-factories.ts';
-import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
+import { ApiClient, createTestApp, ok, TEST_ENCRYPTION_KEY, type TestContext } from '../helpers/test-app.ts';
 import { expectGuideConformant, one, type EdiFileRecord } from '../helpers/x12.ts';
 
 // Clock: 2026-03-02T15:00Z before each test (ISA09/ISA10, GS04/GS05, BGN03/BGN04 and the default as_of).
@@ -619,7 +621,8 @@ async function cloneCoveredFamily(memberId: string, count: number): Promise<{ id
     const lastName = `Clone${String(i).padStart(5, '0')}`;
     const id = newId('member');
     clones.push({ id, lastName });
-    rows.members.push({ ...member, id, last_name: lastName });
+    // Copies share the member's SSN, as members stored before SSNs were held distinct (no digest).
+    rows.members.push({ ...member, id, last_name: lastName, ssn_digest: null });
     const dependentIds = new Map(dependents.map((dependent) => [dependent.id, newId('dependent')]));
     rows.dependents.push(...dependents.map((dependent) => ({ ...dependent, id: dependentIds.get(dependent.id)!, member_id: id, last_name: lastName })));
     const enrollmentIds = new Map(enrollments.map((enrollment) => [enrollment.id, newId('enrollment')]));
@@ -746,5 +749,158 @@ describe('control numbers and what each file carries', () => {
     expect(second.record.benefit_changes).toEqual([(await changeOf('life')).id]);
     await ok(w.admin.post(`/edi_files/${second.record.id}/deliver`));
     expect((await changeOf('life')).delivery_state).toBe('sent');
+  });
+});
+
+/** A member's SSN as stored before the API checked SSNs (straight into the database, without a digest). */
+async function storeLegacySsn(memberId: string, ssn: string): Promise<void> {
+  await t.database.db
+    .updateTable('members')
+    .set({ ssn_encrypted: new Encrypter(TEST_ENCRYPTION_KEY).encrypt(ssn), ssn_last_four: ssn.slice(-4), ssn_digest: null })
+    .where('id', '=', memberId)
+    .execute();
+}
+
+/** The group's edi_left_out events, oldest first. */
+async function leftOutEvents(w: EnrollmentWorld) {
+  const events = (await ok(w.admin.get('/events?type=edi_left_out.*&page_size=100'))).results as {
+    event_type: string;
+    object_id: string;
+    data: Record<string, unknown>;
+  }[];
+  return events.filter((event) => event.data.group === w.groups.ediGroup.id).reverse();
+}
+
+describe('members left out of change files (docs/decisions.md "Carrier EDI", left out)', () => {
+  const NOT_ISSUED = 'NM109: is not an SSN the SSA issues';
+
+  it('when a member stored with an SSN the SSA never issues has changes waiting, then one file reports them (left_out, one event), later files do not repeat it, and once corrected they go in the next file and the report is cleared', async () => {
+    const w = await ediWorld();
+    const group = w.groups.ediGroup.id;
+    const good = await hiredFamily(w, { firstName: 'Good', ssn: '123456789' });
+    const legacy = await hiredFamily(w, { firstName: 'Legacy', ssn: '234567890' });
+    await newHireElection(w, good.member, [visionCare(w)]);
+    const legacyHire = await newHireElection(w, legacy.member, [visionCare(w)]);
+    await storeLegacySsn(legacy.member.id, '000451234');
+
+    const first = await buildFile(w, { group });
+    expect(first.record.left_out).toEqual([{ member: legacy.member.id, reason: NOT_ISSUED }]);
+    expect(
+      segmentsNamed(first, 'REF')
+        .filter((ref) => ref['1'] === '0F')
+        .map((ref) => ref['2']),
+    ).toEqual(['123456789']);
+    expect(first.content).not.toContain('000451234');
+
+    t.clock.set('2026-03-03T15:00:00.000Z');
+    await lifeEventElection(w, good.member, 'marriage', '2026-04-01', [visionCare(w, [good.spouse])]);
+    const second = await buildFile(w, { group });
+    expect(second.record.left_out).toEqual([]);
+    expect(
+      segmentsNamed(second, 'REF')
+        .filter((ref) => ref['1'] === '0F')
+        .map((ref) => ref['2']),
+    ).toEqual(['123456789', '123456789']);
+    const [legacyChange] = await changesOf(w, legacyHire);
+    expect(legacyChange!.delivery_state).toBe('awaiting_file');
+
+    const events = await leftOutEvents(w);
+    expect(events.map((event) => [event.event_type, event.data])).toEqual([
+      ['edi_left_out.created', { employer: w.employer.id, group, member: legacy.member.id, reason: NOT_ISSUED, edi_file: first.record.id }],
+    ]);
+    const standing = (await ok(w.admin.get(`/edi_left_out?group=${group}`))).results;
+    expect(standing).toEqual([
+      {
+        id: events[0]!.object_id,
+        group,
+        employer: w.employer.id,
+        member: legacy.member.id,
+        reason: NOT_ISSUED,
+        edi_file: first.record.id,
+        created_at: '2026-03-02T15:00:00.000Z',
+      },
+    ]);
+    expect(JSON.stringify([events, standing])).not.toMatch(/000451234|1234/);
+
+    // Corrected through the API: the waiting change goes in the next file, and the report is cleared (with its event).
+    await ok(w.admin.patch(`/members/${legacy.member.id}`, { ssn: '234567890' }));
+    t.clock.set('2026-03-04T15:00:00.000Z');
+    const third = await buildFile(w, { group });
+    expect(third.record.left_out).toEqual([]);
+    expect(third.record.benefit_changes).toEqual([legacyChange!.id]);
+    expect((await ok(w.admin.get(`/edi_left_out?group=${group}`))).results).toEqual([]);
+    expect((await leftOutEvents(w)).map((event) => event.event_type)).toEqual(['edi_left_out.created', 'edi_left_out.deleted']);
+
+    // A later problem is a new report: here everyone waiting is left out, so no file is written; the answer is a
+    // 409 that counts them by reason (the same words every time) and the report is recorded once.
+    await storeLegacySsn(legacy.member.id, '123001234');
+    t.clock.set('2026-03-05T15:00:00.000Z');
+    await lifeEventElection(w, legacy.member, 'marriage', '2026-04-01', [visionCare(w, [legacy.spouse])]);
+    const refused = await w.admin.post('/edi_files', { group, kind: 'change' });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.type).toBe('invalid_state');
+    expect(refused.body.message).toContain(`every member with changes waiting (1) is left out of the 834 (1 × ${NOT_ISSUED})`);
+    expect(refused.text).not.toContain(legacy.member.id);
+    expect(refused.text).not.toMatch(/123001234|1234/);
+    const again = await w.admin.post('/edi_files', { group, kind: 'change' });
+    expect([again.status, again.body.message]).toEqual([409, refused.body.message]);
+    const after = await leftOutEvents(w);
+    expect(after.map((event) => event.event_type)).toEqual(['edi_left_out.created', 'edi_left_out.deleted', 'edi_left_out.created']);
+    expect(after[2]!.data).toMatchObject({ member: legacy.member.id, reason: NOT_ISSUED, edi_file: null });
+    expect((await ok(w.admin.get(`/edi_left_out?member=${legacy.member.id}`))).results).toMatchObject([{ member: legacy.member.id, edi_file: null }]);
+    expect((await ok(w.admin.get('/edi_files?group=' + group))).results).toHaveLength(3);
+    expect(t.logs.join('\n')).not.toMatch(/000451234|123001234/);
+  });
+
+  it('when full files leave a member out, then each lists them (the admin confirming it must see who), and the report and its event are made once', async () => {
+    const w = await ediWorld();
+    const group = w.groups.ediGroup.id;
+    const good = await hiredFamily(w, { firstName: 'Good', ssn: '123456789' });
+    const legacy = await hiredFamily(w, { firstName: 'Legacy', ssn: '234567890' });
+    await newHireElection(w, good.member, [visionCare(w)]);
+    await newHireElection(w, legacy.member, [visionCare(w)]);
+    await storeLegacySsn(legacy.member.id, '123450000');
+
+    const first = await buildFile(w, { group, kind: 'full' });
+    const second = await buildFile(w, { group, kind: 'full' });
+    for (const file of [first, second]) {
+      expect(file.record.left_out).toEqual([{ member: legacy.member.id, reason: NOT_ISSUED }]);
+      expect(file.record.member_count).toBe(1);
+    }
+    expect((await leftOutEvents(w)).map((event) => [event.event_type, event.data.edi_file])).toEqual([['edi_left_out.created', first.record.id]]);
+  });
+
+  it("when the scheduler's build finds everyone waiting left out, then it writes no file, reports them once and counts the day as done", async () => {
+    const w = await ediWorld();
+    const legacy = await hiredFamily(w, { firstName: 'Legacy', ssn: '234567890' });
+    await newHireElection(w, legacy.member, [visionCare(w)]);
+    await storeLegacySsn(legacy.member.id, '900451234');
+    const files = new EdiFileService(t.database.db, t.clock, new Encrypter(TEST_ENCRYPTION_KEY), TEST_ENCRYPTION_KEY, buildEventLog({ clock: t.clock }));
+    const scheduled = await t.database.db
+      .selectFrom('edi_profiles')
+      .select(['group_id', 'provider_id'])
+      .where('group_id', '=', w.groups.ediGroup.id)
+      .executeTakeFirstOrThrow();
+
+    expect(await files.buildScheduledChangeFile(scheduled, '2026-03-02')).toEqual({ claimed: true, file: undefined });
+    expect(await files.buildScheduledChangeFile(scheduled, '2026-03-02')).toEqual({ claimed: false, file: undefined });
+    expect(await files.buildScheduledChangeFile(scheduled, '2026-03-03')).toEqual({ claimed: true, file: undefined });
+
+    expect((await leftOutEvents(w)).map((event) => [event.event_type, event.data.member, event.data.edi_file])).toEqual([
+      ['edi_left_out.created', legacy.member.id, null],
+    ]);
+    expect((await ok(w.admin.get(`/edi_files?group=${w.groups.ediGroup.id}`))).results).toEqual([]);
+  });
+
+  it("when another employer's key lists left-out members, then it sees none of this employer's", async () => {
+    const w = await ediWorld();
+    const legacy = await hiredFamily(w, { firstName: 'Legacy', ssn: '234567890' });
+    await newHireElection(w, legacy.member, [visionCare(w)]);
+    await storeLegacySsn(legacy.member.id, '666451234');
+    expect((await w.admin.post('/edi_files', { group: w.groups.ediGroup.id, kind: 'change' })).status).toBe(409);
+    expect((await ok(w.admin.get(`/edi_left_out?member=${legacy.member.id}`))).results).toHaveLength(1);
+    const otherEmployer = await createEmployer(w.admin);
+    const other = new ApiClient(t.baseUrl, (await ok(w.admin.post('/api_keys', { role: 'read_only', employer: otherEmployer.id }), 201)).key);
+    expect((await ok(other.get(`/edi_left_out?member=${legacy.member.id}`))).results).toEqual([]);
   });
 });

@@ -242,6 +242,7 @@ describe('EDI profiles', () => {
       host_key_fingerprint: FINGERPRINT,
       inbound_directory: '/inbound/834',
       outbound_directory: null,
+      archive_directory: null,
       auth: 'password',
     };
     expect(created.body.delivery).toEqual(expectedDelivery);
@@ -309,6 +310,16 @@ describe('EDI profiles', () => {
     ['an X12 delimiter in a name', { payer: { name: 'World*Health', id: '987654321' } }, ['payer', 'name']],
     ['an unknown field', { colour: 'blue' }, ['colour']],
     ['an unknown time zone', { schedule: { time: '02:00', time_zone: 'Mars/Olympus_Mons' } }, ['schedule', 'time_zone']],
+    [
+      'an archive_directory that is the outbound folder',
+      { delivery: sftp({ password: SFTP_PASSWORD, outbound_directory: '/outbound/999', archive_directory: '/outbound/999/' }) },
+      ['delivery', 'archive_directory'],
+    ],
+    [
+      'an archive_directory without an outbound folder',
+      { delivery: sftp({ password: SFTP_PASSWORD, archive_directory: '/archive' }) },
+      ['delivery', 'archive_directory'],
+    ],
     ['a time past 23:59', { schedule: { time: '24:00', time_zone: 'UTC' } }, ['schedule', 'time']],
     [
       'a host key fingerprint that is not SHA256',
@@ -321,6 +332,100 @@ describe('EDI profiles', () => {
     expect(response.status, response.text).toBe(400);
     expect(response.body.input_errors.map((error: { field_path: string[] }) => error.field_path)).toContainEqual(fieldPath);
     expect((await w.admin.get(`/groups/${w.groups.ediGroup.id}/edi_profile`)).status).toBe(404);
+  });
+
+  // docs/decisions.md "Outbound connections": the service as deployed (no development switch, SFTP ports 22 and 2222).
+  describe('an sftp delivery pointing inside the network', () => {
+    let w: EnrollmentWorld;
+    beforeAll(async () => {
+      w = await createEnrollmentWorld(t);
+    });
+    const profileRows = () => t.database.db.selectFrom('edi_profiles').select('group_id').where('group_id', '=', w.groups.ediGroup.id).execute();
+    const profileEvents = async () => (await ok(w.admin.get('/events?type=edi_profile.created'))).results.length;
+
+    it.each([
+      ['127.0.0.1', 'loopback'],
+      ['::1', 'loopback'],
+      ['[::1]', 'loopback'],
+      ['[::ffff:127.0.0.1]', 'loopback'],
+      ['127.1', 'loopback'],
+      ['2130706433', 'loopback'],
+      ['localhost', 'loopback'],
+      ['sftp.localhost', 'loopback'],
+      ['169.254.169.254', 'link-local'],
+      ['[fe80::1]', 'link-local'],
+      ['10.0.0.1', 'private'],
+      ['172.16.0.0', 'private'],
+      ['192.168.1.10', 'private'],
+      ['[fd00::1]', 'private'],
+      ['100.64.0.0', 'carrier-grade NAT'],
+      ['0.0.0.0', 'unspecified'],
+      ['[::]', 'unspecified'],
+      ['224.0.0.1', 'multicast'],
+      ['192.0.2.10', 'documentation'],
+      ['[64:ff9b::a9fe:a9fe]', 'link-local'],
+      ['[2002:a9fe:a9fe::]', 'link-local'],
+      ['metadata.google.internal', 'private'],
+      ['metadata', 'private'],
+      ['carrier.local', 'link-local'],
+    ])('when the host is %s, then it is 400 at delivery.host (%s) and no profile row or event is written', async (host, kind) => {
+      const eventsBefore = await profileEvents();
+
+      const response = await putProfile(w.admin, w.groups.ediGroup.id, profileBody({ delivery: { ...sftp({ password: SFTP_PASSWORD }), host } }));
+
+      expect(response.status, response.text).toBe(400);
+      expect(response.body.input_errors).toEqual([
+        {
+          field: 'host',
+          field_path: ['delivery', 'host'],
+          message: `Must not be a ${kind} address or name: the service connects to public internet addresses only.`,
+        },
+      ]);
+      expect(await profileRows()).toEqual([]);
+      expect(await profileEvents()).toBe(eventsBefore);
+    });
+
+    it.each([6379, 21, 23, 80, 443, 2221, 2223, 5432])(
+      'when the port is %s, then it is 400 at delivery.port naming the allowed ports, and nothing is written',
+      async (port) => {
+        const response = await putProfile(w.admin, w.groups.ediGroup.id, profileBody({ delivery: { ...sftp({ password: SFTP_PASSWORD }), port } }));
+
+        expect(response.status, response.text).toBe(400);
+        expect(response.body.input_errors).toEqual([
+          { field: 'port', field_path: ['delivery', 'port'], message: 'Must be 22 or 2222: the SFTP ports this service connects to.' },
+        ]);
+        expect(await profileRows()).toEqual([]);
+      },
+    );
+
+    it('when both host and port are refused, then one 400 names both; a stored profile stays as it was', async () => {
+      await ok(putProfile(w.admin, w.groups.ediGroup.id, profileBody()));
+
+      const response = await putProfile(
+        w.admin,
+        w.groups.ediGroup.id,
+        profileBody({ delivery: { ...sftp({ password: SFTP_PASSWORD }), host: '169.254.169.254', port: 6379 } }),
+      );
+
+      expect(response.status).toBe(400);
+      expect(response.body.input_errors.map((error: { field_path: string[] }) => error.field_path.join('.'))).toEqual(['delivery.host', 'delivery.port']);
+      expect((await ok(w.admin.get(`/groups/${w.groups.ediGroup.id}/edi_profile`))).delivery).toEqual({ method: 'download' });
+      await ok(w.admin.delete(`/groups/${w.groups.ediGroup.id}/edi_profile`));
+    });
+
+    it.each([
+      ['a public name on port 22', 'sftp.worldhealth.example', undefined],
+      ['a public name on port 2222', 'sftp.worldhealth.example', 2222],
+      ['a public IPv4 literal', '93.184.216.34', 22],
+      ['a public IPv6 literal', '[2606:4700:4700::1111]', 22],
+    ])('when the delivery names %s, then it is stored (names are checked again when connecting)', async (_label, host, port) => {
+      const delivery = { ...sftp({ password: SFTP_PASSWORD }), host, ...(port === undefined ? {} : { port }) };
+
+      const stored = await ok(putProfile(w.admin, w.groups.ediGroup.id, profileBody({ delivery })));
+
+      expect(stored.delivery).toMatchObject({ host, port: port ?? 22 });
+      await ok(w.admin.delete(`/groups/${w.groups.ediGroup.id}/edi_profile`));
+    });
   });
 
   // Type.Partial drops the inner object's additionalProperties: false; the schema gives it again.
@@ -366,6 +471,7 @@ describe('who may use the EDI routes', () => {
       ['POST', `/edi_files/${file.id}/confirm`],
       ['POST', `/edi_files/${file.id}/cancel`],
       ['POST', `/edi_files/${file.id}/deliver`],
+      ['POST', `/edi_files/${file.id}/retry`],
       ['POST', `/edi_files/${file.id}/acknowledgements`, { content: accepted(file) }],
     ];
     for (const client of [readOnly, employerKey, readOnlyOfEmployer]) {
@@ -722,6 +828,7 @@ describe('acknowledgements', () => {
       ['GE02 not GS06', good.replace('GE*1*701', 'GE*1*702')],
       ['IEA02 not ISA13', good.replace('IEA*1*000000701', 'IEA*1*000000799')],
       ['an unknown AK9 code', good.replace('AK9*A', 'AK9*Q')],
+      ['a group that is not an acknowledgement group (GS01 HC)', good.replace('GS*FA', 'GS*HC')],
       ['AK102 missing', good.replace(/AK1\*BE\*\d+/, 'AK1*BE*')],
       ['a letter for a delimiter', good.replace(/^ISA\*/, 'ISAA').replaceAll('*', 'A')],
       ['segments after IEA', `${good}\nST*999*0002~`],
@@ -736,6 +843,150 @@ describe('acknowledgements', () => {
       expect(errorFields(response), label).toEqual(['content']);
     }
     expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toEqual(file);
+  });
+});
+
+/** A 999 for the file with any element as given: what a carrier (or someone posing as one) may send. */
+interface Forged999 {
+  sender?: [string, string];
+  receiver?: [string, string];
+  gs02?: string;
+  gs03?: string;
+  ak101?: string;
+  /** AK102 as written. */
+  ak102: string;
+  /** AK2 loops: [AK201, AK202, IK501]; none when empty. */
+  sets?: [string, string, string][];
+  ak901?: string;
+}
+
+function forged999({
+  sender = [CARRIER.qualifier, CARRIER.id],
+  receiver = [US.qualifier, US.id],
+  gs02 = 'WORLDHEALTH',
+  gs03 = 'BENEFITSCO',
+  ak101 = 'BE',
+  ak102,
+  sets = [['834', '0001', 'A']],
+  ak901 = 'A',
+}: Forged999): string {
+  const interchange = [
+    'ISA',
+    '00',
+    ' '.repeat(10),
+    '00',
+    ' '.repeat(10),
+    sender[0],
+    sender[1].padEnd(15, ' '),
+    receiver[0],
+    receiver[1].padEnd(15, ' '),
+    '260302',
+    '1500',
+    '^',
+    '00501',
+    '000000703',
+    '0',
+    'T',
+    ':',
+  ].join('*');
+  const body = [
+    'ST*999*0001*005010X231A1',
+    `AK1*${ak101}*${ak102}*005010X220A1`,
+    ...sets.flatMap(([id, control, result]) => [`AK2*${id}*${control}*005010X220A1`, `IK5*${result}`]),
+    `AK9*${ak901}*1*1*${ak901 === 'R' ? 0 : 1}`,
+  ];
+  return [
+    `${interchange}~`,
+    `GS*FA*${gs02}*${gs03}*20260302*1500*703*X*005010X231A1~`,
+    ...body.map((segment) => `${segment}~`),
+    `SE*${body.length + 1}*0001~`,
+    'GE*1*703~',
+    'IEA*1*000000703~',
+  ].join('\n');
+}
+
+describe('acknowledgements that are not for the file', () => {
+  /** A delivered file with one benefit change sent; afterwards: nothing of it changed. */
+  async function deliveredWorld() {
+    const w = await ediWorld();
+    const enrollment = await visionEnrollment(w);
+    const file = await deliveredFile(w);
+    const unchanged = async () => {
+      expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toEqual(file);
+      expect((await changesOf(w, enrollment.id))[0]).toMatchObject({ delivery_state: 'sent', completed_at: null });
+      expect(await enrollmentStatus(w, enrollment.id)).toBe('approved');
+      expect((await ok(w.admin.get('/events?type=edi_file.accepted,edi_file.rejected,edi_file.accepted_with_errors'))).results).toEqual([]);
+    };
+    return { w, enrollment, file, unchanged };
+  }
+
+  it("when a 999 acknowledges an 837 (AK101 HC, AK201 837) to another receiver (ISA08) under the file's group control number, then it is 409 naming those elements and nothing is applied", async () => {
+    const { w, file, unchanged } = await deliveredWorld();
+    const attack = forged999({ receiver: ['ZZ', 'OTHERSENDER'], ak101: 'HC', ak102: String(file.group_control_number), sets: [['837', '0001', 'A']] });
+    const response = await acknowledge(w, file, attack);
+    expect(response.status, response.text).toBe(409);
+    for (const named of ['ISA08 is OTHERSENDER (expected BENEFITSCO)', 'AK101 is HC (expected BE)', 'AK201 is 837 (expected 834)']) {
+      expect(response.body.message).toContain(named);
+    }
+    await unchanged();
+  });
+
+  it('when AK102 is the group control number written with a sign, a point, in hex or with an exponent, then it names no group of ours: 409 and nothing is applied', async () => {
+    const { w, file, unchanged } = await deliveredWorld();
+    const number = file.group_control_number as number;
+    for (const ak102 of [`+${number}`, `${number}.0`, `0x${number.toString(16)}`, `${number}e0`]) {
+      const response = await acknowledge(w, file, forged999({ ak102 }));
+      expect(response.status, `${ak102}: ${response.text}`).toBe(409);
+      expect(response.body.message, ak102).toContain(`names no functional group ${number}`);
+    }
+    await unchanged();
+  });
+
+  it.each<[string, Omit<Forged999, 'ak102'>, string]>([
+    ['another sender qualifier (ISA05)', { sender: ['01', CARRIER.id] }, 'ISA05 is 01'],
+    ['another receiver qualifier (ISA07)', { receiver: ['01', US.id] }, 'ISA07 is 01'],
+    ['another receiver (ISA08)', { receiver: ['ZZ', 'OTHERSENDER'] }, 'ISA08 is OTHERSENDER'],
+    ['another application sender (GS02)', { gs02: 'OTHERAPP' }, 'GS02 is OTHERAPP (expected WORLDHEALTH)'],
+    ['another application receiver (GS03)', { gs03: 'OTHERAPP' }, 'GS03 is OTHERAPP (expected BENEFITSCO)'],
+    ['a functional identifier other than BE (AK101)', { ak101: 'HC' }, 'AK101 is HC'],
+    ['a transaction set other than 834 (AK201)', { sets: [['837', '0001', 'A']] }, 'AK201 is 837'],
+    ['a rejected transaction set of another ST02 (AK202)', { sets: [['834', '0002', 'R']], ak901: 'R' }, 'AK202 is 0002 (expected 0001)'],
+    ['a partial acceptance without its transaction set', { sets: [], ak901: 'P' }, 'AK2 is (none, with AK901 P)'],
+  ])('when the 999 has %s, then it is 409 naming the element and nothing is applied', async (_label, forged, named) => {
+    const { w, file, unchanged } = await deliveredWorld();
+    const response = await acknowledge(w, file, forged999({ ...forged, ak102: String(file.group_control_number) }));
+    expect(response.status, response.text).toBe(409);
+    expect(response.body.message).toContain(named);
+    await unchanged();
+  });
+
+  it('when a TA1 names the interchange but is addressed to another receiver (ISA08), then it is 409 and nothing is applied', async () => {
+    const { w, file, unchanged } = await deliveredWorld();
+    const forged = ta1(file.interchange_control_number, 'R', '022').replace(
+      `*${US.qualifier}*${US.id.padEnd(15, ' ')}*`,
+      `*ZZ*${'OTHERSENDER'.padEnd(15, ' ')}*`,
+    );
+    expect(forged).toContain('OTHERSENDER');
+    const response = await acknowledge(w, file, forged);
+    expect(response.status, response.text).toBe(409);
+    expect(response.body.message).toContain('ISA08 is OTHERSENDER');
+    await unchanged();
+  });
+
+  it('when AK102 is the group control number with leading zeros (nine digits), then it is the same number and applies', async () => {
+    const { w, enrollment, file } = await deliveredWorld();
+    const padded = String(file.group_control_number).padStart(9, '0');
+    expect(await ok(acknowledge(w, file, forged999({ ak102: padded })))).toMatchObject({ status: 'accepted' });
+    expect(await enrollmentStatus(w, enrollment.id)).toBe('synced');
+  });
+
+  it('when the group has no profile any more, then an acknowledgement cannot be checked: 409 and nothing is applied', async () => {
+    const { w, file, unchanged } = await deliveredWorld();
+    await ok(w.admin.delete(`/groups/${w.groups.ediGroup.id}/edi_profile`));
+    const response = await acknowledge(w, file, accepted(file));
+    expect(response.status, response.text).toBe(409);
+    expect(response.body.message).toMatch(/no EDI profile/);
+    await unchanged();
   });
 });
 

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { Encrypter } from '../../src/shared/crypto.ts';
+import { SsnDigester } from '../../src/shared/ssn.ts';
+import { backfillSsnDigests } from '../../src/modules/members/ssn-digest-backfill.ts';
 import { newId } from '../../src/shared/ids.ts';
 import { createTestApp, TEST_ENCRYPTION_KEY, type ApiClient, type TestContext } from '../helpers/test-app.ts';
 import { address, createBusinessUnit, createEmployer, createMember, createSubclass } from '../helpers/factories.ts';
@@ -80,10 +83,10 @@ describe('members: create and read', () => {
   });
 
   it('when the SSN is stored, then it is encrypted at rest and decrypts with the key', async () => {
-    const member = await createMember(t.admin, { ssn: '987654321' });
+    const member = await createMember(t.admin, { ssn: '587654321' });
     const row = await t.database.db.selectFrom('members').selectAll().where('id', '=', member.id).executeTakeFirstOrThrow();
-    expect(JSON.stringify(row)).not.toContain('987654321');
-    expect(new Encrypter(TEST_ENCRYPTION_KEY).decrypt(row.ssn_encrypted!)).toBe('987654321');
+    expect(JSON.stringify(row)).not.toContain('587654321');
+    expect(new Encrypter(TEST_ENCRYPTION_KEY).decrypt(row.ssn_encrypted!)).toBe('587654321');
   });
 
   it('when members are read, listed, patched and logged, then no SSN appears anywhere', async () => {
@@ -162,6 +165,141 @@ describe('members: create and read', () => {
     expect(response.body.input_errors.map((e: { field_path: string[] }) => e.field_path.join('.'))).toEqual(['business_unit', 'subclasses.1']);
     const unknownEmployer = await createMember(t.admin, { employer: 'er_unknown' }).catch((error: Error) => error.message);
     expect(unknownEmployer).toContain('400');
+  });
+});
+
+describe('members: SSNs the SSA issues, one per member of an employer (docs/decisions.md "SSNs")', () => {
+  const body = (employer: string, ssn: string) => ({
+    employer,
+    first_name: 'A',
+    last_name: 'B',
+    dob: '1990-01-01',
+    address: address(),
+    hire_date: '2024-01-15',
+    ssn,
+  });
+
+  // One row of shared/ssn.ts SSN_RULES each, at its boundary.
+  it.each([
+    ['area 001', '001451234', 201],
+    ['area 665', '665451234', 201],
+    ['area 667', '667451234', 201],
+    ['area 899', '899451234', 201],
+    ['area 000', '000451234', 400],
+    ['area 666', '666451234', 400],
+    ['area 900', '900451234', 400],
+    ['area 999', '999451234', 400],
+    ['group 01', '123011234', 201],
+    ['group 00', '123001234', 400],
+    ['serial 0001', '123450001', 201],
+    ['serial 0000', '123450000', 400],
+  ])('when created with an SSN of %s (%s), then %i (a 400 names ssn and never repeats the number)', async (_case, ssn, status) => {
+    const employer = await createEmployer(t.admin);
+    const response = await t.admin.post('/members', body(employer.id, ssn));
+    expect(response.status, response.text).toBe(status);
+    if (status === 400) {
+      expect(response.body).toMatchObject({ type: 'validation_error', input_errors: [{ field: 'ssn', field_path: ['ssn'] }] });
+      expect(response.body.input_errors[0].message).toMatch(/^Not an SSN the SSA issues/);
+      expect(response.text).not.toContain(ssn);
+      const patched = await t.admin.patch(`/members/${(await createMember(t.admin)).id}`, { ssn });
+      expect(patched.status).toBe(400);
+      expect(errorFields(patched)).toEqual(['ssn']);
+      expect(patched.text).not.toContain(ssn);
+    }
+  });
+
+  it('when a second member of the employer is created with the same SSN, then 400 naming ssn; another employer may have it', async () => {
+    const employer = await createEmployer(t.admin);
+    const first = await t.admin.post('/members', body(employer.id, '234567891'));
+    expect(first.status).toBe(201);
+    const second = await t.admin.post('/members', body(employer.id, '234567891'));
+    expect(second.status, second.text).toBe(400);
+    expect(second.body).toMatchObject({ type: 'validation_error', input_errors: [{ field: 'ssn', message: 'Another member of this employer has this SSN.' }] });
+    expect(second.text).not.toContain('234567891');
+    expect((await t.admin.post('/members', body((await createEmployer(t.admin)).id, '234567891'))).status).toBe(201);
+    // Once the first no longer has it, the number is free again.
+    expect((await t.admin.patch(`/members/${first.body.id}`, { ssn: null })).status).toBe(200);
+    expect((await t.admin.post('/members', body(employer.id, '234567891'))).status).toBe(201);
+  });
+
+  it("when a member is patched to another member's SSN, then 400 naming ssn and nothing changes; patched to its own, 200", async () => {
+    const employer = await createEmployer(t.admin);
+    const first = await createMember(t.admin, { employer: employer.id, ssn: '345678912' });
+    const second = await createMember(t.admin, { employer: employer.id, ssn: '345678913' });
+    const response = await t.admin.patch(`/members/${second.id}`, { ssn: '345678912', job_title: 'Lead' });
+    expect(response.status, response.text).toBe(400);
+    expect(errorFields(response)).toEqual(['ssn']);
+    expect(response.text).not.toContain('345678912');
+    expect((await t.admin.get(`/members/${second.id}`)).body).toMatchObject({ ssn_last_four: '8913', job_title: null });
+    expect((await t.admin.patch(`/members/${first.id}`, { ssn: '345678912', job_title: 'Lead' })).status).toBe(200);
+  });
+
+  it('when the same SSN is created for one employer many times at once, then exactly one is created and the others are 400, never 500', async () => {
+    const employer = await createEmployer(t.admin);
+    const responses = await Promise.all(Array.from({ length: 6 }, () => t.admin.post('/members', body(employer.id, '456789123'))));
+    expect(responses.map((response) => response.status).sort()).toEqual([201, 400, 400, 400, 400, 400]);
+    for (const response of responses.filter((r) => r.status === 400)) expect(errorFields(response)).toEqual(['ssn']);
+    const rows = await t.database.db.selectFrom('members').select('id').where('employer_id', '=', employer.id).execute();
+    expect(rows).toHaveLength(1);
+  });
+
+  it('when two members are patched to one SSN at once, then one gets it and the other is 400', async () => {
+    const employer = await createEmployer(t.admin);
+    const members = [await createMember(t.admin, { employer: employer.id }), await createMember(t.admin, { employer: employer.id })];
+    const responses = await Promise.all(members.map((member) => t.admin.patch(`/members/${member.id}`, { ssn: '567891234' })));
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 400]);
+  });
+
+  it('when the SSN is stored, then its keyed digest is stored beside it, not the SSN nor a plain hash of it', async () => {
+    const member = await createMember(t.admin, { ssn: '678912345' });
+    const row = await t.database.db.selectFrom('members').select(['ssn_digest']).where('id', '=', member.id).executeTakeFirstOrThrow();
+    expect(row.ssn_digest).toBe(new SsnDigester(TEST_ENCRYPTION_KEY).digest('678912345'));
+    expect(row.ssn_digest).not.toBe(createHash('sha256').update('678912345').digest('base64url'));
+    expect(row.ssn_digest).not.toBe(createHash('sha256').update('678912345').digest('hex'));
+  });
+});
+
+describe('members stored before SSN digests (the startup backfill)', () => {
+  it('when members have SSNs but no digest, then startup fills them; of two sharing an SSN the earlier keeps it; a second run changes nothing', async () => {
+    const encrypter = new Encrypter(TEST_ENCRYPTION_KEY);
+    const digester = new SsnDigester(TEST_ENCRYPTION_KEY);
+    const employer = await createEmployer(t.admin);
+    const first = await createMember(t.admin, { employer: employer.id, ssn: '712345678' });
+    const other = await createMember(t.admin, { employer: employer.id, ssn: '712345679' });
+    // As migration 2026-11-30T0003 leaves existing members: no digest; and a duplicate entered before the rule.
+    await t.database.db.updateTable('members').set({ ssn_digest: null }).where('id', 'in', [first.id, other.id]).execute();
+    const later = await createMember(t.admin, { employer: employer.id });
+    await t.database.db
+      .updateTable('members')
+      .set({ ssn_encrypted: encrypter.encrypt('712345678'), ssn_last_four: '5678' })
+      .where('id', '=', later.id)
+      .execute();
+
+    const logged: string[] = [];
+    const log = {
+      info: (data: object, message: string) => logged.push(`${JSON.stringify(data)} ${message}`),
+      warn: (data: object, message: string) => logged.push(`${JSON.stringify(data)} ${message}`),
+    };
+    const result = await backfillSsnDigests(t.database.db, encrypter, digester, log);
+    expect(result.filled).toBeGreaterThanOrEqual(2);
+    expect(result.duplicates).toContain(later.id);
+    expect(result.duplicates).not.toContain(first.id);
+    const digests = await t.database.db.selectFrom('members').select(['id', 'ssn_digest']).where('employer_id', '=', employer.id).orderBy('id').execute();
+    expect(digests).toEqual([
+      { id: first.id, ssn_digest: digester.digest('712345678') },
+      { id: other.id, ssn_digest: digester.digest('712345679') },
+      { id: later.id, ssn_digest: null },
+    ]);
+    expect(logged.join('\n')).toContain(later.id);
+    expect(logged.join('\n')).not.toMatch(/71234567|5678/);
+    expect(logged.join('\n')).not.toContain(digester.digest('712345678'));
+
+    const again = await backfillSsnDigests(t.database.db, encrypter, digester);
+    expect(again.filled).toBe(0);
+    expect(again.duplicates).toContain(later.id);
+    // The later member's SSN is refused as a duplicate once corrected to it, and free to change to its own.
+    expect(errorFields(await t.admin.patch(`/members/${later.id}`, { ssn: '712345678' }))).toEqual(['ssn']);
+    expect((await t.admin.patch(`/members/${later.id}`, { ssn: '712345670' })).status).toBe(200);
   });
 });
 

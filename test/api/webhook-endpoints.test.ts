@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type ApiClient, type TestContext } from '../helpers/test-app.ts';
+import { createTestApp, DEVELOPMENT_OUTBOUND_ENV, type ApiClient, type TestContext } from '../helpers/test-app.ts';
 import { createEmployer } from '../helpers/factories.ts';
 import { errorFields, idsOf, newProviderAdmin } from '../helpers/more-factories.ts';
 import { createEndpoint } from '../helpers/webhooks.ts';
 
-// The service as deployed: WEBHOOKS_ALLOW_LOOPBACK unset.
+// The service as deployed: OUTBOUND_ALLOW_LOOPBACK unset.
 let t: TestContext;
 // A development setup, where http:// to loopback is allowed.
 let dev: TestContext;
 beforeAll(async () => {
   t = await createTestApp();
-  dev = await createTestApp({ env: { WEBHOOKS_ALLOW_LOOPBACK: 'true' } });
+  dev = await createTestApp({ env: DEVELOPMENT_OUTBOUND_ENV });
 });
 afterAll(async () => {
   await t.close();

@@ -164,14 +164,17 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
      * Runs a job that, once started, is brought forward (after `advanceMs` on the clock) and then asks to retry
      * an hour later; the job's row afterwards.
      */
-    async function broughtForwardWhileRunning(advanceMs: number) {
+    async function broughtForwardWhileRunning(
+      advanceMs: number,
+      failure: () => Error = () => new RetryJobLater(new Date(at(60 * MINUTE)), 'waiting for another'),
+    ) {
       const release = Promise.withResolvers<void>();
       const started = Promise.withResolvers<void>();
       const worker = makeWorker({
         [KIND]: async () => {
           started.resolve();
           await release.promise;
-          throw new RetryJobLater(new Date(at(60 * MINUTE)), 'waiting for another');
+          throw failure();
         },
       });
       const id = await enqueue();
@@ -186,6 +189,15 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
 
     it('when a running job is brought forward and then asks to retry later, then the earlier time wins', async () => {
       expect(await broughtForwardWhileRunning(1000)).toMatchObject({ state: 'queued', run_at: at(1000), last_error: 'waiting for another' });
+    });
+
+    it('when a running job is brought forward and then fails, then it runs again at that time, not after its backoff', async () => {
+      expect(await broughtForwardWhileRunning(1000, () => new Error('carrier answered 503'))).toMatchObject({
+        state: 'queued',
+        run_at: at(1000),
+        attempts: 1,
+        last_error: 'carrier answered 503',
+      });
     });
 
     it('when a running job is brought forward in the very millisecond it was due, then that still counts', async () => {
@@ -299,6 +311,58 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
         [1, 2, 3].map((attempt) => expect.objectContaining({ jobId: id, kind: KIND, attempt, error: 'carrier answered 503' })),
       );
       expect(JSON.stringify(logs)).not.toContain(SECRET);
+    });
+
+    it("when a handler records its failed attempts, then each record is written in the transaction that settles the job, with the job's next run time (none after the last)", async () => {
+      const records: { attempt: number; retryAt: string | null }[] = [];
+      const worker = makeWorker({
+        [KIND]: async (_payload, { attempt, onFailure }) => {
+          onFailure?.(async (trx, settle) => {
+            const { recorded, retryAt } = await settle();
+            // The job's row as this transaction sees it: already settled.
+            const job = await trx.selectFrom('jobs').select(['state', 'run_at']).where('state', '!=', 'running').where('kind', '=', KIND).executeTakeFirst();
+            expect(recorded).toBe(true);
+            expect(retryAt === null ? job?.state : job?.run_at).toBe(retryAt === null ? 'failed' : retryAt.toISOString());
+            records.push({ attempt, retryAt: retryAt?.toISOString() ?? null });
+          });
+          throw new Error('carrier answered 503');
+        },
+      });
+      const id = await enqueue({ maxAttempts: 2 });
+
+      await worker.runDueJobs();
+      const queued = await jobRow(id);
+      clock.set(queued.run_at);
+      await worker.runDueJobs();
+
+      expect(records).toEqual([
+        { attempt: 1, retryAt: queued.run_at },
+        { attempt: 2, retryAt: null },
+      ]);
+      expect(await jobRow(id)).toMatchObject({ state: 'failed', attempts: 2 });
+    });
+
+    it('when recording a failed attempt throws, then neither the record nor the requeue is kept: the job runs again once its lock expires', async () => {
+      const worker = makeWorker(
+        {
+          [KIND]: async (_payload, { onFailure }) => {
+            onFailure?.(async (trx, settle) => {
+              await settle();
+              await enqueueJob(trx, clock, { kind: 'test.record', payload: {} });
+              throw new Error('the record could not be written');
+            });
+            throw new Error('carrier answered 503');
+          },
+        },
+        { workerId: 'recording', lockMs: MINUTE },
+      );
+      const id = await enqueue();
+
+      await worker.runDueJobs();
+
+      expect(await jobRow(id)).toMatchObject({ state: 'running', attempts: 1, locked_by: 'recording', last_error: null });
+      expect(await database.db.selectFrom('jobs').select('id').where('kind', '=', 'test.record').execute()).toEqual([]);
+      expect(logs.map((line) => [line.level, line.message])).toEqual([['error', 'could not record the outcome of a job; it runs again once its lock expires']]);
     });
 
     it('when a handler fails once and then succeeds, then the job is done on its second attempt', async () => {

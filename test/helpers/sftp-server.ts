@@ -65,6 +65,8 @@ export class SftpTestServer {
   /** Every authentication request, in order (a public key login sends two: a query, then the signed one). */
   readonly authAttempts: AuthAttempt[] = [];
   readonly renames: RenameRecord[] = [];
+  /** Every file opened for reading (a download), by absolute path, in order. */
+  readonly downloads: string[] = [];
   /** TCP connections accepted, refused ones included. */
   connectionCount = 0;
 
@@ -230,6 +232,7 @@ export class SftpTestServer {
         file.size = 0;
         file.modifiedAt = nowSeconds();
       }
+      if (!writable) this.downloads.push(absolute);
       openHandle(reqId, { kind: 'file', path: absolute, file, writable, written: 0 });
     });
 

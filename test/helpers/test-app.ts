@@ -1,13 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { buildApp, type App } from '../../src/app.ts';
+import { buildApp, sftpPolicyOf, type App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ApiKeyService } from '../../src/modules/api-keys/api-key.service.ts';
 import type { ApiKeyRole } from '../../src/modules/api-keys/api-key.table.ts';
+import type { SftpOptions } from '../../src/modules/edi/sftp-transport.ts';
 import { FixedClock } from '../../src/shared/clock.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export const TEST_ENCRYPTION_KEY = randomBytes(32);
+
+/**
+ * The development switch of the outbound address policy, for tests whose webhook receiver or SFTP server runs
+ * in the test process: loopback allowed (never private addresses), and SFTP on any unprivileged port, since the
+ * test server listens where the system puts it. createTestApp leaves both as deployed unless a test passes this.
+ */
+export const DEVELOPMENT_OUTBOUND_ENV: Readonly<Record<string, string>> = { OUTBOUND_ALLOW_LOOPBACK: 'true', SFTP_ALLOWED_PORTS: '22,2222,1024-65535' };
+
+/** The same switch for what the test builds itself (job handlers, the EDI scheduler). */
+export const DEVELOPMENT_SFTP: SftpOptions = { policy: sftpPolicyOf(loadConfig({ ...DEVELOPMENT_OUTBOUND_ENV })) };
 
 export interface ApiResponse<T = any> {
   status: number;

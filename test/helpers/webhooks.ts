@@ -26,7 +26,7 @@ export const answerWith =
 /** A real HTTP server on 127.0.0.1 standing in for an integrator's webhook receiver. */
 export interface Receiver {
   readonly requests: ReceivedRequest[];
-  /** An http URL on the receiver (loopback: only accepted with WEBHOOKS_ALLOW_LOOPBACK). */
+  /** An http URL on the receiver (loopback: only accepted with OUTBOUND_ALLOW_LOOPBACK). */
   url(path?: string): string;
   /** How requests are answered from now on (200 until told otherwise). */
   answer(answer: Answer): void;
@@ -73,7 +73,7 @@ export interface WebhookTestContext extends TestContext {
 }
 
 export interface WebhookTestOptions {
-  /** WEBHOOKS_ALLOW_LOOPBACK, for the API and the sender alike (default true: the receiver is on loopback). */
+  /** OUTBOUND_ALLOW_LOOPBACK, for the API and the sender alike (default true: the receiver is on loopback). */
   allowLoopback?: boolean;
   /** The sender's timeout (the service's is 10 s). */
   timeoutMs?: number;
@@ -86,7 +86,7 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
 /** The test app, plus a job worker whose webhook sender reaches the local receiver; jobs run when told. */
 export async function createWebhookTestApp(options: WebhookTestOptions = {}): Promise<WebhookTestContext> {
   const allowLoopback = options.allowLoopback ?? true;
-  const t = await createTestApp({ env: { WEBHOOKS_ALLOW_LOOPBACK: String(allowLoopback) } });
+  const t = await createTestApp({ env: { OUTBOUND_ALLOW_LOOPBACK: String(allowLoopback) } });
   const sender = new WebhookSender({ allowLoopback, timeoutMs: options.timeoutMs ?? 2000, ...(options.resolve ? { resolve: options.resolve } : {}) });
   const handlers = buildJobHandlers({
     db: t.database.db,

@@ -64,7 +64,8 @@ const writable = {
     Nullable(
       Type.String({
         pattern: '^[0-9]{9}$',
-        description: 'Write-only: 9 digits, stored encrypted, never returned (for carriers whose 834 files want it); sets ssn_last_four',
+        description:
+          'Write-only: 9 digits, stored encrypted, never returned (for carriers whose 834 files want it); sets ssn_last_four. An SSN the SSA issues (not area 000, 666 or 900-999, group 00 or serial 0000).',
       }),
     ),
   ),

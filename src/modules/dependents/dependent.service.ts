@@ -17,6 +17,7 @@ import { lockMemberById } from '../members/member.repository.ts';
 import { disabilityCertifiedThrough } from '../plan-configurations/eligibility.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
+import { ssnProblem } from '../../shared/ssn.ts';
 import * as repository from './dependent.repository.ts';
 import type { CreateDependentBody, DependentResponse, UpdateDependentBody } from './dependent.schemas.ts';
 import type { DependentRow } from './dependent.table.ts';
@@ -190,6 +191,8 @@ export class DependentService {
     current: Pick<DependentRow, 'ssn_encrypted' | 'ssn_last_four'> | null,
   ): Pick<DependentRow, 'ssn_encrypted' | 'ssn_last_four'> {
     if (typeof ssn === 'string') {
+      const problem = ssnProblem(ssn);
+      if (problem !== undefined) throw validationFailed(['ssn'], problem);
       if (lastFour !== undefined && lastFour !== ssn.slice(-4)) throw validationFailed(['ssn_last_four'], 'Must be the last four digits of ssn.');
       return { ssn_encrypted: this.#encrypter.encrypt(ssn), ssn_last_four: ssn.slice(-4) };
     }

@@ -1,69 +1,96 @@
 import type { Kysely } from 'kysely';
 import type { Transaction } from '../../db/database.ts';
+import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { InvalidState, NotFound, validationFailed } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { rollUpEnrollment } from '../benefit-changes/benefit-change.service.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
+import {
+  controlNumberDigits,
+  describeMismatches,
+  matchAcknowledgement,
+  shown,
+  type Mismatch,
+  type SentEnvelope,
+  type Verdict,
+} from './acknowledgement-matching.ts';
+import type { EdiUnmatchedAcknowledgementResponse } from './edi-acknowledgement.schemas.ts';
 import type { EdiFileResponse } from './edi-file.schemas.ts';
 import type { EdiFileService } from './edi-file.service.ts';
 import * as repository from './edi.repository.ts';
-import type { EdiFileRow } from './edi.table.ts';
+import type { EdiFileRow, EdiProfileRow, EdiUnmatchedAcknowledgementRow, EdiUnmatchedKind } from './edi.table.ts';
 import { AcknowledgementFormatError, readAcknowledgement, type Acknowledgement } from './x12-acknowledgement.ts';
 
-type Result = 'accepted' | 'accepted_with_errors' | 'rejected';
-
-/** What an acknowledgement says of one file: its result and the codes behind it, or nothing (not this file's). */
-interface Verdict {
-  kind: '999' | 'TA1';
-  /** undefined: a TA1 that accepts the envelope only (the 999 tells about the content). */
-  result: Result | undefined;
-  codes: string[];
+/** What the file was sent with: its control numbers, and the ids and codes of its group's profile. */
+function sentEnvelopeOf(file: EdiFileRow, profile: EdiProfileRow): SentEnvelope {
+  return {
+    senderQualifier: profile.interchange_sender_qualifier,
+    senderId: profile.interchange_sender_id,
+    receiverQualifier: profile.interchange_receiver_qualifier,
+    receiverId: profile.interchange_receiver_id,
+    applicationSenderCode: profile.application_sender_code,
+    applicationReceiverCode: profile.application_receiver_code,
+    interchangeControlNumber: Number(file.interchange_control_number),
+    groupControlNumber: Number(file.group_control_number),
+    transactionSetControlNumber: file.transaction_set_control_number,
+  };
 }
 
-/**
- * The result of a 999's group (AK901) for our one transaction set: A accepted, E accepted with errors, P
- * (partially accepted) as the set's IK501 says, M/R/W/X rejected (005010X231A1 AK901 715, IK501 717).
- */
-function verdictOf999(acknowledgement: Acknowledgement, file: EdiFileRow): Verdict | undefined {
-  const group = acknowledgement.groupAcknowledgements.find((candidate) => Number(candidate.groupControlNumber) === Number(file.group_control_number));
-  if (!group) return undefined;
-  const set = group.transactionSets.find((candidate) => Number(candidate.controlNumber) === Number(file.transaction_set_control_number));
-  const codes = [
-    `AK9:${group.result}`,
-    ...group.errors.map((error) => `AK9:${error.code}`),
-    ...(set
-      ? [
-          `IK5:${set.result}`,
-          ...set.errors.map((error) => `IK5:${error.code}`),
-          ...set.segmentErrors.flatMap((segment) => [
-            ...(segment.error ? [`IK3:${segment.segmentId}@${segment.position}:${segment.error.code}`] : []),
-            ...segment.elementErrors.map((element) => `IK4:${segment.segmentId}${String(element.position).padStart(2, '0')}:${element.error.code}`),
-          ]),
-        ]
-      : []),
-  ];
-  const setResult = set?.result;
-  const effective = group.result === 'P' ? (setResult ?? 'R') : group.result;
-  const result: Result = effective === 'A' ? 'accepted' : effective === 'E' ? 'accepted_with_errors' : 'rejected';
-  return { kind: '999', result, codes };
+/** A remote file the pickup downloaded: where from, and what it is remembered by. */
+export interface PickedUpFile {
+  /** The carrier folder's key (edi-scheduler.ts folderKey, as a digest). */
+  folderKey: string;
+  name: string;
+  /** -1 when the server did not say. */
+  size: number;
+  modifiedAt: number;
 }
 
-/** TA104 (X12.5 I17): R rejects the whole interchange; A and E accept the envelope and leave the content to the 999. */
-function verdictOfTa1(acknowledgement: Acknowledgement, file: EdiFileRow): Verdict | undefined {
-  const ta1 = acknowledgement.interchangeAcknowledgements.find(
-    (candidate) => Number(candidate.interchangeControlNumber) === Number(file.interchange_control_number),
-  );
-  if (!ta1) return undefined;
-  return { kind: 'TA1', result: ta1.result === 'R' ? 'rejected' : undefined, codes: [`TA1:${ta1.result}`, `TA105:${ta1.note.code}`] };
+/** What the pickup did with one downloaded file: applied (some part named one of our files, or had already), else stored unmatched. */
+export interface PickupOutcome {
+  outcome: 'applied' | 'unmatched' | 'unreadable';
+  /** Acknowledgements (999 groups, TA1s) of the file that were about one of our files. */
+  applied: number;
+}
+
+/** Why one acknowledgement of a picked-up interchange is not applied, for its unmatched row. */
+interface Unmatched {
+  kind: EdiUnmatchedKind;
+  controlNumber: string | null;
+  fileId: string | null;
+  reason: string;
+  mismatches: Mismatch[];
+}
+
+export function toUnmatchedAcknowledgementResponse(row: EdiUnmatchedAcknowledgementRow): EdiUnmatchedAcknowledgementResponse {
+  const party = (qualifier: string | null, id: string | null) => (qualifier === null || id === null ? null : { qualifier, id });
+  return {
+    id: row.id,
+    object: 'edi_unmatched_acknowledgement',
+    received_via: row.received_via,
+    remote_file: row.remote_file,
+    kind: row.kind,
+    interchange_sender: party(row.sender_qualifier, row.sender_id),
+    interchange_receiver: party(row.receiver_qualifier, row.receiver_id),
+    interchange_control_number: row.interchange_control_number,
+    control_number: row.control_number,
+    edi_file: row.edi_file_id,
+    reason: row.reason,
+    mismatches: JSON.parse(row.mismatches) as Mismatch[],
+    created_at: row.created_at,
+  };
 }
 
 /**
  * Applies carriers' acknowledgements: a 999 that accepts the file completes its benefit changes (and their
  * enrollments roll up to synced); one that rejects it (or a TA1 that rejects the interchange) rejects them,
- * with the codes in their memo (their enrollments fail). Posted by an admin, or picked up over SFTP.
+ * with the codes in their memo (their enrollments fail). Posted by an admin, or picked up over SFTP. Only an
+ * acknowledgement that matches the file in every element applies (acknowledgement-matching.ts); a picked-up
+ * one that matches none of ours is stored unmatched, with why.
  */
 export class EdiAcknowledgements {
   readonly #db: Kysely<Database>;
@@ -83,48 +110,161 @@ export class EdiAcknowledgements {
     await this.#db.transaction().execute(async (trx) => {
       const file = await repository.lockFile(trx, scope, fileId);
       if (!file) throw new NotFound('EDI file');
-      // Control numbers start at 1 for every trading partner: the envelope must come from this file's carrier.
+      // Control numbers start at 1 for every trading partner: the envelope must be this file's, swapped.
       const profile = await repository.findProfile(trx, file.group_id);
-      const sender = acknowledgement.interchange;
-      if (profile && (sender.senderQualifier !== profile.interchange_receiver_qualifier || sender.senderId !== profile.interchange_receiver_id)) {
+      if (!profile) throw new InvalidState("The file's group has no EDI profile: there is no envelope to check the acknowledgement against.");
+      const match = matchAcknowledgement(acknowledgement, sentEnvelopeOf(file, profile));
+      if (match.kind === 'unrelated') {
+        const named = [
+          ...acknowledgement.groupAcknowledgements.map((group) => `functional group ${shown(group.groupControlNumber)} (AK102)`),
+          ...acknowledgement.interchangeAcknowledgements.map((ta1) => `interchange ${shown(ta1.interchangeControlNumber)} (TA101)`),
+        ];
         throw new InvalidState(
-          `This acknowledgement comes from ${sender.senderQualifier}/${sender.senderId} (ISA05/ISA06), not from the file's carrier ${profile.interchange_receiver_qualifier}/${profile.interchange_receiver_id}.`,
+          `This acknowledgement is not about this file: it names no functional group ${file.group_control_number} (999 AK102, digits only) nor interchange ${file.interchange_control_number} (TA1 TA101); it names ${named.slice(0, 5).join(', ')}${named.length > 5 ? ` and ${named.length - 5} more` : ''}.`,
         );
       }
-      const verdict = verdictOf999(acknowledgement, file) ?? verdictOfTa1(acknowledgement, file);
-      if (!verdict) {
-        throw new InvalidState(
-          `This acknowledgement is not about this file: it names no functional group ${file.group_control_number} (999 AK102) nor interchange ${file.interchange_control_number} (TA1 TA101).`,
-        );
+      if (match.kind === 'mismatched') {
+        throw new InvalidState(`This acknowledgement names this file's control number but is not for this file: ${describeMismatches(match.mismatches)}.`);
       }
-      await this.applyIn(trx, file, verdict);
+      await this.applyIn(trx, file, match.verdict);
     });
     return this.#files.getFile(scope, fileId);
   }
 
   /**
-   * Picked up from the carrier's outbound folder (the scheduler): the file the acknowledgement names among
-   * the provider's files for that receiver; false when it names none (left for a person to look at).
+   * Picked up from a carrier's outbound folder (the scheduler): each 999 group and TA1 of the interchange is
+   * held against the provider's files from that carrier it names, and applied to the one it matches in every
+   * element; the others are stored unmatched. The file is remembered as read in the same transaction.
    */
-  async acknowledgePickedUp(providerId: string, content: string): Promise<boolean> {
-    const acknowledgement = this.#read(content);
-    const partner = { receiverQualifier: acknowledgement.interchange.senderQualifier, receiverId: acknowledgement.interchange.senderId };
+  async acknowledgePickedUp(providerId: string, content: string, picked: PickedUpFile): Promise<PickupOutcome> {
+    let acknowledgement: Acknowledgement;
+    try {
+      acknowledgement = readAcknowledgement(content);
+    } catch (error) {
+      if (!(error instanceof AcknowledgementFormatError)) throw error;
+      await this.#db.transaction().execute(async (trx) => {
+        await this.#storeUnmatched(trx, providerId, picked, undefined, {
+          kind: 'unreadable',
+          controlNumber: null,
+          fileId: null,
+          reason: error.message,
+          mismatches: [],
+        });
+        await this.#remember(trx, providerId, picked, 'unreadable');
+      });
+      return { outcome: 'unreadable', applied: 0 };
+    }
     return this.#db.transaction().execute(async (trx) => {
-      const candidates = [
-        ...acknowledgement.groupAcknowledgements.map((group) => ({ group: Number(group.groupControlNumber) })),
-        ...acknowledgement.interchangeAcknowledgements.map((ta1) => ({ interchange: Number(ta1.interchangeControlNumber) })),
+      const parts: Acknowledgement[] = [
+        ...acknowledgement.groupAcknowledgements.map((group) => ({ ...acknowledgement, groupAcknowledgements: [group], interchangeAcknowledgements: [] })),
+        ...acknowledgement.interchangeAcknowledgements.map((ta1) => ({ ...acknowledgement, groupAcknowledgements: [], interchangeAcknowledgements: [ta1] })),
       ];
-      for (const filter of candidates) {
-        const found = await repository.findFileByControlNumber(trx, providerId, filter, partner);
-        if (!found) continue;
-        const file = await repository.lockFileById(trx, found.id);
-        const verdict = file && (verdictOf999(acknowledgement, file) ?? verdictOfTa1(acknowledgement, file));
-        if (!file || !verdict) continue;
-        if (file.status !== 'delivered') return true;
-        await this.applyIn(trx, file, verdict);
-        return true;
+      if (parts.length > MAX_ACKNOWLEDGEMENTS_PER_FILE) {
+        const reason = `The interchange holds ${parts.length} acknowledgements; at most ${MAX_ACKNOWLEDGEMENTS_PER_FILE} are read from one file.`;
+        await this.#storeUnmatched(trx, providerId, picked, acknowledgement, { kind: 'unreadable', controlNumber: null, fileId: null, reason, mismatches: [] });
+        await this.#remember(trx, providerId, picked, 'unreadable');
+        return { outcome: 'unreadable', applied: 0 };
       }
-      return false;
+      let applied = 0;
+      for (const part of parts) {
+        const unmatched = await this.#applyPart(trx, providerId, part);
+        if (unmatched) await this.#storeUnmatched(trx, providerId, picked, part, unmatched);
+        else applied += 1;
+      }
+      await this.#remember(trx, providerId, picked, applied > 0 ? 'applied' : 'unmatched');
+      return { outcome: applied > 0 ? 'applied' : 'unmatched', applied };
+    });
+  }
+
+  async listUnmatched(scope: Scope, page: PageRequest): Promise<Page<EdiUnmatchedAcknowledgementResponse & { created_at: string; id: string }>> {
+    return mapPage(await repository.listUnmatchedAcknowledgements(this.#db, scope, page), toUnmatchedAcknowledgementResponse);
+  }
+
+  /** One 999 group or TA1 (`part` holds just it): applied to the file it matches (or already applied), else why not. */
+  async #applyPart(trx: Transaction<Database>, providerId: string, part: Acknowledgement): Promise<Unmatched | undefined> {
+    const group = part.groupAcknowledgements[0];
+    const ta1 = part.interchangeAcknowledgements[0];
+    const kind = group ? '999' : 'TA1';
+    const sentAs = group ? group.groupControlNumber : (ta1?.interchangeControlNumber ?? '');
+    const element = group ? 'AK102' : 'TA101';
+    const digits = controlNumberDigits(sentAs);
+    if (digits === undefined) {
+      const mismatches = [{ element, expected: group ? '1 to 9 digits' : '9 digits', found: shown(sentAs) }];
+      return { kind, controlNumber: shown(sentAs), fileId: null, reason: `${describeMismatches(mismatches)}: it names no control number.`, mismatches };
+    }
+    const carrier = { qualifier: part.interchange.senderQualifier, id: part.interchange.senderId };
+    const ids = await repository.findFileIdsByControlNumber(trx, providerId, group ? { group: Number(digits) } : { interchange: Number(digits) }, carrier);
+    let first: { fileId: string; mismatches: Mismatch[] } | undefined;
+    for (const id of ids) {
+      const candidate = await repository.findFileById(trx, id);
+      const profile = candidate && (await repository.findProfile(trx, candidate.group_id));
+      if (!candidate || !profile) continue;
+      const match = matchAcknowledgement(part, sentEnvelopeOf(candidate, profile));
+      if (match.kind === 'matched') {
+        const file = await repository.lockFileById(trx, id);
+        if (!file) continue;
+        if (file.status === 'delivered') await this.applyIn(trx, file, match.verdict);
+        else if (!ACKNOWLEDGED.has(file.status)) {
+          const mismatches = [{ element: 'file status', expected: 'delivered', found: file.status }];
+          return { kind, controlNumber: shown(sentAs), fileId: file.id, reason: `The file it is for is ${file.status}, not delivered.`, mismatches };
+        }
+        return undefined;
+      }
+      if (match.kind === 'mismatched') first ??= { fileId: id, mismatches: match.mismatches };
+    }
+    if (first)
+      return {
+        kind,
+        controlNumber: shown(sentAs),
+        fileId: first.fileId,
+        reason: `Not for file ${first.fileId}: ${describeMismatches(first.mismatches)}.`,
+        mismatches: first.mismatches,
+      };
+    return {
+      kind,
+      controlNumber: shown(sentAs),
+      fileId: null,
+      reason: `No file of ours sent to ${shown(carrier.qualifier)}/${shown(carrier.id)} (ISA05/ISA06) has ${group ? 'functional group' : 'interchange'} control number ${digits} (${element}).`,
+      mismatches: [],
+    };
+  }
+
+  async #storeUnmatched(
+    trx: Transaction<Database>,
+    providerId: string,
+    picked: PickedUpFile,
+    part: Acknowledgement | undefined,
+    unmatched: Unmatched,
+  ): Promise<void> {
+    const envelope = part?.interchange;
+    await repository.insertUnmatchedAcknowledgement(trx, {
+      id: newId('edi_acknowledgement'),
+      provider_id: providerId,
+      received_via: 'sftp_pickup',
+      remote_file: picked.name,
+      kind: unmatched.kind,
+      sender_qualifier: envelope ? envelope.senderQualifier : null,
+      sender_id: envelope ? envelope.senderId : null,
+      receiver_qualifier: envelope ? envelope.receiverQualifier : null,
+      receiver_id: envelope ? envelope.receiverId : null,
+      interchange_control_number: envelope ? envelope.controlNumber : null,
+      control_number: unmatched.controlNumber,
+      edi_file_id: unmatched.fileId,
+      reason: unmatched.reason,
+      mismatches: JSON.stringify(unmatched.mismatches),
+      created_at: this.#clock.now().toISOString(),
+    });
+  }
+
+  async #remember(trx: Transaction<Database>, providerId: string, picked: PickedUpFile, outcome: 'applied' | 'unmatched' | 'unreadable'): Promise<void> {
+    await repository.rememberSeenFile(trx, {
+      folder_key: picked.folderKey,
+      name: picked.name,
+      size: picked.size,
+      modified_at: picked.modifiedAt,
+      provider_id: providerId,
+      outcome,
+      seen_at: this.#clock.now().toISOString(),
     });
   }
 
@@ -173,3 +313,9 @@ export class EdiAcknowledgements {
     await this.#events.record(trx, eventOf('edi_file', verdict.result, updated));
   }
 }
+
+/** One picked-up file is one transaction: a carrier's batch of 999s is far smaller than this. */
+const MAX_ACKNOWLEDGEMENTS_PER_FILE = 1_000;
+
+/** A file an acknowledgement has settled: a second one that matches it is taken as already applied. */
+const ACKNOWLEDGED: ReadonlySet<string> = new Set(['accepted', 'accepted_with_errors', 'rejected']);

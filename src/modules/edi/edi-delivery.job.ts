@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { DEFAULT_MAX_ATTEMPTS, PermanentJobError } from '../../jobs/job-queue.ts';
-import type { JobHandler } from '../../jobs/job-worker.ts';
+import { PermanentJobError } from '../../jobs/job-queue.ts';
+import type { FailureRecorder, JobContext, JobHandler } from '../../jobs/job-worker.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
 import type { EventLog } from '../events/event-log.ts';
-import { SENDABLE_STATUSES, recordDelivered, recordDeliveryFailed } from './edi-file-state.ts';
+import { withoutAddresses } from './delivery-error.ts';
+import { SENDABLE_STATUSES, recordDelivered, recordDeliveryAttemptFailed } from './edi-file-state.ts';
 import { DELIVER_EDI_FILE_JOB } from './edi-file.service.ts';
-import { sftpTargetOf } from './edi-profile.ts';
+import { sftpSettingsOf, sftpTargetOf } from './edi-profile.ts';
 import * as repository from './edi.repository.ts';
 import type { EdiFileRow } from './edi.table.ts';
 import { SftpDeliveryError, uploadFile, type SftpOptions } from './sftp-transport.ts';
@@ -27,7 +28,7 @@ export interface EdiJobDependencies {
 
 /** The job handlers of carrier EDI, by job kind, for the worker's registry. */
 export function ediJobHandlers(deps: EdiJobDependencies): Record<string, JobHandler> {
-  return { [DELIVER_EDI_FILE_JOB]: (payload, context) => deliverEdiFile(deps, payload, context.attempt) };
+  return { [DELIVER_EDI_FILE_JOB]: (payload, context) => deliverEdiFile(deps, payload, context) };
 }
 
 /** The stored content no longer matches the file's recorded digest: sending it would not be the file the carrier was told of. */
@@ -41,11 +42,14 @@ class StoredContentMismatch extends Error {
  * once, so a file no longer sendable is left alone. The upload happens outside any transaction; only its
  * outcome is recorded in one.
  *
- * A failure no retry can cure (a wrong host key, refused credentials, a missing folder, a profile gone) is
- * recorded on the file at once and fails the job; any other is retried with the queue's backoff, and recorded
- * on the file when the last attempt fails too. Error texts name the host and the step, never a secret or content.
+ * Every failed attempt is recorded on the file in the transaction that settles the job (JobContext.onFailure):
+ * the attempt counted, its error, and when the queue tries again (the queue's own backoff, or sooner if a
+ * manual retry brought the job forward). A failure no retry can cure (a wrong host key, refused credentials,
+ * a missing folder, a profile gone) fails the job at once; any other is retried, and the file becomes
+ * `delivery_failed` when no attempt is left. Error texts name the host and the step, never a secret, content
+ * or an address the host resolved to (delivery-error.ts).
  */
-async function deliverEdiFile(deps: EdiJobDependencies, payload: Record<string, unknown>, attempt: number): Promise<void> {
+async function deliverEdiFile(deps: EdiJobDependencies, payload: Record<string, unknown>, context: JobContext): Promise<void> {
   const { db, encrypter } = deps;
   const id = payload.edi_file;
   if (typeof id !== 'string') throw new PermanentJobError('The payload names no edi_file.');
@@ -55,7 +59,7 @@ async function deliverEdiFile(deps: EdiJobDependencies, payload: Record<string, 
   const profile = await repository.findProfile(db, file.group_id);
   if (profile?.delivery_method !== 'sftp' || profile.sftp === null) {
     const reason = profile ? "Not sent: the group's EDI profile no longer delivers over SFTP." : "Not sent: the group's EDI profile was deleted.";
-    await recordFailure(deps, file.id, reason);
+    context.onFailure?.(attemptRecorder(deps, file.id, reason));
     throw new PermanentJobError(reason);
   }
 
@@ -65,10 +69,10 @@ async function deliverEdiFile(deps: EdiJobDependencies, payload: Record<string, 
     if (!target) throw new PermanentJobError('Not sent: the EDI profile has no SFTP settings.');
     ({ remotePath } = await uploadFile(target, file.file_name, verifiedContent(deps.files.decryptedChunks(file.id), file), deps.sftp));
   } catch (error) {
-    const permanent = isPermanent(error);
-    // The file's jobs are enqueued with the queue's default attempts (EdiFileService): this was the last one.
-    if (permanent || attempt >= DEFAULT_MAX_ATTEMPTS) await recordFailure(deps, file.id, failureText(error));
-    if (permanent && !(error instanceof PermanentJobError)) throw new PermanentJobError(failureText(error));
+    const text = withoutAddresses(failureText(error), sftpSettingsOf(profile)?.host);
+    context.onFailure?.(attemptRecorder(deps, file.id, text));
+    if (isPermanent(error) && !(error instanceof PermanentJobError)) throw new PermanentJobError(text);
+    // The job's last_error and the log are the operator's: they keep the error as it was.
     throw error;
   }
 
@@ -77,6 +81,18 @@ async function deliverEdiFile(deps: EdiJobDependencies, payload: Record<string, 
     if (!locked || !SENDABLE_STATUSES.includes(locked.status)) return;
     await recordDelivered(trx, deps.clock, deps.events, locked, remotePath);
   });
+}
+
+/**
+ * Records the failed attempt on the file: the file's lock first, then the job's (settle), the order a manual
+ * retry takes them in (EdiFileService.retryDelivery).
+ */
+function attemptRecorder(deps: EdiJobDependencies, fileId: string, reason: string): FailureRecorder {
+  return async (trx, settle) => {
+    const locked = await repository.lockFileById(trx, fileId);
+    const { recorded, retryAt } = await settle();
+    if (recorded && locked && SENDABLE_STATUSES.includes(locked.status)) await recordDeliveryAttemptFailed(trx, deps.events, locked, reason, retryAt);
+  };
 }
 
 /**
@@ -105,11 +121,4 @@ function isPermanent(error: unknown): boolean {
 function failureText(error: unknown): string {
   if (error instanceof SftpDeliveryError || error instanceof PermanentJobError || error instanceof StoredContentMismatch) return error.message;
   return `Not sent: an internal error stopped the upload (${error instanceof Error ? error.name : typeof error}).`;
-}
-
-async function recordFailure(deps: EdiJobDependencies, fileId: string, reason: string): Promise<void> {
-  await deps.db.transaction().execute(async (trx) => {
-    const locked = await repository.lockFileById(trx, fileId);
-    if (locked && SENDABLE_STATUSES.includes(locked.status)) await recordDeliveryFailed(trx, deps.events, locked, reason);
-  });
 }

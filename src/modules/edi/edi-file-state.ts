@@ -32,6 +32,7 @@ export async function recordDelivered(
     delivered_at: clock.now().toISOString(),
     delivery_attempts: Number(file.delivery_attempts) + 1,
     delivery_error: null,
+    next_delivery_attempt_at: null,
     remote_path: remotePath ?? file.remote_path,
   };
   await repository.updateFile(trx, updated);
@@ -40,15 +41,27 @@ export async function recordDelivered(
   return updated;
 }
 
-/** Every retry failed: the file is `delivery_failed` with the last error (it can be sent again). */
-export async function recordDeliveryFailed(trx: Transaction<Database>, events: EventLog, file: EdiFileRow, error: string): Promise<EdiFileRow> {
+/**
+ * A delivery attempt failed (in the transaction that puts its job back in the queue or fails it, the file row
+ * locked by the caller): the file counts the attempt and shows its error and when the queue tries again. When
+ * no attempt is left (`retryAt` null), a file waiting for delivery becomes `delivery_failed` (a file the
+ * carrier already has, sent again, keeps its status) and `edi_file.delivery_failed` is recorded.
+ */
+export async function recordDeliveryAttemptFailed(
+  trx: Transaction<Database>,
+  events: EventLog,
+  file: EdiFileRow,
+  error: string,
+  retryAt: Date | null,
+): Promise<EdiFileRow> {
   const updated: EdiFileRow = {
     ...file,
-    status: file.status === 'ready' || file.status === 'delivery_failed' ? 'delivery_failed' : file.status,
+    status: retryAt === null && file.status === 'ready' ? 'delivery_failed' : file.status,
     delivery_attempts: Number(file.delivery_attempts) + 1,
     delivery_error: truncate(error, MAX_DELIVERY_ERROR),
+    next_delivery_attempt_at: retryAt?.toISOString() ?? null,
   };
   await repository.updateFile(trx, updated);
-  if (updated.status === 'delivery_failed') await events.record(trx, eventOf('edi_file', 'delivery_failed', updated));
+  if (retryAt === null) await events.record(trx, eventOf('edi_file', 'delivery_failed', updated));
   return updated;
 }

@@ -15,9 +15,36 @@ const MissingPersonSchema = Type.Object(
 const LeftOutSchema = Type.Object(
   {
     member: IdSchema,
-    reason: Type.String(),
+    reason: Type.String({ description: 'The element and the rule it breaks (e.g. "NM109: is not an SSN the SSA issues"), never the value' }),
   },
-  { title: 'EdiLeftOutMember', description: 'A member the build could not write; their changes wait for the next file' },
+  {
+    title: 'EdiLeftOutMember',
+    description:
+      'A member the build could not write; their changes wait for the next file. A change file lists a member and reason only the first time they are reported (GET /edi_left_out lists those standing)',
+  },
+);
+
+/** A member a group's 834 builds leave out, and why, since first reported (until the member is written into a file). */
+export const EdiLeftOutSchema = Type.Object(
+  {
+    id: IdSchema,
+    group: IdSchema,
+    employer: IdSchema,
+    member: IdSchema,
+    reason: Type.String({ description: 'The element and the rule it breaks, never the value' }),
+    edi_file: Nullable(IdSchema),
+    created_at: TimestampSchema,
+  },
+  {
+    title: 'EdiLeftOut',
+    description: 'edi_file: the file whose left_out reported it; null when the build wrote no file (everyone waiting was left out)',
+  },
+);
+export type EdiLeftOutResponse = Static<typeof EdiLeftOutSchema>;
+
+export const ListEdiLeftOutQuerySchema = Type.Object(
+  { ...PageQuerySchema, group: Type.Optional(IdSchema), member: Type.Optional(IdSchema) },
+  { additionalProperties: false },
 );
 
 export const AcknowledgementResultSchema = Type.Object(
@@ -51,10 +78,21 @@ export const EdiFileSchema = Type.Object(
     content_sha256: Type.String({ description: "Hex SHA-256 of the file's content" }),
     benefit_changes: Type.Array(IdSchema, { description: 'The benefit changes the file carries (change files), in file order' }),
     missing: Nullable(Type.Array(MissingPersonSchema, { description: 'Full files: coverage the last accepted full file listed and this one does not' })),
-    left_out: Type.Array(LeftOutSchema),
+    left_out: Type.Array(LeftOutSchema, {
+      description:
+        'Change files: members newly left out (each member and reason is listed once, then stands in GET /edi_left_out); full files: everyone the file leaves out',
+    }),
     delivery_method: StringEnum(EDI_DELIVERY_METHODS),
-    delivery_attempts: Type.Integer(),
-    delivery_error: Nullable(Type.String()),
+    delivery_attempts: Type.Integer({ description: 'Upload attempts made so far (failed ones included, every retry and resend counted)' }),
+    delivery_error: Nullable(
+      Type.String({ description: 'Why the last attempt failed (null once one succeeds); names the host and the step, never a secret or an address' }),
+    ),
+    next_delivery_attempt_at: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'When the job queue next tries to upload the file (past while that attempt runs); null when no attempt is scheduled',
+      }),
+    ),
     remote_path: Nullable(Type.String()),
     acknowledgement: Nullable(AcknowledgementResultSchema),
     created_at: TimestampSchema,

@@ -5,6 +5,7 @@ import { InFlight } from '../../db/in-flight.ts';
 import type { Database } from '../../db/schema.ts';
 import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import { enqueueJob } from '../../jobs/job-queue.ts';
+import { bringJobForward } from '../../jobs/job.repository.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
 import { compareDates, toDateString } from '../../shared/dates.ts';
@@ -31,8 +32,9 @@ import {
   type SubscriberParts,
 } from './edi-loops.ts';
 import { SENDABLE_STATUSES, recordDelivered } from './edi-file-state.ts';
+import { LeftOutReports, NothingWrittenError, listLeftOut, nothingWritten, type LeftOutEntry } from './edi-left-out.ts';
 import { companionGuideOf, tradingPartnerKey, type CompanionGuide } from './edi-profile.ts';
-import type { CreateEdiFileBody, EdiFileResponse } from './edi-file.schemas.ts';
+import type { CreateEdiFileBody, EdiFileResponse, EdiLeftOutResponse } from './edi-file.schemas.ts';
 import * as repository from './edi.repository.ts';
 import type { CoverageItem } from './edi.repository.ts';
 import type { EdiFileAction, EdiFileKind, EdiFileRow, EdiFileStatus, EdiProfileRow } from './edi.table.ts';
@@ -75,11 +77,6 @@ interface MissingPerson {
   line_of_coverage: string;
 }
 
-interface LeftOut {
-  member: string;
-  reason: string;
-}
-
 export function toEdiFileResponse(row: EdiFileRow, benefitChanges: readonly string[]): EdiFileResponse {
   return {
     id: row.id,
@@ -100,10 +97,11 @@ export function toEdiFileResponse(row: EdiFileRow, benefitChanges: readonly stri
     content_sha256: row.content_sha256,
     benefit_changes: [...benefitChanges],
     missing: row.missing === null ? null : (JSON.parse(row.missing) as EdiFileResponse['missing']),
-    left_out: JSON.parse(row.left_out) as LeftOut[],
+    left_out: JSON.parse(row.left_out) as LeftOutEntry[],
     delivery_method: row.delivery_method,
     delivery_attempts: Number(row.delivery_attempts),
     delivery_error: row.delivery_error,
+    next_delivery_attempt_at: row.next_delivery_attempt_at,
     remote_path: row.remote_path,
     acknowledgement: row.acknowledgement === null ? null : (JSON.parse(row.acknowledgement) as EdiFileResponse['acknowledgement']),
     created_at: row.created_at,
@@ -161,6 +159,20 @@ export class EdiFileService {
     return mapPage(rows, (row) => toEdiFileResponse(row, changes.get(row.id) ?? []));
   }
 
+  /** Members the group's builds leave out, as reported (each member and reason once), newest first. */
+  async listLeftOut(scope: Scope, filter: { group?: string | undefined; member?: string | undefined }, page: PageRequest): Promise<Page<EdiLeftOutResponse>> {
+    const rows = await listLeftOut(this.#db, scope, { groupId: filter.group, memberId: filter.member }, page);
+    return mapPage(rows, (row) => ({
+      id: row.id,
+      group: row.group_id,
+      employer: row.employer_id,
+      member: row.member_id,
+      reason: row.reason,
+      edi_file: row.edi_file_id,
+      created_at: row.created_at,
+    }));
+  }
+
   /** The file's X12 text, decrypted chunk by chunk as it is sent (admin keys only; the route checks). */
   async content(scope: Scope, id: string): Promise<{ fileName: string; byteCount: number; chunks: AsyncIterable<string> }> {
     const row = await repository.findFile(this.#db, scope, id);
@@ -180,18 +192,25 @@ export class EdiFileService {
    */
   async createFile(scope: Scope, input: CreateEdiFileBody): Promise<EdiFileResponse> {
     if (input.kind === 'change' && input.action !== undefined) throw new InvalidState('action is for full files only (replace or verify).');
-    const built = await this.#db.transaction().execute(async (trx) => {
-      // Every build of a group's files (and every change to its profile) takes the group's lock first.
-      const group = await lockGroupById(trx, scope, input.group);
-      // The group is a field of the body (as every create names what it refers to): 400, like POST /plans.
-      if (!group) throw validationFailed(['group'], 'No such group.');
-      const profile = await this.#profileOf(trx, group);
-      const asOf = input.as_of ?? toDateString(this.#clock.now());
-      const action: EdiFileAction = input.kind === 'change' ? 'change' : (input.action ?? 'replace');
-      const result = await this.#build(trx, group, profile, input.kind, action, asOf);
-      if (!result) throw new InvalidState('Nothing to send: the group has no benefit change waiting for a file and no demographic change.');
-      return result;
-    });
+    const built = await this.#db
+      .transaction()
+      .execute(async (trx) => {
+        // Every build of a group's files (and every change to its profile) takes the group's lock first.
+        const group = await lockGroupById(trx, scope, input.group);
+        // The group is a field of the body (as every create names what it refers to): 400, like POST /plans.
+        if (!group) throw validationFailed(['group'], 'No such group.');
+        const profile = await this.#profileOf(trx, group);
+        const asOf = input.as_of ?? toDateString(this.#clock.now());
+        const action: EdiFileAction = input.kind === 'change' ? 'change' : (input.action ?? 'replace');
+        const result = await this.#build(trx, group, profile, input.kind, action, asOf);
+        if (!result) throw new InvalidState('Nothing to send: the group has no benefit change waiting for a file and no demographic change.');
+        return result;
+      })
+      .catch(async (error: unknown) => {
+        if (!(error instanceof NothingWrittenError)) throw error;
+        await this.#reportNothingWritten(scope, input.group, error.leftOut);
+        throw nothingWritten(error.leftOut);
+      });
     if (built.status === 'ready' && built.delivery_method === 'sftp') this.#jobs?.wake();
     return this.getFile(scope, built.id);
   }
@@ -206,15 +225,23 @@ export class EdiFileService {
     scheduled: Pick<EdiProfileRow, 'group_id' | 'provider_id'>,
     day: string,
   ): Promise<{ claimed: boolean; file: EdiFileRow | undefined }> {
-    const built = await this.#db.transaction().execute(async (trx) => {
-      const group = await lockGroupById(trx, { providerId: scheduled.provider_id, employerId: null }, scheduled.group_id);
-      if (!group || !(await repository.claimScheduledDay(trx, group.id, day))) return { claimed: false, file: undefined };
-      if (group.connection_method !== 'edi') return { claimed: true, file: undefined };
-      // The profile as it is now, under the group's lock: it may have changed since the scheduler listed it.
-      const profile = await repository.findProfile(trx, group.id);
-      if (!profile) return { claimed: true, file: undefined };
-      return { claimed: true, file: await this.#build(trx, group, profile, 'change', 'change', toDateString(this.#clock.now())) };
-    });
+    const scope = { providerId: scheduled.provider_id, employerId: null };
+    const built = await this.#db
+      .transaction()
+      .execute(async (trx) => {
+        const group = await lockGroupById(trx, scope, scheduled.group_id);
+        if (!group || !(await repository.claimScheduledDay(trx, group.id, day))) return { claimed: false, file: undefined };
+        if (group.connection_method !== 'edi') return { claimed: true, file: undefined };
+        // The profile as it is now, under the group's lock: it may have changed since the scheduler listed it.
+        const profile = await repository.findProfile(trx, group.id);
+        if (!profile) return { claimed: true, file: undefined };
+        return { claimed: true, file: await this.#build(trx, group, profile, 'change', 'change', toDateString(this.#clock.now())) };
+      })
+      .catch(async (error: unknown) => {
+        if (!(error instanceof NothingWrittenError)) throw error;
+        // Everyone waiting is left out: reported once, and the day is done (the next day's build tries again).
+        return { claimed: await this.#reportNothingWritten(scope, scheduled.group_id, error.leftOut, day), file: undefined };
+      });
     if (built.file?.delivery_method === 'sftp') this.#jobs?.wake();
     return built;
   }
@@ -225,9 +252,11 @@ export class EdiFileService {
       const file = await repository.lockFile(trx, scope, id);
       if (!file) throw new NotFound('EDI file');
       if (file.status !== 'awaiting_confirmation') throw new InvalidState(`The file is ${file.status}: only a file awaiting confirmation can be confirmed.`);
-      const updated: EdiFileRow = { ...file, status: 'ready', confirmed_at: this.#clock.now().toISOString() };
+      const now = this.#clock.now().toISOString();
+      const sftp = file.delivery_method === 'sftp';
+      const updated: EdiFileRow = { ...file, status: 'ready', confirmed_at: now, next_delivery_attempt_at: sftp ? now : null };
       await repository.updateFile(trx, updated);
-      if (updated.delivery_method === 'sftp') await this.#enqueueDelivery(trx, updated.id);
+      if (sftp) await this.#enqueueDelivery(trx, updated.id);
       await this.#events.record(trx, eventOf('edi_file', 'confirmed', updated));
     });
     this.#jobs?.wake();
@@ -259,7 +288,10 @@ export class EdiFileService {
       const method = (await repository.findProfile(trx, file.group_id))?.delivery_method ?? file.delivery_method;
       if (method === 'sftp') {
         // One upload at a time: a delivery already queued or running sends these same bytes.
-        if (!(await repository.hasPendingJob(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id })))) await this.#enqueueDelivery(trx, file.id);
+        if (!(await repository.hasPendingJob(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id })))) {
+          await this.#enqueueDelivery(trx, file.id);
+          await repository.updateFile(trx, { ...file, next_delivery_attempt_at: this.#clock.now().toISOString() });
+        }
         return true;
       }
       if (file.status === 'ready' || file.status === 'delivery_failed') await recordDelivered(trx, this.#clock, this.#events, file, null);
@@ -267,6 +299,49 @@ export class EdiFileService {
     });
     if (queued) this.#jobs?.wake();
     return this.getFile(scope, id);
+  }
+
+  /**
+   * Tries the file's SFTP delivery now: a `ready` file's queued attempt is brought forward (one running finishes
+   * first, and a failure it ends with retries at once), and a `delivery_failed` file gets a new delivery job.
+   * The file row is locked first, so two retries at once make one job. Other statuses are 409 (`deliver`
+   * sends a file the carrier already has again), as is a group whose profile does not deliver over SFTP.
+   */
+  async retryDelivery(scope: Scope, id: string): Promise<EdiFileResponse> {
+    await this.#db.transaction().execute(async (trx) => {
+      const file = await repository.lockFile(trx, scope, id);
+      if (!file) throw new NotFound('EDI file');
+      if (file.status !== 'ready' && file.status !== 'delivery_failed')
+        throw new InvalidState(
+          `The file is ${file.status}: only a ready or delivery_failed file's delivery can be retried (deliver sends a delivered file again).`,
+        );
+      const profile = await repository.findProfile(trx, file.group_id);
+      if (profile?.delivery_method !== 'sftp')
+        throw new InvalidState("The group's EDI profile does not deliver over SFTP: nothing to retry (deliver records a file taken to the carrier's portal).");
+      const now = this.#clock.now();
+      // The file's lock, then the job's: the order a failed attempt is recorded in (edi-delivery.job.ts).
+      const pending = await repository.findPendingJobId(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id }));
+      if (pending === undefined || !(await bringJobForward(trx, pending, now))) await this.#enqueueDelivery(trx, file.id);
+      await repository.updateFile(trx, { ...file, next_delivery_attempt_at: now.toISOString() });
+    });
+    this.#jobs?.wake();
+    return this.getFile(scope, id);
+  }
+
+  /**
+   * After a change build that wrote no one rolled back: records its left-out members (edi-left-out.ts) in a
+   * transaction of their own, under the group's lock, and for a scheduled build claims the day. Returns whether
+   * the day was claimed (true when no day is given).
+   */
+  async #reportNothingWritten(scope: Scope, groupId: string, leftOut: ReadonlyMap<string, string>, day?: string): Promise<boolean> {
+    return this.#db.transaction().execute(async (trx) => {
+      const group = await lockGroupById(trx, scope, groupId);
+      if (!group) return false;
+      if (day !== undefined && !(await repository.claimScheduledDay(trx, group.id, day))) return false;
+      const reports = await LeftOutReports.load(trx, group.id);
+      await reports.record(trx, { clock: this.#clock, events: this.#events }, group, leftOut, [], null);
+      return true;
+    });
   }
 
   async #profileOf(trx: Transaction<Database>, group: GroupRow): Promise<EdiProfileRow> {
@@ -339,6 +414,8 @@ export class EdiFileService {
       delivery_method: profile.delivery_method,
       delivery_attempts: 0,
       delivery_error: null,
+      // The delivery job enqueued below is due now.
+      next_delivery_attempt_at: kind === 'change' && profile.delivery_method === 'sftp' ? now.toISOString() : null,
       remote_path: null,
       acknowledgement: null,
       created_at: now.toISOString(),
@@ -347,6 +424,9 @@ export class EdiFileService {
       acknowledged_at: null,
     };
     await repository.insertFile(trx, row);
+    // What earlier builds reported left out: a member written now is cleared (edi-left-out.ts).
+    const reports = await LeftOutReports.load(trx, group.id);
+    const cleared: string[] = [];
     // One pass: each member's loops are written as they are made; one the file cannot carry (no subscriber
     // id, a value X12 cannot hold) is left out with the reason, and everyone else's file goes on. A member's
     // fate is known once the writer asks for the next one.
@@ -362,6 +442,7 @@ export class EdiFileService {
     };
     const settle = async (part: FileParts) => {
       if (leftOut.has(part.member.row.id)) return;
+      if (reports.has(part.member.row.id)) cleared.push(part.member.row.id);
       written.members += 1;
       written.changeIds.push(...(content.changesOf.get(part.member.row.id) ?? []));
       written.people.push(...part.people);
@@ -395,16 +476,16 @@ export class EdiFileService {
       await saveDigests();
       return stored;
     });
-    if (written.members === 0 && kind === 'change') {
-      const [member, reason] = [...leftOut][0]!;
-      throw new InvalidState(`Nothing could be written: ${leftOut.size} member(s) with changes waiting cannot go in an 834 (member ${member}: ${reason}).`);
-    }
+    // Rolled back (no file, no control numbers used); the caller reports the members left out (#reportNothingWritten).
+    if (written.members === 0 && kind === 'change') throw new NothingWrittenError(leftOut);
+    const newlyLeftOut = await reports.record(trx, { clock: this.#clock, events: this.#events }, group, leftOut, cleared, id);
     const stored: EdiFileRow = {
       ...row,
       ...stats,
       member_count: written.members,
       benefit_change_count: written.changeIds.length,
-      left_out: JSON.stringify([...leftOut].map(([member, reason]) => ({ member, reason }))),
+      // A change file lists who is newly left out; a full file, awaiting an admin's confirmation, everyone it leaves out.
+      left_out: JSON.stringify(kind === 'full' ? [...leftOut].map(([member, reason]): LeftOutEntry => ({ member, reason })) : newlyLeftOut),
     };
     if (kind === 'full') {
       const previous = action === 'replace' ? await repository.findLastAcceptedFullFile(trx, group.id) : undefined;

@@ -83,8 +83,21 @@ const ScheduleSchema = Type.Object(
 
 const SFTP_COMMON = {
   method: Type.Literal('sftp'),
-  host: Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.-]+$|^\\[?[0-9A-Fa-f:.]+\\]?$' }),
-  port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, default: 22 })),
+  host: Type.String({
+    minLength: 1,
+    maxLength: 253,
+    pattern: '^[A-Za-z0-9.-]+$|^\\[?[0-9A-Fa-f:.]+\\]?$',
+    description:
+      "The carrier's SFTP server: a public internet host. Private, loopback, link-local and other internal addresses and names (localhost, *.internal, single labels) are refused; a name is resolved, and checked again, at each connection",
+  }),
+  port: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 65535,
+      default: 22,
+      description: "One of the SFTP ports the service connects to (SFTP_ALLOWED_PORTS; 22 and 2222 unless the operator's configuration says otherwise)",
+    }),
+  ),
   username: Type.String({ minLength: 1, maxLength: 128, pattern: '^[^\\u0000-\\u001f]+$' }),
   host_key_fingerprint: Type.String({
     pattern: '^SHA256:[A-Za-z0-9+/]{43}$',
@@ -94,6 +107,16 @@ const SFTP_COMMON = {
   outbound_directory: Type.Optional(
     Nullable(
       Type.String({ minLength: 1, maxLength: 1024, pattern: '^[^\\u0000-\\u001f]+$', description: 'Where the carrier leaves 999/TA1 acknowledgements' }),
+    ),
+  ),
+  archive_directory: Type.Optional(
+    Nullable(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        pattern: '^[^\\u0000-\\u001f]+$',
+        description: 'Where picked-up acknowledgements that were applied are moved (another folder than outbound_directory); without one they are removed',
+      }),
     ),
   ),
 };
@@ -167,6 +190,7 @@ export const EdiProfileSchema = Type.Object(
           host_key_fingerprint: Type.String(),
           inbound_directory: Type.String(),
           outbound_directory: Nullable(Type.String()),
+          archive_directory: Nullable(Type.String()),
           auth: StringEnum(['password', 'private_key'] as const, { description: 'Which secret is stored (never returned)' }),
         },
         { title: 'EdiSftpDeliveryResponse' },

@@ -3,7 +3,8 @@ import type { Database } from '../../db/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
 import { isTimeZone } from '../../shared/dates.ts';
-import { NotFound, validationFailed } from '../../shared/errors.ts';
+import { NotFound, ValidationFailed, inputError, validationFailed, type InputError } from '../../shared/errors.ts';
+import { describePorts, hostProblem, isAllowedPort } from '../../shared/outbound-address.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
@@ -12,6 +13,7 @@ import type { EdiProfileResponse, PutEdiProfileBody } from './edi-profile.schema
 import type { EdiProfileRow } from './edi.table.ts';
 import { findGroupById, lockGroupById } from '../groups/group.repository.ts';
 import * as repository from './edi.repository.ts';
+import type { SftpConnectionPolicy } from './sftp-transport.ts';
 
 export function toEdiProfileResponse(row: EdiProfileRow, groupNumber: string): EdiProfileResponse {
   const guide = companionGuideOf(row);
@@ -49,11 +51,24 @@ export function toEdiProfileResponse(row: EdiProfileRow, groupNumber: string): E
             host_key_fingerprint: sftp.host_key_fingerprint,
             inbound_directory: sftp.inbound_directory,
             outbound_directory: sftp.outbound_directory,
+            archive_directory: sftp.archive_directory ?? null,
             auth: sftp.auth,
           },
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/** The archive folder of picked-up acknowledgements: another folder than the one they are picked up from. */
+function archiveDirectoryOf(delivery: { outbound_directory?: string | null; archive_directory?: string | null }): string | null {
+  const archive = delivery.archive_directory ?? null;
+  if (archive === null) return null;
+  const folder = (path: string) => path.replace(/\/+$/, '') || '/';
+  if (!delivery.outbound_directory) throw validationFailed(['delivery', 'archive_directory'], 'An archive_directory goes with an outbound_directory.');
+  if (folder(archive) === folder(delivery.outbound_directory)) {
+    throw validationFailed(['delivery', 'archive_directory'], 'Must be another folder than outbound_directory.');
+  }
+  return archive;
 }
 
 /** A group's trading-partner settings (admin keys only; the routes check the role). */
@@ -62,12 +77,15 @@ export class EdiProfileService {
   readonly #clock: Clock;
   readonly #encrypter: Encrypter;
   readonly #events: EventLog;
+  readonly #sftpPolicy: SftpConnectionPolicy;
 
-  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, events: EventLog) {
+  /** `sftpPolicy`: where an SFTP delivery may point (the outbound address policy and SFTP_ALLOWED_PORTS). */
+  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, events: EventLog, sftpPolicy: SftpConnectionPolicy) {
     this.#db = db;
     this.#clock = clock;
     this.#encrypter = encrypter;
     this.#events = events;
+    this.#sftpPolicy = sftpPolicy;
   }
 
   async getProfile(scope: Scope, groupId: string): Promise<EdiProfileResponse> {
@@ -86,6 +104,7 @@ export class EdiProfileService {
     if (input.schedule && !isTimeZone(input.schedule.time_zone)) {
       throw validationFailed(['schedule', 'time_zone'], 'Must be an IANA time zone such as UTC or America/Chicago.');
     }
+    if (input.delivery.method === 'sftp') this.#assertSftpAddress(input.delivery);
     return this.#db.transaction().execute(async (trx) => {
       const group = await lockGroupById(trx, scope, groupId);
       if (!group) throw new NotFound('group');
@@ -141,6 +160,20 @@ export class EdiProfileService {
     });
   }
 
+  /**
+   * A host literal or internal-only name is refused now, before anything is stored; other names are resolved and
+   * checked when connecting (sftp-transport.ts). docs/decisions.md "Outbound connections".
+   */
+  #assertSftpAddress(delivery: Extract<PutEdiProfileBody['delivery'], { method: 'sftp' }>): void {
+    const errors: InputError[] = [];
+    const problem = hostProblem(delivery.host, this.#sftpPolicy);
+    if (problem) errors.push(inputError(['delivery', 'host'], problem));
+    if (!isAllowedPort(this.#sftpPolicy.allowedPorts, delivery.port ?? 22)) {
+      errors.push(inputError(['delivery', 'port'], `Must be ${describePorts(this.#sftpPolicy.allowedPorts)}: the SFTP ports this service connects to.`));
+    }
+    if (errors.length > 0) throw new ValidationFailed(errors);
+  }
+
   #sftpSettings(delivery: Extract<PutEdiProfileBody['delivery'], { method: 'sftp' }>, current: EdiProfileRow | undefined): StoredSftpSettings {
     if (delivery.password !== undefined && delivery.private_key !== undefined) {
       throw validationFailed(['delivery'], 'Give either password or private_key, not both.');
@@ -169,6 +202,7 @@ export class EdiProfileService {
       host_key_fingerprint: delivery.host_key_fingerprint,
       inbound_directory: delivery.inbound_directory,
       outbound_directory: delivery.outbound_directory ?? null,
+      archive_directory: archiveDirectoryOf(delivery),
       ...secret,
     };
   }

@@ -23,6 +23,8 @@ export interface StoredSftpSettings {
   host_key_fingerprint: string;
   inbound_directory: string;
   outbound_directory: string | null;
+  /** Where picked-up acknowledgements are moved (absent in profiles stored before it existed: removed instead). */
+  archive_directory?: string | null;
   auth: 'password' | 'private_key';
   secret_encrypted: string;
   passphrase_encrypted: string | null;

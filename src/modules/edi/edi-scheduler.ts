@@ -1,14 +1,15 @@
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { jobErrorMessage } from '../../jobs/job-queue.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
-import { AppError } from '../../shared/errors.ts';
 import { sweepDayDue } from '../daily-sweep/sweep-rules.ts';
 import { sftpSettingsOf, sftpTargetOf } from './edi-profile.ts';
 import * as repository from './edi.repository.ts';
-import type { EdiFileRow, EdiProfileRow } from './edi.table.ts';
-import { SftpDeliveryError, withSftpSession, type SftpOptions, type SftpSession } from './sftp-transport.ts';
+import type { PickedUpFile, PickupOutcome } from './edi-acknowledgement.service.ts';
+import type { EdiFileRow, EdiPickupOutcome, EdiProfileRow } from './edi.table.ts';
+import { DEFAULT_SFTP_OPERATION_TIMEOUT_MS, SftpDeliveryError, withSftpSession, type SftpOptions, type SftpSession } from './sftp-transport.ts';
 
 /** The largest acknowledgement downloaded: a 999 for one 834 is a few kilobytes; anything past this is not ours to read. */
 export const MAX_ACKNOWLEDGEMENT_BYTES = 1024 * 1024;
@@ -16,6 +17,8 @@ export const MAX_ACKNOWLEDGEMENT_BYTES = 1024 * 1024;
 const DEFAULT_CHECK_INTERVAL_MS = 60_000;
 /** How often one carrier folder is looked at while a file of its groups awaits an acknowledgement. */
 const DEFAULT_PICKUP_INTERVAL_MS = 15 * 60_000;
+const DEFAULT_PICKUP_MAX_DOWNLOADS = 500;
+const DEFAULT_PICKUP_BUDGET_MS = 20_000;
 
 export interface EdiSchedulerOptions {
   db: Kysely<Database>;
@@ -26,13 +29,17 @@ export interface EdiSchedulerOptions {
       day: string,
     ): Promise<{ claimed: boolean; file: EdiFileRow | undefined }>;
   };
-  acknowledgements: { acknowledgePickedUp(providerId: string, content: string): Promise<boolean> };
+  acknowledgements: { acknowledgePickedUp(providerId: string, content: string, picked: PickedUpFile): Promise<PickupOutcome> };
   /** Decrypts a profile's SFTP secret, for the moment of a pickup's connection only. */
   encrypter: Encrypter;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   checkIntervalMs?: number;
   /** Least time between two pickups from one carrier folder by this process; 15 minutes by default. */
   pickupIntervalMs?: number;
+  /** The most files one pickup downloads from a folder; 500 by default (the rest at the next check). */
+  pickupMaxDownloads?: number;
+  /** How long one pickup may go on taking files, in ms; 20 s by default (within the SFTP operation timeout). */
+  pickupBudgetMs?: number;
   sftp?: SftpOptions;
 }
 
@@ -40,8 +47,10 @@ export interface EdiSchedulerOptions {
 export interface EdiCheckSummary {
   /** Change files this process built for the day. */
   built: string[];
-  /** Acknowledgements that matched a file (applied, or already applied) and were removed from the carrier's folder. */
+  /** Acknowledgement files that matched a file (applied, or already applied) and were moved or removed from the carrier's folder. */
   acknowledgements: number;
+  /** Acknowledgement files that matched none of ours: stored unmatched, left in the folder. */
+  unmatchedAcknowledgements: number;
   /** Groups whose build or pickup failed (logged). */
   failures: number;
 }
@@ -87,7 +96,7 @@ export class EdiScheduler {
   }
 
   async #check(): Promise<EdiCheckSummary> {
-    const summary: EdiCheckSummary = { built: [], acknowledgements: 0, failures: 0 };
+    const summary: EdiCheckSummary = { built: [], acknowledgements: 0, unmatchedAcknowledgements: 0, failures: 0 };
     let profiles: EdiProfileRow[];
     try {
       profiles = await repository.listScheduledProfiles(this.#options.db);
@@ -108,7 +117,9 @@ export class EdiScheduler {
     const pickedUpFolders = new Set<string>();
     for (const profile of profiles) {
       try {
-        summary.acknowledgements += await this.#pickUpIfDue(profile, pickedUpFolders);
+        const pickup = await this.#pickUpIfDue(profile, pickedUpFolders);
+        summary.acknowledgements += pickup.consumed;
+        summary.unmatchedAcknowledgements += pickup.unmatched;
       } catch (error) {
         summary.failures += 1;
         this.#options.log.error({ group: profile.group_id, error: jobErrorMessage(error) }, 'EDI acknowledgement pickup failed; the next pickup tries again');
@@ -137,73 +148,142 @@ export class EdiScheduler {
    * Picks up from the profile's outbound folder when a file of its group awaits an acknowledgement and the
    * folder was not looked at lately (by this process; once per check for groups sharing one folder).
    */
-  async #pickUpIfDue(profile: EdiProfileRow, pickedUpFolders: Set<string>): Promise<number> {
+  async #pickUpIfDue(profile: EdiProfileRow, pickedUpFolders: Set<string>): Promise<PickupSummary> {
     const { db, clock, encrypter } = this.#options;
-    if (profile.delivery_method !== 'sftp' || profile.sftp === null) return 0;
+    const nothing: PickupSummary = { consumed: 0, unmatched: 0, complete: true };
+    if (profile.delivery_method !== 'sftp' || profile.sftp === null) return nothing;
     const folder = folderKey(profile);
-    if (folder === undefined || pickedUpFolders.has(folder)) return 0;
+    if (folder === undefined || pickedUpFolders.has(folder)) return nothing;
     const now = clock.now().getTime();
     const last = this.#lastPickup.get(folder);
-    if (last !== undefined && now - last < (this.#options.pickupIntervalMs ?? DEFAULT_PICKUP_INTERVAL_MS)) return 0;
+    if (last !== undefined && now - last < (this.#options.pickupIntervalMs ?? DEFAULT_PICKUP_INTERVAL_MS)) return nothing;
     const awaiting = await repository.listFiles(
       db,
       { providerId: profile.provider_id, employerId: null },
       { groupId: profile.group_id, status: 'delivered' },
       { pageSize: 1 },
     );
-    if (awaiting.results.length === 0) return 0;
+    if (awaiting.results.length === 0) return nothing;
     pickedUpFolders.add(folder);
     this.#lastPickup.set(folder, now);
     const target = sftpTargetOf(profile, encrypter);
     const directory = target?.outboundDirectory;
-    if (!target || directory === undefined) return 0;
-    return withSftpSession(target, (session) => this.#pickUp(session, profile, directory), this.#options.sftp);
+    if (!target || directory === undefined) return { consumed: 0, unmatched: 0, complete: true };
+    const summary = await withSftpSession(target, (session) => this.#pickUp(session, profile, directory, folder), this.#options.sftp);
+    // Cut short: what is left is read at the next check, not in fifteen minutes.
+    if (!summary.complete) this.#lastPickup.delete(folder);
+    return summary;
   }
 
   /**
-   * Each file of the folder: downloaded (1 MB at most), applied, and removed when it named a file of ours.
-   * Files it cannot read or that name none of ours stay for a person to look at; logs carry their names, never
-   * their content.
+   * Reads the folder to its end, one server answer at a time, and takes each file not read before (by name,
+   * size and time, in edi_pickup_seen_files): downloaded (1 MB at most) and applied; a file that was about one
+   * of our files is moved to the profile's archive_directory, or removed. Anything else is remembered as read
+   * and left in place: acknowledgements that match none of our files are stored unmatched (visible to
+   * admins), files that are not X12 or too large are only logged, by name, never by content. At most
+   * pickupMaxDownloads files and pickupBudgetMs of downloading per pickup: the rest waits for the next check
+   * (the folder is then due at once), which skips what was read, so no file is starved by others.
    */
-  async #pickUp(session: SftpSession, profile: EdiProfileRow, directory: string): Promise<number> {
-    const { acknowledgements, log } = this.#options;
-    let matchedCount = 0;
-    for (const remote of await session.listFiles(directory)) {
-      const about = { group: profile.group_id, remote_file: remote.name };
-      if (remote.size !== undefined && remote.size > MAX_ACKNOWLEDGEMENT_BYTES) {
-        log.warn({ ...about, bytes: remote.size }, `EDI acknowledgement pickup: a file larger than ${MAX_ACKNOWLEDGEMENT_BYTES} bytes is left in place`);
-        continue;
+  async #pickUp(session: SftpSession, profile: EdiProfileRow, directory: string, folder: string): Promise<PickupSummary> {
+    const { db, acknowledgements, clock, log } = this.#options;
+    const archive = sftpSettingsOf(profile)?.archive_directory ?? null;
+    const maxDownloads = this.#options.pickupMaxDownloads ?? DEFAULT_PICKUP_MAX_DOWNLOADS;
+    // Within the connection's own limit, which covers the listing and the moves too.
+    const operationTimeoutMs = this.#options.sftp?.operationTimeoutMs ?? DEFAULT_SFTP_OPERATION_TIMEOUT_MS;
+    const deadline = performance.now() + Math.min(this.#options.pickupBudgetMs ?? DEFAULT_PICKUP_BUDGET_MS, operationTimeoutMs / 3);
+    const folderKey = createHash('sha256').update(folder).digest('hex');
+    const summary: PickupSummary = { consumed: 0, unmatched: 0, complete: true };
+    let downloads = 0;
+    const remember = (picked: PickedUpFile, outcome: EdiPickupOutcome) =>
+      repository.rememberSeenFile(db, {
+        folder_key: folderKey,
+        name: picked.name,
+        size: picked.size,
+        modified_at: picked.modifiedAt,
+        provider_id: profile.provider_id,
+        outcome,
+        seen_at: clock.now().toISOString(),
+      });
+    for await (const batch of session.readDirectory(directory)) {
+      const seen = new Set(
+        (
+          await repository.findSeenFiles(
+            db,
+            folderKey,
+            batch.map((remote) => remote.name),
+          )
+        ).map((row) => seenKey(row.name, row.size, row.modified_at)),
+      );
+      for (const remote of batch) {
+        const picked: PickedUpFile = {
+          folderKey,
+          name: remote.name,
+          size: remote.size ?? -1,
+          modifiedAt: remote.modifiedAt === undefined ? -1 : Math.floor(remote.modifiedAt.getTime() / 1000),
+        };
+        if (seen.has(seenKey(picked.name, picked.size, picked.modifiedAt))) continue;
+        if (downloads >= maxDownloads || performance.now() > deadline) {
+          summary.complete = false;
+          return summary;
+        }
+        const about = { group: profile.group_id, remote_file: remote.name };
+        if (remote.size !== undefined && remote.size > MAX_ACKNOWLEDGEMENT_BYTES) {
+          log.warn({ ...about, bytes: remote.size }, `EDI acknowledgement pickup: a file larger than ${MAX_ACKNOWLEDGEMENT_BYTES} bytes is left in place`);
+          await remember(picked, 'too_large');
+          continue;
+        }
+        downloads += 1;
+        let text: string;
+        try {
+          text = (await session.downloadFile(remote.remotePath, MAX_ACKNOWLEDGEMENT_BYTES)).toString('utf8');
+        } catch (error) {
+          // Too large, or refused (gone meanwhile: another process took it); a lost connection ends the pickup.
+          if (!(error instanceof SftpDeliveryError) || (error.code !== 'file_too_large' && error.code !== 'remote_error')) throw error;
+          log.warn({ ...about, error: error.message }, 'EDI acknowledgement pickup: a file could not be downloaded; left in place');
+          if (error.code === 'file_too_large') await remember(picked, 'too_large');
+          continue;
+        }
+        if (!looksLikeX12(text)) {
+          log.warn(about, 'EDI acknowledgement pickup: not X12; left in place');
+          await remember(picked, 'not_x12');
+          continue;
+        }
+        const { outcome } = await acknowledgements.acknowledgePickedUp(profile.provider_id, text, picked);
+        if (outcome !== 'applied') {
+          summary.unmatched += 1;
+          log.warn({ ...about, outcome }, 'EDI acknowledgement pickup: not for any file of ours; stored unmatched and left in place');
+          continue;
+        }
+        try {
+          if (archive === null) await session.removeFile(remote.remotePath);
+          else await session.moveFile(remote.remotePath, archive);
+        } catch (error) {
+          // Refused (no archive folder, no right to it, taken by another process): applied and remembered all the same.
+          if (!(error instanceof SftpDeliveryError) || error.code !== 'remote_error') throw error;
+          log.warn({ ...about, error: error.message }, 'EDI acknowledgement pickup: applied, but could not be moved or removed; left in place');
+        }
+        summary.consumed += 1;
+        log.info({ ...about, ...(archive === null ? {} : { archived_to: archive }) }, 'EDI acknowledgement picked up');
       }
-      let text: string;
-      try {
-        text = (await session.downloadFile(remote.remotePath, MAX_ACKNOWLEDGEMENT_BYTES)).toString('utf8');
-      } catch (error) {
-        // Too large, or refused (gone meanwhile: another process took it); a lost connection ends the pickup.
-        if (!(error instanceof SftpDeliveryError) || (error.code !== 'file_too_large' && error.code !== 'remote_error')) throw error;
-        log.warn({ ...about, error: error.message }, 'EDI acknowledgement pickup: a file could not be downloaded; left in place');
-        continue;
-      }
-      let matched: boolean;
-      try {
-        matched = await acknowledgements.acknowledgePickedUp(profile.provider_id, text);
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        log.warn(
-          { ...about, reason: error.inputErrors?.[0]?.message ?? error.message },
-          'EDI acknowledgement pickup: not a readable 999 or TA1; left in place',
-        );
-        continue;
-      }
-      if (!matched) {
-        log.warn(about, 'EDI acknowledgement pickup: the acknowledgement names no file of ours; left in place');
-        continue;
-      }
-      await session.removeFile(remote.remotePath);
-      matchedCount += 1;
-      log.info(about, 'EDI acknowledgement picked up');
     }
-    return matchedCount;
+    return summary;
   }
+}
+
+/** What one pickup did: files consumed (applied, then moved or removed), stored unmatched, and whether it read the folder to its end. */
+interface PickupSummary {
+  consumed: number;
+  unmatched: number;
+  complete: boolean;
+}
+
+function seenKey(name: string, size: number, modifiedAt: number): string {
+  return JSON.stringify([name, size, modifiedAt]);
+}
+
+/** Text that starts (after white space and a byte order mark) with an ISA segment. */
+function looksLikeX12(text: string): boolean {
+  return /^[\s\uFEFF]*ISA/.test(text.slice(0, 64));
 }
 
 /** One carrier folder of one provider: groups whose profiles share it are picked up from once per check. */

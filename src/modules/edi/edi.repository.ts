@@ -11,7 +11,8 @@ import { coverageInForceOn, isCoverage } from '../coverage/coverage-in-force.ts'
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
-import type { EdiFileKind, EdiFileRow, EdiFileStatus, EdiProfileRow } from './edi.table.ts';
+import type { Selectable } from 'kysely';
+import type { EdiFileKind, EdiFileRow, EdiFileStatus, EdiPickupSeenFileTable, EdiProfileRow, EdiUnmatchedAcknowledgementRow } from './edi.table.ts';
 
 export function findProfile(db: Executor, groupId: string): Promise<EdiProfileRow | undefined> {
   return db.selectFrom('edi_profiles').selectAll().where('group_id', '=', groupId).executeTakeFirst();
@@ -46,6 +47,11 @@ export function listScheduledProfiles(db: Executor): Promise<EdiProfileRow[]> {
 
 /** Whether a delivery job for the file is queued or running (a second /deliver must not upload it twice at once). */
 export async function hasPendingJob(db: Executor, kind: string, payload: string): Promise<boolean> {
+  return (await findPendingJobId(db, kind, payload)) !== undefined;
+}
+
+/** The id of a job of this kind and payload that is queued or running, if there is one. */
+export async function findPendingJobId(db: Executor, kind: string, payload: string): Promise<string | undefined> {
   const row = await db
     .selectFrom('jobs')
     .select('id')
@@ -54,7 +60,7 @@ export async function hasPendingJob(db: Executor, kind: string, payload: string)
     .where('state', 'in', ['queued', 'running'])
     .limit(1)
     .executeTakeFirst();
-  return row !== undefined;
+  return row?.id;
 }
 
 /** Claims the day's scheduled build of a group: true for the one process whose update changed the row. */
@@ -112,6 +118,11 @@ export function findFile(db: Executor, scope: Scope, id: string): Promise<EdiFil
 
 export function lockFile(trx: Transaction<Database>, scope: Scope, id: string): Promise<EdiFileRow | undefined> {
   return forUpdate(trx, files(trx, scope).where('id', '=', id)).executeTakeFirst();
+}
+
+/** A file by id, whoever's (the pickup knows the provider from the folder; the caller checks it). */
+export function findFileById(db: Executor, id: string): Promise<EdiFileRow | undefined> {
+  return db.selectFrom('edi_files').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export function lockFileById(trx: Transaction<Database>, id: string): Promise<EdiFileRow | undefined> {
@@ -599,25 +610,67 @@ export function settleFileChanges(
     .execute();
 }
 
-/** A file of the group by the control number an acknowledgement names (TA1: ISA13; 999: GS06). */
-export function findFileByControlNumber(
+/**
+ * The provider's files sent to the carrier `carrier` (their group's profile's ISA07/ISA08) under the control
+ * number an acknowledgement names (TA1: ISA13; 999: GS06), newest first: the candidates it may be about, each
+ * then held against every element (acknowledgement-matching.ts). Several trading partners (sender ids) of one
+ * carrier each have their own sequence, so one number can name a few files.
+ */
+export async function findFileIdsByControlNumber(
   db: Executor,
   providerId: string,
   filter: { interchange: number } | { group: number },
-  partner: { receiverQualifier: string; receiverId: string },
-): Promise<EdiFileRow | undefined> {
+  carrier: { qualifier: string; id: string },
+): Promise<string[]> {
   let query = db
     .selectFrom('edi_files')
     .innerJoin('edi_profiles', 'edi_profiles.group_id', 'edi_files.group_id')
-    .selectAll('edi_files')
+    .select('edi_files.id')
     .where('edi_files.provider_id', '=', providerId)
-    .where('edi_profiles.interchange_receiver_qualifier', '=', partner.receiverQualifier)
-    .where('edi_profiles.interchange_receiver_id', '=', partner.receiverId);
+    .where('edi_profiles.interchange_receiver_qualifier', '=', carrier.qualifier)
+    .where('edi_profiles.interchange_receiver_id', '=', carrier.id);
   query =
     'interchange' in filter
       ? query.where('edi_files.interchange_control_number', '=', filter.interchange)
       : query.where('edi_files.group_control_number', '=', filter.group);
-  return query.orderBy('edi_files.created_at', 'desc').limit(1).executeTakeFirst();
+  const rows = await query.orderBy('edi_files.created_at', 'desc').orderBy('edi_files.id', 'desc').limit(20).execute();
+  return rows.map((row) => row.id);
+}
+
+export async function insertUnmatchedAcknowledgement(trx: Transaction<Database>, row: EdiUnmatchedAcknowledgementRow): Promise<void> {
+  await trx.insertInto('edi_unmatched_acknowledgements').values(row).execute();
+}
+
+export function listUnmatchedAcknowledgements(db: Executor, scope: Scope, page: PageRequest): Promise<Page<EdiUnmatchedAcknowledgementRow>> {
+  return paginate(inScope(db.selectFrom('edi_unmatched_acknowledgements').selectAll(), scope, 'edi_unmatched_acknowledgements', null), page);
+}
+
+/** A remote file as the pickup remembers it. */
+export interface SeenFile {
+  name: string;
+  size: number;
+  modified_at: number;
+}
+
+/** Which of `names` the pickup has read from the folder, with the size and time each had then. */
+export async function findSeenFiles(db: Executor, folderKey: string, names: readonly string[]): Promise<SeenFile[]> {
+  if (names.length === 0) return [];
+  const rows = await db
+    .selectFrom('edi_pickup_seen_files')
+    .select(['name', 'size', 'modified_at'])
+    .where('folder_key', '=', folderKey)
+    .where('name', 'in', [...new Set(names)])
+    .execute();
+  return rows.map((row) => ({ name: row.name, size: Number(row.size), modified_at: Number(row.modified_at) }));
+}
+
+/** Remembers a remote file as read (once: a second pickup that read it too changes nothing). */
+export async function rememberSeenFile(db: Executor, row: Selectable<EdiPickupSeenFileTable>): Promise<void> {
+  await db
+    .insertInto('edi_pickup_seen_files')
+    .values(row)
+    .onConflict((oc) => oc.columns(['folder_key', 'name', 'size', 'modified_at']).doNothing())
+    .execute();
 }
 
 /** Every coverage (coverage-in-force.ts isCoverage, any dates) of the members on the group's plans. */

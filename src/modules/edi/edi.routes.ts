@@ -3,10 +3,19 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Paginator } from '../../http/pagination.ts';
 import { registerResourceRoutes } from '../../http/resource-routes.ts';
-import { DeletedSchema, IdParamsSchema, errorResponses } from '../../http/schemas.ts';
+import { DeletedSchema, IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
 import { scopeOf } from '../../shared/tenancy.ts';
+import { EdiUnmatchedAcknowledgementSchema, ListUnmatchedAcknowledgementsQuerySchema } from './edi-acknowledgement.schemas.ts';
 import type { EdiAcknowledgements } from './edi-acknowledgement.service.ts';
-import { AcknowledgementBodySchema, CreateEdiFileBodySchema, EdiContentSchema, EdiFileSchema, ListEdiFilesQuerySchema } from './edi-file.schemas.ts';
+import {
+  AcknowledgementBodySchema,
+  CreateEdiFileBodySchema,
+  EdiContentSchema,
+  EdiFileSchema,
+  EdiLeftOutSchema,
+  ListEdiFilesQuerySchema,
+  ListEdiLeftOutQuerySchema,
+} from './edi-file.schemas.ts';
 import type { EdiFileResponse } from './edi-file.schemas.ts';
 import type { EdiFileService } from './edi-file.service.ts';
 import { EdiProfileSchema, PutEdiProfileBodySchema } from './edi-profile.schemas.ts';
@@ -85,6 +94,22 @@ export function registerEdiRoutes(
   });
 
   api.get(
+    '/edi_left_out',
+    {
+      schema: {
+        tags,
+        summary: "Members the groups' 834 builds leave out and why, each member and reason as first reported, newest first (?group=, ?member=)",
+        querystring: ListEdiLeftOutQuerySchema,
+        response: { 200: PageSchema(EdiLeftOutSchema), ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      const { cursor, page_size, ...filter } = request.query;
+      return pages.pageResponse(request, await files.listLeftOut(scopeOf(request.auth), filter, pages.pageRequest(request, { cursor, page_size })));
+    },
+  );
+
+  api.get(
     '/edi_files/:public_id/content',
     {
       config: { access: 'admin' },
@@ -122,6 +147,11 @@ export function registerEdiRoutes(
     files.confirmFile(scope, id),
   );
   action('cancel', 'Cancel a full file awaiting confirmation', (scope, id) => files.cancelFile(scope, id));
+  action(
+    'retry',
+    "Try a ready or delivery_failed file's SFTP delivery now: the waiting attempt is brought forward, or a new delivery is queued (one at a time)",
+    (scope, id) => files.retryDelivery(scope, id),
+  );
   action('deliver', 'Send a file again over SFTP (the same content, never rebuilt), or mark a download file as taken to the carrier portal', (scope, id) =>
     files.deliverFile(scope, id),
   );
@@ -139,5 +169,23 @@ export function registerEdiRoutes(
       },
     },
     async (request) => acknowledgements.acknowledge(scopeOf(request.auth), request.params.public_id, request.body.content),
+  );
+
+  api.get(
+    '/edi_unmatched_acknowledgements',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: "List carrier acknowledgements picked up that are for none of the provider's files (never applied), newest first, with why",
+        querystring: ListUnmatchedAcknowledgementsQuerySchema,
+        response: { 200: PageSchema(EdiUnmatchedAcknowledgementSchema), ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request) => {
+      const { cursor, page_size } = request.query;
+      const page = await acknowledgements.listUnmatched(scopeOf(request.auth), pages.pageRequest(request, { cursor, page_size }));
+      return pages.pageResponse(request, page);
+    },
   );
 }

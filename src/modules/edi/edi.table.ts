@@ -96,6 +96,8 @@ export interface EdiFileTable {
   delivery_method: EdiDeliveryMethod;
   delivery_attempts: number;
   delivery_error: string | null;
+  /** When the job queue will next try to upload the file; null when no attempt is scheduled. */
+  next_delivery_attempt_at: string | null;
   remote_path: string | null;
   /** JSON text: the acknowledgement's result. */
   acknowledgement: string | null;
@@ -134,3 +136,62 @@ export interface EdiSentDemographicsTable {
 
 export type EdiProfileRow = Selectable<EdiProfileTable>;
 export type EdiFileRow = Selectable<EdiFileTable>;
+
+/** How an unmatched acknowledgement reached us. */
+export const EDI_ACKNOWLEDGEMENT_SOURCES = ['sftp_pickup'] as const;
+export type EdiAcknowledgementSource = (typeof EDI_ACKNOWLEDGEMENT_SOURCES)[number];
+
+/** '999' or 'TA1' as read; 'unreadable': X12 text that is not a well-formed 999 or TA1. */
+export const EDI_UNMATCHED_KINDS = ['999', 'TA1', 'unreadable'] as const;
+export type EdiUnmatchedKind = (typeof EDI_UNMATCHED_KINDS)[number];
+
+/** A carrier acknowledgement that is not for one of our files: stored with why, never applied. */
+export interface EdiUnmatchedAcknowledgementTable {
+  id: string;
+  provider_id: string;
+  received_via: EdiAcknowledgementSource;
+  remote_file: string | null;
+  kind: EdiUnmatchedKind;
+  sender_qualifier: string | null;
+  sender_id: string | null;
+  receiver_qualifier: string | null;
+  receiver_id: string | null;
+  interchange_control_number: string | null;
+  control_number: string | null;
+  edi_file_id: string | null;
+  reason: string;
+  /** JSON text: Mismatch[] (acknowledgement-matching.ts). */
+  mismatches: string;
+  created_at: string;
+}
+
+/** What the pickup did with a remote file it read (or chose not to). */
+export type EdiPickupOutcome = 'applied' | 'unmatched' | 'unreadable' | 'not_x12' | 'too_large';
+
+/** A remote file the acknowledgement pickup has read, by name, size and modification time (-1: not announced). */
+export interface EdiPickupSeenFileTable {
+  folder_key: string;
+  name: string;
+  size: number;
+  modified_at: number;
+  provider_id: string;
+  outcome: EdiPickupOutcome;
+  seen_at: string;
+}
+
+export type EdiUnmatchedAcknowledgementRow = Selectable<EdiUnmatchedAcknowledgementTable>;
+
+/** A member a group's 834 builds could not write, and why: reported once (docs/decisions.md "Carrier EDI"). */
+export interface EdiLeftOutTable {
+  id: string;
+  provider_id: string;
+  employer_id: string;
+  group_id: string;
+  member_id: string;
+  reason: string;
+  /** The file whose `left_out` listed it; null when the build wrote no file. */
+  edi_file_id: string | null;
+  created_at: string;
+}
+
+export type EdiLeftOutRow = Selectable<EdiLeftOutTable>;

@@ -8,7 +8,24 @@ import {
   type SftpTestServer,
   type SftpTestServerOptions,
 } from '../../../test/helpers/sftp-server.ts';
-import { downloadFile, listFiles, removeFile, SftpDeliveryError, uploadFile, withSftpSession, type SftpTarget } from './sftp-transport.ts';
+import * as transport from './sftp-transport.ts';
+import { SftpDeliveryError, type SftpOptions, type SftpSession, type SftpTarget, type UploadContent } from './sftp-transport.ts';
+
+/**
+ * The test server listens on loopback, on a port the system picks: the development switch (loopback allowed,
+ * never private addresses) and any port. Every call below goes through it unless a test gives its own policy.
+ */
+const DEVELOPMENT: SftpOptions = { policy: { allowLoopback: true, allowedPorts: [[1, 65_535]] } };
+const withDevelopment = <T extends SftpOptions>(options?: T): T => ({ ...DEVELOPMENT, ...options }) as T;
+const uploadFile = (target: SftpTarget, fileName: string, content: UploadContent, options?: SftpOptions) =>
+  transport.uploadFile(target, fileName, content, withDevelopment(options));
+const listFiles = (target: SftpTarget, directory: string, options?: SftpOptions & { maxEntries?: number }) =>
+  transport.listFiles(target, directory, withDevelopment(options));
+const downloadFile = (target: SftpTarget, remotePath: string, maxBytes: number, options?: SftpOptions) =>
+  transport.downloadFile(target, remotePath, maxBytes, withDevelopment(options));
+const removeFile = (target: SftpTarget, remotePath: string, options?: SftpOptions) => transport.removeFile(target, remotePath, withDevelopment(options));
+const withSftpSession = <T>(target: SftpTarget, work: (session: SftpSession) => Promise<T>, options?: SftpOptions) =>
+  transport.withSftpSession(target, work, withDevelopment(options));
 
 const X12_834 = 'ISA*00*          *00*          *ZZ*SENDER         *ZZ*CARRIER        *250101*1200*^*00501*000000001*0*P*:~\nIEA*1*000000001~\n';
 
@@ -331,6 +348,50 @@ describe('acknowledgement pickup', () => {
     expect(listed).toHaveLength(10);
   });
 
+  it('when a directory holds 2,500 files, then readDirectory yields them all, one server answer at a time, until its end', async () => {
+    const server = await startServer();
+    for (let index = 0; index < 2_500; index++) server.putFile(`/outbound/R_${index}.txt`, `${index}`);
+
+    const batches = await withSftpSession(targetFor(server), async (session) => {
+      const sizes: number[] = [];
+      const names = new Set<string>();
+      for await (const batch of session.readDirectory('/outbound')) {
+        sizes.push(batch.length);
+        for (const file of batch) names.add(file.name);
+      }
+      return { sizes, names };
+    });
+
+    expect(batches.names.size).toBe(2_500);
+    expect(batches.names.has('R_2499.txt')).toBe(true);
+    // The test server answers READDIR with 100 names at a time.
+    expect(Math.max(...batches.sizes)).toBeLessThanOrEqual(100);
+  });
+
+  it('when reading a directory stops early, then its handle is closed and the session goes on', async () => {
+    const server = await startServer();
+    for (let index = 0; index < 300; index++) server.putFile(`/outbound/R_${index}.txt`, `${index}`);
+
+    const first = await withSftpSession(targetFor(server), async (session) => {
+      for await (const batch of session.readDirectory('/outbound')) return batch[0]?.name;
+      return undefined;
+    });
+
+    expect(first).toBe('R_0.txt');
+  });
+
+  it('when a file is moved to another directory, then it is there under its name, replacing one of that name', async () => {
+    const server = await startServer({ directories: ['/inbound', '/outbound', '/archive'] });
+    server.putFile('/outbound/ACK_1.999', ack999);
+    server.putFile('/archive/ACK_1.999', 'an older copy');
+
+    const moved = await withSftpSession(targetFor(server), (session) => session.moveFile('/outbound/ACK_1.999', '/archive/'));
+
+    expect(moved).toBe('/archive/ACK_1.999');
+    expect(server.file('/outbound/ACK_1.999')).toBeUndefined();
+    expect(server.file('/archive/ACK_1.999')?.toString()).toBe(ack999);
+  });
+
   it('when a file is larger than maxBytes, then file_too_large and it stays on the server', async () => {
     const server = await startServer();
     server.putFile('/outbound/huge.999', Buffer.alloc(10_000, 'A'));
@@ -356,5 +417,106 @@ describe('acknowledgement pickup', () => {
 
     expect(error.code).toBe('invalid_name');
     expect(server.connectionCount).toBe(0);
+  });
+});
+
+describe('the outbound address policy', () => {
+  const PRODUCTION: SftpOptions = { policy: transport.DEFAULT_SFTP_POLICY };
+  const DEVELOPMENT_ON_SFTP_PORTS: SftpOptions = { policy: { allowLoopback: true, allowedPorts: transport.DEFAULT_SFTP_POLICY.allowedPorts } };
+
+  it.each([
+    ['127.0.0.1', 'it is not a public internet address'],
+    ['::1', 'it is not a public internet address'],
+    ['[::ffff:127.0.0.1]', 'it is not a public internet address'],
+    ['127.1', 'it is not a public internet address'],
+    ['localhost', 'it does not resolve to public internet addresses only'],
+  ])('when the host is %s and loopback is not allowed, then address_refused and nothing is connected to', async (host, why) => {
+    const server = await startServer();
+
+    const error = await failureOf(transport.uploadFile({ ...targetFor(server), host, port: 22 }, 'ENR.834', X12_834, PRODUCTION));
+
+    expect(error.code).toBe('address_refused');
+    expect(error.retryable).toBe(false);
+    expect(error.message).toBe(`Refused to connect to ${host}: ${why}.`);
+    expect(server.connectionCount).toBe(0);
+  });
+
+  it.each(['10.0.0.1', '169.254.169.254', '0.0.0.0', '[fe80::1]', '100.64.0.1', 'metadata.google.internal', 'metadata'])(
+    'when the host is %s, then even the development switch refuses it before connecting',
+    async (host) => {
+      const error = await failureOf(transport.uploadFile({ ...targetFor(await startServer()), host, port: 22 }, 'ENR.834', X12_834, DEVELOPMENT));
+
+      expect(error.code).toBe('address_refused');
+      expect(error.message).toMatch(/^Refused to connect to /);
+    },
+  );
+
+  it('when a name resolves to loopback and loopback is not allowed, then it is refused without naming the address and the server sees nothing', async () => {
+    const server = await startServer();
+    const resolve = async () => [{ address: '127.0.0.1', family: 4 }];
+
+    const error = await failureOf(
+      transport.uploadFile({ ...targetFor(server), host: 'sftp.carrier.example' }, 'ENR.834', X12_834, {
+        policy: { allowLoopback: false, allowedPorts: [[1, 65_535]] },
+        resolve,
+      }),
+    );
+
+    expect(error.code).toBe('address_refused');
+    expect(error.message).toBe('Refused to connect to sftp.carrier.example: it does not resolve to public internet addresses only.');
+    expect(error.message).not.toContain('127.0.0.1');
+    expect(server.connectionCount).toBe(0);
+    expect(server.files.size).toBe(0);
+  });
+
+  it('when a name resolves to an allowed address, then ssh2 connects to that address (pinned), not to the name again', async () => {
+    const server = await startServer();
+    let lookups = 0;
+    const resolve = async () => {
+      lookups += 1;
+      return [{ address: '127.0.0.1', family: 4 }];
+    };
+
+    // The name exists in no DNS: had ssh2 been given it, it would have failed to resolve it.
+    await transport.uploadFile({ ...targetFor(server), host: 'sftp.carrier.invalid' }, 'ENR.834', X12_834, { ...DEVELOPMENT, resolve });
+
+    expect(server.file('/inbound/ENR.834')?.toString('utf8')).toBe(X12_834);
+    expect(lookups).toBe(1);
+  });
+
+  it('when the port is not an allowed SFTP port, then address_refused naming the allowed ports, and nothing is connected to', async () => {
+    const server = await startServer();
+
+    const error = await failureOf(transport.uploadFile(targetFor(server), 'ENR.834', X12_834, DEVELOPMENT_ON_SFTP_PORTS));
+
+    expect(error.code).toBe('address_refused');
+    expect(error.message).toBe(`Refused to connect to 127.0.0.1:${server.port}: SFTP may use port 22 or 2222 only.`);
+    expect(server.connectionCount).toBe(0);
+  });
+
+  it('when a pinned key does not match on a refused address, then the refusal is what is reported: no connection, no host key seen', async () => {
+    const server = await startServer();
+    const someoneElse = publicKeyFingerprint(generateEd25519KeyPair().public);
+
+    const error = await failureOf(
+      transport.uploadFile({ ...targetFor(server), hostKeyFingerprint: someoneElse }, 'ENR.834', X12_834, {
+        policy: { allowLoopback: false, allowedPorts: [[1, 65_535]] },
+      }),
+    );
+
+    expect(error.code).toBe('address_refused');
+    expect(server.connectionCount).toBe(0);
+  });
+
+  it('when the connection is refused by the network, then the message names the host as given and no address', async () => {
+    const server = await startServer();
+    const target = { ...targetFor(server), host: 'localhost' };
+    const port = server.port;
+    await server.close();
+
+    const error = await failureOf(transport.uploadFile(target, 'ENR.834', X12_834, DEVELOPMENT));
+
+    expect(error.code).toBe('connection_failed');
+    expect(error.message).toBe(`Could not connect to localhost:${port}: the connection was refused.`);
   });
 });

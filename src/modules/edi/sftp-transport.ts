@@ -9,6 +9,18 @@ import ssh2, {
   type SFTPWrapper,
   type Stats,
 } from 'ssh2';
+import {
+  DEFAULT_SFTP_PORTS,
+  REFUSED_ADDRESS,
+  describePorts,
+  isAllowedPort,
+  resolveOutboundHost,
+  withoutAddresses,
+  type OutboundPolicy,
+  type PortRanges,
+  type ResolvedAddress,
+  type Resolver,
+} from '../../shared/outbound-address.ts';
 
 /**
  * Where one carrier takes our files: an SFTP account whose server key is pinned. The fingerprint is the form
@@ -29,7 +41,19 @@ export interface SftpTarget {
 /** A password, or a private key in PEM or OpenSSH text (with its passphrase when encrypted). */
 export type SftpAuth = { password: string } | { privateKey: string; passphrase?: string };
 
+/** Where SFTP may connect: the outbound address policy, and the ports SFTP_ALLOWED_PORTS allows. */
+export interface SftpConnectionPolicy extends OutboundPolicy {
+  readonly allowedPorts: PortRanges;
+}
+
+/** What a deployment gets unless its configuration says otherwise: public addresses only, ports 22 and 2222. */
+export const DEFAULT_SFTP_POLICY: SftpConnectionPolicy = { allowLoopback: false, allowedPorts: DEFAULT_SFTP_PORTS };
+
 export interface SftpOptions {
+  /** Where connections may go (docs/decisions.md "Outbound connections"); DEFAULT_SFTP_POLICY when absent. */
+  policy?: SftpConnectionPolicy;
+  /** Resolves the host's name when connecting (dns.lookup by default; tests stand in their own). */
+  resolve?: Resolver;
   /** Connecting, the SSH handshake and authentication must finish in this long; 20 s by default. */
   readyTimeoutMs?: number;
   /** The whole operation, connection included, must finish in this long, or the connection is destroyed; 60 s by default. */
@@ -59,6 +83,13 @@ export interface SftpSession {
   uploadFile(fileName: string, content: UploadContent): Promise<UploadResult>;
   /** Regular files in a directory, sorted by name; at most `maxEntries` (1000 by default) are read. */
   listFiles(directory: string, maxEntries?: number): Promise<RemoteFile[]>;
+  /**
+   * Every regular file of a directory, one server answer (READDIR) at a time until its end, in the server's
+   * order: memory holds one answer, however long the directory. Stopping early closes the directory.
+   */
+  readDirectory(directory: string): AsyncGenerator<RemoteFile[]>;
+  /** Moves a file into `directory` under its name, replacing a file of that name there. */
+  moveFile(remotePath: string, directory: string): Promise<string>;
   /** The whole file, refused when it is (or turns out to be) larger than maxBytes. */
   downloadFile(remotePath: string, maxBytes: number): Promise<Buffer>;
   /** Removes a file; a file already gone counts as removed (a retried pickup). */
@@ -82,13 +113,22 @@ const MAX_REMOTE_PATH_BYTES = 1_024;
 const REMOTE_MESSAGE_CHARACTERS = 200;
 
 export type SftpErrorCode =
-  'host_key_mismatch' | 'auth_failed' | 'connection_failed' | 'connection_lost' | 'timeout' | 'remote_error' | 'file_too_large' | 'invalid_name';
+  | 'address_refused'
+  | 'host_key_mismatch'
+  | 'auth_failed'
+  | 'connection_failed'
+  | 'connection_lost'
+  | 'timeout'
+  | 'remote_error'
+  | 'file_too_large'
+  | 'invalid_name';
 
 /**
  * Whether trying again later can help. A wrong key or credential needs a person to fix the carrier profile
  * (and retrying a refused login can lock the account); a network failure or a slow server may pass.
  */
 const RETRYABLE_BY_CODE: Record<SftpErrorCode, boolean> = {
+  address_refused: false,
   host_key_mismatch: false,
   auth_failed: false,
   connection_failed: true,
@@ -216,7 +256,7 @@ function authMethods(target: SftpTarget, where: string): (PasswordAuthMethod | P
 
 /** The server's own words, shortened and on one line: a hostile server may send anything. */
 function remoteText(error: Error): string {
-  const line = error.message.replace(CONTROL_CHARACTER_RUNS, ' ').trim();
+  const line = withoutAddresses(error.message.replace(CONTROL_CHARACTER_RUNS, ' ').trim());
   return line.length > REMOTE_MESSAGE_CHARACTERS ? `${line.slice(0, REMOTE_MESSAGE_CHARACTERS)}…` : line;
 }
 
@@ -328,6 +368,31 @@ class Session implements SftpSession {
       await this.#closeQuietly(handle);
     }
     return files.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+  }
+
+  async *readDirectory(directory: string): AsyncGenerator<RemoteFile[]> {
+    assertValidRemotePath(directory);
+    const handle = await this.#call<Buffer>(`opening the directory ${directory}`, (callback) => this.#sftp.opendir(directory, callback));
+    try {
+      for (;;) {
+        const entries = await this.#readDirectory(handle, directory);
+        // An empty answer that is not EOF would otherwise be asked again and again.
+        if (entries === undefined || entries.length === 0) return;
+        yield remoteFilesOf(entries, directory);
+      }
+    } finally {
+      await this.#closeQuietly(handle);
+    }
+  }
+
+  async moveFile(remotePath: string, directory: string): Promise<string> {
+    assertValidRemotePath(remotePath);
+    assertValidRemotePath(directory);
+    const name = remotePath.slice(remotePath.lastIndexOf('/') + 1);
+    assertValidFileName(name);
+    const target = joinRemotePath(directory, name);
+    await this.#replace(remotePath, target);
+    return target;
   }
 
   async downloadFile(remotePath: string, maxBytes: number): Promise<Buffer> {
@@ -450,6 +515,22 @@ class Session implements SftpSession {
   }
 }
 
+/** The regular files of one READDIR answer; names that could not be ours to fetch (a slash, "..", control characters) are skipped, not trusted. */
+function remoteFilesOf(entries: readonly FileEntryWithStats[], directory: string): RemoteFile[] {
+  const files: RemoteFile[] = [];
+  for (const entry of entries) {
+    if (!isRegularFile(entry.attrs) || FILE_NAME_RULES.some((rule) => rule.refuses(entry.filename))) continue;
+    const { size, mtime } = entry.attrs as Partial<Stats>;
+    files.push({
+      name: entry.filename,
+      remotePath: joinRemotePath(directory, entry.filename),
+      size,
+      modifiedAt: mtime === undefined ? undefined : new Date(mtime * 1000),
+    });
+  }
+  return files;
+}
+
 /** A server may leave out any attribute; an entry without a mode is taken for a file (downloading will tell). */
 function isRegularFile(attributes: Stats): boolean {
   return (attributes as Partial<Stats>).mode === undefined || attributes.isFile();
@@ -476,18 +557,56 @@ function connectionError(error: Error & { level?: string }, state: ConnectionSta
   }
   if (error.level === 'client-authentication') return new SftpDeliveryError('auth_failed', `${where} refused the credentials.`);
   if (error.level === 'client-timeout') return new SftpDeliveryError('timeout', `${where} did not complete the SSH handshake in time.`);
+  if (error.level === 'client-socket' && !state.authenticated) {
+    return new SftpDeliveryError('connection_failed', `Could not connect to ${where}: ${socketText(error)}.`);
+  }
   // The text may be the server's own (a DISCONNECT reason), so it is cleaned like any server text.
   return state.authenticated
     ? new SftpDeliveryError('connection_lost', `The connection to ${where} was lost: ${remoteText(error)}`)
     : new SftpDeliveryError('connection_failed', `Could not connect to ${where}: ${remoteText(error)}`);
 }
 
+/** What the network said, in words that name no address (Node's text carries the one connected to). */
+const SOCKET_FAILURES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'the connection was refused',
+  ECONNRESET: 'the connection was reset',
+  ETIMEDOUT: 'the connection timed out',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+};
+
+function socketText(error: Error & { code?: unknown }): string {
+  const code = typeof error.code === 'string' ? error.code : undefined;
+  return (code && SOCKET_FAILURES[code]) ?? (code ? `network error ${code}` : remoteText(error));
+}
+
+/**
+ * The address to connect to: the port must be one SFTP is allowed on, and the host must pass the outbound
+ * address policy, every address of a name checked. ssh2 is given that address, never the name again, so a DNS
+ * answer that changes after the check cannot move the connection. A refusal names the host as the profile has
+ * it, never an address it resolved to.
+ */
+async function checkedAddress(target: SftpTarget, where: string, options: SftpOptions): Promise<ResolvedAddress> {
+  const policy = options.policy ?? DEFAULT_SFTP_POLICY;
+  if (!isAllowedPort(policy.allowedPorts, target.port)) {
+    throw new SftpDeliveryError('address_refused', `Refused to connect to ${where}: SFTP may use port ${describePorts(policy.allowedPorts)} only.`);
+  }
+  try {
+    return await resolveOutboundHost(target.host, policy, options.resolve);
+  } catch (error) {
+    const failure = error as Error & { code?: string };
+    if (failure.code === REFUSED_ADDRESS) throw new SftpDeliveryError('address_refused', failure.message);
+    throw new SftpDeliveryError('connection_failed', failure.message);
+  }
+}
+
 /**
  * Opens one SSH connection and SFTP channel to the target, runs `work` with it, and closes it in every case.
  *
- * The server's host key is compared with the pinned fingerprint during key exchange, before any credential is
- * sent. Everything (connecting included) must finish within the operation timeout; past it the connection is
- * destroyed and a retryable `timeout` is thrown, so that a silent server never holds a worker.
+ * The host and port pass the outbound address policy first (checkedAddress); nothing is connected to when they
+ * do not. The server's host key is compared with the pinned fingerprint during key exchange, before any
+ * credential is sent. Everything (connecting included) must finish within the operation timeout; past it the
+ * connection is destroyed and a retryable `timeout` is thrown, so that a silent server never holds a worker.
  */
 export async function withSftpSession<T>(target: SftpTarget, work: (session: SftpSession) => Promise<T>, options: SftpOptions = {}): Promise<T> {
   const pinned = assertValidTarget(target);
@@ -541,6 +660,7 @@ export async function withSftpSession<T>(target: SftpTarget, work: (session: Sft
   });
 
   try {
+    config.host = (await Promise.race([checkedAddress(target, where, options), failed])).address;
     await Promise.race([connect(client, config, where), failed]);
     state.authenticated = true;
     const sftp = await Promise.race([

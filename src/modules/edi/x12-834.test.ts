@@ -466,7 +466,7 @@ describe('dates, SSNs, FEINs and control numbers', () => {
     },
   );
 
-  it.each(['12345678', '1234567890', '123-45-6789', '000123456', '666123456', '900123456', '123001234', '123450000', ' 123456789'])(
+  it.each(['12345678', '1234567890', '123-45-6789', '000123456', '666123456', '900123456', '999123456', '123001234', '123450000', ' 123456789'])(
     'when the SSN is %j, then it is refused without being repeated',
     (ssn) => {
       expect(() => x12SocialSecurityNumber(ssn)).toThrow(X12ValueError);

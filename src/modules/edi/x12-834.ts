@@ -9,6 +9,7 @@
  * element, so a bad record stops the file rather than reaching a carrier changed or misread.
  */
 import { parseDate } from '../../shared/dates.ts';
+import { ssnProblem } from '../../shared/ssn.ts';
 import type { DependentRelationship, CoverageTier } from '../plans/coverage-tier.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import {
@@ -138,15 +139,12 @@ export function x12Date(element: string, value: string): string {
 }
 
 /**
- * NM109 with NM108 34: exactly nine digits, and not a number the SSA never issues (area 000, 666 or 900-999,
- * group 00, serial 0000: SSA Program Operations Manual RM 10201.035).
+ * NM109 with NM108 34: an SSN the SSA issues, by the one check the API uses too (shared/ssn.ts), so a member
+ * the API accepted is never left out for it.
  */
 export function x12SocialSecurityNumber(value: string): string {
   if (typeof value !== 'string' || !/^\d{9}$/.test(value)) throw new X12ValueError('NM109', 'an SSN must be exactly 9 digits');
-  const area = value.slice(0, 3);
-  if (area === '000' || area === '666' || area >= '900' || value.slice(3, 5) === '00' || value.slice(5) === '0000') {
-    throw new X12ValueError('NM109', 'is not an SSN the SSA issues');
-  }
+  if (ssnProblem(value) !== undefined) throw new X12ValueError('NM109', 'is not an SSN the SSA issues');
   return value;
 }
 

@@ -110,6 +110,7 @@ describe('readAcknowledgement: 999', () => {
     expect(acknowledgement.interchangeAcknowledgements).toEqual([]);
     expect(acknowledgement.groupAcknowledgements).toEqual([
       {
+        envelope: { functionalIdentifier: 'FA', applicationSenderCode: 'CARRIER1', applicationReceiverCode: 'BENEFITSCO', controlNumber: '901' },
         acknowledgementControlNumber: '0001',
         functionalIdentifier: 'BE',
         groupControlNumber: '7',

@@ -87,8 +87,22 @@ export interface TransactionSetAcknowledgement {
   segmentErrors: SegmentError[];
 }
 
+/** The GS segment of the carrier's group that carries a 999 (its sender is the carrier, its receiver us). */
+export interface AcknowledgementGroupEnvelope {
+  /** GS01: FA (the reader refuses any other). */
+  functionalIdentifier: string;
+  /** GS02: the carrier's application code. */
+  applicationSenderCode: string;
+  /** GS03: ours. */
+  applicationReceiverCode: string;
+  /** GS06: the carrier's group control number. */
+  controlNumber: string;
+}
+
 /** One 999 transaction set: the acknowledgement of one functional group. */
 export interface FunctionalGroupAcknowledgement {
+  /** The GS of the group this 999 came in. */
+  envelope: AcknowledgementGroupEnvelope;
   /** ST02 of the 999 itself. */
   acknowledgementControlNumber: string;
   /** AK101: e.g. BE. */
@@ -352,7 +366,7 @@ function readTransactionSetAcknowledgement(reader: SegmentReader, ak2: Segment):
 }
 
 /** One 999 transaction set, ST through SE. */
-function readImplementationAcknowledgement(reader: SegmentReader): FunctionalGroupAcknowledgement {
+function readImplementationAcknowledgement(reader: SegmentReader, envelope: AcknowledgementGroupEnvelope): FunctionalGroupAcknowledgement {
   const st = reader.take('ST', 'the functional group');
   const firstPosition = reader.position;
   if (element(st, 1) !== '999') throw new AcknowledgementFormatError('The transaction set is not a 999', st.position);
@@ -366,6 +380,7 @@ function readImplementationAcknowledgement(reader: SegmentReader): FunctionalGro
     throw new AcknowledgementFormatError('SE01 does not count the segments of the 999', se.position);
   if (element(se, 2) !== controlNumber) throw new AcknowledgementFormatError('SE02 does not match ST02', se.position);
   return {
+    envelope,
     acknowledgementControlNumber: controlNumber,
     functionalIdentifier: requiredElement(ak1, 1),
     groupControlNumber: requiredElement(ak1, 2),
@@ -422,9 +437,15 @@ export function readAcknowledgement(text: string): Acknowledgement {
     groups += 1;
     if (element(gs, 1) !== 'FA') throw new AcknowledgementFormatError('The functional group is not an acknowledgement group (GS01 FA)', gs.position);
     const groupControlNumber = requiredElement(gs, 6);
+    const envelope: AcknowledgementGroupEnvelope = {
+      functionalIdentifier: 'FA',
+      applicationSenderCode: requiredElement(gs, 2).trim(),
+      applicationReceiverCode: requiredElement(gs, 3).trim(),
+      controlNumber: groupControlNumber,
+    };
     let transactionSets = 0;
     while (reader.peek()?.id === 'ST') {
-      groupAcknowledgements.push(readImplementationAcknowledgement(reader));
+      groupAcknowledgements.push(readImplementationAcknowledgement(reader, envelope));
       transactionSets += 1;
     }
     const ge = reader.take('GE', `the functional group at segment ${gs.position}`);

@@ -4,7 +4,7 @@ import type { BusinessUnitRow } from '../business-units/business-unit.table.ts';
 import type { CobraEventRow } from '../cobra-events/cobra-event.table.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { DocumentRow } from '../documents/document.table.ts';
-import type { EdiFileRow, EdiProfileRow } from '../edi/edi.table.ts';
+import type { EdiFileRow, EdiLeftOutRow, EdiProfileRow } from '../edi/edi.table.ts';
 import type { EnrollmentRow } from '../enrollments/enrollment.table.ts';
 import type { GroupRow } from '../groups/group.table.ts';
 import type { MemberIdCardRow } from '../member-id-cards/member-id-card.table.ts';
@@ -48,6 +48,7 @@ interface EventSources {
   cobra_event: Pick<CobraEventRow, 'employer_id' | 'member_id' | 'enrollment_id' | 'event_type'>;
   edi_profile: Pick<EdiProfileRow, 'employer_id' | 'group_id' | 'delivery_method'>;
   edi_file: Pick<EdiFileRow, 'employer_id' | 'group_id' | 'kind' | 'status'>;
+  edi_left_out: Pick<EdiLeftOutRow, 'employer_id' | 'group_id' | 'member_id' | 'reason' | 'edi_file_id'>;
 }
 
 /** A record an event can be made from: its id, provider and the columns of its type. */
@@ -135,6 +136,12 @@ export const EVENT_DATA: { [T in EventObjectType]: (row: EventSource<T>) => Desc
   // Never the settings' secrets, nor a file's content: ids, kind and state only.
   edi_profile: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id, group: row.group_id, delivery_method: row.delivery_method } }),
   edi_file: (row) => ({ employer: row.employer_id, data: { employer: row.employer_id, group: row.group_id, kind: row.kind, status: row.status } }),
+  // The reason is the writer's (the element and the rule, e.g. "NM109: is not an SSN the SSA issues"), which
+  // never repeats the value (edi/x12-834.ts X12ValueError).
+  edi_left_out: (row) => ({
+    employer: row.employer_id,
+    data: { employer: row.employer_id, group: row.group_id, member: row.member_id, reason: row.reason, edi_file: row.edi_file_id },
+  }),
 };
 
 /** The event of `action` on a record, e.g. `eventOf('member', 'created', row)`, with its data from EVENT_DATA. */

@@ -31,6 +31,8 @@ export const EVENT_ACTIONS = {
   edi_profile: ['created', 'updated', 'deleted'],
   // A carrier file's life: built, confirmed (full files), delivered or not, and what the carrier's 999 said.
   edi_file: ['created', 'confirmed', 'cancelled', 'delivered', 'delivery_failed', 'accepted', 'accepted_with_errors', 'rejected'],
+  // A member an 834 build could not write, reported once per member and reason; deleted once the member is written.
+  edi_left_out: ['created', 'deleted'],
 } as const satisfies Record<EventObjectType, readonly string[]>;
 
 export type EventAction<T extends EventObjectType> = (typeof EVENT_ACTIONS)[T][number];

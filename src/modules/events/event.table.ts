@@ -23,6 +23,7 @@ export const EVENT_OBJECT_TYPES = [
   'cobra_event',
   'edi_profile',
   'edi_file',
+  'edi_left_out',
 ] as const;
 export type EventObjectType = (typeof EVENT_OBJECT_TYPES)[number];
 

@@ -97,6 +97,19 @@ export async function findEmployerSubclassIds(db: Executor, providerId: string, 
   return new Set(rows.map((row) => row.id));
 }
 
+/** Whether another member of the member's employer has the same SSN (by its keyed digest). */
+export async function hasOtherMemberWithSsn(db: Executor, member: Pick<MemberRow, 'id' | 'employer_id' | 'ssn_digest'>): Promise<boolean> {
+  if (member.ssn_digest === null) return false;
+  const row = await db
+    .selectFrom('members')
+    .select('id')
+    .where('employer_id', '=', member.employer_id)
+    .where('ssn_digest', '=', member.ssn_digest)
+    .where('id', '!=', member.id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function isEmployerBusinessUnit(db: Executor, providerId: string, employerId: string, id: string): Promise<boolean> {
   const row = await db
     .selectFrom('business_units')
@@ -154,6 +167,7 @@ export async function deleteMemberAndRecords(trx: Executor, memberId: string) {
   const payRates = await trx.deleteFrom('pay_rates').where('member_id', '=', memberId).returning(owned).execute();
   const beneficiaries = await trx.deleteFrom('beneficiaries').where('member_id', '=', memberId).returning(owned).execute();
   const dependents = await trx.deleteFrom('dependents').where('member_id', '=', memberId).returning(owned).execute();
+  await trx.deleteFrom('edi_left_out').where('member_id', '=', memberId).execute();
   const unlinkedDocuments = await trx.updateTable('documents').set({ member_id: null }).where('member_id', '=', memberId).returning(owned).execute();
   await trx.deleteFrom('members').where('id', '=', memberId).execute();
   return { enrollments, memberIdCards, payRates, beneficiaries, dependents, unlinkedDocuments };

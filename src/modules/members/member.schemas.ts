@@ -47,7 +47,15 @@ export const MemberSchema = Type.Object(
 export type MemberResponse = Static<typeof MemberSchema>;
 
 const writable = {
-  ssn: Type.Optional(Nullable(Type.String({ pattern: '^[0-9]{9}$', description: 'Write-only: 9 digits, stored encrypted, never returned' }))),
+  ssn: Type.Optional(
+    Nullable(
+      Type.String({
+        pattern: '^[0-9]{9}$',
+        description:
+          'Write-only: 9 digits, stored encrypted, never returned. An SSN the SSA issues (not area 000, 666 or 900-999, group 00 or serial 0000), and not one another member of the employer has.',
+      }),
+    ),
+  ),
   email: Type.Optional(Nullable(EmailSchema)),
   phone_number: Type.Optional(Nullable(PhoneNumberSchema)),
   termination_date: Type.Optional(Nullable(DateSchema)),

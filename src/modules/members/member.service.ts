@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Executor, Transaction } from '../../db/database.ts';
+import { isUniqueViolation, type Executor, type Transaction } from '../../db/database.ts';
 import { type Page, type PageRequest } from '../../db/keyset.ts';
 import { assertReferencesVisible } from '../../db/references.ts';
 import type { Database } from '../../db/schema.ts';
@@ -11,6 +11,7 @@ import { InvalidState, NotFound, ValidationFailed, inputError, type InputError }
 import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { applyChanges } from '../../shared/patch.ts';
+import { ssnProblem, type SsnDigester } from '../../shared/ssn.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { Notifier } from '../notifications/notification.service.ts';
 import { selectPlanConfiguration, waitingPeriodEnd } from '../plan-configurations/eligibility.ts';
@@ -56,10 +57,25 @@ export function toMemberResponse(row: MemberRow, links: { subclasses: string[]; 
   };
 }
 
+function duplicateSsn(): InputError {
+  return inputError(['ssn'], 'Another member of this employer has this SSN.');
+}
+
+/** Runs a write of a member's SSN that the one-SSN-per-employer index may refuse (a concurrent create or PATCH): a 400, like the check before it. */
+async function withDistinctSsn(write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ValidationFailed([duplicateSsn()]);
+    throw error;
+  }
+}
+
 export class MemberService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
   readonly #encrypter: Encrypter;
+  readonly #ssnDigester: SsnDigester;
   readonly #notifier: Notifier;
   readonly #events: EventLog;
   readonly #terminations: TerminationOfCoverage;
@@ -69,6 +85,7 @@ export class MemberService {
     db: Kysely<Database>,
     clock: Clock,
     encrypter: Encrypter,
+    ssnDigester: SsnDigester,
     notifier: Notifier,
     events: EventLog,
     terminations: TerminationOfCoverage,
@@ -77,6 +94,7 @@ export class MemberService {
     this.#db = db;
     this.#clock = clock;
     this.#encrypter = encrypter;
+    this.#ssnDigester = ssnDigester;
     this.#notifier = notifier;
     this.#events = events;
     this.#terminations = terminations;
@@ -110,8 +128,8 @@ export class MemberService {
         metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
         created_at: this.#clock.now().toISOString(),
       };
-      await this.#assertConsistent(trx, row, subclasses);
-      await repository.insertMember(trx, row);
+      await this.#assertConsistent(trx, row, subclasses, input.ssn);
+      await withDistinctSsn(() => repository.insertMember(trx, row));
       await repository.replaceMemberSubclasses(trx, row.id, subclasses);
       await this.#events.record(trx, eventOf('member', 'created', row));
       await this.#notifyNewMember(trx, row, subclasses);
@@ -163,8 +181,8 @@ export class MemberService {
       };
       const links = (await repository.findMemberLinks(trx, [id])).get(id)!;
       const subclasses = input.subclasses ?? links.subclasses;
-      await this.#assertConsistent(trx, updated, subclasses);
-      await repository.updateMember(trx, updated);
+      await this.#assertConsistent(trx, updated, subclasses, input.ssn);
+      await withDistinctSsn(() => repository.updateMember(trx, updated));
       if (input.subclasses !== undefined) await repository.replaceMemberSubclasses(trx, id, subclasses);
       await this.#events.record(trx, eventOf('member', 'updated', updated));
       if (updated.termination_date !== null && updated.termination_date !== current.termination_date) {
@@ -218,8 +236,10 @@ export class MemberService {
     });
   }
 
-  #ssnColumns(ssn: string | null): Pick<MemberRow, 'ssn_encrypted' | 'ssn_last_four'> {
-    return ssn === null ? { ssn_encrypted: null, ssn_last_four: null } : { ssn_encrypted: this.#encrypter.encrypt(ssn), ssn_last_four: ssn.slice(-4) };
+  /** The SSN columns of a valid SSN (or none); an invalid one is refused by #assertConsistent before anything is written. */
+  #ssnColumns(ssn: string | null): Pick<MemberRow, 'ssn_encrypted' | 'ssn_last_four' | 'ssn_digest'> {
+    if (ssn === null || ssnProblem(ssn) !== undefined) return { ssn_encrypted: null, ssn_last_four: null, ssn_digest: null };
+    return { ssn_encrypted: this.#encrypter.encrypt(ssn), ssn_last_four: ssn.slice(-4), ssn_digest: this.#ssnDigester.digest(ssn) };
   }
 
   async #withLinks(db: Executor, row: MemberRow): Promise<MemberResponse> {
@@ -227,9 +247,15 @@ export class MemberService {
     return toMemberResponse(row, links.get(row.id)!);
   }
 
-  /** Dates in order, and the business unit and subclasses are the member's employer's own. */
-  async #assertConsistent(trx: Executor, row: MemberRow, subclasses: readonly string[]): Promise<void> {
+  /**
+   * Dates in order, the business unit and subclasses are the member's employer's own, an SSN given is one the
+   * SSA issues (shared/ssn.ts) and no other member of the employer has it (the unique index has the last word).
+   */
+  async #assertConsistent(trx: Executor, row: MemberRow, subclasses: readonly string[], ssn: string | null | undefined): Promise<void> {
     const errors: InputError[] = [];
+    const problem = typeof ssn === 'string' ? ssnProblem(ssn) : undefined;
+    if (problem !== undefined) errors.push(inputError(['ssn'], problem));
+    else if (typeof ssn === 'string' && row.ssn_digest !== null && (await repository.hasOtherMemberWithSsn(trx, row))) errors.push(duplicateSsn());
     const today = toDateString(this.#clock.now());
     if (compareDates(row.dob, today) > 0) errors.push(inputError(['dob'], 'The date of birth cannot be in the future.'));
     if (compareDates(row.hire_date, row.dob) <= 0) errors.push(inputError(['hire_date'], 'The hire date must be after the date of birth.'));

@@ -15,6 +15,8 @@ export interface MemberTable {
   /** AES-256-GCM ciphertext (shared/crypto.ts); never returned. */
   ssn_encrypted: string | null;
   ssn_last_four: string | null;
+  /** Keyed digest of the SSN (shared/ssn.ts SsnDigester): unique per employer; null without one. */
+  ssn_digest: string | null;
   email: string | null;
   phone_number: string | null;
   /** Address as JSON text. */

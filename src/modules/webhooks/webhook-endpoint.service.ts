@@ -104,7 +104,7 @@ function enabledEventsErrors(enabledEvents: readonly string[]): InputError[] {
 }
 
 export interface WebhookEndpointServiceOptions {
-  /** Development only: http:// and loopback URLs are accepted (WEBHOOKS_ALLOW_LOOPBACK). */
+  /** Development only: http:// and loopback URLs are accepted (OUTBOUND_ALLOW_LOOPBACK). */
   allowLoopback: boolean;
 }
 
@@ -282,7 +282,7 @@ export class WebhookEndpointService {
   #validate(input: { url?: string | undefined; enabled_events?: string[] | undefined }): void {
     const errors: InputError[] = [];
     if (input.url !== undefined) {
-      const problem = webhookUrlProblem(input.url, this.#allowLoopback);
+      const problem = webhookUrlProblem(input.url, { allowLoopback: this.#allowLoopback });
       if (problem) errors.push(inputError(['url'], problem));
     }
     if (input.enabled_events !== undefined) errors.push(...enabledEventsErrors(input.enabled_events));

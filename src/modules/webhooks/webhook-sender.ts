@@ -1,8 +1,20 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, request } from 'undici';
-import { REFUSED_ADDRESS, isAllowedAddress, refusedAddressError } from './webhook-address.ts';
+import {
+  REFUSED_ADDRESS,
+  checkResolved,
+  classifyHost,
+  isAllowedAddress,
+  isAllowedKind,
+  refusedHostError,
+  resolutionError,
+  systemResolver,
+  withoutAddresses,
+  type OutboundPolicy,
+  type ResolvedAddress,
+  type Resolver,
+} from '../../shared/outbound-address.ts';
 
 /** What became of one POST. */
 export interface SendOutcome {
@@ -14,11 +26,10 @@ export interface SendOutcome {
   error: string | null;
 }
 
-/** Resolves a host name to every address it has (dns.lookup by default; tests stand in their own). */
-export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+export type { Resolver } from '../../shared/outbound-address.ts';
 
 export interface WebhookSenderOptions {
-  /** Development only: loopback addresses are allowed (WEBHOOKS_ALLOW_LOOPBACK). */
+  /** Development only: loopback addresses are allowed (OUTBOUND_ALLOW_LOOPBACK). */
   allowLoopback: boolean;
   /** The whole exchange (connect, send, response headers) must finish in this long; 10 s by default. */
   timeoutMs?: number;
@@ -30,14 +41,12 @@ export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 /** The most of a failed response's body kept in an attempt's error. */
 const EXCERPT_CHARACTERS = 200;
 
-const systemResolver: Resolver = (hostname) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
-
 /**
- * POSTs webhook bodies with undici over a shared keep-alive pool. The SSRF guard sits in the connection
- * itself: the host is resolved there and every address it resolves to must be allowed, the socket connects
- * to those very addresses (so a DNS answer that changes between a check and the connection cannot slip
- * through), IP literals are checked before connecting, and the connected peer is checked once more.
+ * POSTs webhook bodies with undici over a shared keep-alive pool. The outbound address policy
+ * (src/shared/outbound-address.ts) sits in the connection itself: the host is resolved there and every address
+ * it resolves to must be allowed, the socket connects to those very addresses (so a DNS answer that changes
+ * between a check and the connection cannot slip through), IP literals are checked before connecting, and the
+ * connected peer is checked once more.
  * Redirects are never followed: a 3xx is a failed attempt.
  */
 export class WebhookSender {
@@ -48,35 +57,41 @@ export class WebhookSender {
   constructor(options: WebhookSenderOptions) {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
     this.#userAgent = options.userAgent ?? 'benefits-webhooks/1';
-    const allowLoopback = options.allowLoopback;
+    const policy: OutboundPolicy = { allowLoopback: options.allowLoopback };
     const resolve = options.resolve ?? systemResolver;
     const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+      const refusal = (error: Error) => callback(error, '', 0);
       resolve(hostname).then(
         (addresses) => {
-          const refused = addresses.find((address) => !isAllowedAddress(address.address, allowLoopback));
-          if (refused) return callback(refusedAddressError(hostname, refused.address), '', 0);
-          const first = addresses[0];
-          if (!first) return callback(Object.assign(new Error(`${hostname} has no address.`), { code: 'ENOTFOUND' }), '', 0);
-          if (lookupOptions.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
+          let checked: readonly ResolvedAddress[];
+          try {
+            checked = checkResolved(hostname, addresses, policy);
+          } catch (error) {
+            return refusal(error as Error);
+          }
+          const first = checked[0] as ResolvedAddress;
+          if (lookupOptions.all) return (callback as unknown as (error: null, addresses: readonly ResolvedAddress[]) => void)(null, checked);
           callback(null, first.address, first.family);
         },
-        (error: unknown) => callback(error as NodeJS.ErrnoException, '', 0),
+        (error: unknown) => refusal(resolutionError(hostname, error)),
       );
     };
     const connectTimeout = this.#timeoutMs;
     const connector = buildConnector({ timeout: connectTimeout, lookup });
     const guardedConnector: buildConnector.connector = (connectOptions, callback) => {
       const { hostname } = connectOptions;
-      if (isIP(hostname) !== 0 && !isAllowedAddress(hostname, allowLoopback)) {
-        callback(refusedAddressError(hostname, hostname), null);
+      // Literals, and names that can only be internal, are refused before any lookup.
+      const kind = classifyHost(hostname);
+      if (kind !== undefined && !isAllowedKind(kind, policy)) {
+        callback(refusedHostError(hostname), null);
         return;
       }
       connector(connectOptions, (error, socket) => {
         if (error || !socket) return callback(error ?? new Error('no socket'), null);
         const peer = socket.remoteAddress;
-        if (peer !== undefined && !isAllowedAddress(peer, allowLoopback)) {
+        if (peer !== undefined && !isAllowedAddress(peer, policy)) {
           socket.destroy();
-          return callback(refusedAddressError(hostname, peer), null);
+          return callback(refusedHostError(hostname), null);
         }
         callback(null, socket);
       });
@@ -138,7 +153,8 @@ export class WebhookSender {
     const code = failure.code ?? failure.cause?.code;
     if (code === REFUSED_ADDRESS) return failure.message;
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return `No response within ${this.#timeoutMs / 1000} s.`;
-    const message = (failure.message || String(error)).slice(0, 300);
+    // The addresses in Node's texts (connect ECONNREFUSED 203.0.113.9:443) are left out: the host is the endpoint's.
+    const message = withoutAddresses(failure.message || String(error)).slice(0, 300);
     return code && !message.includes(code) ? `${code}: ${message}` : message;
   }
 }
