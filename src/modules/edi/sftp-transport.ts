@@ -81,8 +81,6 @@ export type UploadContent = Buffer | string | AsyncIterable<Buffer | string>;
 export interface SftpSession {
   /** Writes `<fileName>.part` in the inbound directory, then renames it over `<fileName>`. */
   uploadFile(fileName: string, content: UploadContent): Promise<UploadResult>;
-  /** Regular files in a directory, sorted by name; at most `maxEntries` (1000 by default) are read. */
-  listFiles(directory: string, maxEntries?: number): Promise<RemoteFile[]>;
   /**
    * Every regular file of a directory, one server answer (READDIR) at a time until its end, in the server's
    * order: memory holds one answer, however long the directory. Stopping early closes the directory.
@@ -98,7 +96,6 @@ export interface SftpSession {
 
 export const DEFAULT_SFTP_READY_TIMEOUT_MS = 20_000;
 export const DEFAULT_SFTP_OPERATION_TIMEOUT_MS = 60_000;
-const DEFAULT_LIST_MAX_ENTRIES = 1_000;
 /** Below ssh2's own write limit for non-OpenSSH servers (34000 - 2048 bytes), so that no write is split in two. */
 const WRITE_PIECE_BYTES = 31 * 1024;
 /** Writes awaiting the server's answer at once: enough to keep a link busy, few enough to bound memory. */
@@ -337,37 +334,6 @@ class Session implements SftpSession {
     await this.#callVoid(`closing ${partialPath}`, (callback) => this.#sftp.close(handle, callback));
     await this.#replace(partialPath, remotePath);
     return { remotePath, bytes };
-  }
-
-  async listFiles(directory: string, maxEntries = DEFAULT_LIST_MAX_ENTRIES): Promise<RemoteFile[]> {
-    assertValidRemotePath(directory);
-    const handle = await this.#call<Buffer>(`opening the directory ${directory}`, (callback) => this.#sftp.opendir(directory, callback));
-    const files: RemoteFile[] = [];
-    let entriesSeen = 0;
-    try {
-      // A hostile server could list forever: reading stops after maxEntries; what is picked up and removed
-      // makes room for the rest on the next pickup.
-      while (entriesSeen < maxEntries) {
-        const entries = await this.#readDirectory(handle, directory);
-        // An empty answer that is not EOF would otherwise be asked again and again.
-        if (entries === undefined || entries.length === 0) break;
-        for (const entry of entries) {
-          if (entriesSeen++ >= maxEntries) break;
-          // Names that could not be ours to fetch (a slash, "..", control characters) are skipped, not trusted.
-          if (!isRegularFile(entry.attrs) || FILE_NAME_RULES.some((rule) => rule.refuses(entry.filename))) continue;
-          const { size, mtime } = entry.attrs as Partial<Stats>;
-          files.push({
-            name: entry.filename,
-            remotePath: joinRemotePath(directory, entry.filename),
-            size,
-            modifiedAt: mtime === undefined ? undefined : new Date(mtime * 1000),
-          });
-        }
-      }
-    } finally {
-      await this.#closeQuietly(handle);
-    }
-    return files.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
   }
 
   async *readDirectory(directory: string): AsyncGenerator<RemoteFile[]> {
@@ -711,11 +677,6 @@ function closeConnection(client: Client, failed: boolean): void {
 export async function uploadFile(target: SftpTarget, fileName: string, content: UploadContent, options?: SftpOptions): Promise<UploadResult> {
   assertValidFileName(fileName);
   return withSftpSession(target, (session) => session.uploadFile(fileName, content), options);
-}
-
-export async function listFiles(target: SftpTarget, directory: string, options?: SftpOptions & { maxEntries?: number }): Promise<RemoteFile[]> {
-  assertValidRemotePath(directory);
-  return withSftpSession(target, (session) => session.listFiles(directory, options?.maxEntries), options);
 }
 
 /** Downloads a whole file; a server offering more than maxBytes is refused (it may be hostile). */
