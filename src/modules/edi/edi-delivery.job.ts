@@ -54,8 +54,9 @@ class StoredContentMismatch extends Error {
  * the attempt counted, its error, and when the queue tries again (the queue's own backoff, or sooner if a
  * manual retry brought the job forward). A failure no retry can cure (a wrong host key, refused credentials,
  * a missing folder, a profile gone) fails the job at once; any other is retried, and the file becomes
- * `delivery_failed` when no attempt is left (also when the server stops during the last: recordAbandonedDelivery). Error texts name the host and the step, never a secret, content
- * or an address the host resolved to (delivery-error.ts).
+ * `delivery_failed` when no attempt is left (also when the server stops during the last one:
+ * recordAbandonedDelivery). Error texts name the host and the step, never a secret, content or an address the
+ * host resolved to (delivery-error.ts).
  */
 async function deliverEdiFile(deps: EdiJobDependencies, payload: Record<string, unknown>, context: JobContext): Promise<void> {
   const { db, encrypter } = deps;
