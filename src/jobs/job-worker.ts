@@ -15,7 +15,20 @@ import type { JobRow } from './job.table.ts';
  * reach the carrier, a takeover after a crash), so handlers must be safe to repeat; `jobId` serves as an
  * idempotency key towards the outside world.
  */
-export type JobHandler = (payload: Record<string, unknown>, context: JobContext) => Promise<void>;
+export interface JobHandler {
+  (payload: Record<string, unknown>, context: JobContext): Promise<void>;
+  /** What the kind's own records must show when a job of it is failed without being run (AbandonedJobRecorder). */
+  abandoned?: AbandonedJobRecorder;
+}
+
+/**
+ * Records a job the queue failed without its handler: a worker stopped (its process died) during the job's last
+ * attempt, and a later claim found its lock expired with no attempts left. The worker calls it after the claim
+ * that failed the job committed, in a transaction of its own: the claim holds job rows, and a handler's records
+ * are locked before the job's (FailureRecorder). If the process stops between the two, or `record` throws (the
+ * worker logs it and goes on), the kind's records stay as they were.
+ */
+export type AbandonedJobRecorder = (trx: Transaction<Database>, job: JobRow) => Promise<void>;
 
 export interface JobContext {
   jobId: string;
@@ -252,8 +265,20 @@ export class JobWorker {
     });
     for (const row of result.abandoned) {
       this.#log.error({ jobId: row.id, kind: row.kind, attempt: row.attempts, error: ABANDONED_ERROR }, 'job failed');
+      await this.#recordAbandoned(row);
     }
     return result;
+  }
+
+  /** Lets the kind of a job failed by the claim record it (JobHandler.abandoned); never throws (a failure is logged). */
+  async #recordAbandoned(row: JobRow): Promise<void> {
+    const record = Object.hasOwn(this.#handlers, row.kind) ? this.#handlers[row.kind]?.abandoned : undefined;
+    if (!record) return;
+    try {
+      await this.#db.transaction().execute((trx) => record(trx, row));
+    } catch (error) {
+      this.#log.error({ jobId: row.id, kind: row.kind, error: jobErrorMessage(error) }, "could not record an abandoned job in its kind's own records");
+    }
   }
 
   /** Runs one claimed job and records its outcome; never throws (a failure to record is logged). */

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { buildEventLog, buildJobHandlers } from '../../src/app.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import type { Database } from '../../src/db/schema.ts';
-import { DEFAULT_MAX_ATTEMPTS } from '../../src/jobs/job-queue.ts';
+import { DEFAULT_MAX_ATTEMPTS, enqueueJob } from '../../src/jobs/job-queue.ts';
 import { JobWorker } from '../../src/jobs/job-worker.ts';
 import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/sandbox-adapter.ts';
 import { EdiAcknowledgements } from '../../src/modules/edi/edi-acknowledgement.service.ts';
@@ -217,6 +217,20 @@ async function runDueJobsWith(sftp: SftpOptions): Promise<void> {
   } finally {
     await other.stop();
   }
+}
+
+/** Leaves a delivery job as a worker that died during its last attempt does: running, no attempts left, its lock expired. */
+async function abandonAtLastAttempt(jobId: string): Promise<void> {
+  await t.database.db
+    .updateTable('jobs')
+    .set((eb) => ({
+      state: 'running',
+      attempts: eb.ref('max_attempts'),
+      locked_by: 'a-process-that-died',
+      locked_until: new Date(t.clock.now().getTime() - 1).toISOString(),
+    }))
+    .where('id', '=', jobId)
+    .execute();
 }
 
 describe('the delivery job', () => {
@@ -440,6 +454,52 @@ describe('delivery state and retry', () => {
     });
     expect(server.file(`/inbound/${file.file_name}`)).toEqual(await contentOf(w, file.id));
     expect((await jobsOf(file.id)).map((job) => job.state).sort()).toEqual(['done', 'failed']);
+  });
+
+  it('when the server stops during the last attempt, then the next claim fails the job and the file becomes delivery_failed with its event, as after a last attempt that failed', async () => {
+    const { w } = await worldWithChange(sftpDelivery());
+    const file = await buildChangeFile(w);
+    const [job] = await jobsOf(file.id);
+    await abandonAtLastAttempt(job!.id);
+
+    await runDueJobs();
+
+    expect((await jobsOf(file.id)).map((row) => [row.state, row.attempts])).toEqual([['failed', DEFAULT_MAX_ATTEMPTS]]);
+    const failed = await ok(w.admin.get(`/edi_files/${file.id}`));
+    expect(failed).toMatchObject({
+      status: 'delivery_failed',
+      delivery_attempts: 1,
+      delivery_error: expect.stringMatching(/^Not sent: the server stopped during the last delivery attempt/),
+      next_delivery_attempt_at: null,
+      delivered_at: null,
+    });
+    expect(failed.delivery_error).not.toMatch(/127\.0\.0\.1|localhost/);
+    const events = await deliveryFailedEvents(w, file.id);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ object_type: 'edi_file', data: { status: 'delivery_failed', group: w.groups.ediGroup.id } });
+    expect(server.connectionCount).toBe(0);
+
+    // As after any failed delivery: retry sends it.
+    await ok(w.admin.post(`/edi_files/${file.id}/retry`));
+    await runDueJobs();
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toMatchObject({ status: 'delivered', delivery_error: null });
+  });
+
+  it('when the server stopped during the last attempt but another delivery of the file is pending, then the file is left to that one', async () => {
+    const { w } = await worldWithChange(sftpDelivery());
+    const file = await buildChangeFile(w);
+    const [job] = await jobsOf(file.id);
+    await abandonAtLastAttempt(job!.id);
+    const later = new Date(Date.parse(NOW) + 60_000);
+    await enqueueJob(t.database.db, t.clock, { kind: DELIVER_EDI_FILE_JOB, payload: { edi_file: file.id }, runAt: later });
+
+    await runDueJobs();
+
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toMatchObject({ status: 'ready', delivery_attempts: 0, delivery_error: null });
+    expect(await deliveryFailedEvents(w, file.id)).toEqual([]);
+    t.clock.set(later.toISOString());
+    await runDueJobs();
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toMatchObject({ status: 'delivered', delivery_attempts: 1 });
   });
 
   it('when retry makes no sense (a delivered file, a download profile), then it is 409 and nothing changes; another provider gets 404', async () => {

@@ -491,6 +491,56 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
       });
     });
 
+    it("when a dead worker had the last attempt, then the job's kind records it in a transaction of its own, after the job is failed", async () => {
+      const id = await enqueue({ maxAttempts: 2 });
+      await database.db
+        .updateTable('jobs')
+        .set({ state: 'running', attempts: 2, locked_by: 'a-process-that-died', locked_until: at(-1) })
+        .where('id', '=', id)
+        .execute();
+      const calls: Call[] = [];
+      const seen: { id: string; payload: unknown; stateInItsTransaction: string }[] = [];
+      const handler: JobHandler = recording(calls);
+      handler.abandoned = async (trx, job) => {
+        const { state } = await trx.selectFrom('jobs').select('state').where('id', '=', job.id).executeTakeFirstOrThrow();
+        seen.push({ id: job.id, payload: JSON.parse(job.payload), stateInItsTransaction: state });
+      };
+      const worker = makeWorker({ [KIND]: handler });
+
+      expect(await worker.runDueJobs()).toBe(0);
+
+      expect(calls).toEqual([]);
+      expect(seen).toEqual([{ id, payload: { benefitChangeId: 'bc_1', note: SECRET }, stateInItsTransaction: 'failed' }]);
+      expect(await jobRow(id)).toMatchObject({ state: 'failed', attempts: 2, last_error: expect.stringContaining('lock expired') });
+    });
+
+    it('when recording an abandoned job throws, then it is logged, the job stays failed and the worker runs the other due jobs', async () => {
+      const abandonedId = await enqueue({ maxAttempts: 1 });
+      await database.db
+        .updateTable('jobs')
+        .set({ state: 'running', attempts: 1, locked_by: 'a-process-that-died', locked_until: at(-1) })
+        .where('id', '=', abandonedId)
+        .execute();
+      const dueId = await enqueue();
+      const calls: Call[] = [];
+      const handler: JobHandler = recording(calls);
+      handler.abandoned = async () => {
+        throw new Error('the records are unreachable');
+      };
+      const worker = makeWorker({ [KIND]: handler });
+
+      expect(await worker.runDueJobs()).toBe(1);
+
+      expect(calls.map((call) => call.jobId)).toEqual([dueId]);
+      expect(await jobRow(abandonedId)).toMatchObject({ state: 'failed', attempts: 1 });
+      expect(await jobRow(dueId)).toMatchObject({ state: 'done' });
+      expect(logs.map((line) => [line.level, line.fields.jobId, line.message])).toEqual([
+        ['error', abandonedId, 'job failed'],
+        ['error', abandonedId, "could not record an abandoned job in its kind's own records"],
+      ]);
+      expect(logs[1]!.fields.error).toContain('the records are unreachable');
+    });
+
     it('when a slow worker finishes a job another worker took over, then the first outcome stands', async () => {
       const slow = blocking();
       const slowWorker = makeWorker({ [KIND]: slow.handler }, { workerId: 'slow', lockMs: MINUTE });

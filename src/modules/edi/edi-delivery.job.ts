@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { PermanentJobError } from '../../jobs/job-queue.ts';
 import type { FailureRecorder, JobContext, JobHandler } from '../../jobs/job-worker.ts';
+import type { JobRow } from '../../jobs/job.table.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
 import type { EventLog } from '../events/event-log.ts';
@@ -28,8 +30,14 @@ export interface EdiJobDependencies {
 
 /** The job handlers of carrier EDI, by job kind, for the worker's registry. */
 export function ediJobHandlers(deps: EdiJobDependencies): Record<string, JobHandler> {
-  return { [DELIVER_EDI_FILE_JOB]: (payload, context) => deliverEdiFile(deps, payload, context) };
+  const deliver: JobHandler = (payload, context) => deliverEdiFile(deps, payload, context);
+  deliver.abandoned = (trx, job) => recordAbandonedDelivery(deps, trx, job);
+  return { [DELIVER_EDI_FILE_JOB]: deliver };
 }
+
+/** The file's delivery_error when the server stopped during the last attempt. */
+const ABANDONED_DELIVERY_ERROR =
+  'Not sent: the server stopped during the last delivery attempt and no attempt is left; whether the upload finished is not known. Retry to send the file again.';
 
 /** The stored content no longer matches the file's recorded digest: sending it would not be the file the carrier was told of. */
 class StoredContentMismatch extends Error {
@@ -46,8 +54,9 @@ class StoredContentMismatch extends Error {
  * the attempt counted, its error, and when the queue tries again (the queue's own backoff, or sooner if a
  * manual retry brought the job forward). A failure no retry can cure (a wrong host key, refused credentials,
  * a missing folder, a profile gone) fails the job at once; any other is retried, and the file becomes
- * `delivery_failed` when no attempt is left. Error texts name the host and the step, never a secret, content
- * or an address the host resolved to (delivery-error.ts).
+ * `delivery_failed` when no attempt is left (also when the server stops during the last one:
+ * recordAbandonedDelivery). Error texts name the host and the step, never a secret, content or an address the
+ * host resolved to (delivery-error.ts).
  */
 async function deliverEdiFile(deps: EdiJobDependencies, payload: Record<string, unknown>, context: JobContext): Promise<void> {
   const { db, encrypter } = deps;
@@ -93,6 +102,30 @@ function attemptRecorder(deps: EdiJobDependencies, fileId: string, reason: strin
     const { recorded, retryAt } = await settle();
     if (recorded && locked && SENDABLE_STATUSES.includes(locked.status)) await recordDeliveryAttemptFailed(trx, deps.events, locked, reason, retryAt);
   };
+}
+
+/**
+ * The queue failed a delivery job whose worker stopped during its last attempt (JobHandler.abandoned): the
+ * file records it as a last attempt that failed (delivery_failed, with its event), unless it is no longer
+ * sendable or another delivery of it is pending (a retry queued one, whose outcome the file will show).
+ */
+async function recordAbandonedDelivery(deps: EdiJobDependencies, trx: Transaction<Database>, job: JobRow): Promise<void> {
+  const id = fileIdOf(job.payload);
+  if (id === undefined) return;
+  const file = await repository.lockFileById(trx, id);
+  if (!file || !SENDABLE_STATUSES.includes(file.status)) return;
+  if ((await repository.findPendingJobId(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id }))) !== undefined) return;
+  await recordDeliveryAttemptFailed(trx, deps.events, file, ABANDONED_DELIVERY_ERROR, null);
+}
+
+function fileIdOf(payload: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(payload);
+    const id: unknown = value !== null && typeof value === 'object' ? (value as { edi_file?: unknown }).edi_file : undefined;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
