@@ -35,8 +35,10 @@ import { SENDABLE_STATUSES, recordDelivered } from './edi-file-state.ts';
 import { LeftOutReports, NothingWrittenError, listLeftOut, nothingWritten, type LeftOutEntry } from './edi-left-out.ts';
 import { companionGuideOf, tradingPartnerKey, type CompanionGuide } from './edi-profile.ts';
 import type { CreateEdiFileBody, EdiFileResponse, EdiLeftOutResponse } from './edi-file.schemas.ts';
-import * as repository from './edi.repository.ts';
-import type { CoverageItem } from './edi.repository.ts';
+import * as contentRepository from './edi-file-content.repository.ts';
+import * as fileRepository from './edi-file.repository.ts';
+import * as profileRepository from './edi-profile.repository.ts';
+import type { CoverageItem } from './edi-file-content.repository.ts';
 import type { EdiFileAction, EdiFileKind, EdiFileRow, EdiFileStatus, EdiProfileRow } from './edi.table.ts';
 import { X12ValueError, write834, type Envelope834, type Subscriber834 } from './x12-834.ts';
 
@@ -141,9 +143,9 @@ export class EdiFileService {
   }
 
   async getFile(scope: Scope, id: string): Promise<EdiFileResponse> {
-    const row = await repository.findFile(this.#db, scope, id);
+    const row = await fileRepository.findFile(this.#db, scope, id);
     if (!row) throw new NotFound('EDI file');
-    return toEdiFileResponse(row, await repository.listFileChangeIds(this.#db, row.id));
+    return toEdiFileResponse(row, await fileRepository.listFileChangeIds(this.#db, row.id));
   }
 
   async listFiles(
@@ -151,8 +153,8 @@ export class EdiFileService {
     filter: { group?: string | undefined; kind?: EdiFileKind | undefined; status?: EdiFileStatus | undefined },
     page: PageRequest,
   ): Promise<Page<EdiFileResponse>> {
-    const rows = await repository.listFiles(this.#db, scope, { groupId: filter.group, kind: filter.kind, status: filter.status }, page);
-    const changes = await repository.listChangeIdsOfFiles(
+    const rows = await fileRepository.listFiles(this.#db, scope, { groupId: filter.group, kind: filter.kind, status: filter.status }, page);
+    const changes = await fileRepository.listChangeIdsOfFiles(
       this.#db,
       rows.results.map((row) => row.id),
     );
@@ -175,13 +177,13 @@ export class EdiFileService {
 
   /** The file's X12 text, decrypted chunk by chunk as it is sent (admin keys only; the route checks). */
   async content(scope: Scope, id: string): Promise<{ fileName: string; byteCount: number; chunks: AsyncIterable<string> }> {
-    const row = await repository.findFile(this.#db, scope, id);
+    const row = await fileRepository.findFile(this.#db, scope, id);
     if (!row) throw new NotFound('EDI file');
     return { fileName: row.file_name, byteCount: Number(row.byte_count), chunks: this.decryptedChunks(row.id) };
   }
 
   async *decryptedChunks(fileId: string): AsyncGenerator<string> {
-    for await (const chunk of repository.readChunks(this.#db, fileId)) yield this.#encrypter.decrypt(chunk);
+    for await (const chunk of fileRepository.readChunks(this.#db, fileId)) yield this.#encrypter.decrypt(chunk);
   }
 
   /**
@@ -230,10 +232,10 @@ export class EdiFileService {
       .transaction()
       .execute(async (trx) => {
         const group = await lockGroupById(trx, scope, scheduled.group_id);
-        if (!group || !(await repository.claimScheduledDay(trx, group.id, day))) return { claimed: false, file: undefined };
+        if (!group || !(await profileRepository.claimScheduledDay(trx, group.id, day))) return { claimed: false, file: undefined };
         if (group.connection_method !== 'edi') return { claimed: true, file: undefined };
         // The profile as it is now, under the group's lock: it may have changed since the scheduler listed it.
-        const profile = await repository.findProfile(trx, group.id);
+        const profile = await profileRepository.findProfile(trx, group.id);
         if (!profile) return { claimed: true, file: undefined };
         return { claimed: true, file: await this.#build(trx, group, profile, 'change', 'change', toDateString(this.#clock.now())) };
       })
@@ -249,13 +251,13 @@ export class EdiFileService {
   /** A full file that leaves people out goes to the carrier only once an admin confirms it. */
   async confirmFile(scope: Scope, id: string): Promise<EdiFileResponse> {
     await this.#db.transaction().execute(async (trx) => {
-      const file = await repository.lockFile(trx, scope, id);
+      const file = await fileRepository.lockFile(trx, scope, id);
       if (!file) throw new NotFound('EDI file');
       if (file.status !== 'awaiting_confirmation') throw new InvalidState(`The file is ${file.status}: only a file awaiting confirmation can be confirmed.`);
       const now = this.#clock.now().toISOString();
       const sftp = file.delivery_method === 'sftp';
       const updated: EdiFileRow = { ...file, status: 'ready', confirmed_at: now, next_delivery_attempt_at: sftp ? now : null };
-      await repository.updateFile(trx, updated);
+      await fileRepository.updateFile(trx, updated);
       if (sftp) await this.#enqueueDelivery(trx, updated.id);
       await this.#events.record(trx, eventOf('edi_file', 'confirmed', updated));
     });
@@ -265,11 +267,11 @@ export class EdiFileService {
 
   async cancelFile(scope: Scope, id: string): Promise<EdiFileResponse> {
     await this.#db.transaction().execute(async (trx) => {
-      const file = await repository.lockFile(trx, scope, id);
+      const file = await fileRepository.lockFile(trx, scope, id);
       if (!file) throw new NotFound('EDI file');
       if (file.status !== 'awaiting_confirmation') throw new InvalidState(`The file is ${file.status}: only a file awaiting confirmation can be cancelled.`);
       const updated: EdiFileRow = { ...file, status: 'cancelled' };
-      await repository.updateFile(trx, updated);
+      await fileRepository.updateFile(trx, updated);
       await this.#events.record(trx, eventOf('edi_file', 'cancelled', updated));
     });
     return this.getFile(scope, id);
@@ -281,16 +283,16 @@ export class EdiFileService {
    */
   async deliverFile(scope: Scope, id: string): Promise<EdiFileResponse> {
     const queued = await this.#db.transaction().execute(async (trx) => {
-      const file = await repository.lockFile(trx, scope, id);
+      const file = await fileRepository.lockFile(trx, scope, id);
       if (!file) throw new NotFound('EDI file');
       if (!SENDABLE_STATUSES.includes(file.status)) throw new InvalidState(`The file is ${file.status}: it cannot be delivered.`);
       // The group's delivery as it is now: a profile switched to download since the build lets a person take it.
-      const method = (await repository.findProfile(trx, file.group_id))?.delivery_method ?? file.delivery_method;
+      const method = (await profileRepository.findProfile(trx, file.group_id))?.delivery_method ?? file.delivery_method;
       if (method === 'sftp') {
         // One upload at a time: a delivery already queued or running sends these same bytes.
-        if (!(await repository.hasPendingJob(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id })))) {
+        if (!(await fileRepository.hasPendingJob(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id })))) {
           await this.#enqueueDelivery(trx, file.id);
-          await repository.updateFile(trx, { ...file, next_delivery_attempt_at: this.#clock.now().toISOString() });
+          await fileRepository.updateFile(trx, { ...file, next_delivery_attempt_at: this.#clock.now().toISOString() });
         }
         return true;
       }
@@ -309,20 +311,20 @@ export class EdiFileService {
    */
   async retryDelivery(scope: Scope, id: string): Promise<EdiFileResponse> {
     await this.#db.transaction().execute(async (trx) => {
-      const file = await repository.lockFile(trx, scope, id);
+      const file = await fileRepository.lockFile(trx, scope, id);
       if (!file) throw new NotFound('EDI file');
       if (file.status !== 'ready' && file.status !== 'delivery_failed')
         throw new InvalidState(
           `The file is ${file.status}: only a ready or delivery_failed file's delivery can be retried (deliver sends a delivered file again).`,
         );
-      const profile = await repository.findProfile(trx, file.group_id);
+      const profile = await profileRepository.findProfile(trx, file.group_id);
       if (profile?.delivery_method !== 'sftp')
         throw new InvalidState("The group's EDI profile does not deliver over SFTP: nothing to retry (deliver records a file taken to the carrier's portal).");
       const now = this.#clock.now();
       // The file's lock, then the job's: the order a failed attempt is recorded in (edi-delivery.job.ts).
-      const pending = await repository.findPendingJobId(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id }));
+      const pending = await fileRepository.findPendingJobId(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id }));
       if (pending === undefined || !(await bringJobForward(trx, pending, now))) await this.#enqueueDelivery(trx, file.id);
-      await repository.updateFile(trx, { ...file, next_delivery_attempt_at: now.toISOString() });
+      await fileRepository.updateFile(trx, { ...file, next_delivery_attempt_at: now.toISOString() });
     });
     this.#jobs?.wake();
     return this.getFile(scope, id);
@@ -337,7 +339,7 @@ export class EdiFileService {
     return this.#db.transaction().execute(async (trx) => {
       const group = await lockGroupById(trx, scope, groupId);
       if (!group) return false;
-      if (day !== undefined && !(await repository.claimScheduledDay(trx, group.id, day))) return false;
+      if (day !== undefined && !(await profileRepository.claimScheduledDay(trx, group.id, day))) return false;
       const reports = await LeftOutReports.load(trx, group.id);
       await reports.record(trx, { clock: this.#clock, events: this.#events }, group, leftOut, [], null);
       return true;
@@ -347,7 +349,7 @@ export class EdiFileService {
   async #profileOf(trx: Transaction<Database>, group: GroupRow): Promise<EdiProfileRow> {
     if (group.connection_method !== 'edi')
       throw new InvalidState(`The group's connection_method is ${group.connection_method}: files are built for edi groups.`);
-    const profile = await repository.findProfile(trx, group.id);
+    const profile = await profileRepository.findProfile(trx, group.id);
     if (!profile) throw new InvalidState('The group has no EDI profile: PUT /groups/{id}/edi_profile first.');
     return profile;
   }
@@ -369,7 +371,7 @@ export class EdiFileService {
     if (Array.isArray(content.parts) && content.parts.length === 0) return undefined;
     // Handed out in this transaction, after the group's lock: numbers increase in the order files are stored,
     // and a build that fails stores nothing (no file ever carried its number).
-    const numbers = await repository.nextControlNumbers(trx, profile.provider_id, tradingPartnerKey(profile));
+    const numbers = await profileRepository.nextControlNumbers(trx, profile.provider_id, tradingPartnerKey(profile));
     const now = this.#clock.now();
     const id = newId('edi_file');
     const envelope: Envelope834 = {
@@ -423,7 +425,7 @@ export class EdiFileService {
       delivered_at: null,
       acknowledged_at: null,
     };
-    await repository.insertFile(trx, row);
+    await fileRepository.insertFile(trx, row);
     // What earlier builds reported left out: a member written now is cleared (edi-left-out.ts).
     const reports = await LeftOutReports.load(trx, group.id);
     const cleared: string[] = [];
@@ -438,7 +440,7 @@ export class EdiFileService {
     const saveDigests = async () => {
       const digests = written.digests;
       written.digests = new Map();
-      await digestWrites.add(repository.saveSentDigests(trx, group.id, id, digests, content.known));
+      await digestWrites.add(contentRepository.saveSentDigests(trx, group.id, id, digests, content.known));
     };
     const settle = async (part: FileParts) => {
       if (leftOut.has(part.member.row.id)) return;
@@ -488,12 +490,12 @@ export class EdiFileService {
       left_out: JSON.stringify(kind === 'full' ? [...leftOut].map(([member, reason]): LeftOutEntry => ({ member, reason })) : newlyLeftOut),
     };
     if (kind === 'full') {
-      const previous = action === 'replace' ? await repository.findLastAcceptedFullFile(trx, group.id) : undefined;
-      await repository.insertFilePeople(trx, id, written.people);
+      const previous = action === 'replace' ? await fileRepository.findLastAcceptedFullFile(trx, group.id) : undefined;
+      await fileRepository.insertFilePeople(trx, id, written.people);
       stored.missing = JSON.stringify(previous ? await this.#missingSince(trx, previous, written.people) : []);
     }
-    await repository.updateFile(trx, stored);
-    await repository.insertFileChanges(trx, id, written.changeIds);
+    await fileRepository.updateFile(trx, stored);
+    await fileRepository.insertFileChanges(trx, id, written.changeIds);
     await this.#events.record(trx, eventOf('edi_file', 'created', stored));
     if (stored.status === 'ready' && stored.delivery_method === 'sftp') await this.#enqueueDelivery(trx, id);
     return stored;
@@ -517,7 +519,7 @@ export class EdiFileService {
         pieces.push(this.#encrypter.encrypt(pending.slice(0, CHUNK_CHARACTERS)));
         pending = pending.slice(CHUNK_CHARACTERS);
       }
-      await writes.add(repository.insertChunks(trx, fileId, pieces, position));
+      await writes.add(fileRepository.insertChunks(trx, fileId, pieces, position));
       position += pieces.length;
     };
     await writes.around(async () => {
@@ -540,7 +542,7 @@ export class EdiFileService {
     people: readonly { person_id: string; member_id: string; line_of_coverage: string }[],
   ): Promise<MissingPerson[]> {
     const now = new Set(people.map((person) => `${person.person_id}|${person.line_of_coverage}`));
-    return (await repository.listFilePeople(trx, previous.id))
+    return (await fileRepository.listFilePeople(trx, previous.id))
       .filter((person) => !now.has(`${person.person_id}|${person.line_of_coverage}`))
       .map((person) => ({ member: person.member_id, person: person.person_id, line_of_coverage: person.line_of_coverage }))
       .sort((a, b) => a.member.localeCompare(b.member) || a.person.localeCompare(b.person) || a.line_of_coverage.localeCompare(b.line_of_coverage));
@@ -548,7 +550,7 @@ export class EdiFileService {
 
   /** The facts of members, their SSNs decrypted for this build only. */
   async #memberFacts(trx: Transaction<Database>, providerId: string, ids: readonly string[]): Promise<Map<string, MemberFacts>> {
-    const rows = await repository.findMembers(trx, providerId, ids);
+    const rows = await contentRepository.findMembers(trx, providerId, ids);
     return new Map([...rows].map(([id, row]) => [id, { row, ssn: row.ssn_encrypted === null ? null : this.#encrypter.decrypt(row.ssn_encrypted) }]));
   }
 
@@ -559,9 +561,9 @@ export class EdiFileService {
   }
 
   async #changeContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string) {
-    const pending = await repository.listUnsentChanges(trx, group.provider_id, group.id, MAX_CHANGES_PER_FILE);
+    const pending = await contentRepository.listUnsentChanges(trx, group.provider_id, group.id, MAX_CHANGES_PER_FILE);
     const itemIds = pending.flatMap((change) => [change.previous_enrollment_plan_id, change.next_enrollment_plan_id].filter((id): id is string => id !== null));
-    const items = new Map((await repository.findCoverageItems(trx, itemIds)).map((item) => [item.id, item]));
+    const items = new Map((await contentRepository.findCoverageItems(trx, itemIds)).map((item) => [item.id, item]));
     // Lines the guide has no HD03 code for (and the profile maps to none) cannot go in an 834: they wait.
     const sendable = pending.filter((change) => insuranceLineCodeOf(guide, change.line_of_coverage) !== undefined);
     const reinstated = await this.#reinstatements(trx, group.id, sendable);
@@ -570,11 +572,11 @@ export class EdiFileService {
     const { inForce, sentDigests } = await this.#demographicCandidates(trx, group, asOf);
     const memberIds = [...new Set([...sendable.map((change) => change.member_id), ...inForce.map((item) => item.member_id)])];
     // Everything these members hold with the group, to tell a line ending from the person leaving the carrier.
-    const held = Map.groupBy(await repository.findCoverageOfGroupOfMembers(trx, group.provider_id, group.id, memberIds), (item) => item.member_id);
+    const held = Map.groupBy(await contentRepository.findCoverageOfGroupOfMembers(trx, group.provider_id, group.id, memberIds), (item) => item.member_id);
     const heldIds = [...held.values()].flat().map((item) => item.id);
-    const coveredDependents = await repository.findCoveredDependents(trx, [...new Set([...itemIds, ...inForce.map((item) => item.id), ...heldIds])]);
+    const coveredDependents = await contentRepository.findCoveredDependents(trx, [...new Set([...itemIds, ...inForce.map((item) => item.id), ...heldIds])]);
     const members = await this.#memberFacts(trx, group.provider_id, memberIds);
-    const dependents = await repository.findDependents(trx, group.provider_id, [...coveredDependents.values()].flat());
+    const dependents = await contentRepository.findDependents(trx, group.provider_id, [...coveredDependents.values()].flat());
     const context: CoverageContext = {
       ...this.#context(guide, coveredDependents, dependents),
       coveredInGroup: (personId, memberId, date, except) =>
@@ -642,26 +644,26 @@ export class EdiFileService {
     group: GroupRow,
     asOf: string,
   ): Promise<{ inForce: CoverageItem[]; sentDigests: Map<string, string> }> {
-    const lastFile = await repository.findLastFile(trx, group.id);
+    const lastFile = await fileRepository.findLastFile(trx, group.id);
     if (lastFile === undefined) return { inForce: [], sentDigests: new Map() };
     const since = new Date(Date.parse(lastFile.created_at) - DEMOGRAPHICS_MARGIN_MS).toISOString();
-    if (!(await repository.hasFileCreatedEvent(trx, lastFile))) {
+    if (!(await fileRepository.hasFileCreatedEvent(trx, lastFile))) {
       return {
-        inForce: await repository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf),
-        sentDigests: await repository.findSentDigests(trx, group.id),
+        inForce: await contentRepository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf),
+        sentDigests: await contentRepository.findSentDigests(trx, group.id),
       };
     }
-    const updated = await repository.findUpdatedPeople(trx, group.provider_id, since);
+    const updated = await contentRepository.findUpdatedPeople(trx, group.provider_id, since);
     if (updated.members.length === 0 && updated.dependents.length === 0) return { inForce: [], sentDigests: new Map() };
-    const dependentRows = await repository.findDependents(trx, group.provider_id, updated.dependents);
+    const dependentRows = await contentRepository.findDependents(trx, group.provider_id, updated.dependents);
     const memberIds = [...updated.members, ...[...dependentRows.values()].map((row) => row.member_id)];
-    const inForce = await repository.findCoverageOfGroupOnFor(trx, group.provider_id, group.id, asOf, memberIds);
-    const coveredDependents = await repository.findCoveredDependents(
+    const inForce = await contentRepository.findCoverageOfGroupOnFor(trx, group.provider_id, group.id, asOf, memberIds);
+    const coveredDependents = await contentRepository.findCoveredDependents(
       trx,
       inForce.map((item) => item.id),
     );
     const people = [...new Set(inForce.map((item) => item.member_id)), ...[...coveredDependents.values()].flat()];
-    return { inForce, sentDigests: await repository.findSentDigests(trx, group.id, people) };
+    return { inForce, sentDigests: await contentRepository.findSentDigests(trx, group.id, people) };
   }
 
   /**
@@ -670,7 +672,7 @@ export class EdiFileService {
    */
   async #fullContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string) {
     // What the carrier was last sent about everyone: only what differs is stored again.
-    const known = await repository.findSentDigests(trx, group.id);
+    const known = await contentRepository.findSentDigests(trx, group.id);
     return { parts: this.#fullParts(trx, group, guide, asOf), changesOf: new Map<string, string[]>(), known };
   }
 
@@ -700,7 +702,7 @@ export class EdiFileService {
   async #fullPage(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string, after: string): Promise<FullPage | undefined> {
     // The next rows of coverage in member order; the last member's rows may go on past the limit, so that
     // member waits for the next page (unless it is the only one: then all its rows are read).
-    let inForce = await repository.findCoverageOfGroupPage(trx, group.provider_id, group.id, asOf, after, FULL_FILE_PAGE_ROWS);
+    let inForce = await contentRepository.findCoverageOfGroupPage(trx, group.provider_id, group.id, asOf, after, FULL_FILE_PAGE_ROWS);
     if (inForce.length === 0) return undefined;
     if (inForce.length === FULL_FILE_PAGE_ROWS) {
       const lastMember = inForce.at(-1)!.member_id;
@@ -708,7 +710,7 @@ export class EdiFileService {
       inForce =
         complete.length > 0
           ? complete
-          : await repository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf, { first: lastMember, last: lastMember });
+          : await contentRepository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf, { first: lastMember, last: lastMember });
     }
     // A range of ids, not a list: a page costs range scans of indexes, not thousands of parameters.
     const range = { first: inForce[0]!.member_id, last: inForce.at(-1)!.member_id };
@@ -723,14 +725,14 @@ export class EdiFileService {
       seen.add(key);
       latest.push(item);
     }
-    const coveredDependents = await repository.findCoveredDependentsInRange(trx, range);
+    const coveredDependents = await contentRepository.findCoveredDependentsInRange(trx, range);
     const inPage = new Set(page);
     const members = new Map(
-      (await repository.findMembersInRange(trx, group.provider_id, range))
+      (await contentRepository.findMembersInRange(trx, group.provider_id, range))
         .filter((row) => inPage.has(row.id))
         .map((row) => [row.id, { row, ssn: row.ssn_encrypted === null ? null : this.#encrypter.decrypt(row.ssn_encrypted) }]),
     );
-    const dependents = new Map((await repository.findDependentsInRange(trx, group.provider_id, range)).map((row) => [row.id, row]));
+    const dependents = new Map((await contentRepository.findDependentsInRange(trx, group.provider_id, range)).map((row) => [row.id, row]));
     const context = this.#context(guide, coveredDependents, dependents);
     const parts = new Map<string, FileParts>();
     for (const item of latest) {
@@ -765,7 +767,7 @@ export class EdiFileService {
     // Only a member and line the group's files ended can be reinstated: ask the files about the others only.
     const candidates = changes.filter((change) => change.status === 'new' || change.status === 'change');
     if (candidates.length === 0) return new Set();
-    const lastSent = await repository.findLastSentChanges(
+    const lastSent = await contentRepository.findLastSentChanges(
       trx,
       groupId,
       candidates.map((change) => change.member_id),
