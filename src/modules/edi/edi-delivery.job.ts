@@ -15,7 +15,8 @@ import { sftpSettingsOf, sftpTargetOf } from './edi-profile.ts';
 import * as fileRepository from './edi-file.repository.ts';
 import * as profileRepository from './edi-profile.repository.ts';
 import type { EdiFileRow } from './edi.table.ts';
-import { SftpDeliveryError, uploadFile, type SftpOptions } from './sftp-transport.ts';
+import { SftpDeliveryError } from './sftp-errors.ts';
+import { uploadFile, type SftpOptions } from './sftp-transport.ts';
 
 export interface EdiJobDependencies {
   db: Kysely<Database>;

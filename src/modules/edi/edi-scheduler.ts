@@ -11,7 +11,9 @@ import * as fileRepository from './edi-file.repository.ts';
 import * as profileRepository from './edi-profile.repository.ts';
 import type { PickedUpFile, PickupOutcome } from './edi-acknowledgement.service.ts';
 import type { EdiFileRow, EdiPickupOutcome, EdiProfileRow } from './edi.table.ts';
-import { DEFAULT_SFTP_OPERATION_TIMEOUT_MS, SftpDeliveryError, withSftpSession, type SftpOptions, type SftpSession } from './sftp-transport.ts';
+import { SftpDeliveryError } from './sftp-errors.ts';
+import type { SftpSession } from './sftp-session.ts';
+import { DEFAULT_SFTP_OPERATION_TIMEOUT_MS, withSftpSession, type SftpOptions } from './sftp-transport.ts';
 
 /** The largest acknowledgement downloaded: a 999 for one 834 is a few kilobytes; anything past this is not ours to read. */
 export const MAX_ACKNOWLEDGEMENT_BYTES = 1024 * 1024;
