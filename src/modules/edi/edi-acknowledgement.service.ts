@@ -21,7 +21,9 @@ import {
 import type { EdiUnmatchedAcknowledgementResponse } from './edi-acknowledgement.schemas.ts';
 import type { EdiFileResponse } from './edi-file.schemas.ts';
 import type { EdiFileService } from './edi-file.service.ts';
-import * as repository from './edi.repository.ts';
+import * as acknowledgementRepository from './edi-acknowledgement.repository.ts';
+import * as fileRepository from './edi-file.repository.ts';
+import * as profileRepository from './edi-profile.repository.ts';
 import type { EdiFileRow, EdiProfileRow, EdiUnmatchedAcknowledgementRow, EdiUnmatchedKind } from './edi.table.ts';
 import { AcknowledgementFormatError, readAcknowledgement, type Acknowledgement } from './x12-acknowledgement.ts';
 
@@ -108,10 +110,10 @@ export class EdiAcknowledgements {
   async acknowledge(scope: Scope, fileId: string, content: string): Promise<EdiFileResponse> {
     const acknowledgement = this.#read(content);
     await this.#db.transaction().execute(async (trx) => {
-      const file = await repository.lockFile(trx, scope, fileId);
+      const file = await fileRepository.lockFile(trx, scope, fileId);
       if (!file) throw new NotFound('EDI file');
       // Control numbers start at 1 for every trading partner: the envelope must be this file's, swapped.
-      const profile = await repository.findProfile(trx, file.group_id);
+      const profile = await profileRepository.findProfile(trx, file.group_id);
       if (!profile) throw new InvalidState("The file's group has no EDI profile: there is no envelope to check the acknowledgement against.");
       const match = matchAcknowledgement(acknowledgement, sentEnvelopeOf(file, profile));
       if (match.kind === 'unrelated') {
@@ -177,7 +179,7 @@ export class EdiAcknowledgements {
   }
 
   async listUnmatched(scope: Scope, page: PageRequest): Promise<Page<EdiUnmatchedAcknowledgementResponse & { created_at: string; id: string }>> {
-    return mapPage(await repository.listUnmatchedAcknowledgements(this.#db, scope, page), toUnmatchedAcknowledgementResponse);
+    return mapPage(await acknowledgementRepository.listUnmatchedAcknowledgements(this.#db, scope, page), toUnmatchedAcknowledgementResponse);
   }
 
   /** One 999 group or TA1 (`part` holds just it): applied to the file it matches (or already applied), else why not. */
@@ -193,15 +195,20 @@ export class EdiAcknowledgements {
       return { kind, controlNumber: shown(sentAs), fileId: null, reason: `${describeMismatches(mismatches)}: it names no control number.`, mismatches };
     }
     const carrier = { qualifier: part.interchange.senderQualifier, id: part.interchange.senderId };
-    const ids = await repository.findFileIdsByControlNumber(trx, providerId, group ? { group: Number(digits) } : { interchange: Number(digits) }, carrier);
+    const ids = await acknowledgementRepository.findFileIdsByControlNumber(
+      trx,
+      providerId,
+      group ? { group: Number(digits) } : { interchange: Number(digits) },
+      carrier,
+    );
     let first: { fileId: string; mismatches: Mismatch[] } | undefined;
     for (const id of ids) {
-      const candidate = await repository.findFileById(trx, id);
-      const profile = candidate && (await repository.findProfile(trx, candidate.group_id));
+      const candidate = await fileRepository.findFileById(trx, id);
+      const profile = candidate && (await profileRepository.findProfile(trx, candidate.group_id));
       if (!candidate || !profile) continue;
       const match = matchAcknowledgement(part, sentEnvelopeOf(candidate, profile));
       if (match.kind === 'matched') {
-        const file = await repository.lockFileById(trx, id);
+        const file = await fileRepository.lockFileById(trx, id);
         if (!file) continue;
         if (file.status === 'delivered') await this.applyIn(trx, file, match.verdict);
         else if (!ACKNOWLEDGED.has(file.status)) {
@@ -237,7 +244,7 @@ export class EdiAcknowledgements {
     unmatched: Unmatched,
   ): Promise<void> {
     const envelope = part?.interchange;
-    await repository.insertUnmatchedAcknowledgement(trx, {
+    await acknowledgementRepository.insertUnmatchedAcknowledgement(trx, {
       id: newId('edi_acknowledgement'),
       provider_id: providerId,
       received_via: 'sftp_pickup',
@@ -257,7 +264,7 @@ export class EdiAcknowledgements {
   }
 
   async #remember(trx: Transaction<Database>, providerId: string, picked: PickedUpFile, outcome: 'applied' | 'unmatched' | 'unreadable'): Promise<void> {
-    await repository.rememberSeenFile(trx, {
+    await acknowledgementRepository.rememberSeenFile(trx, {
       folder_key: picked.folderKey,
       name: picked.name,
       size: picked.size,
@@ -289,14 +296,14 @@ export class EdiAcknowledgements {
     const now = this.#clock.now().toISOString();
     const record = { kind: verdict.kind, result: verdict.result ?? 'accepted', codes: verdict.codes, received_at: now };
     if (verdict.result === undefined) {
-      await repository.updateFile(trx, { ...file, acknowledgement: JSON.stringify(record) });
+      await fileRepository.updateFile(trx, { ...file, acknowledgement: JSON.stringify(record) });
       return;
     }
     const updated: EdiFileRow = { ...file, status: verdict.result, acknowledgement: JSON.stringify(record), acknowledged_at: now };
-    await repository.updateFile(trx, updated);
+    await fileRepository.updateFile(trx, updated);
     const rejected = verdict.result === 'rejected';
     const memo = `${rejected ? 'Rejected' : 'Accepted'} by the carrier's ${verdict.kind} for file ${file.id} (ISA13 ${file.interchange_control_number}): ${verdict.codes.join(' ')}`;
-    const settled = await repository.settleFileChanges(trx, file.id, {
+    const settled = await fileRepository.settleFileChanges(trx, file.id, {
       delivery_state: rejected ? 'rejected' : 'completed',
       completed_at: rejected ? null : now,
       memo,

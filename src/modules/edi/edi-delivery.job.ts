@@ -12,9 +12,11 @@ import { withoutAddresses } from './delivery-error.ts';
 import { SENDABLE_STATUSES, recordDelivered, recordDeliveryAttemptFailed } from './edi-file-state.ts';
 import { DELIVER_EDI_FILE_JOB } from './edi-file.service.ts';
 import { sftpSettingsOf, sftpTargetOf } from './edi-profile.ts';
-import * as repository from './edi.repository.ts';
+import * as fileRepository from './edi-file.repository.ts';
+import * as profileRepository from './edi-profile.repository.ts';
 import type { EdiFileRow } from './edi.table.ts';
-import { SftpDeliveryError, uploadFile, type SftpOptions } from './sftp-transport.ts';
+import { SftpDeliveryError } from './sftp-errors.ts';
+import { uploadFile, type SftpOptions } from './sftp-transport.ts';
 
 export interface EdiJobDependencies {
   db: Kysely<Database>;
@@ -62,10 +64,10 @@ async function deliverEdiFile(deps: EdiJobDependencies, payload: Record<string, 
   const { db, encrypter } = deps;
   const id = payload.edi_file;
   if (typeof id !== 'string') throw new PermanentJobError('The payload names no edi_file.');
-  const file = await db.transaction().execute((trx) => repository.lockFileById(trx, id));
+  const file = await db.transaction().execute((trx) => fileRepository.lockFileById(trx, id));
   if (!file || !SENDABLE_STATUSES.includes(file.status)) return;
 
-  const profile = await repository.findProfile(db, file.group_id);
+  const profile = await profileRepository.findProfile(db, file.group_id);
   if (profile?.delivery_method !== 'sftp' || profile.sftp === null) {
     const reason = profile ? "Not sent: the group's EDI profile no longer delivers over SFTP." : "Not sent: the group's EDI profile was deleted.";
     context.onFailure?.(attemptRecorder(deps, file.id, reason));
@@ -86,7 +88,7 @@ async function deliverEdiFile(deps: EdiJobDependencies, payload: Record<string, 
   }
 
   await db.transaction().execute(async (trx) => {
-    const locked = await repository.lockFileById(trx, file.id);
+    const locked = await fileRepository.lockFileById(trx, file.id);
     if (!locked || !SENDABLE_STATUSES.includes(locked.status)) return;
     await recordDelivered(trx, deps.clock, deps.events, locked, remotePath);
   });
@@ -98,7 +100,7 @@ async function deliverEdiFile(deps: EdiJobDependencies, payload: Record<string, 
  */
 function attemptRecorder(deps: EdiJobDependencies, fileId: string, reason: string): FailureRecorder {
   return async (trx, settle) => {
-    const locked = await repository.lockFileById(trx, fileId);
+    const locked = await fileRepository.lockFileById(trx, fileId);
     const { recorded, retryAt } = await settle();
     if (recorded && locked && SENDABLE_STATUSES.includes(locked.status)) await recordDeliveryAttemptFailed(trx, deps.events, locked, reason, retryAt);
   };
@@ -112,9 +114,9 @@ function attemptRecorder(deps: EdiJobDependencies, fileId: string, reason: strin
 async function recordAbandonedDelivery(deps: EdiJobDependencies, trx: Transaction<Database>, job: JobRow): Promise<void> {
   const id = fileIdOf(job.payload);
   if (id === undefined) return;
-  const file = await repository.lockFileById(trx, id);
+  const file = await fileRepository.lockFileById(trx, id);
   if (!file || !SENDABLE_STATUSES.includes(file.status)) return;
-  if ((await repository.findPendingJobId(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id }))) !== undefined) return;
+  if ((await fileRepository.findPendingJobId(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id }))) !== undefined) return;
   await recordDeliveryAttemptFailed(trx, deps.events, file, ABANDONED_DELIVERY_ERROR, null);
 }
 

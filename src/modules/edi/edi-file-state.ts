@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { truncate } from '../../shared/text.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
-import * as repository from './edi.repository.ts';
+import * as fileRepository from './edi-file.repository.ts';
 import type { EdiFileRow, EdiFileStatus } from './edi.table.ts';
 
 /** Statuses from which a file may be (re)sent: never one awaiting confirmation or cancelled. */
@@ -35,8 +35,8 @@ export async function recordDelivered(
     next_delivery_attempt_at: null,
     remote_path: remotePath ?? file.remote_path,
   };
-  await repository.updateFile(trx, updated);
-  const sent = await repository.markChangesSent(trx, file.id);
+  await fileRepository.updateFile(trx, updated);
+  const sent = await fileRepository.markChangesSent(trx, file.id);
   await events.recordMany(trx, [...sent.map((change) => eventOf('benefit_change', 'sent', change)), eventOf('edi_file', 'delivered', updated)]);
   return updated;
 }
@@ -61,7 +61,7 @@ export async function recordDeliveryAttemptFailed(
     delivery_error: truncate(error, MAX_DELIVERY_ERROR),
     next_delivery_attempt_at: retryAt?.toISOString() ?? null,
   };
-  await repository.updateFile(trx, updated);
+  await fileRepository.updateFile(trx, updated);
   if (retryAt === null) await events.record(trx, eventOf('edi_file', 'delivery_failed', updated));
   return updated;
 }

@@ -9,7 +9,7 @@ import type { DependentRow } from '../dependents/dependent.table.ts';
 import { coverageTier, type DependentRelationship } from '../plans/coverage-tier.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import type { CompanionGuide } from './edi-profile.ts';
-import type { CoverageItem, MemberFileRow } from './edi.repository.ts';
+import type { CoverageItem, MemberFileRow } from './edi-file-content.repository.ts';
 import type { Address834, Coverage834, Dependent834, Subscriber834 } from './x12-834.ts';
 import { INSURANCE_LINE_CODES, type EmploymentStatus834, type MaintenanceReason, type MaintenanceType } from './x12-codes.ts';
 

@@ -12,7 +12,7 @@ import { companionGuideOf, sftpSettingsOf, type CompanionGuide, type StoredSftpS
 import type { EdiProfileResponse, PutEdiProfileBody } from './edi-profile.schemas.ts';
 import type { EdiProfileRow } from './edi.table.ts';
 import { findGroupById, lockGroupById } from '../groups/group.repository.ts';
-import * as repository from './edi.repository.ts';
+import * as profileRepository from './edi-profile.repository.ts';
 import type { SftpConnectionPolicy } from './sftp-transport.ts';
 
 export function toEdiProfileResponse(row: EdiProfileRow, groupNumber: string): EdiProfileResponse {
@@ -91,7 +91,7 @@ export class EdiProfileService {
   async getProfile(scope: Scope, groupId: string): Promise<EdiProfileResponse> {
     const group = await findGroupById(this.#db, scope, groupId);
     if (!group) throw new NotFound('group');
-    const row = await repository.findProfile(this.#db, group.id);
+    const row = await profileRepository.findProfile(this.#db, group.id);
     if (!row) throw new NotFound('EDI profile');
     return toEdiProfileResponse(row, group.group_number);
   }
@@ -108,7 +108,7 @@ export class EdiProfileService {
     return this.#db.transaction().execute(async (trx) => {
       const group = await lockGroupById(trx, scope, groupId);
       if (!group) throw new NotFound('group');
-      const current = await repository.findProfile(trx, group.id);
+      const current = await profileRepository.findProfile(trx, group.id);
       const now = this.#clock.now().toISOString();
       const row: EdiProfileRow = {
         group_id: group.id,
@@ -142,7 +142,7 @@ export class EdiProfileService {
         created_at: current?.created_at ?? now,
         updated_at: now,
       };
-      await repository.upsertProfile(trx, row, current !== undefined);
+      await profileRepository.upsertProfile(trx, row, current !== undefined);
       await this.#events.record(trx, eventOf('edi_profile', current ? 'updated' : 'created', { ...row, id: row.group_id }));
       return toEdiProfileResponse(row, group.group_number);
     });
@@ -152,9 +152,9 @@ export class EdiProfileService {
     return this.#db.transaction().execute(async (trx) => {
       const group = await lockGroupById(trx, scope, groupId);
       if (!group) throw new NotFound('group');
-      const current = await repository.findProfile(trx, group.id);
+      const current = await profileRepository.findProfile(trx, group.id);
       if (!current) throw new NotFound('EDI profile');
-      await repository.deleteProfile(trx, group.id);
+      await profileRepository.deleteProfile(trx, group.id);
       await this.#events.record(trx, eventOf('edi_profile', 'deleted', { ...current, id: current.group_id }));
       return { id: group.id, object: 'edi_profile', deleted: true };
     });

@@ -6,10 +6,14 @@ import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
 import { sweepDayDue } from '../daily-sweep/sweep-rules.ts';
 import { sftpSettingsOf, sftpTargetOf } from './edi-profile.ts';
-import * as repository from './edi.repository.ts';
+import * as acknowledgementRepository from './edi-acknowledgement.repository.ts';
+import * as fileRepository from './edi-file.repository.ts';
+import * as profileRepository from './edi-profile.repository.ts';
 import type { PickedUpFile, PickupOutcome } from './edi-acknowledgement.service.ts';
 import type { EdiFileRow, EdiPickupOutcome, EdiProfileRow } from './edi.table.ts';
-import { DEFAULT_SFTP_OPERATION_TIMEOUT_MS, SftpDeliveryError, withSftpSession, type SftpOptions, type SftpSession } from './sftp-transport.ts';
+import { SftpDeliveryError } from './sftp-errors.ts';
+import type { SftpSession } from './sftp-session.ts';
+import { DEFAULT_SFTP_OPERATION_TIMEOUT_MS, withSftpSession, type SftpOptions } from './sftp-transport.ts';
 
 /** The largest acknowledgement downloaded: a 999 for one 834 is a few kilobytes; anything past this is not ours to read. */
 export const MAX_ACKNOWLEDGEMENT_BYTES = 1024 * 1024;
@@ -99,7 +103,7 @@ export class EdiScheduler {
     const summary: EdiCheckSummary = { built: [], acknowledgements: 0, unmatchedAcknowledgements: 0, failures: 0 };
     let profiles: EdiProfileRow[];
     try {
-      profiles = await repository.listScheduledProfiles(this.#options.db);
+      profiles = await profileRepository.listScheduledProfiles(this.#options.db);
     } catch (error) {
       this.#options.log.error({ error: jobErrorMessage(error) }, 'EDI schedule check failed; the next check tries again');
       return summary;
@@ -157,7 +161,7 @@ export class EdiScheduler {
     const now = clock.now().getTime();
     const last = this.#lastPickup.get(folder);
     if (last !== undefined && now - last < (this.#options.pickupIntervalMs ?? DEFAULT_PICKUP_INTERVAL_MS)) return nothing;
-    const awaiting = await repository.listFiles(
+    const awaiting = await fileRepository.listFiles(
       db,
       { providerId: profile.provider_id, employerId: null },
       { groupId: profile.group_id, status: 'delivered' },
@@ -195,7 +199,7 @@ export class EdiScheduler {
     const summary: PickupSummary = { consumed: 0, unmatched: 0, complete: true };
     let downloads = 0;
     const remember = (picked: PickedUpFile, outcome: EdiPickupOutcome) =>
-      repository.rememberSeenFile(db, {
+      acknowledgementRepository.rememberSeenFile(db, {
         folder_key: folderKey,
         name: picked.name,
         size: picked.size,
@@ -207,7 +211,7 @@ export class EdiScheduler {
     for await (const batch of session.readDirectory(directory)) {
       const seen = new Set(
         (
-          await repository.findSeenFiles(
+          await acknowledgementRepository.findSeenFiles(
             db,
             folderKey,
             batch.map((remote) => remote.name),

@@ -9,7 +9,9 @@ import {
   type SftpTestServerOptions,
 } from '../../../test/helpers/sftp-server.ts';
 import * as transport from './sftp-transport.ts';
-import { SftpDeliveryError, type RemoteFile, type SftpOptions, type SftpSession, type SftpTarget, type UploadContent } from './sftp-transport.ts';
+import { SftpDeliveryError } from './sftp-errors.ts';
+import type { RemoteFile, SftpSession, UploadContent } from './sftp-session.ts';
+import type { SftpOptions, SftpTarget } from './sftp-transport.ts';
 
 /**
  * The test server listens on loopback, on a port the system picks: the development switch (loopback allowed,

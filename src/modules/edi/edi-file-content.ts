@@ -1,0 +1,280 @@
+// What a file carries, read from the database: the loops of a change file (benefit changes waiting for a file, and
+// demographic changes of people the carrier holds) or, a page of members at a time, of a full file (everyone covered).
+import type { Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+import type { Encrypter } from '../../shared/crypto.ts';
+import { compareDates } from '../../shared/dates.ts';
+import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.ts';
+import type { DependentRow } from '../dependents/dependent.table.ts';
+import type { GroupRow } from '../groups/group.table.ts';
+import {
+  addBenefitChange,
+  addCoverageInForce,
+  addDemographicChange,
+  demographicsDigest,
+  insuranceLineCodeOf,
+  restoresEndedCoverage,
+  subscriberParts,
+  type CoverageContext,
+  type MemberFacts,
+  type SubscriberParts,
+} from './edi-loops.ts';
+import type { CompanionGuide } from './edi-profile.ts';
+import * as contentRepository from './edi-file-content.repository.ts';
+import * as fileRepository from './edi-file.repository.ts';
+import type { CoverageItem } from './edi-file-content.repository.ts';
+
+/** Most benefit changes one change file carries; the rest go in the next file. */
+export const MAX_CHANGES_PER_FILE = 50_000;
+
+/** How far before the group's last file the event log is read for demographic changes (see #demographicCandidates). */
+const DEMOGRAPHICS_MARGIN_MS = 60 * 60 * 1000;
+
+/** Coverage rows (about a member each) read, written and let go at a time while a full file is built. */
+const FULL_FILE_PAGE_ROWS = 2_000;
+
+/** A member's loops and, for a full file, each person and line it lists. */
+export type FileParts = SubscriberParts & { people: { person_id: string; member_id: string; line_of_coverage: string }[] };
+
+/** A page of a full file: its members' parts in member order, and the last member id it covers. */
+interface FullPage {
+  parts: Map<string, FileParts>;
+  last: string;
+}
+
+/** Reads the facts a build writes: each member's loops, the benefit changes they carry and the digests last sent. */
+export class EdiFileContent {
+  readonly #encrypter: Encrypter;
+  readonly #digestKey: string;
+
+  constructor(encrypter: Encrypter, digestKey: string) {
+    this.#encrypter = encrypter;
+    this.#digestKey = digestKey;
+  }
+
+  /** The facts of members, their SSNs decrypted for this build only. */
+  async #memberFacts(trx: Transaction<Database>, providerId: string, ids: readonly string[]): Promise<Map<string, MemberFacts>> {
+    const rows = await contentRepository.findMembers(trx, providerId, ids);
+    return new Map([...rows].map(([id, row]) => [id, { row, ssn: row.ssn_encrypted === null ? null : this.#encrypter.decrypt(row.ssn_encrypted) }]));
+  }
+
+  /** A change file's members' loops, the benefit changes each member's loops carry, and the digests the carrier was last sent. */
+  async changeContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string) {
+    const pending = await contentRepository.listUnsentChanges(trx, group.provider_id, group.id, MAX_CHANGES_PER_FILE);
+    const itemIds = pending.flatMap((change) => [change.previous_enrollment_plan_id, change.next_enrollment_plan_id].filter((id): id is string => id !== null));
+    const items = new Map((await contentRepository.findCoverageItems(trx, itemIds)).map((item) => [item.id, item]));
+    // Lines the guide has no HD03 code for (and the profile maps to none) cannot go in an 834: they wait.
+    const sendable = pending.filter((change) => insuranceLineCodeOf(guide, change.line_of_coverage) !== undefined);
+    const reinstated = await this.#reinstatements(trx, group.id, sendable);
+
+    // Who the carrier holds (covered in the group on as_of) and whose demographics changed since last sent.
+    const { inForce, sentDigests } = await this.#demographicCandidates(trx, group, asOf);
+    const memberIds = [...new Set([...sendable.map((change) => change.member_id), ...inForce.map((item) => item.member_id)])];
+    // Everything these members hold with the group, to tell a line ending from the person leaving the carrier.
+    const held = Map.groupBy(await contentRepository.findCoverageOfGroupOfMembers(trx, group.provider_id, group.id, memberIds), (item) => item.member_id);
+    const heldIds = [...held.values()].flat().map((item) => item.id);
+    const coveredDependents = await contentRepository.findCoveredDependents(trx, [...new Set([...itemIds, ...inForce.map((item) => item.id), ...heldIds])]);
+    const members = await this.#memberFacts(trx, group.provider_id, memberIds);
+    const dependents = await contentRepository.findDependents(trx, group.provider_id, [...coveredDependents.values()].flat());
+    const context: CoverageContext = {
+      ...this.#context(guide, coveredDependents, dependents),
+      coveredInGroup: (personId, memberId, date, except) =>
+        (held.get(memberId) ?? []).some(
+          (item) =>
+            item.id !== except &&
+            item.effective_start !== null &&
+            compareDates(item.effective_start, date) <= 0 &&
+            (item.effective_end === null || compareDates(item.effective_end, date) >= 0) &&
+            (personId === memberId || (coveredDependents.get(item.id) ?? []).includes(personId)),
+        ),
+    };
+
+    const parts = new Map<string, SubscriberParts>();
+    const partOf = (memberId: string) => {
+      const existing = parts.get(memberId);
+      if (existing) return existing;
+      const facts = members.get(memberId);
+      if (!facts) return undefined;
+      const created = subscriberParts(facts);
+      parts.set(memberId, created);
+      return created;
+    };
+    const changesOf = new Map<string, string[]>();
+    for (const change of sendable) {
+      const part = partOf(change.member_id);
+      if (!part) continue;
+      const previous = change.previous_enrollment_plan_id ? items.get(change.previous_enrollment_plan_id) : undefined;
+      const next = change.next_enrollment_plan_id ? items.get(change.next_enrollment_plan_id) : undefined;
+      addBenefitChange(part, change, previous, next, context, reinstated.has(change.id));
+      changesOf.set(change.member_id, [...(changesOf.get(change.member_id) ?? []), change.id]);
+    }
+    // Each person once, however many lines cover them.
+    const compared = new Set<string>();
+    const changed = (personId: string, digest: () => string) => {
+      if (compared.has(personId)) return false;
+      compared.add(personId);
+      const sent = sentDigests.get(personId);
+      return sent !== undefined && sent !== digest();
+    };
+    for (const item of inForce) {
+      const facts = members.get(item.member_id);
+      if (!facts) continue;
+      if (changed(item.member_id, () => demographicsDigest(this.#digestKey, { kind: 'member', facts })))
+        addDemographicChange(partOf(item.member_id)!, undefined);
+      for (const dependentId of coveredDependents.get(item.id) ?? []) {
+        const row = dependents.get(dependentId);
+        if (row && changed(dependentId, () => demographicsDigest(this.#digestKey, { kind: 'dependent', row })))
+          addDemographicChange(partOf(item.member_id)!, row);
+      }
+    }
+    return { parts: [...parts.values()].map((part): FileParts => ({ ...part, people: [] })), changesOf, known: sentDigests };
+  }
+
+  /**
+   * The people whose demographics may have changed since the group's last file, with their coverage in the
+   * group and what was last sent about them. The event log records every update of a member or dependent in
+   * the transaction that makes it, so those updated since the last file (less an hour, for processes' clocks
+   * and late commits; more is harmless, the digests decide) are the candidates; everyone the group covers when
+   * retention has deleted the last file's own event (the log may no longer reach back that far), and no one
+   * before the group's first file.
+   */
+  async #demographicCandidates(
+    trx: Transaction<Database>,
+    group: GroupRow,
+    asOf: string,
+  ): Promise<{ inForce: CoverageItem[]; sentDigests: Map<string, string> }> {
+    const lastFile = await fileRepository.findLastFile(trx, group.id);
+    if (lastFile === undefined) return { inForce: [], sentDigests: new Map() };
+    const since = new Date(Date.parse(lastFile.created_at) - DEMOGRAPHICS_MARGIN_MS).toISOString();
+    if (!(await fileRepository.hasFileCreatedEvent(trx, lastFile))) {
+      return {
+        inForce: await contentRepository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf),
+        sentDigests: await contentRepository.findSentDigests(trx, group.id),
+      };
+    }
+    const updated = await contentRepository.findUpdatedPeople(trx, group.provider_id, since);
+    if (updated.members.length === 0 && updated.dependents.length === 0) return { inForce: [], sentDigests: new Map() };
+    const dependentRows = await contentRepository.findDependents(trx, group.provider_id, updated.dependents);
+    const memberIds = [...updated.members, ...[...dependentRows.values()].map((row) => row.member_id)];
+    const inForce = await contentRepository.findCoverageOfGroupOnFor(trx, group.provider_id, group.id, asOf, memberIds);
+    const coveredDependents = await contentRepository.findCoveredDependents(
+      trx,
+      inForce.map((item) => item.id),
+    );
+    const people = [...new Set(inForce.map((item) => item.member_id)), ...[...coveredDependents.values()].flat()];
+    return { inForce, sentDigests: await contentRepository.findSentDigests(trx, group.id, people) };
+  }
+
+  /**
+   * Everyone covered on `asOf`, a page of members at a time (FULL_FILE_PAGE), so that a full file of 50,000
+   * members is never all in memory: each page's loops are written before the next page is read.
+   */
+  async fullContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string) {
+    // What the carrier was last sent about everyone: only what differs is stored again.
+    const known = await contentRepository.findSentDigests(trx, group.id);
+    return { parts: this.#fullParts(trx, group, guide, asOf), changesOf: new Map<string, string[]>(), known };
+  }
+
+  async *#fullParts(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string): AsyncGenerator<FileParts> {
+    // The next page is read while this one is written (on PostgreSQL the server answers meanwhile); it is
+    // waited for before the generator ends, however it ends, so no read outlives the transaction.
+    let next: Promise<FullPage | undefined> | undefined = this.#fullPage(trx, group, guide, asOf, '');
+    next.catch(() => undefined);
+    try {
+      for (;;) {
+        const page: FullPage | undefined = await next;
+        next = undefined;
+        if (!page) return;
+        next = this.#fullPage(trx, group, guide, asOf, page.last);
+        next.catch(() => undefined);
+        yield* page.parts.values();
+        // A turn of the event loop between pages: the rest of the process (and the garbage collector's tasks,
+        // which run there) is not held up for the whole file.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      await next?.catch(() => undefined);
+    }
+  }
+
+  /** The members covered on `asOf` after the member id `after`, a page of them, with everything their loops need. */
+  async #fullPage(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string, after: string): Promise<FullPage | undefined> {
+    // The next rows of coverage in member order; the last member's rows may go on past the limit, so that
+    // member waits for the next page (unless it is the only one: then all its rows are read).
+    let inForce = await contentRepository.findCoverageOfGroupPage(trx, group.provider_id, group.id, asOf, after, FULL_FILE_PAGE_ROWS);
+    if (inForce.length === 0) return undefined;
+    if (inForce.length === FULL_FILE_PAGE_ROWS) {
+      const lastMember = inForce.at(-1)!.member_id;
+      const complete = inForce.filter((item) => item.member_id !== lastMember);
+      inForce =
+        complete.length > 0
+          ? complete
+          : await contentRepository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf, { first: lastMember, last: lastMember });
+    }
+    // A range of ids, not a list: a page costs range scans of indexes, not thousands of parameters.
+    const range = { first: inForce[0]!.member_id, last: inForce.at(-1)!.member_id };
+    const page = [...new Set(inForce.map((item) => item.member_id))];
+    // One coverage per member and line: the latest-starting (the query orders them so); lines the
+    // profile cannot code are not in 834 files.
+    const latest: CoverageItem[] = [];
+    const seen = new Set<string>();
+    for (const item of inForce) {
+      const key = `${item.member_id}|${item.line_of_coverage}`;
+      if (seen.has(key) || insuranceLineCodeOf(guide, item.line_of_coverage) === undefined) continue;
+      seen.add(key);
+      latest.push(item);
+    }
+    const coveredDependents = await contentRepository.findCoveredDependentsInRange(trx, range);
+    const inPage = new Set(page);
+    const members = new Map(
+      (await contentRepository.findMembersInRange(trx, group.provider_id, range))
+        .filter((row) => inPage.has(row.id))
+        .map((row) => [row.id, { row, ssn: row.ssn_encrypted === null ? null : this.#encrypter.decrypt(row.ssn_encrypted) }]),
+    );
+    const dependents = new Map((await contentRepository.findDependentsInRange(trx, group.provider_id, range)).map((row) => [row.id, row]));
+    const context = this.#context(guide, coveredDependents, dependents);
+    const parts = new Map<string, FileParts>();
+    for (const item of latest) {
+      const facts = members.get(item.member_id);
+      if (!facts) continue;
+      const part = parts.get(item.member_id) ?? { ...subscriberParts(facts), people: [] };
+      parts.set(item.member_id, part);
+      addCoverageInForce(part, item, context);
+      part.people.push({ person_id: item.member_id, member_id: item.member_id, line_of_coverage: item.line_of_coverage });
+      for (const dependentId of coveredDependents.get(item.id) ?? []) {
+        part.people.push({ person_id: dependentId, member_id: item.member_id, line_of_coverage: item.line_of_coverage });
+      }
+    }
+    return { parts, last: range.last };
+  }
+
+  #context(guide: CompanionGuide, coveredDependents: ReadonlyMap<string, readonly string[]>, dependents: ReadonlyMap<string, DependentRow>): CoverageContext {
+    return {
+      guide,
+      dependentsOf: (enrolledPlanId) => coveredDependents.get(enrolledPlanId) ?? [],
+      dependentRow: (id) => dependents.get(id),
+    };
+  }
+
+  /**
+   * Changes that restore coverage this group's carrier was last told had ended, without a gap: a `new`
+   * coverage, or a `change` giving back the end a termination took (undoing it), when the last change of the
+   * member and line the group's files carried is a `removed` whose last day is at most the day before the
+   * restored coverage's start. They go as reinstatements (INS03/HD01 025), not as additions or changes.
+   */
+  async #reinstatements(trx: Transaction<Database>, groupId: string, changes: readonly BenefitChangeRow[]): Promise<Set<string>> {
+    // Only a member and line the group's files ended can be reinstated: ask the files about the others only.
+    const candidates = changes.filter((change) => change.status === 'new' || change.status === 'change');
+    if (candidates.length === 0) return new Set();
+    const lastSent = await contentRepository.findLastSentChanges(
+      trx,
+      groupId,
+      candidates.map((change) => change.member_id),
+    );
+    const reinstated = new Set<string>();
+    for (const change of candidates) {
+      if (restoresEndedCoverage(change, lastSent.get(`${change.member_id}|${change.line_of_coverage}`))) reinstated.add(change.id);
+    }
+    return reinstated;
+  }
+}
