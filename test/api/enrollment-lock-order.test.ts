@@ -43,20 +43,15 @@ async function collider(url: string, enrollmentId: string) {
   await client.query(`SET deadlock_timeout = '30s'`);
   await client.query('BEGIN');
   await client.query('SELECT id FROM enrollments WHERE id = $1 FOR UPDATE', [enrollmentId]);
-  const xid = ((await client.query('SELECT pg_current_xact_id()::xid::text AS xid')).rows[0] as { xid: string }).xid;
-  // Only waits for this transaction count: other tests may share the server.
-  const waitingForIt = async () =>
-    Number(
-      (
-        (await client.query(`SELECT count(*) AS n FROM pg_locks WHERE NOT granted AND locktype = 'transactionid' AND transactionid::text = $1`, [xid]))
-          .rows[0] as { n: string }
-      ).n,
-    );
+  const pid = ((await client.query('SELECT pg_backend_pid() AS pid')).rows[0] as { pid: number }).pid;
+  // Only backends this connection blocks count: other tests may share the server.
+  const blockedByIt = async () =>
+    Number(((await client.query('SELECT count(*) AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid])).rows[0] as { n: string }).n);
   return {
     query: (text: string, values?: unknown[]) => client.query(text, values),
-    /** Resolves once another backend waits for this transaction's lock on the enrollment (the request). */
+    /** Resolves once another backend waits for a lock this connection holds (the request, for the enrollment). */
     async untilRequestWaits() {
-      await expect.poll(waitingForIt, { interval: 20 }).toBeGreaterThan(0);
+      await expect.poll(blockedByIt, { interval: 20 }).toBeGreaterThan(0);
     },
     close: () => client.end(),
   };
