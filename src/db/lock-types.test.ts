@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { transitionDelivery } from '../modules/benefit-changes/benefit-change.repository.ts';
 import { lockEnrollmentStatus } from '../modules/enrollments/enrollment-lifecycle.ts';
-import { lockEnrollmentById, transitionEnrollment } from '../modules/enrollments/enrollment.repository.ts';
+import { lockEnrollmentById, lockMemberThenEnrollment, transitionEnrollment } from '../modules/enrollments/enrollment.repository.ts';
 import { lockMemberById, lockMembersByIds } from '../modules/members/member.repository.ts';
 import { transitionWindow } from '../modules/open-enrollment/open-enrollment-window.repository.ts';
 import { lockPlansByIds } from '../modules/plans/plan.repository.ts';
@@ -28,6 +28,8 @@ async function outsideATransaction(db: Kysely<Database>) {
   // @ts-expect-error -- a lock needs a transaction
   await lockEnrollmentById(db, scope, 'enrollment_1');
   // @ts-expect-error -- a lock needs a transaction
+  await lockMemberThenEnrollment(db, scope, 'enrollment_1');
+  // @ts-expect-error -- a lock needs a transaction
   await lockEnrollmentStatus(db, 'enrollment_1');
   // @ts-expect-error -- a lock needs a transaction
   await lockPlansByIds(db, 'prov_1', ['plan_1']);
@@ -50,6 +52,7 @@ async function inATransaction(trx: Transaction<Database>) {
   await lockMemberById(trx, scope, 'member_1');
   await lockMembersByIds(trx, ['member_1', 'member_2']);
   await lockEnrollmentById(trx, scope, 'enrollment_1');
+  await lockMemberThenEnrollment(trx, scope, 'enrollment_1');
   await lockEnrollmentStatus(trx, 'enrollment_1');
   await lockPlansByIds(trx, 'prov_1', ['plan_1']);
   await lockEmployerRow(trx, 'prov_1', 'employer_1');

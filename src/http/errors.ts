@@ -3,7 +3,8 @@ import { PERCENTAGE_PATTERN } from '../modules/plans/pricing.ts';
 import { ID_PATTERN } from '../shared/ids.ts';
 import { DATE_INPUT_MESSAGE, TIMESTAMP_INPUT_MESSAGE } from '../shared/dates.ts';
 import { MONEY_PATTERN } from '../shared/money.ts';
-import { AppError, STATUS_OF, inputError, type ErrorType, type InputError } from '../shared/errors.ts';
+import { isTransientConflict } from '../db/transaction-conflicts.ts';
+import { AppError, ConcurrentChange, STATUS_OF, inputError, type ErrorType, type InputError } from '../shared/errors.ts';
 import { MAX_INPUT_ERRORS } from './json-body.ts';
 import type { ErrorBody } from './schemas.ts';
 
@@ -41,7 +42,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }
 
-function toErrorResponse(error: unknown, request: FastifyRequest): { status: number; body: ErrorBody; headers?: Record<string, string> } {
+function toErrorResponse(thrown: unknown, request: FastifyRequest): { status: number; body: ErrorBody; headers?: Record<string, string> } {
+  // A deadlock or serialization failure no retry absorbed: the client may send the request again, not a 5xx.
+  const error = isTransientConflict(thrown) ? new ConcurrentChange() : thrown;
   const render = (type: ErrorType, message: string, inputErrors?: InputError[]) => ({
     status: STATUS_OF[type],
     body: { type, message, ...(inputErrors ? { input_errors: inputErrors } : {}), request_id: request.id },

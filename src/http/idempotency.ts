@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import { isUniqueViolation } from '../db/database.ts';
 import { runWithReservation, type IdempotencyReservation } from '../db/idempotency-reservation.ts';
 import type { Database } from '../db/schema.ts';
-import { AppError } from '../shared/errors.ts';
+import { isTransientConflict } from '../db/transaction-conflicts.ts';
+import { AppError, ConcurrentChange } from '../shared/errors.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Encrypter } from '../shared/crypto.ts';
 
@@ -38,8 +39,8 @@ export function requestFingerprint(method: string, url: string, rawBody: string 
  * `Idempotency-Key` on POST: the first request with a key runs and its response (status and body) is kept
  * for 24 hours, per API key. A retry with the same request gets that response back without running again;
  * the same key with a different request is a 409. A retry that arrives while the first is still running
- * waits for it. 5xx responses are not kept, so a retry after a server fault runs again (unless the first
- * committed a change before failing). Kept responses are encrypted at rest: some carry a secret shown once
+ * waits for it. 5xx responses (and the 409 of a collision, ConcurrentChange) are not kept, so a retry after a
+ * server fault or a collision runs again (unless the first committed a change before failing). Kept responses are encrypted at rest: some carry a secret shown once
  * (a new API key, a webhook endpoint's signing secret).
  *
  * Crash safety: the reservation names its holder (a random token), and the request's write transactions mark
@@ -75,11 +76,19 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<Database>, 
     }, done);
   });
 
+  // A request that collided with another (ConcurrentChange) changed nothing and is meant to be sent again: its
+  // 409 is not kept, like a 5xx, so that the retry with the same key runs (docs/decisions.md "Two changes to one
+  // enrollment at once").
+  const collided = new WeakSet<FastifyRequest>();
+  app.addHook('onError', async (request, _reply, error) => {
+    if (error instanceof ConcurrentChange || isTransientConflict(error)) collided.add(request);
+  });
+
   app.addHook('onSend', async (request, reply, payload) => {
     const reservation = request.idempotencyReservation;
     if (!reservation) return payload;
     reservation.open = false;
-    if (reply.statusCode >= 500) {
+    if (reply.statusCode >= 500 || collided.has(request)) {
       // Only if nothing committed: a request that changed something and then failed keeps its reservation
       // (committed, without a response), so that a retry learns it took effect instead of running it again.
       await db

@@ -81,6 +81,19 @@ export class InvalidState extends AppError {
   }
 }
 
+/**
+ * Another transaction changed the same records at the same moment and the database gave up on this one (a
+ * deadlock or a serialization failure), even after one retry: nothing of the request took effect, and sending
+ * it again is safe. A 409 `invalid_state`, the type of "the record's state does not allow the action now"; never
+ * kept for an Idempotency-Key, so that a retry with the same key runs again (docs/decisions.md "Two changes to
+ * one enrollment at once").
+ */
+export class ConcurrentChange extends InvalidState {
+  constructor() {
+    super('Another change to the same records was being made at the same time, so this one was not applied. Nothing changed: send the request again.');
+  }
+}
+
 export class PermissionDenied extends AppError {
   constructor(message = 'This API key may not perform this action.') {
     super('permission_error', message);

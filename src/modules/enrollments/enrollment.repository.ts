@@ -6,6 +6,8 @@ import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
+import { lockMemberById } from '../members/member.repository.ts';
+import type { MemberRow } from '../members/member.table.ts';
 import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
 import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
 import { DESIGNATION_LINES } from './enrollment.table.ts';
@@ -37,6 +39,25 @@ export const findEnrollmentById: (db: Executor, scope: Scope, id: string) => Pro
 
 export function lockEnrollmentById(trx: Transaction<Database>, scope: Scope, id: string): Promise<EnrollmentRow | undefined> {
   return forUpdate(trx, enrollments(trx, scope).where('id', '=', id)).executeTakeFirst();
+}
+
+/**
+ * Locks an enrollment's member, then the enrollment: the lock order of docs/architecture.md, which every path
+ * that locks both takes through this function (locking the enrollment first deadlocks against one that holds
+ * the member). Undefined when either is gone or out of scope, or when the enrollment, as locked, is not the
+ * member's: the member lock would then not guard it.
+ */
+export async function lockMemberThenEnrollment(
+  trx: Transaction<Database>,
+  scope: Scope,
+  enrollmentId: string,
+): Promise<{ member: MemberRow; enrollment: EnrollmentRow } | undefined> {
+  const found = await findEnrollmentById(trx, scope, enrollmentId);
+  if (!found) return undefined;
+  const member = await lockMemberById(trx, scope, found.member_id);
+  const enrollment = member && (await lockEnrollmentById(trx, scope, enrollmentId));
+  if (!member || !enrollment || enrollment.member_id !== member.id) return undefined;
+  return { member, enrollment };
 }
 
 export function listEnrollments(

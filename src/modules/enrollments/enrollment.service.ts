@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Executor, Transaction } from '../../db/database.ts';
 import { type Page, type PageRequest } from '../../db/keyset.ts';
 import type { Database } from '../../db/schema.ts';
+import { transactionRetriedOnConflict } from '../../db/transaction-conflicts.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { addDays, compareDates, toDateString } from '../../shared/dates.ts';
 import { InvalidState, NotFound, PermissionDenied, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
@@ -88,7 +89,7 @@ export class EnrollmentService {
 
   /** `overrideBy`: the admin API key setting `rules_override`, if the body has one (the route checks the role). */
   async createEnrollment(scope: Scope, input: CreateEnrollmentBody, overrideBy: string | null = null): Promise<EnrollmentResponse> {
-    return this.#db.transaction().execute(async (trx) => this.createEnrollmentIn(trx, scope, input, { overrideBy }));
+    return transactionRetriedOnConflict(this.#db, async (trx) => this.createEnrollmentIn(trx, scope, input, { overrideBy }));
   }
 
   /**
@@ -165,13 +166,10 @@ export class EnrollmentService {
   }
 
   async updateEnrollment(scope: Scope, id: string, input: UpdateEnrollmentBody, overrideBy: string | null = null): Promise<EnrollmentResponse> {
-    return this.#db.transaction().execute(async (trx) => {
-      // The member first, then the enrollment (the lock order of docs/architecture.md).
-      const found = await repository.findEnrollmentById(trx, scope, id);
-      if (!found) throw new NotFound('enrollment');
-      const member = await lockMemberById(trx, scope, found.member_id);
-      const current = member && (await repository.lockEnrollmentById(trx, scope, id));
-      if (!member || !current) throw new NotFound('enrollment');
+    return transactionRetriedOnConflict(this.#db, async (trx) => {
+      const locked = await repository.lockMemberThenEnrollment(trx, scope, id);
+      if (!locked) throw new NotFound('enrollment');
+      const { member, enrollment: current } = locked;
       const plans = input.enrolled_plans;
       if (plans !== undefined && plans.length > 0 && plans.every((plan) => 'id' in plan)) {
         return this.#decideEoi(trx, current, member, input);
@@ -218,16 +216,15 @@ export class EnrollmentService {
 
   /** save_and_submit: every rule of API.md section 6, then pending; enrollment_submitted to the employer. */
   async submitEnrollment(scope: Scope, id: string): Promise<EnrollmentResponse> {
-    return this.#db.transaction().execute(async (trx) => this.submitEnrollmentIn(trx, scope, id));
+    return transactionRetriedOnConflict(this.#db, async (trx) => this.submitEnrollmentIn(trx, scope, id));
   }
 
   /** save_and_submit inside the caller's transaction (also used by passive open enrollment). */
   async submitEnrollmentIn(trx: Transaction<Database>, scope: Scope, id: string): Promise<EnrollmentResponse> {
-    const enrollment = await repository.lockEnrollmentById(trx, scope, id);
-    if (!enrollment) throw new NotFound('enrollment');
+    const locked = await repository.lockMemberThenEnrollment(trx, scope, id);
+    if (!locked) throw new NotFound('enrollment');
+    const { member, enrollment } = locked;
     assertTransition('save_and_submit', enrollment.status);
-    const member = await lockMemberById(trx, scope, enrollment.member_id);
-    if (!member) throw new NotFound('enrollment');
     const elections = await repository.findElections(trx, [id]);
     const { errors: windowErrors, windowId } = await this.#windowOfSubmission(trx, enrollment, elections);
     const errors = [...windowErrors, ...(await this.#submissionErrors(trx, enrollment, member, elections))];
@@ -297,7 +294,7 @@ export class EnrollmentService {
    * enrollments of one member) never both apply.
    */
   async approveEnrollment(scope: Scope, id: string): Promise<EnrollmentResponse> {
-    const response = await this.#db.transaction().execute(async (trx) => this.approveEnrollmentIn(trx, scope, id));
+    const response = await transactionRetriedOnConflict(this.#db, async (trx) => this.approveEnrollmentIn(trx, scope, id));
     this.#jobs?.wake();
     return response;
   }
@@ -423,7 +420,7 @@ export class EnrollmentService {
   }
 
   async #simpleTransition(scope: Scope, id: string, action: EnrollmentAction): Promise<EnrollmentResponse> {
-    return this.#db.transaction().execute(async (trx) => {
+    return transactionRetriedOnConflict(this.#db, async (trx) => {
       const enrollment = await repository.lockEnrollmentById(trx, scope, id);
       if (!enrollment) throw new NotFound('enrollment');
       // A reopened enrollment is no longer submitted.
