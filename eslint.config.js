@@ -2,6 +2,20 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+// Enrollment status has one owner: src/modules/enrollments (enrollment-lifecycle.ts).
+const ONLY_ENROLLMENTS_WRITE_ENROLLMENTS = {
+  selector: "CallExpression[callee.property.name='updateTable'][arguments.0.value='enrollments']",
+  message: 'Only the enrollments module writes enrollments: use its functions (e.g. settleEnrollment in enrollment-lifecycle.ts).',
+};
+
+// Delivery state has one owner: src/modules/benefit-changes (benefit-change.repository.ts, on the table in
+// benefit-change-delivery.ts).
+const ONLY_BENEFIT_CHANGES_WRITE_BENEFIT_CHANGES = {
+  selector: "CallExpression[callee.property.name='updateTable'][arguments.0.value='benefit_changes']",
+  message:
+    'Only the benefit-changes module writes benefit_changes: use its transitions (transitionDelivery, transitionChangesOfEdiFile in benefit-change.repository.ts).',
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', '.bench/', '.lint/'] },
   js.configs.recommended,
@@ -33,20 +47,15 @@ export default tseslint.config(
       ],
     },
   },
+  // One owner per table of a state machine: other modules go through the owner's functions. The rules share
+  // no-restricted-syntax, so each scope lists every selector that applies to it (a later config replaces it).
   {
-    // Enrollment status has one owner: other modules go through src/modules/enrollments (enrollment-lifecycle.ts).
     files: ['src/**/*.ts'],
-    ignores: ['src/modules/enrollments/**', 'src/db/migrations/**'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "CallExpression[callee.property.name='updateTable'][arguments.0.value='enrollments']",
-          message: 'Only the enrollments module writes enrollments: use its functions (e.g. settleEnrollment in enrollment-lifecycle.ts).',
-        },
-      ],
-    },
+    ignores: ['src/modules/enrollments/**', 'src/modules/benefit-changes/**', 'src/db/migrations/**'],
+    rules: { 'no-restricted-syntax': ['error', ONLY_ENROLLMENTS_WRITE_ENROLLMENTS, ONLY_BENEFIT_CHANGES_WRITE_BENEFIT_CHANGES] },
   },
+  { files: ['src/modules/enrollments/**/*.ts'], rules: { 'no-restricted-syntax': ['error', ONLY_BENEFIT_CHANGES_WRITE_BENEFIT_CHANGES] } },
+  { files: ['src/modules/benefit-changes/**/*.ts'], rules: { 'no-restricted-syntax': ['error', ONLY_ENROLLMENTS_WRITE_ENROLLMENTS] } },
   {
     files: ['test/**/*.ts', 'bench/**'],
     rules: {

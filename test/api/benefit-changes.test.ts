@@ -4,8 +4,7 @@ import { jobHandlers } from '../../src/jobs/handlers.ts';
 import { PermanentJobError } from '../../src/jobs/job-queue.ts';
 import { JobWorker } from '../../src/jobs/job-worker.ts';
 import { diffCoverage, type CoverageItem } from '../../src/modules/benefit-changes/benefit-change-diff.ts';
-import { listChangesAwaitingFile } from '../../src/modules/benefit-changes/benefit-change.repository.ts';
-import { BenefitChangeService, SEND_BENEFIT_CHANGE_JOB, markDelivered } from '../../src/modules/benefit-changes/benefit-change.service.ts';
+import { BenefitChangeService, SEND_BENEFIT_CHANGE_JOB } from '../../src/modules/benefit-changes/benefit-change.service.ts';
 import type { CarrierAdapter, CarrierChange } from '../../src/modules/carrier-connections/carrier-adapter.ts';
 import { carrierJobHandlers } from '../../src/modules/carrier-connections/carrier-sync.job.ts';
 import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/sandbox-adapter.ts';
@@ -601,22 +600,6 @@ describe('edi connections', () => {
     expect(completed.body).toMatchObject({ delivery_state: 'completed', memo: 'Sent in the weekly 834' });
     expect(await enrollmentStatus(approved.enrollmentId)).toBe('synced');
   });
-
-  it('when the 834 feed lists the group and marks its changes delivered, then they complete and their enrollments roll up', async () => {
-    const approved = await approvedEnrollment([{ line: 'dental', kind: 'new', connection: 'edi' }]);
-    const [change] = await changesOf(approved.enrollmentId);
-    const row = await t.database.db.selectFrom('benefit_changes').select('group_id').where('id', '=', change.id).executeTakeFirstOrThrow();
-    expect((await listChangesAwaitingFile(t.database.db, t.providerId, row.group_id)).map((awaiting) => awaiting.id)).toEqual([change.id]);
-
-    await t.database.db.transaction().execute((trx) => markDelivered(trx, t.clock, buildEventLog({ clock: t.clock }), [change.id], 'Delivered in 834 file 42'));
-    expect((await changesOf(approved.enrollmentId))[0]).toMatchObject({
-      delivery_state: 'completed',
-      memo: 'Delivered in 834 file 42',
-      completed_at: t.clock.now().toISOString(),
-    });
-    expect(await enrollmentStatus(approved.enrollmentId)).toBe('synced');
-    expect(await listChangesAwaitingFile(t.database.db, t.providerId, row.group_id)).toEqual([]);
-  });
 });
 
 describe('moves between carrier groups and coverage dates, through approval', () => {
@@ -729,14 +712,11 @@ describe('moves between carrier groups and coverage dates, through approval', ()
     expect((await changesOf(moved.id, w.admin))[0].delivery_state).toBe('completed');
     expect(await enrollmentStatus(moved.id)).toBe('approved');
 
-    const { provider_id: providerId } = await t.database.db
-      .selectFrom('carrier_groups')
-      .select('provider_id')
-      .where('id', '=', b.group.id)
-      .executeTakeFirstOrThrow();
-    const awaiting = await listChangesAwaitingFile(t.database.db, providerId, b.group.id);
-    expect(awaiting.map((row) => [row.id, row.coverage_start, row.coverage_end])).toEqual([[added.id, '2026-06-01', '2026-12-31']]);
-    await t.database.db.transaction().execute((trx) => markDelivered(trx, t.clock, buildEventLog({ clock: t.clock }), [added.id], 'Delivered in 834 file 7'));
+    const awaiting = (await changesOf(moved.id, w.admin)).filter((change) => change.delivery_state === 'awaiting_file');
+    expect(awaiting.map((change) => [change.id, change.coverage_start, change.coverage_end])).toEqual([[added.id, '2026-06-01', '2026-12-31']]);
+    expect((await w.admin.patch(`/benefit_changes/${added.id}`, { completed_at: t.clock.now().toISOString(), memo: 'Sent in the weekly 834' })).status).toBe(
+      200,
+    );
     expect(await enrollmentStatus(moved.id)).toBe('synced');
   });
 

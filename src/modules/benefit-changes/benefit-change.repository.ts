@@ -6,6 +6,7 @@ import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { EnrollmentStatus } from '../enrollments/enrollment.table.ts';
 import type { ConnectionMethod } from '../groups/group.table.ts';
+import { DELIVERY_TRANSITIONS, type DeliveryAction } from './benefit-change-delivery.ts';
 import type { BenefitChangeRow, DeliveryState } from './benefit-change.table.ts';
 
 function benefitChanges(db: Executor, scope: Scope) {
@@ -60,61 +61,49 @@ export async function updateBenefitChange(
 }
 
 /**
- * Moves a change to `to` only if it is still in one of `from`: a conditional UPDATE, so that an outcome that
- * arrives twice (at-least-once jobs) or races a person's completion applies once. True when it applied.
+ * Applies delivery transition `action` (benefit-change-delivery.ts) to one change if it is still in one of its
+ * `from` states: a conditional UPDATE, so that an outcome that arrives twice (at-least-once jobs) or races a
+ * person's completion applies once. `fields` are written with it. True when it applied.
  */
 export async function transitionDelivery(
   trx: Transaction<Database>,
   id: string,
-  from: readonly DeliveryState[],
-  to: { delivery_state: DeliveryState; completed_at?: string | null; memo?: string | null },
+  action: DeliveryAction,
+  fields: { completed_at?: string | null; memo?: string | null } = {},
 ): Promise<boolean> {
+  const { from, to } = DELIVERY_TRANSITIONS[action];
   const result = await trx
     .updateTable('benefit_changes')
-    .set(to)
+    .set({ ...fields, delivery_state: to })
     .where('id', '=', id)
     .where('delivery_state', 'in', [...from])
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
+/**
+ * Applies delivery transition `action` to every change an 834 file carried that is still in one of its `from`
+ * states, in one conditional UPDATE; returns the changes it moved.
+ */
+export function transitionChangesOfEdiFile(
+  trx: Transaction<Database>,
+  fileId: string,
+  action: 'deliver_file' | 'file_accept' | 'file_reject',
+  fields: { completed_at?: string | null; memo?: string | null } = {},
+): Promise<BenefitChangeRow[]> {
+  const { from, to } = DELIVERY_TRANSITIONS[action];
+  return trx
+    .updateTable('benefit_changes')
+    .set({ ...fields, delivery_state: to })
+    .where('delivery_state', 'in', [...from])
+    .where('id', 'in', (eb) => eb.selectFrom('edi_file_changes').select('benefit_change_id').where('edi_file_id', '=', fileId))
+    .returningAll()
+    .execute();
+}
+
 export async function listDeliveryStatesOfEnrollment(db: Executor, enrollmentId: string): Promise<DeliveryState[]> {
   const rows = await db.selectFrom('benefit_changes').select('delivery_state').where('enrollment_id', '=', enrollmentId).execute();
   return rows.map((row) => row.delivery_state);
-}
-
-/**
- * The seam of the 834 feed: the group's approved changes still waiting for a file, oldest first and in
- * enrollment order. The generator writes them into a file, then calls markDelivered (benefit-change.service).
- */
-export function listChangesAwaitingFile(db: Executor, providerId: string, groupId: string): Promise<BenefitChangeRow[]> {
-  return db
-    .selectFrom('benefit_changes')
-    .selectAll()
-    .where('provider_id', '=', providerId)
-    .where('group_id', '=', groupId)
-    .where('connection_method', '=', 'edi')
-    .where('delivery_state', '=', 'awaiting_file')
-    .orderBy('created_at')
-    .orderBy('enrollment_id')
-    .orderBy('position')
-    .execute();
-}
-
-/** Completes the changes among `ids` still awaiting a file; returns those it completed. */
-export async function completeChangesAwaitingFile(
-  trx: Transaction<Database>,
-  ids: readonly string[],
-  completion: { completed_at: string; memo: string },
-): Promise<BenefitChangeRow[]> {
-  if (ids.length === 0) return [];
-  return trx
-    .updateTable('benefit_changes')
-    .set({ delivery_state: 'completed', ...completion })
-    .where('id', 'in', [...ids])
-    .where('delivery_state', '=', 'awaiting_file')
-    .returningAll()
-    .execute();
 }
 
 export interface ChangeForDelivery {

@@ -11,6 +11,7 @@ import { lockEnrollmentStatus, settleEnrollment } from '../enrollments/enrollmen
 import { ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS } from '../enrollments/enrollment-status.ts';
 import type { ConnectionMethod } from '../groups/group.table.ts';
 import type { LineChange } from './benefit-change-diff.ts';
+import { assertDeliveryTransition } from './benefit-change-delivery.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog, NewEvent } from '../events/event-log.ts';
 import type { EventAction } from '../events/event-types.ts';
@@ -178,7 +179,10 @@ export class BenefitChangeService {
       if (enrollment?.status !== 'approved') {
         throw new InvalidState(`The enrollment is ${enrollment?.status ?? 'gone'}: a completed change can be reopened only while its enrollment is approved.`);
       }
-      return { completed_at: null, delivery_state: openDeliveryState(current.connection_method) };
+      return {
+        completed_at: null,
+        delivery_state: assertDeliveryTransition(current.connection_method === 'edi' ? 'reopen_file' : 'reopen_manual', current.delivery_state),
+      };
     }
     const instant = parseTimestamp(completedAt);
     if (!instant) throw validationFailed(['completed_at'], TIMESTAMP_INPUT_MESSAGE);
@@ -186,7 +190,7 @@ export class BenefitChangeService {
     if (instant < new Date(current.created_at)) {
       throw validationFailed(['completed_at'], `Cannot be before the benefit change was recorded (${current.created_at}).`);
     }
-    return { completed_at: toTimestamp(instant), delivery_state: 'completed' };
+    return { completed_at: toTimestamp(instant), delivery_state: assertDeliveryTransition('complete_by_hand', current.delivery_state) };
   }
 }
 
@@ -236,21 +240,4 @@ function settlingAction(states: readonly DeliveryState[]): 'complete' | 'reject'
   if (states.includes('rejected')) return 'reject';
   if (states.every((state) => state === 'completed')) return 'complete';
   return undefined;
-}
-
-/**
- * The other half of the 834 seam (see repository.listChangesAwaitingFile): once a file carrying `ids` went
- * to the carrier, those still awaiting a file are completed with `memo` and their enrollments rolled up.
- */
-export async function markDelivered(trx: Transaction<Database>, clock: Clock, events: EventLog, ids: readonly string[], memo: string): Promise<void> {
-  const completed = await repository.completeChangesAwaitingFile(trx, ids, { completed_at: clock.now().toISOString(), memo });
-  const byEnrollment = Map.groupBy(completed, (row) => row.enrollment_id);
-  for (const enrollmentId of [...byEnrollment.keys()].sort()) {
-    await rollUpEnrollment(
-      trx,
-      events,
-      enrollmentId,
-      byEnrollment.get(enrollmentId)!.map((row) => eventOf('benefit_change', 'completed', row)),
-    );
-  }
 }

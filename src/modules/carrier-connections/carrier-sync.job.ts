@@ -5,6 +5,7 @@ import type { JobHandler } from '../../jobs/job-worker.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { parseMetadata } from '../../shared/metadata.ts';
 import { findChangeForDelivery, transitionDelivery, type ChangeForDelivery } from '../benefit-changes/benefit-change.repository.ts';
+import { DELIVERY_TRANSITIONS } from '../benefit-changes/benefit-change-delivery.ts';
 import { MEMO_MAX_LENGTH } from '../benefit-changes/benefit-change.schemas.ts';
 import { SEND_BENEFIT_CHANGE_JOB, rollUpEnrollment } from '../benefit-changes/benefit-change.service.ts';
 import type { ChangeKind } from '../benefit-changes/benefit-change.table.ts';
@@ -42,21 +43,19 @@ async function sendBenefitChange({ db, clock, events, adapter }: CarrierJobDepen
   }
 
   await db.transaction().execute(async (trx) => {
-    const sent = { delivery_state: 'sent' } as const;
-    if (await transitionDelivery(trx, id, ['queued'], sent)) await events.record(trx, eventOf('benefit_change', 'sent', { ...change, ...sent }));
+    const sent = { delivery_state: DELIVERY_TRANSITIONS.send.to };
+    if (await transitionDelivery(trx, id, 'send')) await events.record(trx, eventOf('benefit_change', 'sent', { ...change, ...sent }));
   });
   const outcome = await adapter.send(toCarrierChange(found));
 
   await db.transaction().execute(async (trx) => {
-    const settled = outcome.accepted
-      ? {
-          delivery_state: 'completed' as const,
-          completed_at: clock.now().toISOString(),
-          memo: `Accepted by carrier: ${outcome.reference}`.slice(0, MEMO_MAX_LENGTH),
-        }
-      : { delivery_state: 'rejected' as const, memo: outcome.reason.slice(0, MEMO_MAX_LENGTH) };
-    const applied = await transitionDelivery(trx, id, ['queued', 'sent'], settled);
-    if (applied) await rollUpEnrollment(trx, events, change.enrollment_id, [eventOf('benefit_change', settled.delivery_state, { ...change, ...settled })]);
+    const [action, fields] = outcome.accepted
+      ? (['carrier_accept', { completed_at: clock.now().toISOString(), memo: `Accepted by carrier: ${outcome.reference}`.slice(0, MEMO_MAX_LENGTH) }] as const)
+      : (['carrier_reject', { memo: outcome.reason.slice(0, MEMO_MAX_LENGTH) }] as const);
+    const settled = { ...fields, delivery_state: DELIVERY_TRANSITIONS[action].to };
+    if (await transitionDelivery(trx, id, action, fields)) {
+      await rollUpEnrollment(trx, events, change.enrollment_id, [eventOf('benefit_change', settled.delivery_state, { ...change, ...settled })]);
+    }
   });
 }
 

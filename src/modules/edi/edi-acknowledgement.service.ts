@@ -6,6 +6,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { InvalidState, NotFound, validationFailed } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { transitionChangesOfEdiFile } from '../benefit-changes/benefit-change.repository.ts';
 import { rollUpEnrollment } from '../benefit-changes/benefit-change.service.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
@@ -303,11 +304,7 @@ export class EdiAcknowledgements {
     await fileRepository.updateFile(trx, updated);
     const rejected = verdict.result === 'rejected';
     const memo = `${rejected ? 'Rejected' : 'Accepted'} by the carrier's ${verdict.kind} for file ${file.id} (ISA13 ${file.interchange_control_number}): ${verdict.codes.join(' ')}`;
-    const settled = await fileRepository.settleFileChanges(trx, file.id, {
-      delivery_state: rejected ? 'rejected' : 'completed',
-      completed_at: rejected ? null : now,
-      memo,
-    });
+    const settled = await transitionChangesOfEdiFile(trx, file.id, rejected ? 'file_reject' : 'file_accept', { completed_at: rejected ? null : now, memo });
     const byEnrollment = Map.groupBy(settled, (change) => change.enrollment_id);
     for (const enrollmentId of [...byEnrollment.keys()].sort()) {
       await rollUpEnrollment(

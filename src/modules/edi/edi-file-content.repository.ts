@@ -13,7 +13,7 @@ import type { LineOfCoverage } from '../plans/plan.table.ts';
 
 /**
  * The group's benefit changes still waiting for a file that no file carries yet, oldest first and in
- * enrollment order (the seam of benefit-change.repository's listChangesAwaitingFile, less those claimed).
+ * enrollment order. Moving them on is benefit-change.repository's (transitionChangesOfEdiFile).
  */
 export function listUnsentChanges(db: Executor, providerId: string, groupId: string, limit: number): Promise<BenefitChangeRow[]> {
   return db

@@ -2,6 +2,7 @@ import type { Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { truncate } from '../../shared/text.ts';
+import { transitionChangesOfEdiFile } from '../benefit-changes/benefit-change.repository.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { EventLog } from '../events/event-log.ts';
 import * as fileRepository from './edi-file.repository.ts';
@@ -36,7 +37,7 @@ export async function recordDelivered(
     remote_path: remotePath ?? file.remote_path,
   };
   await fileRepository.updateFile(trx, updated);
-  const sent = await fileRepository.markChangesSent(trx, file.id);
+  const sent = await transitionChangesOfEdiFile(trx, file.id, 'deliver_file');
   await events.recordMany(trx, [...sent.map((change) => eventOf('benefit_change', 'sent', change)), eventOf('edi_file', 'delivered', updated)]);
   return updated;
 }

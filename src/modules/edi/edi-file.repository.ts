@@ -7,7 +7,6 @@ import { forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { insertRows } from '../../db/bulk-insert.ts';
 import { batches } from '../../shared/batches.ts';
-import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.ts';
 import type { EdiFileKind, EdiFileRow, EdiFileStatus } from './edi.table.ts';
 
 /** Whether a delivery job for the file is queued or running (a second /deliver must not upload it twice at once). */
@@ -192,30 +191,4 @@ export async function listChangeIdsOfFiles(db: Executor, fileIds: readonly strin
     .execute();
   for (const row of rows) found.set(row.edi_file_id, [...(found.get(row.edi_file_id) ?? []), row.benefit_change_id]);
   return found;
-}
-
-/** The file's benefit changes still waiting for a file: now with the carrier (`sent`). Returns those it moved. */
-export function markChangesSent(trx: Transaction<Database>, fileId: string): Promise<BenefitChangeRow[]> {
-  return trx
-    .updateTable('benefit_changes')
-    .set({ delivery_state: 'sent' })
-    .where('delivery_state', '=', 'awaiting_file')
-    .where('id', 'in', (eb) => eb.selectFrom('edi_file_changes').select('benefit_change_id').where('edi_file_id', '=', fileId))
-    .returningAll()
-    .execute();
-}
-
-/** Settles the file's benefit changes still with the carrier (or waiting for the file): completed or rejected. */
-export function settleFileChanges(
-  trx: Transaction<Database>,
-  fileId: string,
-  settlement: { delivery_state: 'completed' | 'rejected'; completed_at: string | null; memo: string },
-): Promise<BenefitChangeRow[]> {
-  return trx
-    .updateTable('benefit_changes')
-    .set(settlement)
-    .where('delivery_state', 'in', ['awaiting_file', 'sent'])
-    .where('id', 'in', (eb) => eb.selectFrom('edi_file_changes').select('benefit_change_id').where('edi_file_id', '=', fileId))
-    .returningAll()
-    .execute();
 }
