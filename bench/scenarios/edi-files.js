@@ -22,6 +22,16 @@ export const description = 'X12 834 at 50,000 members: a change file of 5,000 ch
 const DEFAULT_MEMBERS = 50_000;
 const DEFAULT_CHANGES = 5_000;
 const AS_OF = '2026-06-01';
+/** The bench's trading partner (download delivery): our ids (ISA06, GS02 in the 834) and the carrier's. */
+export const EDI_PROFILE = {
+  interchange_sender: { qualifier: 'ZZ', id: 'BENCHSENDER' },
+  interchange_receiver: { qualifier: 'ZZ', id: 'BENCHCARRIER' },
+  application_sender_code: 'BENCHSENDER',
+  application_receiver_code: 'BENCHCARRIER',
+  sponsor: { name: 'Scale Employer Inc', tax_id: '123456789' },
+  payer: { name: 'Scale Health', id: '987654321' },
+  delivery: { method: 'download' },
+};
 
 export async function run({ service, kinds, log, env = process.env }) {
   const members = wholeNumberFrom(env, 'BENCH_EDI_MEMBERS', DEFAULT_MEMBERS, 10);
@@ -53,15 +63,7 @@ async function runOn(kind, { service, members, changes, log }) {
     const timings = {};
     try {
       timings.server_memory_at_start = memoryOf(server.pid);
-      await request(`${server.url}/groups/${seeded.group}/edi_profile`, 'PUT', headers, {
-        interchange_sender: { qualifier: 'ZZ', id: 'BENCHSENDER' },
-        interchange_receiver: { qualifier: 'ZZ', id: 'BENCHCARRIER' },
-        application_sender_code: 'BENCHSENDER',
-        application_receiver_code: 'BENCHCARRIER',
-        sponsor: { name: 'Scale Employer Inc', tax_id: '123456789' },
-        payer: { name: 'Scale Health', id: '987654321' },
-        delivery: { method: 'download' },
-      });
+      await request(`${server.url}/groups/${seeded.group}/edi_profile`, 'PUT', headers, EDI_PROFILE);
 
       const full = await timed(() => request(`${server.url}/edi_files`, 'POST', headers, { group: seeded.group, kind: 'full', as_of: AS_OF }));
       if (full.value.member_count !== members) throw new Error(`the full file lists ${full.value.member_count} members, expected ${members}`);

@@ -34,7 +34,7 @@ import { measureAlternating } from '../lib/load.js';
 import { PROJECT_ROOT, cpuSecondsOf, memoryOf, round, superviseChild } from '../lib/processes.js';
 import { importDist } from '../lib/service.js';
 import { insertRows, secondsSince, seedEmployerGroup } from '../lib/seed.js';
-import { seed as seedEdiGroup } from './edi-files.js';
+import { EDI_PROFILE, seed as seedEdiGroup } from './edi-files.js';
 
 export const name = 'hostile-clients';
 export const key = 'hostile_clients';
@@ -64,16 +64,6 @@ const PHASES = ['load', 'bodies'];
 /** Edi groups with a delivered change file each, for the acknowledgement spoofer; members (with a change) per group. */
 const SPOOFED_FILES = 3;
 const SPOOFED_FILE_MEMBERS = 2;
-/** The trading partner of those files: our ids (ISA06, GS02 in the 834) and the carrier's. */
-const EDI_PROFILE = {
-  interchange_sender: { qualifier: 'ZZ', id: 'BENCHSENDER' },
-  interchange_receiver: { qualifier: 'ZZ', id: 'BENCHCARRIER' },
-  application_sender_code: 'BENCHSENDER',
-  application_receiver_code: 'BENCHCARRIER',
-  sponsor: { name: 'Scale Employer Inc', tax_id: '123456789' },
-  payer: { name: 'Scale Health', id: '987654321' },
-  delivery: { method: 'download' },
-};
 
 const TARGETS = {
   load: {
