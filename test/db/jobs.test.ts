@@ -91,6 +91,15 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
     return new Date(Date.parse(NOW) + offsetMs).toISOString();
   }
 
+  /** The job as a worker that died during its attempt number `attempts` leaves it: running, its lock expired. */
+  async function leftRunningByADeadWorker(id: string, attempts: number): Promise<void> {
+    await database.db
+      .updateTable('jobs')
+      .set({ state: 'running', attempts, locked_by: 'a-process-that-died', locked_until: at(-1) })
+      .where('id', '=', id)
+      .execute();
+  }
+
   describe('enqueueing', () => {
     it('when the transaction that enqueued a job rolls back, then there is no job', async () => {
       const failed = database.db.transaction().execute(async (trx) => {
@@ -454,11 +463,7 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
 
     it('when a job is running under a worker whose lock has expired, then another worker takes it over', async () => {
       const id = await enqueue();
-      await database.db
-        .updateTable('jobs')
-        .set({ state: 'running', attempts: 1, locked_by: 'a-process-that-died', locked_until: at(-1) })
-        .where('id', '=', id)
-        .execute();
+      await leftRunningByADeadWorker(id, 1);
       const calls: Call[] = [];
       const worker = makeWorker({ [KIND]: recording(calls) }, { workerId: 'survivor' });
 
@@ -471,11 +476,7 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
 
     it('when a dead worker had the last attempt, then the job fails instead of running again', async () => {
       const id = await enqueue({ maxAttempts: 2 });
-      await database.db
-        .updateTable('jobs')
-        .set({ state: 'running', attempts: 2, locked_by: 'a-process-that-died', locked_until: at(-1) })
-        .where('id', '=', id)
-        .execute();
+      await leftRunningByADeadWorker(id, 2);
       const calls: Call[] = [];
       const worker = makeWorker({ [KIND]: recording(calls) });
 
@@ -493,11 +494,7 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
 
     it("when a dead worker had the last attempt, then the job's kind records it in a transaction of its own, after the job is failed", async () => {
       const id = await enqueue({ maxAttempts: 2 });
-      await database.db
-        .updateTable('jobs')
-        .set({ state: 'running', attempts: 2, locked_by: 'a-process-that-died', locked_until: at(-1) })
-        .where('id', '=', id)
-        .execute();
+      await leftRunningByADeadWorker(id, 2);
       const calls: Call[] = [];
       const seen: { id: string; payload: unknown; stateInItsTransaction: string }[] = [];
       const handler: JobHandler = recording(calls);
@@ -516,11 +513,7 @@ describe(`durable jobs on ${testDatabaseKind()}`, () => {
 
     it('when recording an abandoned job throws, then it is logged, the job stays failed and the worker runs the other due jobs', async () => {
       const abandonedId = await enqueue({ maxAttempts: 1 });
-      await database.db
-        .updateTable('jobs')
-        .set({ state: 'running', attempts: 1, locked_by: 'a-process-that-died', locked_until: at(-1) })
-        .where('id', '=', abandonedId)
-        .execute();
+      await leftRunningByADeadWorker(abandonedId, 1);
       const dueId = await enqueue();
       const calls: Call[] = [];
       const handler: JobHandler = recording(calls);
