@@ -194,24 +194,11 @@ describe("a dependent's whole SSN", () => {
       .executeTakeFirstOrThrow();
     expect(after).toEqual({ ssn_encrypted: null, ssn_last_four: '5555' });
   });
-
-  it('when ssn is not 9 digits, then 400 naming ssn', async () => {
-    const member = await createMember(t.admin);
-    const response = await t.admin.post('/dependents', {
-      member: member.id,
-      first_name: 'A',
-      last_name: 'B',
-      member_relationship: 'child',
-      dob: '2015-01-01',
-      ssn: '12345',
-    });
-    expect(response.status).toBe(400);
-    expect(errorFields(response)).toEqual(['ssn']);
-  });
 });
 
 describe("a dependent's SSN follows the SSA's rules (shared/ssn.ts)", () => {
   it.each([
+    ['12345', 400],
     ['000451234', 400],
     ['666451234', 400],
     ['900451234', 400],
