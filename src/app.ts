@@ -67,6 +67,7 @@ import type { WebhookSender } from './modules/webhooks/webhook-sender.ts';
 import { registerEventRoutes } from './modules/events/event.routes.ts';
 import { EventService } from './modules/events/event.service.ts';
 import { jobHandlers } from './jobs/handlers.ts';
+import { jobsEnqueuedSoFar, type Wakeable } from './jobs/job-wake.ts';
 import type { JobHandler } from './jobs/job-worker.ts';
 import type { CarrierAdapter } from './modules/carrier-connections/carrier-adapter.ts';
 import { carrierJobHandlers } from './modules/carrier-connections/carrier-sync.job.ts';
@@ -207,9 +208,7 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   });
   const encrypter = new Encrypter(encryptionKey);
   registerIdempotency(app, db, clock, encrypter);
-  // Counts the transactions whose events made webhook deliveries: a write request that made some wakes the worker.
-  const deliveries = { enqueued: 0 };
-  wakeJobsAfterWrites(app, jobs, deliveries);
+  wakeJobsAfterWrites(app, jobs);
 
   app.get('/healthz', { config: { public: true, rateLimit: false }, schema: { hide: true } }, async (_request, reply) => {
     try {
@@ -222,7 +221,7 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
 
   const pages = new Paginator(await loadSecret(db, 'cursor_secret'), config.publicBaseUrl);
   // Every change below records its events here, in its own transaction.
-  const events = buildEventLog({ clock, onDeliveriesEnqueued: () => void (deliveries.enqueued += 1) });
+  const events = buildEventLog({ clock });
   registerApiKeyRoutes(app, { apiKeys, pages });
   registerEmployerRoutes(app, { employers: new EmployerService(db, clock, events), pages });
   registerCarrierRoutes(app, { carriers: new CarrierService(db, clock, events), pages });
@@ -307,21 +306,22 @@ export function buildJobHandlers(
 }
 
 /**
- * Wakes the job worker once a write request that made webhook deliveries has answered (its transaction
- * committed), so that they go out at once instead of at the next poll. Only such requests wake it: a claim per
- * write would cost the busiest write paths a transaction each for nothing.
+ * The HTTP side of the one wake policy (jobs/job-wake.ts): a write request that enqueued jobs (its own, or
+ * webhook deliveries of its events) wakes the worker once it has answered, its transaction committed, so that
+ * they run at once instead of at the next poll. Only such requests wake it: a claim per write would cost the
+ * busiest write paths a transaction each for nothing.
  */
-function wakeJobsAfterWrites(app: FastifyInstance, jobs: { wake(): void } | undefined, deliveries: { enqueued: number }): void {
+function wakeJobsAfterWrites(app: FastifyInstance, jobs: Wakeable | undefined): void {
   if (!jobs) return;
-  // Compared with the count when the request began: deliveries made by this request, or by one that answered
+  // Compared with the count when the request began: jobs enqueued by this request, or by one that answered
   // meanwhile, wake the worker after this answer (so one committed after another's wake is not left waiting).
   const atStart = new WeakMap<object, number>();
   app.addHook('onRequest', async (request) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') atStart.set(request, deliveries.enqueued);
+    if (request.method !== 'GET' && request.method !== 'HEAD') atStart.set(request, jobsEnqueuedSoFar());
   });
   app.addHook('onResponse', async (request) => {
     const before = atStart.get(request);
-    if (before !== undefined && deliveries.enqueued > before) jobs.wake();
+    if (before !== undefined && jobsEnqueuedSoFar() > before) jobs.wake();
   });
 }
 

@@ -36,9 +36,9 @@ export function buildDailySweep(deps: BackgroundDependencies, options?: SweepOpt
  * The event log every service of one composition records into, with webhook delivery subscribed to it (the
  * app, the job handlers and the daily sweep each build one; they share the database, not the instance).
  */
-export function buildEventLog({ clock, onDeliveriesEnqueued }: { clock: Clock; onDeliveriesEnqueued?: () => void }): EventLog {
+export function buildEventLog({ clock }: { clock: Clock }): EventLog {
   const events = new EventLog(clock);
-  events.subscribe(webhookFanOut(clock, onDeliveriesEnqueued));
+  events.subscribe(webhookFanOut(clock));
   return events;
 }
 

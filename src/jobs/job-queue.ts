@@ -4,6 +4,7 @@ import { batches } from '../shared/batches.ts';
 import { newId } from '../shared/ids.ts';
 import { truncate } from '../shared/text.ts';
 import { insertJobs } from './job.repository.ts';
+import { noteJobsEnqueued } from './job-wake.ts';
 
 export const DEFAULT_MAX_ATTEMPTS = 12;
 const FIRST_RETRY_DELAY_MS = 5_000;
@@ -29,7 +30,8 @@ export interface NewJob {
 
 /**
  * Records a job to run after the transaction commits. Pass the transaction of the change that causes the job,
- * so that both are kept or neither is; then wake the worker once it has committed.
+ * so that both are kept or neither is (or give it to `ChangeCommit.commit` with the change's other effects).
+ * The worker is woken after the commit by the one policy of `job-wake.ts`, never by the caller.
  */
 export async function enqueueJob(trx: Executor, clock: Clock, job: NewJob): Promise<string> {
   const [id] = await enqueueJobs(trx, clock, [job]);
@@ -64,6 +66,7 @@ export async function enqueueJobs(trx: Executor, clock: Clock, jobs: readonly Ne
     };
   });
   for (const batch of batches(rows, INSERT_BATCH)) await insertJobs(trx, batch);
+  noteJobsEnqueued(rows.length);
   return rows.map((row) => row.id);
 }
 

@@ -1,3 +1,4 @@
+import { wakingAfter } from './job-wake.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
@@ -227,7 +228,8 @@ export class JobWorker {
   async #claimAndStart(limit: number): Promise<number> {
     const { claimed, abandoned } = await this.#claim(limit);
     for (const job of claimed) {
-      const running: Promise<void> = this.#run(job).finally(() => {
+      // The worker's side of the wake policy (job-wake.ts): a job that enqueued others asks for a pass at once.
+      const running: Promise<void> = wakingAfter(this, () => this.#run(job)).finally(() => {
         this.#inFlight.delete(running);
         this.#finished += 1;
         this.#signalChange();

@@ -39,9 +39,10 @@ export function toNotificationResponse(row: NotificationRow): NotificationRespon
 }
 
 /**
- * Records notifications, each with its `notification.created` event. Other modules call `record` with their
- * own transaction, so a notification and its event exist if and only if the change that caused them
- * committed (STYLE habit 6).
+ * Writes notifications and gives back their `notification.created` events. Services hand notifications to
+ * `ChangeCommit.commit` with the rest of their change (change-commit/change-commit.ts), which calls this in
+ * the change's transaction and records the events with the change's own, so a notification and its event
+ * exist if and only if the change that caused them committed (STYLE habit 6).
  */
 export class Notifier {
   readonly #clock: Clock;
@@ -51,32 +52,31 @@ export class Notifier {
     this.#events = events;
   }
 
-  /**
-   * Returns false when the occurrence was already recorded (and then records no notification event).
-   * `withEvents` are the caller's own events of the change, recorded first in the same statement as the
-   * notification's: a change that ends with a notification records all its events at once.
-   */
+  /** @deprecated Until every service commits through ChangeCommit: writes the notification and records its event after `withEvents`. */
   async record(trx: Executor, notification: NewNotification, withEvents: readonly NewEvent[] = []): Promise<boolean> {
-    const row = this.#toRow(notification, this.#clock.now().toISOString());
-    const inserted = await repository.insertNotification(trx, row);
-    await this.#events.recordMany(trx, inserted ? [...withEvents, eventOf('notification', 'created', row)] : withEvents);
-    return inserted;
+    const events = await this.insert(trx, [notification]);
+    await this.#events.recordMany(trx, [...withEvents, ...events]);
+    return events.length > 0;
+  }
+
+  /** @deprecated Until every service commits through ChangeCommit. */
+  async recordMany(trx: Executor, notifications: readonly NewNotification[]): Promise<number> {
+    const events = await this.insert(trx, notifications);
+    await this.#events.recordMany(trx, events);
+    return events.length;
   }
 
   /**
-   * Records many at once (in batches); occurrences already recorded are skipped, and only the new ones get an
-   * event. Returns how many were new.
+   * Writes `notifications` (one instant for all: the sweep writes thousands at once, in batches); occurrences
+   * already recorded (`occurrenceKey`) are skipped. Returns the events of the new ones, to be recorded.
    */
-  async recordMany(trx: Executor, notifications: readonly NewNotification[]): Promise<number> {
-    // One instant for the batch, as its events have (EventLog.recordMany): the sweep records thousands at once.
+  async insert(trx: Executor, notifications: readonly NewNotification[]): Promise<NewEvent[]> {
+    if (notifications.length === 0) return [];
     const createdAt = this.#clock.now().toISOString();
     const rows = notifications.map((notification) => this.#toRow(notification, createdAt));
+    if (rows.length === 1) return (await repository.insertNotification(trx, rows[0]!)) ? [eventOf('notification', 'created', rows[0]!)] : [];
     const inserted = await repository.insertNotifications(trx, rows);
-    await this.#events.recordMany(
-      trx,
-      rows.filter((row) => inserted.has(row.id)).map((row) => eventOf('notification', 'created', row)),
-    );
-    return inserted.size;
+    return rows.filter((row) => inserted.has(row.id)).map((row) => eventOf('notification', 'created', row));
   }
 
   #toRow(notification: NewNotification, createdAt: string): NotificationRow {

@@ -35,9 +35,9 @@ export function acceptsEvent(enabledEvents: readonly string[], event: Pick<Event
  * The event log's subscriber for webhooks: inside the transaction of the change, one delivery per event and
  * enabled endpoint that takes it, each with its durable job, so a delivery exists exactly when its event does
  * (STYLE habit 6). Costs one indexed query per batch of events when the provider has no endpoints.
- * `onEnqueued` hears of each batch that made deliveries (the app wakes the job worker after such requests).
+ * Its jobs wake the worker after the commit like any other (jobs/job-wake.ts).
  */
-export function webhookFanOut(clock: Clock, onEnqueued?: () => void): EventSubscriber {
+export function webhookFanOut(clock: Clock): EventSubscriber {
   return async (trx, events) => {
     const deliveries: Insertable<WebhookDeliveryTable>[] = [];
     for (const [providerId, ofProvider] of Map.groupBy(events, (event) => event.provider_id)) {
@@ -78,6 +78,5 @@ export function webhookFanOut(clock: Clock, onEnqueued?: () => void): EventSubsc
       maxAttempts: DELIVERY_JOB_MAX_ATTEMPTS,
     }));
     await enqueueJobs(trx, clock, jobs);
-    onEnqueued?.();
   };
 }
