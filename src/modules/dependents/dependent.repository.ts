@@ -16,6 +16,12 @@ export function lockDependentById(trx: Transaction<Database>, scope: Scope, id: 
   return forUpdate(trx, dependents(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 
+/** Dependents of the provider by id (no order; whose member they are is the caller's to check). */
+export function findDependentsByIds(db: Executor, providerId: string, ids: readonly string[]): Promise<DependentRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('dependents').selectAll().where('provider_id', '=', providerId).where('id', 'in', ids).execute();
+}
+
 export function listDependents(db: Executor, scope: Scope, filter: { memberId?: string | undefined }, page: PageRequest): Promise<Page<DependentRow>> {
   let query = dependents(db, scope);
   if (filter.memberId !== undefined) query = query.where('member_id', '=', filter.memberId);

@@ -83,6 +83,38 @@ export async function findWindowPlanIds(db: Executor, windowIds: readonly string
   return byWindow;
 }
 
+/** A window as an enrollment in it sees it: its renewal date and the plans it offers, in their positions. */
+export interface WindowOfEnrollment {
+  id: string;
+  renewalDate: string | null;
+  planIds: string[];
+}
+
+async function withPlanIds(db: Executor, window: { id: string; renewal_date: string | null } | undefined): Promise<WindowOfEnrollment | undefined> {
+  if (!window) return undefined;
+  const plans = await db.selectFrom('open_enrollment_window_plans').select('plan_id').where('window_id', '=', window.id).orderBy('position').execute();
+  return { id: window.id, renewalDate: window.renewal_date, planIds: plans.map((row) => row.plan_id) };
+}
+
+/** The employer's active open enrollment window whose dates contain `date` (active windows never overlap). */
+export async function findOpenWindowOn(db: Executor, providerId: string, employerId: string, date: string): Promise<WindowOfEnrollment | undefined> {
+  const window = await db
+    .selectFrom('open_enrollment_windows')
+    .select(['id', 'renewal_date'])
+    .where('provider_id', '=', providerId)
+    .where('employer_id', '=', employerId)
+    .where('status', '=', 'active')
+    .where('start_date', '<=', date)
+    .where('end_date', '>=', date)
+    .executeTakeFirst();
+  return withPlanIds(db, window);
+}
+
+/** The window an enrollment names (any status; no tenant scope: the enrollment's own reference). */
+export async function findWindowOfEnrollmentById(db: Executor, id: string): Promise<WindowOfEnrollment | undefined> {
+  return withPlanIds(db, await db.selectFrom('open_enrollment_windows').select(['id', 'renewal_date']).where('id', '=', id).executeTakeFirst());
+}
+
 /** Plans among `ids` of the employer, with the dates they are offered. */
 export function findEmployerPlans(db: Executor, providerId: string, employerId: string, ids: readonly string[]) {
   if (ids.length === 0) return Promise.resolve([]);
