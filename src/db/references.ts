@@ -43,8 +43,8 @@ export async function assertReferencesVisible(db: Executor, scope: Scope, refere
 }
 
 /*
- * References a member's own records make (an enrollment's documents and beneficiaries):
- * besides being the caller's to see, they must be the member's or their employer's. The caller turns what is
+ * References a member's own records make (an enrollment's documents and beneficiaries, an ID card's document),
+ * checked against the member rather than the caller's key: what the member may cite. The caller turns what is
  * missing into its ValidationFailed, field by field.
  */
 
@@ -62,6 +62,19 @@ export async function findDocumentIdsVisibleToEmployer(db: Executor, providerId:
     .where('id', 'in', ids)
     .execute();
   return new Set(rows.map((row) => row.id));
+}
+
+/** Whether the document is one of the member's or their employer's: an ID card must not point at anyone else's. */
+export async function isDocumentOfMember(db: Executor, providerId: string, member: { id: string; employer_id: string }, documentId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('documents')
+    .select('id')
+    .where('provider_id', '=', providerId)
+    .where('id', '=', documentId)
+    .where('employer_id', '=', member.employer_id)
+    .where((eb) => eb.or([eb('member_id', 'is', null), eb('member_id', '=', member.id)]))
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Beneficiaries of the provider among `ids`, with the member each belongs to: a designation names only its member's. */

@@ -39,19 +39,6 @@ export function lockMember(trx: Transaction<Database>, scope: Scope, memberId: s
   return forUpdate(trx, member).executeTakeFirst();
 }
 
-/** The document, if it is one of the member's or their employer's: a card must not point at anyone else's. */
-export async function isDocumentOfMember(db: Executor, providerId: string, member: { id: string; employer_id: string }, documentId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('documents')
-    .select('id')
-    .where('provider_id', '=', providerId)
-    .where('id', '=', documentId)
-    .where('employer_id', '=', member.employer_id)
-    .where((eb) => eb.or([eb('member_id', 'is', null), eb('member_id', '=', member.id)]))
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /** Enrolled plans among `ids` that belong to the member's enrollments. */
 export async function findEnrolledPlanIdsOfMember(db: Executor, providerId: string, memberId: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Executor, Transaction } from '../../db/database.ts';
 import type { Page, PageRequest } from '../../db/keyset.ts';
-import { isVisibleReference } from '../../db/references.ts';
+import { isDocumentOfMember, isVisibleReference } from '../../db/references.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
@@ -121,7 +121,7 @@ export class MemberIdCardService {
     if (input.document) {
       if (!(await isVisibleReference(trx, scope, 'document', input.document))) {
         errors.push(inputError(['document'], 'No such document.'));
-      } else if (member && !(await repository.isDocumentOfMember(trx, scope.providerId, member, input.document))) {
+      } else if (member && !(await isDocumentOfMember(trx, scope.providerId, member, input.document))) {
         errors.push(inputError(['document'], "Must be a document of this member or of the member's employer."));
       }
     }
