@@ -17,6 +17,7 @@ import type { CreateEnrollmentBody, EnrollmentResponse, PrimaryCareProvider } fr
 import type { NewNotification, Notifier } from '../notifications/notification.service.ts';
 import { REMINDER_DAYS_BEFORE_END, reminderDaysBefore } from '../daily-sweep/sweep-rules.ts';
 import { claimOccurrence } from '../daily-sweep/sweep.repository.ts';
+import { findCoveredLinesOn, findWindowCoverageChanges } from '../coverage/window-coverage.repository.ts';
 import { findDesignationsOf } from '../enrollments/enrollment.repository.ts';
 import { findMemberSubclassIds } from '../members/member.repository.ts';
 import { findPlanConfigurationsForPlans } from '../plan-configurations/plan-configuration.repository.ts';
@@ -304,7 +305,7 @@ export class OpenEnrollmentWindowService {
   async changeReport(scope: Scope, id: string): Promise<WindowResponse> {
     const row = await repository.findWindowById(this.#db, scope, id);
     if (!row) throw new NotFound('open enrollment window');
-    const changes = await repository.findWindowChanges(this.#db, row.id);
+    const changes = await findWindowCoverageChanges(this.#db, row.id);
     const summaries: WindowSummary[] = [];
     for (const change of changes) {
       const summary: WindowSummary = {
@@ -472,7 +473,7 @@ export class OpenEnrollmentWindowService {
     let carriedOver = 0;
     for (const member of memberIds) {
       if (!(await claimOccurrence(trx, `passive_open_enrollment:${window.id}:${member}`, this.#clock.now().toISOString()))) continue;
-      const coverage = await repository.findCoverageOn(trx, member, lastDay);
+      const coverage = await findCoveredLinesOn(trx, member, lastDay);
       const carried = coverage.flatMap((line) => {
         const plan = carriedPlan(line.plan_id, offered, window.renewal_date);
         return plan ? [{ line, plan }] : [];
