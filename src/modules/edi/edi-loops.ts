@@ -10,7 +10,7 @@ import { coverageTier, type DependentRelationship } from '../plans/coverage-tier
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import type { CompanionGuide } from './edi-profile.ts';
 import type { CoverageItem, MemberFileRow } from './edi-file-content.repository.ts';
-import type { Address834, Coverage834, Dependent834, Subscriber834 } from './x12-834.ts';
+import type { Address834, Coverage834, Dependent834, Subscriber834 } from './x12-834-records.ts';
 import { INSURANCE_LINE_CODES, type EmploymentStatus834, type MaintenanceReason, type MaintenanceType } from './x12-codes.ts';
 
 /** A member's personal data as the file needs it: the SSN decrypted only for the build. */
