@@ -4,7 +4,7 @@ import { DEFAULT_SFTP_PORTS, parsePortList, type PortRanges } from './shared/out
 
 /**
  * The process configuration: read once from the environment, validated, frozen. An invalid value stops the
- * start with a message naming the variable (API.md section 13).
+ * start with a message naming the variable (README.md "Configuration").
  */
 export interface Config {
   readonly port: number;

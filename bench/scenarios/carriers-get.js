@@ -15,7 +15,7 @@ const ROWS_PER_INSERT = 1000;
 const ROWS_PER_TRANSACTION = 10_000;
 const FIRST_CREATED_AT = Date.parse('2026-01-01T00:00:00.000Z');
 
-/** rss_mb is checked at its peak (VmHWM). PostgreSQL: the ratio to its own bare-driver ceiling (issue 14). */
+/** rss_mb is checked at its peak (VmHWM). PostgreSQL: the ratio to its own bare-driver ceiling (bench/README.md "Scenarios"). */
 const TARGETS = {
   sqlite: {
     'ratio>=0.5': (_service, ratio) => ratio >= 0.5,

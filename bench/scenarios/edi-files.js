@@ -4,8 +4,8 @@
 // (POST /edi_files kind full: 50,000 subscribers and 50,000 dependents), then the change file of those 5,000
 // benefit changes (POST /edi_files kind change; the carrier now holds everyone's demographics, so the change
 // file also looks for demographic changes), and downloading the full file (GET .../content, streamed), then
-// reads the server's peak RSS. Targets (issue 15): change file <= 1 s, full file <= 3 s, server peak RSS
-// <= 300 MB; also stated per 1,000 ceiling req/s.
+// reads the server's peak RSS. Targets (bench/README.md "Scenarios"): change file <= 1 s, full file <= 3 s,
+// server peak RSS <= 300 MB; also stated per 1,000 ceiling req/s.
 
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';

@@ -53,7 +53,7 @@ const EFFECTIVE_START = dateAfter(30);
 const PLAN_YEAR = { effective_start: EFFECTIVE_START, effective_end: dateAfter(30 + 364) };
 const WINDOW = { start_date: dateAfter(0), end_date: dateAfter(14), renewal_date: EFFECTIVE_START };
 
-// The targets as the issues set them, on the machine whose ceiling (lib/machine.js) was 43,270 req/s on SQLite:
+// The targets (bench/README.md "Scenarios"), on the machine whose ceiling (lib/machine.js) was 43,270 req/s on SQLite:
 // >= 500 approvals/s on SQLite, >= 400 on PostgreSQL, approve p99 <= 50 ms on both. A run that measured its
 // own ceiling checks the rates relative to it instead (`relativeTargets`, applied by run.js), so that a slower
 // or faster machine is held to the same bar: 500 / 43.27 = 11.6 approvals/s per 1,000 ceiling req/s. PostgreSQL's

@@ -1,7 +1,7 @@
 // open-enrollment-scale: one employer of 50,000 members, half of them enrolled in a closed open enrollment
 // window. Times, on the real server, the full CSV incomplete members report (25,000 rows), the change report
 // (25,000 summaries) and completing the window, then two daily sweeps, each in a process of its own:
-// - the changes day (2026-12-18), issue 12's load: for 5% of the members it changes coverage, ending the
+// - the changes day (2026-12-18): for 5% of the members it changes coverage, ending the
 //   coverage of 1,250 members terminated the day before (and recording their COBRA events) and taking 1,250
 //   children whose last covered day it is off their parent's medical, re-priced, through the enrollment engine;
 // - the reminder day (2026-12-24): the same again for another 5%, and a reminder to each of the 47,500 eligible
@@ -29,7 +29,7 @@ const DEFAULT_MEMBERS = 50_000;
 const CHANGING_SHARE = 0.05;
 const MAX_SECONDS = 2;
 const MAX_RSS_MB = 300;
-/** The day whose only work is the 5% changing (no reminder is due): what issue 12's target describes. */
+/** The day whose only work is the 5% changing (no reminder is due). */
 const CHANGES_DAY = '2026-12-18';
 /** Seven days before the active window ends: every eligible member who has not enrolled is reminded, and another 5% change. */
 const REMINDER_DAY = '2026-12-24';

@@ -1,8 +1,8 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 
 /**
- * Keyset pagination on (created_at, id), newest first (API.md section 4). The cost of a page depends on the
- * page size, never on how deep the page is: each query seeks the index to the cursor and reads page_size + 1
+ * Keyset pagination on (created_at, id), newest first (docs/decisions.md "Pagination"). The cost of a page depends on
+ * the page size, never on how deep the page is: each query seeks the index to the cursor and reads page_size + 1
  * rows.
  */
 export interface Position {

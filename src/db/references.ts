@@ -28,8 +28,8 @@ export async function isVisibleReference(db: Executor, scope: Scope, field: Refe
 }
 
 /**
- * Every reference a write names must be visible to the caller (API.md section 11); otherwise a 400 that
- * lists each field at fault. References left undefined (not part of a PATCH) are not checked. Call it inside
+ * Every reference a write names must be visible to the caller (docs/decisions.md "Tenancy and roles"); otherwise a
+ * 400 that lists each field at fault. References left undefined (not part of a PATCH) are not checked. Call it inside
  * the transaction of the write it guards.
  */
 export async function assertReferencesVisible(db: Executor, scope: Scope, references: Partial<Record<ReferenceField, string | undefined>>): Promise<void> {

@@ -27,10 +27,10 @@ export interface Authenticator {
 const BEARER = /^Bearer +(\S+)$/i;
 
 /**
- * Bearer-key authentication on every route not marked `config.public` (API.md section 3), in two steps so that
- * the rate limiter between them counts every request: `onRequest` identifies the caller (a request without a
- * valid key is remembered as refused, and limited per client address), `preParsing` refuses it or checks the
- * key's role. Both run before a byte of the body is read.
+ * Bearer-key authentication on every route not marked `config.public` (docs/decisions.md "Requests" and "Rate
+ * limits"), in two steps so that the rate limiter between them counts every request: `onRequest` identifies the
+ * caller (a request without a valid key is remembered as refused, and limited per client address), `preParsing`
+ * refuses it or checks the key's role. Both run before a byte of the body is read.
  */
 export function registerAuthentication(app: FastifyInstance, authenticator: Authenticator): void {
   app.decorateRequest('auth', null as unknown as AuthContext);

@@ -26,7 +26,7 @@ const FASTIFY_CLIENT_ERRORS: Record<string, [ErrorType, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_request', 'The body is not valid JSON.'],
 };
 
-/** One place that turns every error into the body of API.md section 2. */
+/** One place that turns every error into the error body (docs/decisions.md "Requests"). */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
     const { status, body, headers } = toErrorResponse(error, request);
@@ -73,7 +73,7 @@ function toErrorResponse(thrown: unknown, request: FastifyRequest): { status: nu
   return render('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.');
 }
 
-/** An ajv error as an input error with the field path of API.md section 2 (e.g. ['address', 'state']). */
+/** An ajv error as an input error with its field path (e.g. ['address', 'state']; docs/decisions.md "Requests"). */
 function toInputError(error: AjvLikeError, context: string): InputError {
   const path = error.instancePath
     .split('/')

@@ -11,7 +11,7 @@ type Direction = 'n' | 'p';
 
 /**
  * Turns opaque cursors into positions and pages into `{next, previous, results}` with absolute URLs
- * (API.md section 4). Cursors are signed and bound to the list and the provider they came from, so a
+ * (docs/decisions.md "Pagination"). Cursors are signed and bound to the list and the provider they came from, so a
  * tampered or foreign cursor is a 400 rather than a silent wrong page.
  */
 export class Paginator {

@@ -8,7 +8,7 @@ import { DeletedSchema, IdParamsSchema, PageSchema, errorResponses } from './sch
 type Access = 'write' | 'provider' | 'admin';
 
 /**
- * A resource with the standard routes of API.md section 12: POST and GET on the collection, GET, PATCH and
+ * A resource with the standard routes (docs/api.md "Operations"): POST and GET on the collection, GET, PATCH and
  * DELETE on `/{id}`. Each module declares its schemas, summaries and service calls; the route shapes, status
  * codes, documented errors and pagination live here once.
  */

@@ -5,8 +5,8 @@ import { AppError } from '../shared/errors.ts';
 
 /**
  * Requests that reach no route: an unknown path is a 404, a known path with a method it does not support a
- * 405 with `Allow` (API.md section 2; RFC 9110 section 15.5.6). Both are answered in the first hook, before
- * authentication and before a byte of the body is read or parsed.
+ * 405 with `Allow` (docs/decisions.md "Requests"; RFC 9110 section 15.5.6). Both are answered in the first hook,
+ * before authentication and before a byte of the body is read or parsed.
  */
 export function installUnknownRoutes(app: FastifyInstance): (request: FastifyRequest) => void {
   const paths = findMyWay<findMyWay.HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 2048 });

@@ -14,7 +14,7 @@ export class EncryptionKeyError extends Error {
   override name = 'EncryptionKeyError';
 }
 
-/** A 32-byte key from 64 hex characters or base64 (API.md section 13). */
+/** A 32-byte key from 64 hex characters or base64 (README.md "Configuration", BENEFITS_ENCRYPTION_KEY). */
 export function parseEncryptionKey(value: string): Buffer {
   const text = value.trim();
   const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');

@@ -1,6 +1,6 @@
 /**
  * Domain errors. Services throw these; one handler (http/errors.ts) renders them as the error body of
- * API.md section 2. Nothing here knows about HTTP beyond the status each type maps to.
+ * docs/decisions.md "Requests". Nothing here knows about HTTP beyond the status each type maps to.
  */
 export type ErrorType =
   | 'validation_error'

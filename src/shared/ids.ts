@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { compareCodeUnits } from './text.ts';
 
-/** Id prefixes of API.md section 1: one per kind of record. */
+/** Id prefixes: one per kind of record (docs/decisions.md "Records and fields"). */
 export const ID_PREFIXES = {
   employer: 'er',
   member: 'mem',
@@ -41,7 +41,7 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
-/** The identifier pattern of interface.md. */
+/** The contract's identifier pattern (docs/decisions.md "Records and fields"). */
 export const ID_PATTERN = '^[-a-zA-Z0-9_]+$';
 const idRegExp = new RegExp(ID_PATTERN);
 

@@ -1,6 +1,6 @@
 import { ValidationFailed, inputError, type InputError } from './errors.ts';
 
-/** interface.md limits on metadata. */
+/** The contract's limits on metadata (docs/api.md, `metadata` of every create body). */
 export const METADATA_LIMITS = { pairs: 50, keyLength: 40, valueLength: 500 } as const;
 
 export type Metadata = Record<string, string>;

@@ -1,6 +1,6 @@
 /**
  * Money and volumes are decimal strings with at most two decimals in the API and integer cents inside
- * (API.md section 1). Nothing here uses floating point.
+ * (docs/architecture.md "Conventions", Values). Nothing here uses floating point.
  */
 export const MONEY_PATTERN = '^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,2})?$';
 const moneyRegExp = new RegExp(MONEY_PATTERN);

@@ -1,7 +1,7 @@
 import { PermissionDenied } from './errors.ts';
 import type { ApiKeyRole } from '../modules/api-keys/api-key.table.ts';
 
-/** Who is calling: resolved from the API key on every request (API.md section 3). */
+/** Who is calling: resolved from the API key on every request (README.md "Using the API"; docs/decisions.md "Tenancy and roles"). */
 export interface AuthContext {
   readonly apiKeyId: string;
   readonly providerId: string;

@@ -234,7 +234,7 @@ async function jobsOf(benefitChangeId: string) {
 
 const earlier = (minutes: number) => new Date(t.clock.now().getTime() - minutes * 60_000).toISOString();
 
-describe('GET /enrollments/{id}/benefit_changes (endpoint 1)', () => {
+describe('GET /enrollments/{id}/benefit_changes', () => {
   it('when an enrollment touches several lines, then every change is listed in line order with every field', async () => {
     const approved = await approvedEnrollment([
       { line: 'medical', kind: 'new', connection: 'manual' },

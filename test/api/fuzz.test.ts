@@ -27,7 +27,7 @@ import { ApiClient, createTestApp, type TestContext } from '../helpers/test-app.
 import { BODY_LIMIT_BYTES } from '../../src/app.ts';
 
 /*
- * Fuzzing every route of the OpenAPI document (API.md sections 1-4): malformed and mutated bodies, paths,
+ * Fuzzing every route of the OpenAPI document (README.md "Using the API"): malformed and mutated bodies, paths,
  * query strings, methods and headers. The server must never answer 5xx, and every non-2xx answer must be
  * the documented error body with Content-Type application/json.
  *
@@ -42,7 +42,7 @@ const MIN_REQUESTS = 1000;
 /** As routes are added the cases grow; past this many, a seeded sample (in order) keeps the run short. */
 const MAX_REQUESTS = 6000;
 
-/** Error types and their statuses, as documented in API.md section 2. */
+/** Error types and their statuses, as documented in docs/decisions.md "Requests". */
 const DOCUMENTED_STATUS: Record<string, number> = {
   validation_error: 400,
   invalid_request: 400,
@@ -713,7 +713,7 @@ async function send(baseUrl: string, c: Case): Promise<Outcome> {
   return { status: response.status, text: response.text, header: (name) => response.headers.get(name) ?? undefined, ms: performance.now() - started };
 }
 
-/** What is wrong with a response, per API.md sections 1-2 (empty when nothing is). */
+/** What is wrong with a response, per README.md "Using the API" and docs/decisions.md "Requests" (empty when nothing is). */
 function problemsOf(c: Case, response: Outcome): string[] {
   const problems: string[] = [];
   if (response.status >= 500) problems.push(`server error ${response.status}`);
@@ -1493,8 +1493,8 @@ function bodyText(c: Case): string | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Hostile inputs (issue 11): boundary timestamps, deep nesting, huge arrays, long strings and odd content
-// types, for every operation, with a valid admin key and without one.
+// Hostile inputs (docs/decisions.md "Requests"): boundary timestamps, deep nesting, huge arrays, long strings and odd
+// content types, for every operation, with a valid admin key and without one.
 
 const CATEGORIES = ['timestamps', 'nesting', 'arrays', 'strings', 'content types'] as const;
 type Category = (typeof CATEGORIES)[number];

@@ -6,8 +6,8 @@ import { createCarrier } from '../helpers/factories.ts';
 import { createTestApp, type TestContext } from '../helpers/test-app.ts';
 
 /*
- * Requests from hostile clients, with and without a key (issue 11; STYLE habit 13): bodies are not read
- * before the caller and the route are known, nothing walks a body deeper or longer than its limits, slow
+ * Requests from hostile clients, with and without a key (docs/decisions.md "Requests" and "Rate limits"): bodies are
+ * not read before the caller and the route are known, nothing walks a body deeper or longer than its limits, slow
  * clients lose their sockets, failed authentication is rate-limited, links come from a valid host.
  */
 

@@ -174,7 +174,7 @@ describe('member ID cards: references and assignments', () => {
   });
 });
 
-describe('member ID cards: delete (endpoint 13)', () => {
+describe('member ID cards: DELETE /member_id_cards/{id}', () => {
   it('when a card is deleted, then 200 {id, object, deleted}, it is 404, its coverage is unassigned and its document stays', async () => {
     const member = await createMember(t.admin);
     const document = await uploadDocument(t.admin, { member: member.id });

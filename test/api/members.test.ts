@@ -458,7 +458,7 @@ describe('members: notifications', () => {
   });
 });
 
-describe('members: delete (endpoint 14)', () => {
+describe('members: DELETE /members/{id}', () => {
   async function seedOwnRecords(memberId: string, employerId: string) {
     const db = t.database.db;
     const now = t.clock.now().toISOString();

@@ -197,7 +197,7 @@ describe('PATCH /pay_rates/{id}', () => {
   });
 });
 
-describe('DELETE /pay_rates/{id} (endpoint 15)', () => {
+describe('DELETE /pay_rates/{id}', () => {
   it('when a pay rate is deleted, then 200 {id, object: "pay_rate", deleted: true} and it is gone', async () => {
     const payRate = await createPayRate(t.admin);
     const other = await createPayRate(t.admin, { member: payRate.member });

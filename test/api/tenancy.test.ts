@@ -110,7 +110,7 @@ interface Route {
   body?: () => unknown;
 }
 
-/** Every route of this issue, addressing records of A's employer E1. */
+/** Every route of these six resources, addressing records of A's employer E1. */
 const ROUTES: Route[] = ALL.flatMap((resource): Route[] => {
   const base = `/${resource}`;
   const id = () => w.records[resource].e1.id;
@@ -133,7 +133,7 @@ function send(client: ApiClient, route: Route) {
 }
 
 describe('every route', () => {
-  it('when the table is built, then it covers every route of the issue', () => {
+  it('when the table is built, then it covers every route of these six resources', () => {
     expect(ROUTE_TABLE.map(([name]) => name).sort()).toEqual(
       [
         'DELETE /api_keys/{id}',

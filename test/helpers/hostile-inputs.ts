@@ -1,9 +1,9 @@
 import { gzipSync } from 'node:zlib';
 
 /*
- * Hostile request parts for the fuzz test (issue 11): boundary timestamps, JSON nested or repeated up to a
- * size, long strings, and bodies in other encodings. Every builder returns JSON text (or bytes) of a known
- * size, so that a case can be made to fit a body limit exactly.
+ * Hostile request parts for the fuzz test (docs/decisions.md "Requests"): boundary timestamps, JSON nested or
+ * repeated up to a size, long strings, and bodies in other encodings. Every builder returns JSON text (or bytes) of a
+ * known size, so that a case can be made to fit a body limit exactly.
  */
 
 /** Timestamps on and past every edge a parser, a Date or a database column has. */

@@ -7,7 +7,7 @@ import { ApiKeySchema, CreateApiKeyBodySchema, CreatedApiKeySchema, ListApiKeysQ
 
 const tags = ['API keys'];
 
-/** `/api_keys`: admin keys manage their provider's keys (API.md section 3). */
+/** `/api_keys`: admin keys manage their provider's keys (README.md "Using the API"). */
 export function registerApiKeyRoutes(app: FastifyInstance, deps: { apiKeys: ApiKeyService; pages: Paginator }): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const { apiKeys, pages } = deps;

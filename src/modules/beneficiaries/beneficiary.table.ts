@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 
-/** API.md section 11: value set of Beneficiary.member_relationship. */
+/** Beneficiary.member_relationship: a value set the contract leaves open (docs/decisions.md "Records and fields"). */
 export const BENEFICIARY_RELATIONSHIPS = [
   'spouse',
   'domestic_partner',

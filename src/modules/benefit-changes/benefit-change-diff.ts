@@ -21,7 +21,7 @@ export interface CoverageItem {
   memberContributionCents: number | null;
 }
 
-/** What an approved enrollment does to one line of coverage with one carrier group (API.md section 7). */
+/** What an approved enrollment does to one line of coverage with one carrier group (docs/decisions.md "Benefit changes and carriers"). */
 export interface LineChange {
   lineOfCoverage: LineOfCoverage;
   status: BenefitChangeStatus;

@@ -8,7 +8,7 @@ import type { BenefitChangeService } from './benefit-change.service.ts';
 
 const tags = ['Benefit changes'];
 
-/** `pages` is accepted like every module's, though endpoint 1 answers a plain array (interface.md). */
+/** `pages` is accepted like every module's, though GET /enrollments/{id}/benefit_changes answers a plain array, as the contract has it. */
 export function registerBenefitChangeRoutes(app: FastifyInstance, deps: { benefitChanges: BenefitChangeService; pages: Paginator }): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const { benefitChanges } = deps;

@@ -8,8 +8,8 @@ export const MEMO_MAX_LENGTH = 2000;
 export const ASSIGNEE_MAX_LENGTH = 255;
 
 /**
- * interface.md BenefitChange, plus the enrollment, line, coverage dates and hand-off state an integrator needs to
- * act on it.
+ * The contract's BenefitChange, plus the enrollment, line, coverage dates and hand-off state an integrator needs to
+ * act on it (docs/decisions.md "Benefit changes and carriers").
  */
 export const BenefitChangeSchema = Type.Object(
   {

@@ -45,7 +45,7 @@ export function toBenefitChangeResponse(row: BenefitChangeRow): BenefitChangeRes
   };
 }
 
-/** Where a change that still has to reach its carrier waits, by connection (API.md section 8). */
+/** Where a change that still has to reach its carrier waits, by connection (docs/decisions.md "Benefit changes and carriers"). */
 function openDeliveryState(connectionMethod: ConnectionMethod): DeliveryState {
   switch (connectionMethod) {
     case 'manual':
@@ -146,8 +146,9 @@ export class BenefitChangeService {
   }
 
   /**
-   * Manual completion (API.md section 7): `completed_at` completes a change of a manual or edi connection, or
-   * (null) reopens it while the enrollment is still approved; `memo` and `assignee` may be set on any change.
+   * Manual completion (docs/decisions.md "Benefit changes and carriers"): `completed_at` completes a change of a
+   * manual or edi connection, or (null) reopens it while the enrollment is still approved; `memo` and `assignee` may
+   * be set on any change.
    */
   async updateBenefitChange(scope: Scope, id: string, input: UpdateBenefitChangeBody): Promise<BenefitChangeResponse> {
     return this.#db.transaction().execute(async (trx) => {
@@ -218,10 +219,10 @@ export function deliveryEventAction(
 }
 
 /**
- * Settles the enrollment once its changes are settled (API.md section 6): `failed` when a carrier rejected
- * one, `synced` when every one is completed (also when it has none: nothing had to be sent). A conditional
- * UPDATE from `approved` only, so a race loses cleanly. The enrollment row is locked before the changes are
- * read, so two changes completing at once cannot both see the other one still open. Records `withEvents`
+ * Settles the enrollment once its changes are settled (docs/decisions.md "Benefit changes and carriers"): `failed`
+ * when a carrier rejected one, `synced` when every one is completed (also when it has none: nothing had to be sent).
+ * A conditional UPDATE from `approved` only, so a race loses cleanly. The enrollment row is locked before the changes
+ * are read, so two changes completing at once cannot both see the other one still open. Records `withEvents`
  * (the caller's events of the changes that settled) and the enrollment's own event in one statement.
  */
 export async function rollUpEnrollment(trx: Transaction<Database>, events: EventLog, enrollmentId: string, withEvents: readonly NewEvent[]): Promise<void> {

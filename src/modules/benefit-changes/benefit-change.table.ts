@@ -2,11 +2,11 @@ import type { Selectable } from 'kysely';
 import type { ConnectionMethod } from '../groups/group.table.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 
-/** interface.md BenefitChange.status. */
+/** BenefitChange.status: the contract's values (docs/api.md "BenefitChange"). */
 export const BENEFIT_CHANGE_STATUSES = ['new', 'removed', 'no_change', 'change'] as const;
 export type BenefitChangeStatus = (typeof BENEFIT_CHANGE_STATUSES)[number];
 
-/** interface.md BenefitChange.changes. */
+/** BenefitChange.changes: the contract's values (docs/api.md "BenefitChange"). */
 export const CHANGE_KINDS = ['date_change', 'plan_change', 'dependent_change', 'volume_change', 'contribution_change'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 

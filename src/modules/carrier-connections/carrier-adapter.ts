@@ -22,8 +22,8 @@ export interface CarrierChange {
 export type CarrierOutcome = { accepted: true; reference: string } | { accepted: false; reason: string };
 
 /**
- * How changes of `api` groups reach a carrier (API.md section 8). `accepted: false` is the carrier's final
- * refusal (the enrollment fails); throwing is a transient failure, retried with backoff.
+ * How changes of `api` groups reach a carrier (docs/decisions.md "Benefit changes and carriers"). `accepted: false`
+ * is the carrier's final refusal (the enrollment fails); throwing is a transient failure, retried with backoff.
  */
 export interface CarrierAdapter {
   send(change: CarrierChange): Promise<CarrierOutcome>;

@@ -81,8 +81,9 @@ export const QUALIFYING_EVENTS: Record<EnrollmentReason, QualifyingEventRule | n
 
 /**
  * Lines of coverage that are group health plans for COBRA: plans providing medical care (29 U.S.C. 1167(1),
- * medical care as in 26 U.S.C. 213(d); 26 CFR 54.4980B-2 Q&A-1). Issue 12 limits the record to medical,
- * dental and vision. Every line is classified, so a new one cannot compile unclassified.
+ * medical care as in 26 U.S.C. 213(d); 26 CFR 54.4980B-2 Q&A-1). The record is limited to medical, dental
+ * and vision (docs/decisions.md "COBRA events", Lines). Every line is classified, so a new one cannot compile
+ * unclassified.
  */
 export const GROUP_HEALTH_LINES: Record<LineOfCoverage, { recorded: boolean; citation: string }> = {
   medical: { recorded: true, citation: '29 U.S.C. 1167(1): medical care' },
@@ -92,23 +93,31 @@ export const GROUP_HEALTH_LINES: Record<LineOfCoverage, { recorded: boolean; cit
   accidental_death: { recorded: false, citation: 'pays on death or dismemberment, no medical care: not a group health plan' },
   short_term_disability: { recorded: false, citation: 'replaces income, no medical care: not a group health plan' },
   long_term_disability: { recorded: false, citation: 'replaces income, no medical care: not a group health plan' },
-  accident: { recorded: false, citation: 'issue 12: medical, dental and vision only (whether an indemnity policy is medical care depends on its terms)' },
+  accident: {
+    recorded: false,
+    citation: 'docs/decisions.md "COBRA events": medical, dental and vision only (whether an indemnity policy is medical care depends on its terms)',
+  },
   critical_illness: {
     recorded: false,
-    citation: 'issue 12: medical, dental and vision only (whether an indemnity policy is medical care depends on its terms)',
+    citation: 'docs/decisions.md "COBRA events": medical, dental and vision only (whether an indemnity policy is medical care depends on its terms)',
   },
-  cancer: { recorded: false, citation: 'issue 12: medical, dental and vision only (whether an indemnity policy is medical care depends on its terms)' },
+  cancer: {
+    recorded: false,
+    citation: 'docs/decisions.md "COBRA events": medical, dental and vision only (whether an indemnity policy is medical care depends on its terms)',
+  },
   hospital_indemnity: {
     recorded: false,
-    citation: 'issue 12: medical, dental and vision only (whether an indemnity policy is medical care depends on its terms)',
+    citation: 'docs/decisions.md "COBRA events": medical, dental and vision only (whether an indemnity policy is medical care depends on its terms)',
   },
   healthcare_fsa: {
     recorded: false,
-    citation: 'issue 12: medical, dental and vision only (a health FSA is a group health plan with a limited obligation, 26 CFR 54.4980B-2 Q&A-8)',
+    citation:
+      'docs/decisions.md "COBRA events": medical, dental and vision only (a health FSA is a group health plan with a limited obligation, 26 CFR 54.4980B-2 Q&A-8)',
   },
   limited_purpose_fsa: {
     recorded: false,
-    citation: 'issue 12: medical, dental and vision only (a health FSA is a group health plan with a limited obligation, 26 CFR 54.4980B-2 Q&A-8)',
+    citation:
+      'docs/decisions.md "COBRA events": medical, dental and vision only (a health FSA is a group health plan with a limited obligation, 26 CFR 54.4980B-2 Q&A-8)',
   },
   dependent_care_fsa: { recorded: false, citation: 'dependent care is not medical care: not a group health plan' },
   hsa: { recorded: false, citation: "the employee's own account, not a plan the employer maintains" },

@@ -1,8 +1,8 @@
 /**
- * What an age-out does to coverage (issue 12): which covered children lose which coverage, from which day, and
- * what of each plan goes on. Pure functions over dates as 'YYYY-MM-DD' strings; the daily sweep finds the
- * covered children (and drives the notices), the enrollment engine carries the result out
- * (EnrollmentService.endDependentCoverageIn).
+ * What an age-out does to coverage (docs/decisions.md "The daily sweep", Age-outs end coverage): which covered
+ * children lose which coverage, from which day, and what of each plan goes on. Pure functions over dates as
+ * 'YYYY-MM-DD' strings; the daily sweep finds the covered children (and drives the notices), the enrollment engine
+ * carries the result out (EnrollmentService.endDependentCoverageIn).
  */
 import { addDays, compareDates } from '../../shared/dates.ts';
 import { compareIds } from '../../shared/ids.ts';

@@ -1,7 +1,7 @@
 /**
  * Coverage history: what a new coverage replaces and what that does to the coverage replaced. Approvals keep
- * the history by ending replaced coverage the day before its successor starts (API.md section 7), so that
- * "coverage in force on a date" (coverage-in-force.ts) is always one entry per line.
+ * the history by ending replaced coverage the day before its successor starts (docs/decisions.md "Enrollments"), so
+ * that "coverage in force on a date" (coverage-in-force.ts) is always one entry per line.
  */
 import type { Executor } from '../../db/database.ts';
 import { addDays } from '../../shared/dates.ts';

@@ -26,8 +26,8 @@ export type TerminationEffect =
   | { kind: 'cancel'; lastDay: string };
 
 /**
- * A termination ends every coverage on the plan configuration's coverage end date (API.md section 5): coverage
- * running past it ends then, coverage starting after it is cancelled, coverage that already ends by then is
+ * A termination ends every coverage on the plan configuration's coverage end date (docs/decisions.md "Terminations"):
+ * coverage running past it ends then, coverage starting after it is cancelled, coverage that already ends by then is
  * left alone (undefined).
  */
 export function terminationEffect(item: CoverageDates, coverageEnd: string): TerminationEffect | undefined {

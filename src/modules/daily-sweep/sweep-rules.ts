@@ -1,9 +1,9 @@
 /**
- * The date rules of the daily sweep (API.md section 5), as pure functions of calendar dates ('YYYY-MM-DD').
+ * The date rules of the daily sweep (docs/decisions.md "The daily sweep"), as pure functions of calendar dates ('YYYY-MM-DD').
  */
 import { addDays } from '../../shared/dates.ts';
 
-/** API.md section 5: a member is told 30 days before a covered dependent ages out. */
+/** A member is told 30 days before a covered dependent ages out (docs/decisions.md "The daily sweep"). */
 export const AGE_OUT_NOTICE_DAYS = 30;
 
 /** The day the dependent_age_out notice goes out for a child whose last covered day is `lastDay`: 30 days before the first day without. */
@@ -16,7 +16,7 @@ export function hireDateEligibleOn(day: string, waitingPeriodDays: number): stri
   return addDays(day, -waitingPeriodDays);
 }
 
-/** API.md section 5: reminders go 7 days and 1 day before a window's end_date. */
+/** Reminders go 7 days and 1 day before a window's end_date (docs/decisions.md "The daily sweep"). */
 export const REMINDER_DAYS_BEFORE_END = [7, 1] as const;
 
 /** How many days before its end_date a window reminds on `day` (7 or 1), or undefined when it does not. */

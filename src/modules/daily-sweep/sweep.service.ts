@@ -73,8 +73,8 @@ export interface SweepSummary {
 }
 
 /**
- * Applies every date-driven rule for one day (API.md section 5). Running it again for the same day, or twice
- * at once, creates nothing new: a notification has a unique occurrence_key and a window closes by a
+ * Applies every date-driven rule for one day (docs/decisions.md "The daily sweep"). Running it again for the same
+ * day, or twice at once, creates nothing new: a notification has a unique occurrence_key and a window closes by a
  * conditional status update, inserted or made in the transaction that acts; terminations and age-outs decide
  * again under the member's lock, and a termination's COBRA event is claimed by a conditional update.
  */
@@ -197,8 +197,8 @@ export class DailySweep {
   }
 
   /**
-   * dependent_age_out to the member, 30 days before a covered child's first day without coverage (API.md
-   * section 5); for a child covered on a disability certification, 30 days before it stops counting, so that
+   * dependent_age_out to the member, 30 days before a covered child's first day without coverage (docs/decisions.md
+   * "The daily sweep"); for a child covered on a disability certification, 30 days before it stops counting, so that
    * the member can send a new one (payload `disability_certified_through`).
    */
   async #ageOutNotices(day: string, ageOuts: readonly AgeOut[]): Promise<number> {

@@ -15,7 +15,7 @@ import { BIOLOGICAL_SEXES } from '../members/member.table.ts';
 import { DEPENDENT_RELATIONSHIPS } from '../plans/coverage-tier.ts';
 
 const NameSchema = Type.String({ minLength: 1, maxLength: 255 });
-/** interface.md ssn_last_four and tin_last_four: the last four digits only, never a whole number. */
+/** ssn_last_four and tin_last_four: the last four digits only (the contract's words), never a whole number. */
 export const LastFourDigitsSchema = Type.String({ pattern: '^[0-9]{4}$', description: 'Exactly four digits' });
 
 export const DependentSchema = Type.Object(

@@ -23,7 +23,10 @@ import * as repository from './dependent.repository.ts';
 import type { CreateDependentBody, DependentResponse, UpdateDependentBody } from './dependent.schemas.ts';
 import type { DependentRow } from './dependent.table.ts';
 
-/** Coverage in these enrollments was sent to a carrier (API.md section 6); it changes only through a new enrollment. */
+/**
+ * Coverage in these enrollments was sent to a carrier; it changes only through a new enrollment (docs/decisions.md
+ * "Dependents, beneficiaries and pay rates").
+ */
 const SENT_STATUSES = SENT_ENROLLMENT_STATUSES;
 
 export function toDependentResponse(row: DependentRow, enrolledPlans: string[]): DependentResponse {

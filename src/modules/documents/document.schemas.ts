@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { IdSchema, Nullable, PageQuerySchema, TimestampSchema } from '../../http/schemas.ts';
 
-/** API.md section 11: a document holds at most 10 MiB (decoded). */
+/** A document holds at most 10 MiB, decoded (docs/decisions.md "Documents and member ID cards"). */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 
 /**

@@ -19,7 +19,9 @@ import * as contentRepository from './edi-file-content.repository.ts';
 import * as fileRepository from './edi-file.repository.ts';
 import * as profileRepository from './edi-profile.repository.ts';
 import type { EdiFileAction, EdiFileKind, EdiFileRow, EdiProfileRow } from './edi.table.ts';
-import { X12ValueError, write834, type Envelope834, type Subscriber834 } from './x12-834.ts';
+import { write834 } from './x12-834.ts';
+import type { Envelope834, Subscriber834 } from './x12-834-records.ts';
+import { X12ValueError } from './x12-elements.ts';
 import { EdiFileContent, type FileParts } from './edi-file-content.ts';
 
 /** People's demographics digests stored per statement while a file is built, and such writes sent ahead of their answers. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { endedByTermination, memberMaintenance, restoresEndedCoverage } from './edi-loops.ts';
-import type { Coverage834 } from './x12-834.ts';
+import type { Coverage834 } from './x12-834-records.ts';
 
 const loop = (maintenanceType: Coverage834['maintenanceType']): Coverage834 => ({ maintenanceType, line: 'vision', benefitBegin: '2026-03-01' });
 const nothingElse = { continuing: false, preexisting: false };

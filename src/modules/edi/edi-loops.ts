@@ -11,7 +11,7 @@ import type { LineOfCoverage } from '../plans/plan.table.ts';
 import type { CompanionGuide } from './edi-profile.ts';
 import type { GroupCoverageItem } from '../coverage/group-coverage.repository.ts';
 import type { MemberFileRow } from './edi-file-content.repository.ts';
-import type { Address834, Coverage834, Dependent834, Subscriber834 } from './x12-834.ts';
+import type { Address834, Coverage834, Dependent834, Subscriber834 } from './x12-834-records.ts';
 import { INSURANCE_LINE_CODES, type EmploymentStatus834, type MaintenanceReason, type MaintenanceType } from './x12-codes.ts';
 
 /** A member's personal data as the file needs it: the SSN decrypted only for the build. */

@@ -4,19 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { X12parser, type FormattedSegment } from 'x12-parser';
 import { DEPENDENT_RELATIONSHIPS, type DependentRelationship } from '../plans/coverage-tier.ts';
 import { INDIVIDUAL_RELATIONSHIP_CODES } from './x12-codes.ts';
-import {
-  ELEMENT_LENGTHS,
-  ISA_LENGTH,
-  X12ValueError,
-  sanitizeElement,
-  write834,
-  write834ToString,
-  x12Date,
-  x12SocialSecurityNumber,
-  type Dependent834,
-  type Envelope834,
-  type Subscriber834,
-} from './x12-834.ts';
+import { write834, write834ToString } from './x12-834.ts';
+import type { Dependent834, Envelope834, Subscriber834 } from './x12-834-records.ts';
+import { ELEMENT_LENGTHS, ISA_LENGTH, X12ValueError, sanitizeElement, x12Date, x12SocialSecurityNumber } from './x12-elements.ts';
 
 const ENVELOPE: Envelope834 = {
   sender: { qualifier: 'ZZ', id: 'BENEFITSCO' },

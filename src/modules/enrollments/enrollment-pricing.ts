@@ -1,7 +1,7 @@
 /**
- * The price of one election (API.md section 6): the tier from the covered dependents, the premium from the
- * plan's rates (ages on the plan's age rating date; per unit of volume in force when the plan's rate basis
- * says so), the employer share from the member's plan configuration.
+ * The price of one election (docs/decisions.md "Enrollments", Pricing and Rate basis): the tier from the covered
+ * dependents, the premium from the plan's rates (ages on the plan's age rating date; per unit of volume in force when
+ * the plan's rate basis says so), the employer share from the member's plan configuration.
  */
 import { ageOn, compareDates } from '../../shared/dates.ts';
 import { inputError, type InputError } from '../../shared/errors.ts';

@@ -16,7 +16,7 @@ import type { VolumeRules } from '../plans/plan.schemas.ts';
 import { fromCents, toCents, toCentsOrNull } from '../../shared/money.ts';
 import type { LineOfCoverage, RateBasis } from '../plans/plan.table.ts';
 
-/** interface.md Enrollment.reason values. */
+/** Enrollment.reason: the contract's values (docs/api.md "Enrollment"). */
 export const ENROLLMENT_REASONS = [
   'new_child',
   'adopted_child',
@@ -57,7 +57,7 @@ export function isQleReason(reason: string | null): reason is EnrollmentReason {
   return reason !== null && (ENROLLMENT_REASONS as readonly string[]).includes(reason) && !NOT_QLE.includes(reason as EnrollmentReason);
 }
 
-/** API.md section 11: CoverageWaiver.reason values. */
+/** CoverageWaiver.reason: a value set the contract leaves open (docs/decisions.md "Records and fields"). */
 export const COVERAGE_WAIVER_REASONS = [
   'covered_as_dependent',
   'covered_by_spouse',
@@ -130,7 +130,7 @@ export interface SubmissionFacts {
   waivers: readonly { lineOfCoverage: LineOfCoverage; dependentId: string | null; dependent: DependentFacts | undefined }[];
 }
 
-/** Every reason the enrollment cannot be submitted, each at its field path (API.md section 6). */
+/** Every reason the enrollment cannot be submitted, each at its field path (docs/decisions.md "Enrollments"). */
 export function submissionErrors(facts: SubmissionFacts): InputError[] {
   const errors: InputError[] = [];
   const { member, enrollment } = facts;

@@ -3,7 +3,7 @@ import type { EventAction } from '../events/event-types.ts';
 import type { EnrollmentStatus } from './enrollment.table.ts';
 
 /**
- * The enrollment lifecycle of API.md section 6, as data:
+ * The enrollment lifecycle (docs/decisions.md "Enrollments", Lifecycle), as data:
  *
  *   not_started --save_and_submit--> pending --approve--> approved --all changes completed--> synced
  *        ^                              |                    '------carrier rejects-------> failed

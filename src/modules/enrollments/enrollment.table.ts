@@ -1,7 +1,7 @@
 import type { OtherCoverageType } from './life-events.ts';
 import type { Selectable } from 'kysely';
 
-/** interface.md Enrollment.status. */
+/** Enrollment.status: the contract's values (docs/api.md "Enrollment"). */
 export const ENROLLMENT_STATUSES = ['not_started', 'pending', 'approved', 'synced', 'cancelled', 'failed'] as const;
 export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
 
@@ -18,7 +18,7 @@ export type EnrollmentCancellationReason = (typeof ENROLLMENT_CANCELLATION_REASO
 export const ENROLLMENT_CATEGORIES = ['qle', 'open_enrollment', 'carrier_sync'] as const;
 export type EnrollmentCategory = (typeof ENROLLMENT_CATEGORIES)[number];
 
-/** API.md section 6. */
+/** eoi_status (docs/api.md "EnrolledPlan"; docs/decisions.md "Enrollments", Guaranteed issue and EOI). */
 export const EOI_STATUSES = ['not_required', 'pending', 'approved', 'denied'] as const;
 export type EoiStatus = (typeof EOI_STATUSES)[number];
 

@@ -6,10 +6,10 @@ import type { LineOfCoverage } from '../plans/plan.table.ts';
 import type { EnrollmentReason } from './enrollment-rules.ts';
 
 /**
- * What a qualifying life event permits (issue 13): one row per `qle` reason of the seed, each citing its
+ * What a qualifying life event permits: one row per `qle` reason of the seed, each citing its
  * source. Checked at save_and_submit against the coverage in force on the enrollment's effective_start; an
- * admin key may submit past a row with `rules_override` (recorded on the enrollment). docs/decisions.md shows
- * this table to integrators.
+ * admin key may submit past a row with `rules_override` (recorded on the enrollment). docs/decisions.md "Life events"
+ * shows this table to integrators (test/api/life-events.test.ts keeps the two equal).
  *
  * Sources: HIPAA special enrollment, 29 U.S.C. 1181(f) and 29 CFR 2590.701-6 (group health plans); IRC §125
  * election changes, 26 CFR 1.125-4 (every pre-tax election; its consistency rule, 1.125-4(c)(3), is what

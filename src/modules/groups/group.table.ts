@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 
-/** How enrollment changes reach the carrier for this group (API.md section 8). */
+/** How enrollment changes reach the carrier for this group (docs/decisions.md "Benefit changes and carriers"). */
 export const CONNECTION_METHODS = ['api', 'edi', 'manual'] as const;
 export type ConnectionMethod = (typeof CONNECTION_METHODS)[number];
 

@@ -4,7 +4,7 @@ import { registerResourceRoutes } from '../../http/resource-routes.ts';
 import { CreateMemberIdCardBodySchema, ListMemberIdCardsQuerySchema, MemberIdCardSchema } from './member-id-card.schemas.ts';
 import type { MemberIdCardService } from './member-id-card.service.ts';
 
-/** Member ID cards have no PATCH (API.md section 12): a changed card is deleted and created anew. */
+/** Member ID cards have no PATCH (docs/decisions.md "Documents and member ID cards"): a changed card is deleted and created anew. */
 export function registerMemberIdCardRoutes(app: FastifyInstance, deps: { memberIdCards: MemberIdCardService; pages: Paginator }): void {
   const { memberIdCards, pages } = deps;
   registerResourceRoutes(app, pages, {

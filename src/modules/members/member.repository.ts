@@ -156,10 +156,10 @@ export async function hasSentCoverage(db: Executor, memberId: string): Promise<b
 }
 
 /**
- * Removes the member and everything that is theirs alone (API.md section 12): unsent enrollments (their
- * enrolled plans, dependents and waivers go with them), ID cards, pay rates, beneficiaries, dependents and
- * subclass links. Documents stay, unlinked from the member; notifications stay as the record of what was said.
- * Returns the ids and parents of what it removed or unlinked (RETURNING, no extra reads), for their events.
+ * Removes the member and everything that is theirs alone (docs/decisions.md "Members and personal data"): unsent
+ * enrollments (their enrolled plans, dependents and waivers go with them), ID cards, pay rates, beneficiaries,
+ * dependents and subclass links. Documents stay, unlinked from the member; notifications stay as the record of what
+ * was said. Returns the ids and parents of what it removed or unlinked (RETURNING, no extra reads), for their events.
  */
 export async function deleteMemberAndRecords(trx: Executor, memberId: string) {
   const owned = ['id', 'provider_id', 'employer_id', 'member_id'] as const;

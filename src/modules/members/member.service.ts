@@ -27,7 +27,7 @@ export interface TerminationOfCoverage {
   undoIn(trx: Transaction<Database>, member: MemberRow, today: string): Promise<number>;
 }
 
-/** API.md section 5: a welcome goes to members hired within the last 30 days or hired for a future date. */
+/** A welcome goes to members hired within the last 30 days or hired for a future date (docs/decisions.md "Notifications"). */
 const WELCOME_WINDOW_DAYS = 30;
 
 export function toMemberResponse(row: MemberRow, links: { subclasses: string[]; enrollments: string[] }): MemberResponse {
@@ -272,7 +272,7 @@ export class MemberService {
     if (errors.length > 0) throw new ValidationFailed(errors);
   }
 
-  /** welcome and newly_eligible at creation (API.md section 5). */
+  /** welcome and newly_eligible at creation (docs/decisions.md "Notifications"). */
   async #notifyNewMember(trx: Executor, member: MemberRow, subclasses: readonly string[]): Promise<void> {
     const today = toDateString(this.#clock.now());
     const payload = { member: member.id, employer: member.employer_id };

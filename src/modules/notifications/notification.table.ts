@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 
-/** interface.md, Events. */
+/** notification_type: the contract's values (docs/api.md "Notification"); when each is recorded: docs/decisions.md "Notifications". */
 export const NOTIFICATION_TYPES = [
   'enrollment_submitted',
   'enrollment_approved',
@@ -13,7 +13,7 @@ export const NOTIFICATION_TYPES = [
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
-/** API.md section 5. */
+/** docs/decisions.md "Notifications". */
 export const NOTIFICATION_OWNERS = ['member', 'employer', 'broker'] as const;
 export type NotificationOwner = (typeof NOTIFICATION_OWNERS)[number];
 

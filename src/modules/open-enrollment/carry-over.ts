@@ -1,8 +1,9 @@
 /**
- * Passive open enrollment (API.md section 9): what of a member's coverage the day before the renewal date is
- * carried into the new period. Each line moves to the plan the window offers for it — the same plan while it
- * still runs, else the plan that renews it — with the dependents still eligible on the renewal date and
- * volumes cut to fit the new plan's limits. Pure functions over dates as 'YYYY-MM-DD' strings and cents.
+ * Passive open enrollment (docs/decisions.md "Open enrollment windows", `complete` of a passive window): what of a
+ * member's coverage the day before the renewal date is carried into the new period. Each line moves to the plan the
+ * window offers for it — the same plan while it still runs, else the plan that renews it — with the dependents still
+ * eligible on the renewal date and volumes cut to fit the new plan's limits. Pure functions over dates as
+ * 'YYYY-MM-DD' strings and cents.
  */
 import { compareDates } from '../../shared/dates.ts';
 import { toCentsOrNull } from '../../shared/money.ts';

@@ -34,7 +34,7 @@ export const UpdateWindowBodySchema = Type.Object(
 );
 export type UpdateWindowBody = Static<typeof UpdateWindowBodySchema>;
 
-/** API.md section 9: one item per member and line of coverage that changed. */
+/** One item per member and line of coverage that changed (docs/decisions.md "Open enrollment windows", `summaries`). */
 export const WindowSummarySchema = Type.Object(
   {
     member: IdSchema,

@@ -317,8 +317,8 @@ export class OpenEnrollmentWindowService {
         next_plan: change.next_plan,
       };
       // A move to another carrier's group is two benefit changes (the old group's `removed`, the new one's
-      // `new`); for the member and the line it is one change of plan (API.md section 9: one summary per
-      // member and line of coverage).
+      // `new`); for the member and the line it is one change of plan (docs/decisions.md "Benefit changes and
+      // carriers": one summary per member and line of coverage).
       const last = summaries.at(-1);
       if (
         last &&

@@ -1,10 +1,10 @@
 import type { Selectable } from 'kysely';
 
-/** interface.md OpenEnrollmentWindow.status. */
+/** OpenEnrollmentWindow.status: the contract's values (docs/api.md "OpenEnrollmentWindow"). */
 export const WINDOW_STATUSES = ['setup_required', 'build_in_progress', 'active', 'closed', 'completed'] as const;
 export type WindowStatus = (typeof WINDOW_STATUSES)[number];
 
-/** interface.md OpenEnrollmentWindow.enrollment_type. */
+/** OpenEnrollmentWindow.enrollment_type: the contract's values (docs/api.md "OpenEnrollmentWindow"). */
 export const ENROLLMENT_TYPES = ['active', 'passive'] as const;
 export type EnrollmentType = (typeof ENROLLMENT_TYPES)[number];
 

@@ -3,7 +3,7 @@ import type { EventAction } from '../events/event-types.ts';
 import type { WindowStatus } from './open-enrollment-window.table.ts';
 
 /**
- * The open enrollment window lifecycle of API.md section 9, as data:
+ * The open enrollment window lifecycle (docs/decisions.md "Open enrollment windows"), as data:
  *
  *   setup_required <--configure / unconfigure--> build_in_progress --activate--> active --close--> closed --complete--> completed
  *

@@ -18,7 +18,7 @@ import {
 } from './eligibility.ts';
 
 describe('AGE_OUT_RULES and TERMINATION_POLICIES', () => {
-  it('when listed, then they are the API.md section 11 values', () => {
+  it('when listed, then they are the values of docs/decisions.md (The daily sweep, Terminations)', () => {
     expect(AGE_OUT_RULES).toEqual(['date_of_birth', 'end_of_month', 'end_of_year']);
     expect(TERMINATION_POLICIES).toEqual(['termination_date', 'end_of_month']);
   });

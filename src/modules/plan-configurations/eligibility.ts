@@ -1,6 +1,6 @@
 /**
- * Who a plan configuration covers and until when (API.md sections 6 and 11). Dates are 'YYYY-MM-DD' strings;
- * every function is pure and throws RangeError on malformed input.
+ * Who a plan configuration covers and until when (docs/decisions.md "Enrollments", "The daily sweep" and
+ * "Terminations"). Dates are 'YYYY-MM-DD' strings; every function is pure and throws RangeError on malformed input.
  */
 import { addDays, addYears, compareDates, endOfMonth, endOfYear, isCalendarDate } from '../../shared/dates.ts';
 
@@ -116,9 +116,9 @@ export function firstOfNextMonth(date: string): string {
 }
 
 /**
- * Eligibility by employment (issue 13): a configuration may require a least number of scheduled hours a week
- * (the member's `hours_worked`; ACA full-time is 30, 26 CFR 54.4980H-1(a)(21)) and a set of employment
- * statuses. Returns why the member is not eligible, or undefined when they are.
+ * Eligibility by employment (docs/decisions.md "Enrollments"): a configuration may require a least number of
+ * scheduled hours a week (the member's `hours_worked`; ACA full-time is 30, 26 CFR 54.4980H-1(a)(21)) and a set of
+ * employment statuses. Returns why the member is not eligible, or undefined when they are.
  */
 export function employmentIneligibility(
   member: { hoursWorked: number | null; employmentStatus: string | null },

@@ -24,7 +24,7 @@ export const ContributionRuleSchema = Type.Object(
 );
 export type ContributionRule = Static<typeof ContributionRuleSchema>;
 
-/** interface.md ContributionStrategy: exactly the five coverage tiers, each required. */
+/** ContributionStrategy as the contract has it: exactly the five coverage tiers, each required (docs/api.md "ContributionStrategy"). */
 export const ContributionStrategySchema = Type.Object(
   Object.fromEntries(COVERAGE_TIERS.map((tier) => [tier, ContributionRuleSchema])) as Record<CoverageTier, typeof ContributionRuleSchema>,
   { title: 'ContributionStrategy', additionalProperties: false },

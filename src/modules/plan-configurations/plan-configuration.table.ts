@@ -17,7 +17,7 @@ export interface PlanConfigurationTable {
   minimum_hours_per_week: number | null;
   /** JSON text: the employment statuses eligible (EMPLOYMENT_STATUSES), or null for any. */
   eligible_employment_statuses: string | null;
-  /** JSON text of the ContributionStrategy (endpoint 11), or null until one is set. */
+  /** JSON text of the ContributionStrategy (POST /plan_configurations/{id}/contribution_strategy), or null until one is set. */
   contribution_strategy: string | null;
   metadata: string;
   created_at: string;

@@ -26,7 +26,7 @@ describe('COVERAGE_TIERS and DEPENDENT_RELATIONSHIPS', () => {
     expect(COVERAGE_TIERS).toEqual(['member', 'member_spouse', 'member_child', 'member_children', 'member_family']);
   });
 
-  it('when listed, then the relationships are those of interface.md in its order', () => {
+  it("when listed, then the relationships are the contract's, in its order", () => {
     expect(DEPENDENT_RELATIONSHIPS).toEqual([...SPOUSE_LIKE, ...CHILD_LIKE]);
   });
 });

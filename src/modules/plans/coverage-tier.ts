@@ -1,11 +1,11 @@
 /**
- * Coverage tiers and how the enrolled dependents pick one (API.md section 6). The five tiers are the keys of
- * Plan.composite_rates and of a plan configuration's ContributionStrategy.
+ * Coverage tiers and how the enrolled dependents pick one (docs/decisions.md "Enrollments", Pricing). The five tiers
+ * are the keys of Plan.composite_rates and of a plan configuration's ContributionStrategy.
  */
 export const COVERAGE_TIERS = ['member', 'member_spouse', 'member_child', 'member_children', 'member_family'] as const;
 export type CoverageTier = (typeof COVERAGE_TIERS)[number];
 
-/** Dependent.member_relationship (interface.md), in the interface's order. */
+/** Dependent.member_relationship: the contract's values, in its order (docs/api.md "Dependent"). */
 export const DEPENDENT_RELATIONSHIPS = [
   'spouse',
   'domestic_partner',

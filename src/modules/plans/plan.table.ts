@@ -1,6 +1,6 @@
 import type { Generated, Selectable } from 'kysely';
 
-/** API.md section 11: lines of coverage of plans and waivers. */
+/** Lines of coverage of plans and waivers: a value set the contract leaves open (docs/decisions.md "Records and fields"). */
 export const LINES_OF_COVERAGE = [
   'medical',
   'dental',

@@ -1,6 +1,6 @@
 /**
- * Premiums and the employer/member split of them (API.md section 6). Money is integer cents throughout; the
- * percentage is read as integer basis points, so no step uses floating point.
+ * Premiums and the employer/member split of them (docs/decisions.md "Enrollments", Pricing). Money is integer cents
+ * throughout; the percentage is read as integer basis points, so no step uses floating point.
  */
 import { toCents } from '../../shared/money.ts';
 import type { CoverageTier } from './coverage-tier.ts';
@@ -114,7 +114,7 @@ function bandFor<T extends { age: number }>(bands: readonly T[], age: number): T
   return band;
 }
 
-/** One tier's rule of a ContributionStrategy (interface.md): a percentage and two money thresholds. */
+/** One tier's rule of a ContributionStrategy (docs/api.md "ContributionRule"): a percentage and two money thresholds. */
 export interface ContributionRule {
   contribution: string;
   monthly_min_threshold: string;

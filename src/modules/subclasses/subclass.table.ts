@@ -1,6 +1,6 @@
 import type { Selectable, SqlBool } from 'kysely';
 
-/** API.md section 11: the value set interface.md leaves open. */
+/** Subclass.category: a value set the contract leaves open (docs/decisions.md "Records and fields"). */
 export const SUBCLASS_CATEGORIES = ['department', 'location', 'employment_class', 'union', 'other'] as const;
 export type SubclassCategory = (typeof SUBCLASS_CATEGORIES)[number];
 

@@ -16,7 +16,7 @@ import type { WebhookEndpointService } from './webhook-endpoint.service.ts';
 
 const tags = ['Webhooks'];
 
-/** `/webhook_endpoints`: admin keys manage where their provider's events are pushed (API.md section 3). */
+/** `/webhook_endpoints`: admin keys manage where their provider's events are pushed (docs/decisions.md "Webhooks"). */
 export function registerWebhookEndpointRoutes(app: FastifyInstance, deps: { webhooks: WebhookEndpointService; pages: Paginator }): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const { webhooks, pages } = deps;

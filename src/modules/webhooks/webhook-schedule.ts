@@ -1,7 +1,8 @@
 /**
- * When webhook deliveries are tried again, and when an endpoint that keeps failing is disabled (issue 6:
- * retries with backoff for at least 24 hours and at least 10 attempts; 3 days of continuous failure
- * disables an endpoint).
+ * When webhook deliveries are tried again, and when an endpoint that keeps failing is disabled
+ * (docs/decisions.md "Webhooks", Schedule and Failing endpoints; docs/webhooks.md "Answering, retries and
+ * failure"): retries with backoff for at least 24 hours and at least 10 attempts; 3 days of continuous failure
+ * disables an endpoint.
  */
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
