@@ -36,7 +36,7 @@ export function lockMember(trx: Transaction<Database>, scope: Scope, memberId: s
 }
 
 /**
- * Endpoint 13: the coverage that used the card loses its assignment (explicitly, not only through the
+ * Deletes the card: the coverage that used it loses its assignment first (explicitly, not only through the
  * foreign key's ON DELETE SET NULL); a linked document stays.
  */
 export async function deleteCard(trx: Executor, cardId: string): Promise<void> {
