@@ -5,6 +5,7 @@ import type { MemberRow } from '../members/member.table.ts';
 import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
 import type { PlanRow } from '../plans/plan.table.ts';
 import { buildElections, type ElectionFacts, type ElectionRequest } from './election-builder.ts';
+import { serviceEnrollmentRow } from './enrollment-lifecycle.ts';
 import type { EnrolledPlanInput } from './enrollment.schemas.ts';
 import type { EnrollmentRow } from './enrollment.table.ts';
 import type { KeptVolumes } from './stored-elections.ts';
@@ -104,27 +105,16 @@ const configuration = (planId: string, overrides: Partial<PlanConfigurationRow> 
 });
 
 const enrollment = (overrides: Partial<EnrollmentRow> = {}): EnrollmentRow => ({
+  ...serviceEnrollmentRow(member, {
+    status: 'pending',
+    reason: 'marriage',
+    changeDate: '2026-03-15',
+    effectiveStart: '2026-04-01',
+    now: '2026-03-02T00:00:00.000Z',
+  }),
   id: 'enr_1',
-  provider_id: 'prv_1',
-  employer_id: 'emp_1',
-  member_id: 'mem_1',
-  category: 'qle',
   status: 'not_started',
-  effective_start: '2026-04-01',
-  effective_end: null,
-  reason: 'marriage',
-  change_date: '2026-03-15',
-  qualifying_life_event_documents: '[]',
-  metadata: '{}',
   submitted_at: null,
-  approved_at: null,
-  open_enrollment_window_id: null,
-  cancellation_reason: null,
-  other_coverage: null,
-  rules_override_reason: null,
-  rules_override_api_key_id: null,
-  rules_override_at: null,
-  created_at: '2026-03-02T00:00:00.000Z',
   ...overrides,
 });
 

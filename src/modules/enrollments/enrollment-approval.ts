@@ -17,12 +17,11 @@ import { coverageItemWithVolumes, findCoverageReplacedBy } from '../coverage/cov
 import { eventOf } from '../events/event-data.ts';
 import type { NewEvent } from '../events/event-log.ts';
 import { lockMemberById } from '../members/member.repository.ts';
-import type { NewNotification } from '../notifications/notification.service.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { moveEnrollment } from './enrollment-lifecycle.ts';
 import { ENROLLMENT_EVENT_ACTIONS } from './enrollment-status.ts';
 import * as repository from './enrollment.repository.ts';
-import { toEnrollmentResponse } from './enrollment.response.ts';
+import { enrollmentNotification, toEnrollmentResponse } from './enrollment.response.ts';
 import type { EnrollmentResponse } from './enrollment.schemas.ts';
 import type { EnrollmentRow } from './enrollment.table.ts';
 
@@ -84,23 +83,10 @@ export class EnrollmentApproval {
       enrollment: approved,
       events: [...withEvents, eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.approve, approved)],
       move: { kind: 'replacement', coverage },
-      notification: approvedNotification(enrollment),
+      notification: enrollmentNotification(enrollment, 'enrollment_approved', 'member'),
     });
     return toEnrollmentResponse({ ...approved, status }, elections);
   }
-}
-
-/** The member is told their enrollment was approved. */
-function approvedNotification(enrollment: EnrollmentRow): NewNotification {
-  return {
-    providerId: enrollment.provider_id,
-    employerId: enrollment.employer_id,
-    type: 'enrollment_approved',
-    relatedObjectType: 'enrollment',
-    relatedObjectId: enrollment.id,
-    owner: 'member',
-    payload: { enrollment: enrollment.id, member: enrollment.member_id, employer: enrollment.employer_id },
-  };
 }
 
 /**

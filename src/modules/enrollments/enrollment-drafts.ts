@@ -20,14 +20,13 @@ import { endCoverageReplacedBy } from '../coverage/coverage-history.ts';
 import { eventOf } from '../events/event-data.ts';
 import { lockMemberById } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
-import type { NewNotification } from '../notifications/notification.service.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { computedStart, electionsFor } from './election-builder.ts';
 import { electedCoverage } from './enrollment-approval.ts';
 import { moveEnrollment } from './enrollment-lifecycle.ts';
 import { assertTransition, ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS } from './enrollment-status.ts';
 import * as repository from './enrollment.repository.ts';
-import { toEnrollmentResponse } from './enrollment.response.ts';
+import { enrollmentNotification, toEnrollmentResponse } from './enrollment.response.ts';
 import type { CoverageWaiverInput, CreateEnrollmentBody, EnrolledPlanInput, EnrollmentResponse, UpdateEnrollmentBody } from './enrollment.schemas.ts';
 import type { EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
 import { storedPlanInputs } from './stored-elections.ts';
@@ -152,7 +151,7 @@ export class EnrollmentDrafts {
     await moveEnrollment(trx, enrollment, 'save_and_submit', { submitted_at: submitted.submitted_at, open_enrollment_window_id: windowId });
     await this.#commit.commit(trx, {
       events: [eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.save_and_submit, submitted)],
-      notifications: [submittedNotification(enrollment)],
+      notifications: [enrollmentNotification(enrollment, 'enrollment_submitted', 'employer')],
     });
     return toEnrollmentResponse(submitted, elections);
   }
@@ -257,17 +256,4 @@ async function assertDocumentsVisible(trx: Executor, member: MemberRow, ids: rea
   const visible = await repository.findDocumentIds(trx, member.provider_id, member.employer_id, ids);
   const errors = ids.flatMap((id, index) => (visible.has(id) ? [] : [inputError(['qualifying_life_event_documents', index], 'No such document.')]));
   if (errors.length > 0) throw new ValidationFailed(errors);
-}
-
-/** The employer is told an enrollment was submitted. */
-function submittedNotification(enrollment: EnrollmentRow): NewNotification {
-  return {
-    providerId: enrollment.provider_id,
-    employerId: enrollment.employer_id,
-    type: 'enrollment_submitted',
-    relatedObjectType: 'enrollment',
-    relatedObjectId: enrollment.id,
-    owner: 'employer',
-    payload: { enrollment: enrollment.id, member: enrollment.member_id, employer: enrollment.employer_id },
-  };
 }

@@ -19,11 +19,10 @@ import type { Scope } from '../../shared/tenancy.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import type { QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
 import { CoverageChangeRecorder, type BenefitChangeRecorder } from '../coverage/coverage-change-recorder.ts';
-import type { MemberRow } from '../members/member.table.ts';
 import { CoverageContinuation } from './coverage-continuation.ts';
 import { EnrollmentApproval } from './enrollment-approval.ts';
 import { EnrollmentDrafts } from './enrollment-drafts.ts';
-import type { CreateEnrollmentBody, EnrollmentResponse } from './enrollment.schemas.ts';
+import type { EnrollmentResponse } from './enrollment.schemas.ts';
 import { EoiDecisions } from './eoi-decisions.ts';
 
 export interface EnrollmentServiceOptions {
@@ -55,18 +54,13 @@ export class EnrollmentService {
   }
 
   /** Passive open enrollment: creates an enrollment linked to `windowId` in the caller's transaction. */
-  async createEnrollmentIn(
-    trx: Transaction<Database>,
-    scope: Scope,
-    input: CreateEnrollmentBody,
-    options: { windowId?: string } = {},
-  ): Promise<EnrollmentResponse> {
-    return this.drafts.createIn(trx, scope, input, options);
+  async createEnrollmentIn(...args: Parameters<EnrollmentDrafts['createIn']>): Promise<EnrollmentResponse> {
+    return this.drafts.createIn(...args);
   }
 
   /** Passive open enrollment: save_and_submit in the caller's transaction. */
-  async submitEnrollmentIn(trx: Transaction<Database>, scope: Scope, id: string): Promise<EnrollmentResponse> {
-    return this.drafts.submitIn(trx, scope, id);
+  async submitEnrollmentIn(...args: Parameters<EnrollmentDrafts['submitIn']>): Promise<EnrollmentResponse> {
+    return this.drafts.submitIn(...args);
   }
 
   /** Passive open enrollment: approval in the caller's transaction (the caller wakes the job worker after commit). */
@@ -74,14 +68,9 @@ export class EnrollmentService {
     return this.approvals.approveIn(trx, scope, id);
   }
 
-  /** The daily sweep's age-outs (CoverageContinuation.endDependentCoverageIn), the member locked by the caller. */
-  async endDependentCoverageIn(
-    trx: Transaction<Database>,
-    member: MemberRow,
-    firstDayOut: string,
-    leaving: ReadonlyMap<string, ReadonlySet<string>>,
-  ): Promise<boolean> {
-    return this.continuations.endDependentCoverageIn(trx, member, firstDayOut, leaving);
+  /** The daily sweep's age-outs, the member locked by the caller (CoverageContinuation.endDependentCoverageIn). */
+  async endDependentCoverageIn(...args: Parameters<CoverageContinuation['endDependentCoverageIn']>): Promise<boolean> {
+    return this.continuations.endDependentCoverageIn(...args);
   }
 
   /** Wakes the job worker (after a caller's transaction that approved enrollments has committed). */
