@@ -52,6 +52,7 @@ import { registerEnrollmentRoutes } from './modules/enrollments/enrollment.route
 import { registerCoverageRoutes } from './modules/coverage/coverage.routes.ts';
 import { MemberCoverageService } from './modules/coverage/member-coverage.service.ts';
 import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
+import { ChangeCommit } from './modules/change-commit/change-commit.ts';
 import { registerCobraEventRoutes } from './modules/cobra-events/cobra-event.routes.ts';
 import { CobraEventService } from './modules/cobra-events/cobra-event.service.ts';
 import { EdiAcknowledgements } from './modules/edi/edi-acknowledgement.service.ts';
@@ -247,7 +248,14 @@ export async function buildApp({ config, db, clock, encryptionKey, logStream, jo
   registerBenefitChangeRoutes(app, { benefitChanges, pages });
   const cobraEvents = new CobraEventService(db, clock);
   registerCobraEventRoutes(app, { cobraEvents, pages });
-  const enrollments = new EnrollmentService(db, clock, notifier, events, benefitChanges, cobraEvents, jobs);
+  const enrollments = new EnrollmentService({
+    db,
+    clock,
+    commit: new ChangeCommit({ clock, events, notifier }),
+    benefitChanges,
+    qualifyingEvents: cobraEvents,
+    jobs,
+  });
   registerEnrollmentRoutes(app, { enrollments, pages });
   registerCoverageRoutes(app, { coverage: new MemberCoverageService(db, clock) });
   registerOpenEnrollmentWindowRoutes(app, { windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments), pages });

@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './db/schema.ts';
 import { BenefitChangeService } from './modules/benefit-changes/benefit-change.service.ts';
+import { ChangeCommit } from './modules/change-commit/change-commit.ts';
 import { CobraEventService } from './modules/cobra-events/cobra-event.service.ts';
 import { CoverageTerminations } from './modules/coverage/termination.service.ts';
 import { DailySweep, type SweepOptions } from './modules/daily-sweep/sweep.service.ts';
@@ -44,11 +45,24 @@ export function buildEventLog({ clock }: { clock: Clock }): EventLog {
 
 export function buildOpenEnrollment({ db, clock, jobs, events }: BackgroundDependencies & { events: EventLog }) {
   const notifier = new Notifier(clock, events);
-  const enrollments = new EnrollmentService(db, clock, notifier, events, new BenefitChangeService(db, clock, events), new CobraEventService(db, clock), jobs);
+  const enrollments = new EnrollmentService({
+    db,
+    clock,
+    commit: new ChangeCommit({ clock, events, notifier }),
+    benefitChanges: new BenefitChangeService(db, clock, events),
+    qualifyingEvents: new CobraEventService(db, clock),
+    jobs,
+  });
   return { notifier, enrollments, windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments) };
 }
 
 /** What terminations do to coverage (the daily sweep and member updates use it). */
 export function buildTerminations(db: Kysely<Database>, clock: Clock, events: EventLog): CoverageTerminations {
-  return new CoverageTerminations(db, clock, events, new BenefitChangeService(db, clock, events), new CobraEventService(db, clock));
+  return new CoverageTerminations({
+    db,
+    clock,
+    commit: new ChangeCommit({ clock, events, notifier: new Notifier(clock, events) }),
+    benefitChanges: new BenefitChangeService(db, clock, events),
+    qualifyingEvents: new CobraEventService(db, clock),
+  });
 }

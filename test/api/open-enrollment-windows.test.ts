@@ -4,6 +4,7 @@ import { buildEventLog, buildJobHandlers } from '../../src/app.ts';
 import { JobWorker } from '../../src/jobs/job-worker.ts';
 import { BenefitChangeService } from '../../src/modules/benefit-changes/benefit-change.service.ts';
 import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/sandbox-adapter.ts';
+import { ChangeCommit } from '../../src/modules/change-commit/change-commit.ts';
 import { CobraEventService } from '../../src/modules/cobra-events/cobra-event.service.ts';
 import { EnrollmentService } from '../../src/modules/enrollments/enrollment.service.ts';
 import { Notifier } from '../../src/modules/notifications/notification.service.ts';
@@ -383,14 +384,13 @@ describe('complete: passive and active windows', () => {
   const buildOpenEnrollmentWindows = () => {
     const events = buildEventLog({ clock: t.clock });
     const notifier = new Notifier(t.clock, events);
-    const enrollments = new EnrollmentService(
-      t.database.db,
-      t.clock,
-      notifier,
-      events,
-      new BenefitChangeService(t.database.db, t.clock, events),
-      new CobraEventService(t.database.db, t.clock),
-    );
+    const enrollments = new EnrollmentService({
+      db: t.database.db,
+      clock: t.clock,
+      commit: new ChangeCommit({ clock: t.clock, events, notifier }),
+      benefitChanges: new BenefitChangeService(t.database.db, t.clock, events),
+      qualifyingEvents: new CobraEventService(t.database.db, t.clock),
+    });
     return new OpenEnrollmentWindowService(t.database.db, t.clock, notifier, events, enrollments);
   };
   async function coveredMember(w: EnrollmentWorld, name: string) {
