@@ -13,7 +13,7 @@ import * as enrollments from '../enrollments/enrollment.repository.ts';
 import type { EnrollmentRow } from '../enrollments/enrollment.table.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { NewEvent } from '../events/event-log.ts';
-import { lockMemberById } from '../members/member.repository.ts';
+import { findMemberSubclassIds, lockMemberById } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { CoverageChangeRecorder, type BenefitChangeRecorder } from './coverage-change-recorder.ts';
@@ -21,6 +21,7 @@ import { cancelledByTermination, coverageLostBy, enrollmentStart, terminationCov
 import type { CoverageEntry } from './coverage-entry.ts';
 import * as repository from './coverage.repository.ts';
 import type { CoverageTerminationItemRow, CoverageTerminationRow } from './coverage.table.ts';
+import { findPlanConfigurationsForPlans } from '../plan-configurations/plan-configuration.repository.ts';
 
 type Entry = CoverageEntry;
 
@@ -76,8 +77,8 @@ export class CoverageTerminations {
     await repository.supersedeTerminationsAfter(trx, member.id, terminationDate, this.#clock.now().toISOString());
     const rows = await repository.findCoverageRunningPast(trx, member.id, terminationDate);
     if (rows.length === 0) return 0;
-    const configurations = Map.groupBy(await enrollments.findConfigurations(trx, member.provider_id, rows.map((row) => row.plan_id)), (c) => c.plan_id);
-    const subclassIds = await enrollments.findMemberSubclassIds(trx, member.id);
+    const configurations = Map.groupBy(await findPlanConfigurationsForPlans(trx, member.provider_id, rows.map((row) => row.plan_id)), (c) => c.plan_id);
+    const subclassIds = await findMemberSubclassIds(trx, member.id);
     const byEnd = new Map<string, { row: Entry; effect: TerminationEffect }[]>();
     for (const row of rows) {
       const coverageEnd = terminationCoverageEnd(terminationDate, subclassIds, configurations.get(row.plan_id) ?? []);

@@ -26,6 +26,11 @@ import { primaryCareProviderJson, takesDesignations } from './enrollment.respons
 import type { CoverageWaiverInput, EnrolledPlanInput } from './enrollment.schemas.ts';
 import type { BeneficiaryDesignationRow, EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow } from './enrollment.table.ts';
 import { storedPlanInputs, volumeColumns, type KeptVolumes, type VolumeColumns } from './stored-elections.ts';
+import { findBeneficiaryMembers } from '../../db/references.ts';
+import { findDependentsByIds } from '../dependents/dependent.repository.ts';
+import { findMemberSubclassIds } from '../members/member.repository.ts';
+import { findPlanConfigurationsForPlans } from '../plan-configurations/plan-configuration.repository.ts';
+import { findPlansByIds } from '../plans/plan.repository.ts';
 
 type Elections = repository.Elections;
 
@@ -78,7 +83,7 @@ export async function loadElectionFacts(trx: Executor, request: Omit<ElectionReq
   const { member, plans: planInputs, waivers } = request;
   const plans = new Map(
     (
-      await repository.findPlans(
+      await findPlansByIds(
         trx,
         member.provider_id,
         planInputs.map((plan) => plan.plan),
@@ -89,11 +94,11 @@ export async function loadElectionFacts(trx: Executor, request: Omit<ElectionReq
     ...planInputs.flatMap((plan) => (plan.enrolled_dependents ?? []).map((d) => d.dependent)),
     ...waivers.flatMap((w) => (w.dependent ? [w.dependent] : [])),
   ];
-  const dependents = new Map((await repository.findDependents(trx, member.provider_id, dependentIds)).map((dependent) => [dependent.id, dependent]));
-  const configurations = Map.groupBy(await repository.findConfigurations(trx, member.provider_id, [...plans.keys()]), (c) => c.plan_id);
-  const subclassIds = await repository.findMemberSubclassIds(trx, member.id);
+  const dependents = new Map((await findDependentsByIds(trx, member.provider_id, dependentIds)).map((dependent) => [dependent.id, dependent]));
+  const configurations = Map.groupBy(await findPlanConfigurationsForPlans(trx, member.provider_id, [...plans.keys()]), (c) => c.plan_id);
+  const subclassIds = await findMemberSubclassIds(trx, member.id);
   const beneficiaryIds = planInputs.flatMap((plan) => (plan.beneficiary_designations ?? []).map((d) => d.beneficiary));
-  const beneficiaries = new Map((await repository.findBeneficiaries(trx, member.provider_id, beneficiaryIds)).map((b) => [b.id, b]));
+  const beneficiaries = new Map((await findBeneficiaryMembers(trx, member.provider_id, beneficiaryIds)).map((b) => [b.id, b]));
   const lateEntrants = request.kept === undefined ? await lateEntrantLines(trx, request, plans) : new Set<number>();
   return { plans, dependents, configurations, subclassIds, beneficiaries, lateEntrants };
 }

@@ -24,6 +24,7 @@ import * as repository from './enrollment.repository.ts';
 import { enrollmentNotification, toEnrollmentResponse } from './enrollment.response.ts';
 import type { EnrollmentResponse } from './enrollment.schemas.ts';
 import type { EnrollmentRow } from './enrollment.table.ts';
+import { findPlansByIds } from '../plans/plan.repository.ts';
 
 type Elections = repository.Elections;
 
@@ -99,7 +100,7 @@ export async function electedCoverage(trx: Executor, enrollment: EnrollmentRow, 
     elections.planRows ??
     new Map(
       (
-        await repository.findPlans(
+        await findPlansByIds(
           trx,
           enrollment.provider_id,
           elections.plans.map((p) => p.plan_id),

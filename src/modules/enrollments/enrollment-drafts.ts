@@ -31,6 +31,8 @@ import type { CoverageWaiverInput, CreateEnrollmentBody, EnrolledPlanInput, Enro
 import type { EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
 import { storedPlanInputs } from './stored-elections.ts';
 import { checkSubmission } from './submission-check.ts';
+import { findDocumentIdsVisibleToEmployer } from '../../db/references.ts';
+import { findOpenWindowOn } from '../open-enrollment/open-enrollment-window.repository.ts';
 
 type Elections = repository.Elections;
 
@@ -67,7 +69,7 @@ export class EnrollmentDrafts {
     if (!member) throw new ValidationFailed([inputError(['member'], 'No such member.')]);
     const openWindow =
       options.windowId === undefined && input.category === 'open_enrollment'
-        ? await repository.findOpenWindowOn(trx, member.provider_id, member.employer_id, toDateString(this.#clock.now()))
+        ? await findOpenWindowOn(trx, member.provider_id, member.employer_id, toDateString(this.#clock.now()))
         : undefined;
     const row = newEnrollmentRow(member, input, options.windowId ?? openWindow?.id ?? null, options.overrideBy ?? null, this.#clock.now().toISOString());
     await assertDocumentsVisible(trx, member, input.qualifying_life_event_documents ?? []);
@@ -253,7 +255,7 @@ function rulesOverrideColumns(
 }
 
 async function assertDocumentsVisible(trx: Executor, member: MemberRow, ids: readonly string[]): Promise<void> {
-  const visible = await repository.findDocumentIds(trx, member.provider_id, member.employer_id, ids);
+  const visible = await findDocumentIdsVisibleToEmployer(trx, member.provider_id, member.employer_id, ids);
   const errors = ids.flatMap((id, index) => (visible.has(id) ? [] : [inputError(['qualifying_life_event_documents', index], 'No such document.')]));
   if (errors.length > 0) throw new ValidationFailed(errors);
 }

@@ -12,18 +12,6 @@ import { DESIGNATION_LINES } from './enrollment.table.ts';
 import type { BeneficiaryDesignationRow, EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
 import type { CoverageWaiverTable } from './enrollment.table.ts';
 
-// Reads of other modules' records, moved to their modules; these re-exports go when the engine split lands.
-export { findBeneficiaryMembers as findBeneficiaries, findDocumentIdsVisibleToEmployer as findDocumentIds } from '../../db/references.ts';
-export { findDependentsByIds as findDependents } from '../dependents/dependent.repository.ts';
-export { findMemberSubclassIds } from '../members/member.repository.ts';
-export {
-  findOpenWindowOn,
-  findWindowOfEnrollmentById as findWindowById,
-  type WindowOfEnrollment,
-} from '../open-enrollment/open-enrollment-window.repository.ts';
-export { findPlanConfigurationsForPlans as findConfigurations } from '../plan-configurations/plan-configuration.repository.ts';
-export { findPlansByIds as findPlans } from '../plans/plan.repository.ts';
-
 export type CoverageWaiverRow = CoverageWaiverTable;
 
 export interface Elections {

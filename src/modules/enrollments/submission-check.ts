@@ -18,6 +18,11 @@ import { submissionErrors, type DependentFacts, type SubmissionFacts } from './e
 import * as repository from './enrollment.repository.ts';
 import type { EnrollmentRow } from './enrollment.table.ts';
 import { lifeEventErrors, lifeEventRule, type LifeEventReason, type LineBeforeAfter } from './life-events.ts';
+import { findDependentsByIds } from '../dependents/dependent.repository.ts';
+import { findMemberSubclassIds } from '../members/member.repository.ts';
+import { findOpenWindowOn, findWindowOfEnrollmentById } from '../open-enrollment/open-enrollment-window.repository.ts';
+import { findPlanConfigurationsForPlans } from '../plan-configurations/plan-configuration.repository.ts';
+import { findPlansByIds } from '../plans/plan.repository.ts';
 
 type Elections = repository.Elections;
 
@@ -37,10 +42,10 @@ export async function checkSubmission(
 ): Promise<SubmissionCheck> {
   const window = await windowOfSubmission(trx, enrollment, elections, today);
   const planIds = elections.plans.map((plan) => plan.plan_id);
-  const plans = new Map((await repository.findPlans(trx, member.provider_id, planIds)).map((plan) => [plan.id, plan]));
-  const configurations = Map.groupBy(await repository.findConfigurations(trx, member.provider_id, planIds), (c) => c.plan_id);
+  const plans = new Map((await findPlansByIds(trx, member.provider_id, planIds)).map((plan) => [plan.id, plan]));
+  const configurations = Map.groupBy(await findPlanConfigurationsForPlans(trx, member.provider_id, planIds), (c) => c.plan_id);
   const dependentIds = [...elections.dependents.map((d) => d.dependent_id), ...elections.waivers.flatMap((w) => (w.dependent_id ? [w.dependent_id] : []))];
-  const dependents = new Map((await repository.findDependents(trx, member.provider_id, dependentIds)).map((d) => [d.id, d]));
+  const dependents = new Map((await findDependentsByIds(trx, member.provider_id, dependentIds)).map((d) => [d.id, d]));
   const rule = enrollment.category === 'qle' ? lifeEventRule(enrollment.reason) : undefined;
   const lifeEvent =
     rule && enrollment.change_date !== null && enrollment.rules_override_reason === null
@@ -54,7 +59,7 @@ export async function checkSubmission(
           lines: await linesBeforeAndAfter(trx, enrollment, elections, plans, dependents, enrollment.effective_start ?? today),
         })
       : [];
-  const subclassIds = await repository.findMemberSubclassIds(trx, member.id);
+  const subclassIds = await findMemberSubclassIds(trx, member.id);
   const facts = submissionFacts({ enrollment, member, elections, plans, configurations, dependents, subclassIds });
   return { errors: [...window.errors, ...lifeEvent, ...submissionErrors(facts)], windowId: window.windowId };
 }
@@ -68,8 +73,8 @@ async function windowOfSubmission(trx: Executor, enrollment: EnrollmentRow, elec
   if (enrollment.category !== 'open_enrollment') return { errors: [], windowId: enrollment.open_enrollment_window_id };
   const window =
     enrollment.reason === 'passive_open_enrollment' && enrollment.open_enrollment_window_id !== null
-      ? await repository.findWindowById(trx, enrollment.open_enrollment_window_id)
-      : await repository.findOpenWindowOn(trx, enrollment.provider_id, enrollment.employer_id, today);
+      ? await findWindowOfEnrollmentById(trx, enrollment.open_enrollment_window_id)
+      : await findOpenWindowOn(trx, enrollment.provider_id, enrollment.employer_id, today);
   if (!window) {
     return {
       errors: [inputError(['category'], `No open enrollment window of the employer is active on ${today}: outside a window, changes are qle enrollments.`)],
@@ -183,7 +188,7 @@ async function linesBeforeAndAfter(
   const unknown = beforeDependents.map((d) => d.dependent_id).filter((id) => !elected.has(id));
   const relationships = new Map([
     ...[...elected].map(([id, dependent]) => [id, dependent.member_relationship] as const),
-    ...(await repository.findDependents(trx, enrollment.provider_id, unknown)).map((d) => [d.id, d.member_relationship] as const),
+    ...(await findDependentsByIds(trx, enrollment.provider_id, unknown)).map((d) => [d.id, d.member_relationship] as const),
   ]);
   const persons = (ids: readonly string[]) => new Map(ids.flatMap((id) => (relationships.has(id) ? [[id, relationships.get(id)!] as const] : [])));
   const before = (line: LineOfCoverage) => {
