@@ -9,8 +9,14 @@ import { lockMemberById } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
 import { DESIGNATION_LINES } from './enrollment.table.ts';
-import type { BeneficiaryDesignationRow, EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
-import type { CoverageWaiverTable } from './enrollment.table.ts';
+import type {
+  BeneficiaryDesignationRow,
+  CoverageWaiverTable,
+  EnrolledDependentRow,
+  EnrolledPlanRow,
+  EnrollmentRow,
+  EnrollmentStatus,
+} from './enrollment.table.ts';
 
 export type CoverageWaiverRow = CoverageWaiverTable;
 
