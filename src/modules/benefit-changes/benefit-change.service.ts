@@ -75,9 +75,8 @@ export class BenefitChangeService {
    * addressed to the group of its plan (the next plan's, else the previous one's) and handed to that group's
    * connection. `api` changes get their
    * delivery job in this same transaction, so a change is never recorded without it, nor sent without being
-   * recorded. An enrollment whose every line is `no_change` has nothing to send and is synced at once. The
-   * caller wakes the job worker once its transaction has committed (a wake before the commit finds nothing).
-   * Returns the enrollment's status afterwards (`approved`, or `synced` when nothing had to be sent) and the
+   * recorded (whoever runs the approval wakes the worker after its commit: jobs/job-wake.ts). An enrollment
+   * whose every line is `no_change` has nothing to send and is synced at once. Returns the enrollment's status afterwards (`approved`, or `synced` when nothing had to be sent) and the
    * `benefit_change.created` events of the changes, which the approval records with its own in one statement.
    */
   async recordChanges(
