@@ -16,6 +16,18 @@ const ONLY_BENEFIT_CHANGES_WRITE_BENEFIT_CHANGES = {
     'Only the benefit-changes module writes benefit_changes: use its transitions (transitionDelivery, transitionChangesOfEdiFile in benefit-change.repository.ts).',
 };
 
+// Coverage has one owner: src/modules/coverage holds every query over the coverage tables (coverage.repository.ts
+// and the repositories beside it); the enrollments module writes and reads its own elections.
+const COVERAGE_TABLES = '/^(enrolled_plans|enrolled_dependents|coverage_waivers|coverage_terminations|coverage_termination_items|beneficiary_designations)\\b/';
+const COVERAGE_MESSAGE = 'Only the coverage module queries coverage tables: add or use a function in src/modules/coverage (e.g. coverage.repository.ts).';
+const ONLY_COVERAGE_QUERIES_COVERAGE = [
+  {
+    selector: `CallExpression[callee.property.name=/^(selectFrom|updateTable|deleteFrom|insertInto|innerJoin|leftJoin)$/][arguments.0.value=${COVERAGE_TABLES}]`,
+    message: COVERAGE_MESSAGE,
+  },
+  { selector: `CallExpression[callee.name='insertRows'][arguments.1.value=${COVERAGE_TABLES}]`, message: COVERAGE_MESSAGE },
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', '.bench/', '.lint/'] },
   js.configs.recommended,
@@ -51,11 +63,20 @@ export default tseslint.config(
   // no-restricted-syntax, so each scope lists every selector that applies to it (a later config replaces it).
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/modules/enrollments/**', 'src/modules/benefit-changes/**', 'src/db/migrations/**'],
-    rules: { 'no-restricted-syntax': ['error', ONLY_ENROLLMENTS_WRITE_ENROLLMENTS, ONLY_BENEFIT_CHANGES_WRITE_BENEFIT_CHANGES] },
+    ignores: ['src/modules/enrollments/**', 'src/modules/benefit-changes/**', 'src/modules/coverage/**', 'src/db/migrations/**'],
+    rules: {
+      'no-restricted-syntax': ['error', ONLY_ENROLLMENTS_WRITE_ENROLLMENTS, ONLY_BENEFIT_CHANGES_WRITE_BENEFIT_CHANGES, ...ONLY_COVERAGE_QUERIES_COVERAGE],
+    },
   },
   { files: ['src/modules/enrollments/**/*.ts'], rules: { 'no-restricted-syntax': ['error', ONLY_BENEFIT_CHANGES_WRITE_BENEFIT_CHANGES] } },
-  { files: ['src/modules/benefit-changes/**/*.ts'], rules: { 'no-restricted-syntax': ['error', ONLY_ENROLLMENTS_WRITE_ENROLLMENTS] } },
+  {
+    files: ['src/modules/benefit-changes/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ONLY_ENROLLMENTS_WRITE_ENROLLMENTS, ...ONLY_COVERAGE_QUERIES_COVERAGE] },
+  },
+  {
+    files: ['src/modules/coverage/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ONLY_ENROLLMENTS_WRITE_ENROLLMENTS, ONLY_BENEFIT_CHANGES_WRITE_BENEFIT_CHANGES] },
+  },
   {
     files: ['test/**/*.ts', 'bench/**'],
     rules: {

@@ -32,8 +32,6 @@ export interface BackgroundServices {
   clock: Clock;
   /** Where every change's events go, with webhook delivery subscribed (services record through `changes`). */
   eventLog: EventLog;
-  /** Writes notifications (for the enrollment engine and terminations until they commit through `changes`). */
-  notifier: Notifier;
   /** The one hand-over of a change's events, notifications and jobs (change-commit/change-commit.ts). */
   changes: ChangeCommit;
   benefitChanges: BenefitChangeService;
@@ -48,19 +46,17 @@ export interface BackgroundServices {
 export function buildBackgroundServices(deps: BackgroundDependencies, sweep: SweepOptions = {}): BackgroundServices {
   const { db, clock } = deps;
   const eventLog = buildEventLog({ clock });
-  const notifier = new Notifier(clock, eventLog);
-  const changes = new ChangeCommit({ clock, events: eventLog, notifier });
+  const changes = buildChangeCommit({ clock }, eventLog);
   const benefitChanges = new BenefitChangeService(db, clock, changes);
   const cobraEvents = new CobraEventService(db, clock);
-  // The engine is woken by nobody: whoever runs its work wakes the worker after it (jobs/job-wake.ts).
-  const enrollments = new EnrollmentService(db, clock, notifier, eventLog, benefitChanges, cobraEvents);
-  const terminations = new CoverageTerminations(db, clock, eventLog, benefitChanges, cobraEvents);
+  // No `jobs` for the engine: whoever runs its work wakes the worker after it (jobs/job-wake.ts).
+  const enrollments = new EnrollmentService({ db, clock, commit: changes, benefitChanges, qualifyingEvents: cobraEvents });
+  const terminations = new CoverageTerminations({ db, clock, commit: changes, benefitChanges, qualifyingEvents: cobraEvents });
   const windows = new OpenEnrollmentWindowService({ db, clock, changes, enrollments });
   return {
     db,
     clock,
     eventLog,
-    notifier,
     changes,
     benefitChanges,
     cobraEvents,

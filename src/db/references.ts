@@ -42,6 +42,52 @@ export async function assertReferencesVisible(db: Executor, scope: Scope, refere
   if (errors.length > 0) throw new ValidationFailed(errors);
 }
 
+/*
+ * References a member's own records make (an enrollment's documents and beneficiaries, an ID card's document),
+ * checked against the member rather than the caller's key: what the member may cite. The caller turns what is
+ * missing into its ValidationFailed, field by field.
+ */
+
+/**
+ * Documents among `ids` that the employer's members may cite: the employer's own and the provider-wide ones
+ * (no employer), which employer keys do not see through the `document` reference above.
+ */
+export async function findDocumentIdsVisibleToEmployer(db: Executor, providerId: string, employerId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('documents')
+    .select('id')
+    .where('provider_id', '=', providerId)
+    .where((eb) => eb.or([eb('employer_id', '=', employerId), eb('employer_id', 'is', null)]))
+    .where('id', 'in', ids)
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+/** Whether the document is one of the member's or their employer's: an ID card must not point at anyone else's. */
+export async function isDocumentOfMember(db: Executor, providerId: string, member: { id: string; employer_id: string }, documentId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('documents')
+    .select('id')
+    .where('provider_id', '=', providerId)
+    .where('id', '=', documentId)
+    .where('employer_id', '=', member.employer_id)
+    .where((eb) => eb.or([eb('member_id', 'is', null), eb('member_id', '=', member.id)]))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Beneficiaries of the provider among `ids`, with the member each belongs to: a designation names only its member's. */
+export function findBeneficiaryMembers(db: Executor, providerId: string, ids: readonly string[]): Promise<{ id: string; member_id: string }[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('beneficiaries')
+    .select(['id', 'member_id'])
+    .where('provider_id', '=', providerId)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+}
+
 /**
  * Locks an employer's row for the rest of the transaction. Writes that keep a per-employer invariant (one
  * primary business unit, one default subclass per category) take it first, so that two of them never both

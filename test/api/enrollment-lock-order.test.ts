@@ -38,11 +38,16 @@ describe('two changes to one enrollment at once', () => {
  * detector, run first by the request's backend, aborts the request and never this connection.
  */
 async function collider(url: string, enrollmentId: string) {
+  return holder(url, 'enrollments', enrollmentId);
+}
+
+/** A second connection holding one row (FOR UPDATE) in a transaction of its own until it commits. */
+async function holder(url: string, table: 'enrollments' | 'members', id: string) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await client.query(`SET deadlock_timeout = '30s'`);
   await client.query('BEGIN');
-  await client.query('SELECT id FROM enrollments WHERE id = $1 FOR UPDATE', [enrollmentId]);
+  await client.query(`SELECT id FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
   const pid = ((await client.query('SELECT pg_backend_pid() AS pid')).rows[0] as { pid: number }).pid;
   // Only backends this connection blocks count: other tests may share the server.
   const blockedByIt = async () =>
@@ -56,6 +61,42 @@ async function collider(url: string, enrollmentId: string) {
     close: () => client.end(),
   };
 }
+
+describe('every change of an enrollment locks its member first', () => {
+  it.runIf(testDatabaseKind() === 'postgres')(
+    'when another transaction holds the member, then an edit, a save_and_submit, a reopen and a cancel each wait for it, and go through once it lets go',
+    async () => {
+      const { t, w } = context;
+      const medical = { enrolled_plans: [{ plan: w.plans.medical.id }] };
+      const submittedEnrollment = async () => {
+        const enrollment = await createEnrollment(w, medical);
+        expect((await w.admin.post(`/enrollments/${enrollment.id}/save_and_submit`)).status).toBe(200);
+        return enrollment;
+      };
+      const changes: [string, () => Promise<{ id: string }>, (id: string) => Promise<{ status: number; body: any }>, string][] = [
+        ['edit', () => createEnrollment(w, medical), (id) => w.admin.patch(`/enrollments/${id}`, { metadata: { edited: 'yes' } }), 'not_started'],
+        ['save_and_submit', () => createEnrollment(w, medical), (id) => w.admin.post(`/enrollments/${id}/save_and_submit`), 'pending'],
+        ['reopen', submittedEnrollment, (id) => w.admin.post(`/enrollments/${id}/reopen`), 'not_started'],
+        ['cancel', () => createEnrollment(w, medical), (id) => w.admin.post(`/enrollments/${id}/cancel`), 'cancelled'],
+      ];
+      for (const [name, arrange, change, status] of changes) {
+        const enrollment = await arrange();
+        const other = await holder(t.database.url, 'members', w.member.id);
+        try {
+          const answer = change(enrollment.id);
+          // The request waits for the member: had it locked the enrollment first, nothing would block it here.
+          await other.untilRequestWaits();
+          await other.query('COMMIT');
+          const { status: code, body } = await answer;
+          expect({ name, code, status: body.status }).toEqual({ name, code: 200, status });
+        } finally {
+          await other.close();
+        }
+      }
+    },
+    60_000,
+  );
+});
 
 describe('a request PostgreSQL aborts as a deadlock', () => {
   it.runIf(testDatabaseKind() === 'postgres')(

@@ -33,9 +33,3 @@ export async function updateBeneficiary(db: Executor, row: BeneficiaryRow): Prom
 export async function deleteBeneficiary(db: Executor, id: string): Promise<void> {
   await db.deleteFrom('beneficiaries').where('id', '=', id).execute();
 }
-
-/** Whether any election's beneficiary designation names the beneficiary (the row cannot go while one does). */
-export async function isDesignated(db: Executor, beneficiaryId: string): Promise<boolean> {
-  const row = await db.selectFrom('beneficiary_designations').select('id').where('beneficiary_id', '=', beneficiaryId).limit(1).executeTakeFirst();
-  return row !== undefined;
-}

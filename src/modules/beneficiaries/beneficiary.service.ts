@@ -9,6 +9,7 @@ import { InvalidState, NotFound, validationFailed } from '../../shared/errors.ts
 import { newId } from '../../shared/ids.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { isBeneficiaryDesignated } from '../coverage/coverage-links.repository.ts';
 import { lockMemberById } from '../members/member.repository.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
@@ -101,7 +102,7 @@ export class BeneficiaryService {
     return this.#db.transaction().execute(async (trx) => {
       const beneficiary = await repository.lockBeneficiaryById(trx, scope, id);
       if (!beneficiary) throw new NotFound('beneficiary');
-      if (await repository.isDesignated(trx, id)) {
+      if (await isBeneficiaryDesignated(trx, id)) {
         throw new InvalidState(
           'This beneficiary is named in a life or accidental_death election (beneficiary_designations), so the record cannot be deleted. Name someone else through the enrollment (PATCH while not_started, or a new enrollment) first.',
         );

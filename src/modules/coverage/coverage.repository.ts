@@ -123,6 +123,30 @@ const dependentIdsOfPlans = cachedQuery((db, enrolledPlanIds: readonly string[])
   db.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id']).where('enrolled_plan_id', 'in', enrolledPlanIds).orderBy('enrolled_plan_id').orderBy('position'),
 );
 
+/** Dependents covered on `day` (coverageInForceOn), with the plan and member covering them: the sweep's age-out candidates. */
+export function findDependentsCoveredOn(db: Executor, day: string) {
+  return db
+    .selectFrom('enrolled_dependents')
+    .innerJoin('enrolled_plans', 'enrolled_plans.id', 'enrolled_dependents.enrolled_plan_id')
+    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
+    .innerJoin('dependents', 'dependents.id', 'enrolled_dependents.dependent_id')
+    .select([
+      'dependents.id as dependent_id',
+      'dependents.dob',
+      'dependents.member_relationship',
+      'dependents.has_disability',
+      'dependents.disability_certified_on',
+      'enrolled_plans.effective_start',
+      'enrolled_plans.effective_end',
+      'enrolled_plans.plan_id',
+      'enrollments.member_id',
+      'enrollments.employer_id',
+      'enrollments.provider_id',
+    ])
+    .where(coverageInForceOn(day))
+    .execute();
+}
+
 const enrollmentsNotApproved = cachedQuery((db, memberId: string) =>
   db
     .selectFrom('enrollments')
@@ -144,6 +168,44 @@ export async function findEnrollmentsNotApproved(trx: Transaction<Database>, mem
     .execute();
   const starts = Map.groupBy(plans, (plan) => plan.enrollment_id);
   return enrollments.map((row) => ({ row, planStarts: (starts.get(row.id) ?? []).flatMap((plan) => (plan.effective_start === null ? [] : [plan.effective_start])) }));
+}
+
+/**
+ * Coverage (isCoverage) of members terminated before `day` that runs past their termination_date (or starts
+ * after it) and that no termination of theirs on that date ended yet: the sweep's candidates for ending.
+ */
+export function findCoverageOfTerminatedMembers(db: Executor, day: string) {
+  return db
+    .selectFrom('enrolled_plans')
+    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
+    .innerJoin('members', 'members.id', 'enrolled_plans.member_id')
+    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
+    .select([
+      'members.id as member_id',
+      'members.provider_id',
+      'members.termination_date',
+      'enrolled_plans.plan_id',
+      'enrolled_plans.effective_start',
+      'enrolled_plans.effective_end',
+    ])
+    .where('members.termination_date', '<', day)
+    .where(isCoverage())
+    .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>', eb.ref('members.termination_date'))]))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('coverage_termination_items')
+            .innerJoin('coverage_terminations', 'coverage_terminations.id', 'coverage_termination_items.termination_id')
+            .select('coverage_termination_items.enrolled_plan_id')
+            .whereRef('coverage_termination_items.enrolled_plan_id', '=', 'enrolled_plans.id')
+            .whereRef('coverage_terminations.termination_date', '=', 'members.termination_date')
+            .where('coverage_terminations.undone_at', 'is', null),
+        ),
+      ),
+    )
+    .orderBy('members.id')
+    .execute();
 }
 
 export async function insertTermination(trx: Transaction<Database>, row: CoverageTerminationRow, items: readonly CoverageTerminationItemRow[]): Promise<void> {

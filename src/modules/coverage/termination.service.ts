@@ -5,30 +5,29 @@ import type { Clock } from '../../shared/clock.ts';
 import { batches } from '../../shared/batches.ts';
 import { addDays, compareDates } from '../../shared/dates.ts';
 import { newId } from '../../shared/ids.ts';
-import type { CoverageItem, LineChange } from '../benefit-changes/benefit-change-diff.ts';
-import type { QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
-import type { BenefitChangeRecorder } from '../enrollments/enrollment.service.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
+import type { CoverageChange, QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
 import { serviceEnrollmentRow } from '../enrollments/enrollment-lifecycle.ts';
 import { ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS } from '../enrollments/enrollment-status.ts';
 import * as enrollments from '../enrollments/enrollment.repository.ts';
 import type { EnrollmentRow } from '../enrollments/enrollment.table.ts';
-import { eventOf, type EventSource } from '../events/event-data.ts';
-import type { EventLog, NewEvent } from '../events/event-log.ts';
-import { lockMemberById } from '../members/member.repository.ts';
+import { eventOf } from '../events/event-data.ts';
+import type { NewEvent } from '../events/event-log.ts';
+import { findMemberSubclassIds, lockMemberById } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
+import { CoverageChangeRecorder, type BenefitChangeRecorder } from './coverage-change-recorder.ts';
 import { cancelledByTermination, coverageLostBy, enrollmentStart, terminationCoverageEnd, terminationEffect, undoableOn, type TerminationEffect } from './coverage-rules.ts';
-import { coverageItemOf, enrollmentOfCoverage, type CoverageEntry } from './coverage-entry.ts';
+import type { CoverageEntry } from './coverage-entry.ts';
 import * as repository from './coverage.repository.ts';
 import type { CoverageTerminationItemRow, CoverageTerminationRow } from './coverage.table.ts';
+import { findPlanConfigurationsForPlans } from '../plan-configurations/plan-configuration.repository.ts';
 
 type Entry = CoverageEntry;
 
-const toItem = (row: Entry, dependentIds: readonly string[], effectiveEnd: string | null = row.effective_end): CoverageItem => coverageItemOf(row, row, dependentIds, effectiveEnd);
-
 /**
- * What a member's termination does to their coverage (API.md section 5, issue 12), applied by the daily sweep
- * the day after termination_date, or at once when a termination_date already past is recorded:
+ * What a member's termination does to their coverage (docs/decisions.md "Terminations"), applied by the daily
+ * sweep the day after termination_date, or at once when a termination_date already past is recorded:
  *
  * - every coverage of the member and their dependents ends on the plan configuration's coverage end date
  *   (terminationCoverageEnd); coverage that would start after it is cancelled (its last day the day before its
@@ -37,13 +36,14 @@ const toItem = (row: Entry, dependentIds: readonly string[], effectiveEnd: strin
  *   cancellation_reason `member_terminated`;
  * - the COBRA qualifying event (29 U.S.C. 1163(2): termination of employment) is recorded once the coverage
  *   is lost, the day after the coverage end (recordDueCobraEvents), not before: a termination undone before
- *   then never was one.
+ *   then never was one (docs/decisions.md "COBRA events").
  *
  * Each coverage end is one `qle` enrollment with reason `terminated` (status approved, then synced once the
  * carriers have it) that waives the lines it ends, and one coverage_terminations row remembering what it
  * ended. Undoing the termination (clearing termination_date or moving it later) until the coverage end gives
  * back exactly that, with a `change` (date_change) benefit change per entry; from the first day without
- * coverage it is a rehire: nothing is given back, the member enrolls again.
+ * coverage it is a rehire: nothing is given back, the member enrolls again. What either causes (benefit
+ * changes, COBRA losses, events, the roll-up) is recorded by the CoverageChangeRecorder, as for approvals.
  *
  * Every method runs in the caller's transaction with the member locked (lockMemberById), as every path that
  * changes a member's enrollments does; the caller wakes the job worker once it has committed.
@@ -51,16 +51,19 @@ const toItem = (row: Entry, dependentIds: readonly string[], effectiveEnd: strin
 export class CoverageTerminations {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #events: EventLog;
-  readonly #benefitChanges: BenefitChangeRecorder;
-  readonly #qualifyingEvents: QualifyingEventRecorder;
+  readonly #recorder: CoverageChangeRecorder;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog, benefitChanges: BenefitChangeRecorder, qualifyingEvents: QualifyingEventRecorder) {
-    this.#db = db;
-    this.#clock = clock;
-    this.#events = events;
-    this.#benefitChanges = benefitChanges;
-    this.#qualifyingEvents = qualifyingEvents;
+  constructor(options: {
+    db: Kysely<Database>;
+    clock: Clock;
+    commit: ChangeCommit;
+    benefitChanges: BenefitChangeRecorder;
+    qualifyingEvents: QualifyingEventRecorder;
+  }) {
+    this.#db = options.db;
+    this.#clock = options.clock;
+    const { benefitChanges, qualifyingEvents, commit } = options;
+    this.#recorder = new CoverageChangeRecorder({ benefitChanges, qualifyingEvents, commit });
   }
 
   /**
@@ -74,8 +77,8 @@ export class CoverageTerminations {
     await repository.supersedeTerminationsAfter(trx, member.id, terminationDate, this.#clock.now().toISOString());
     const rows = await repository.findCoverageRunningPast(trx, member.id, terminationDate);
     if (rows.length === 0) return 0;
-    const configurations = Map.groupBy(await enrollments.findConfigurations(trx, member.provider_id, rows.map((row) => row.plan_id)), (c) => c.plan_id);
-    const subclassIds = await enrollments.findMemberSubclassIds(trx, member.id);
+    const configurations = Map.groupBy(await findPlanConfigurationsForPlans(trx, member.provider_id, rows.map((row) => row.plan_id)), (c) => c.plan_id);
+    const subclassIds = await findMemberSubclassIds(trx, member.id);
     const byEnd = new Map<string, { row: Entry; effect: TerminationEffect }[]>();
     for (const row of rows) {
       const coverageEnd = terminationCoverageEnd(terminationDate, subclassIds, configurations.get(row.plan_id) ?? []);
@@ -98,19 +101,6 @@ export class CoverageTerminations {
       waivedLines: lines,
     });
     const dependents = await repository.findDependentIdsOfPlans(trx, ended.map(({ row }) => row.id));
-    const changes: LineChange[] = [];
-    for (const { row, effect } of ended) {
-      await repository.endCoverage(trx, row.id, effect.lastDay);
-      changes.push({
-        lineOfCoverage: row.line_of_coverage,
-        status: 'removed',
-        changes: [],
-        previous: toItem(row, dependents.get(row.id) ?? []),
-        next: null,
-        coverageStart: row.effective_start,
-        coverageEnd: effect.lastDay,
-      });
-    }
     // A termination entered after its coverage end: the coverage is already lost, so is the event, recorded
     // with it (nobody else can claim a row this transaction is inserting).
     const lost = coverageLostBy(coverageEnd, today);
@@ -135,25 +125,17 @@ export class CoverageTerminations {
     }));
     await repository.insertTermination(trx, termination, items);
     const cancelled = await this.#cancelEnrollmentsStartingAfter(trx, member.id, coverageEnd);
-    const recorded = await this.#benefitChanges.recordChanges(trx, { providerId: member.provider_id, employerId: member.employer_id, enrollmentId: enrollment.row.id, memberId: member.id, changes });
-    const cobra = lost
-      ? await this.#recordCoverageLoss(
-          trx,
-          termination,
-          enrollment.row,
-          ended.map(({ row }) => row),
-          dependents,
-        )
-      : [];
-    const updated = new Map(ended.map(({ row }) => [row.enrollment_id, enrollmentOfCoverage(row)]));
-    await this.#events.recordMany(trx, [
-      ...enrollment.events,
-      ...[...updated.values()].map((other) => eventOf('enrollment', 'updated', other)),
-      ...cancelled,
-      ...recorded.events,
-      ...cobra,
-      ...(recorded.status === 'synced' ? [eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.complete, { ...enrollment.row, status: 'synced' as const })] : []),
-    ]);
+    const rows = ended.map(({ row }) => row);
+    await this.#recorder.record(trx, {
+      enrollment: enrollment.row,
+      events: enrollment.events,
+      move: {
+        kind: 'ends',
+        ends: ended.map(({ row, effect }) => ({ entry: row, lastDay: effect.lastDay, dependentIds: dependents.get(row.id) ?? [] })),
+        loss: lost ? coverageLoss(termination, enrollment.row, rows, dependents) : undefined,
+      },
+      cancelled,
+    });
   }
 
   /**
@@ -176,36 +158,22 @@ export class CoverageTerminations {
   async #undo(trx: Transaction<Database>, member: MemberRow, termination: CoverageTerminationRow, today: string): Promise<void> {
     const items = await repository.findTerminationItems(trx, termination.id);
     const enrollment = await this.#insertApprovedEnrollment(trx, member, {
-      // The employment goes on: a change of employment status (interface.md has no reason for an undone termination).
+      // The employment goes on: a change of employment status (docs/decisions.md "Terminations": an undone termination).
       reason: 'employment_change',
       changeDate: today,
       effectiveStart: addDays(termination.coverage_end, 1),
       waivedLines: [],
     });
     const dependents = await repository.findDependentIdsOfPlans(trx, items.map((item) => item.id));
-    const changes: LineChange[] = [];
-    const updated = new Map<string, EventSource<'enrollment'>>();
-    for (const item of items) {
-      if (!(await repository.restoreEnd(trx, item.id, item.ended_on, item.previous_end))) continue;
-      updated.set(item.enrollment_id, enrollmentOfCoverage(item));
-      changes.push({
-        lineOfCoverage: item.line_of_coverage,
-        status: 'change',
-        changes: ['date_change'],
-        previous: toItem(item, dependents.get(item.id) ?? [], item.ended_on),
-        next: toItem(item, dependents.get(item.id) ?? [], item.previous_end),
-        coverageStart: item.effective_start,
-        coverageEnd: item.previous_end,
-      });
-    }
     await repository.markUndone(trx, termination.id, this.#clock.now().toISOString(), enrollment.row.id);
-    const recorded = await this.#benefitChanges.recordChanges(trx, { providerId: member.provider_id, employerId: member.employer_id, enrollmentId: enrollment.row.id, memberId: member.id, changes });
-    await this.#events.recordMany(trx, [
-      ...enrollment.events,
-      ...[...updated.values()].map((other) => eventOf('enrollment', 'updated', other)),
-      ...recorded.events,
-      ...(recorded.status === 'synced' ? [eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.complete, { ...enrollment.row, status: 'synced' as const })] : []),
-    ]);
+    await this.#recorder.record(trx, {
+      enrollment: enrollment.row,
+      events: enrollment.events,
+      move: {
+        kind: 'restores',
+        restores: items.map((item) => ({ entry: item, endedOn: item.ended_on, previousEnd: item.previous_end, dependentIds: dependents.get(item.id) ?? [] })),
+      },
+    });
   }
 
   /**
@@ -222,7 +190,7 @@ export class CoverageTerminations {
           await lockMemberById(trx, { providerId: due.provider_id, employerId: null }, due.member_id);
           const termination = await repository.claimCobraRecording(trx, due.id, this.#clock.now().toISOString());
           if (!termination) continue;
-          await this.#events.recordMany(trx, await this.#recordCobraEvent(trx, termination));
+          await this.#recorder.recordLoss(trx, await this.#lossOf(trx, termination));
           done += 1;
         }
         return done;
@@ -232,7 +200,7 @@ export class CoverageTerminations {
   }
 
   /** The qualifying event of a termination: who lost which line of group health coverage it ended (not what it cancelled). */
-  async #recordCobraEvent(trx: Transaction<Database>, termination: CoverageTerminationRow): Promise<NewEvent[]> {
+  async #lossOf(trx: Transaction<Database>, termination: CoverageTerminationRow): Promise<CoverageChange> {
     if (termination.cobra_recorded_at === null) {
       termination = (await repository.claimCobraRecording(trx, termination.id, this.#clock.now().toISOString())) ?? termination;
     }
@@ -242,28 +210,7 @@ export class CoverageTerminations {
       trx,
       items.map((item) => item.id),
     );
-    return this.#recordCoverageLoss(trx, termination, enrollment, items, dependents);
-  }
-
-  /**
-   * The qualifying event itself, from a termination's enrollment, the enrolled plans it ended (in their
-   * positions) and who each covered: coverage cancelled before it began (starting after the coverage end) was
-   * never lost, so it is left out.
-   */
-  #recordCoverageLoss(
-    trx: Transaction<Database>,
-    termination: CoverageTerminationRow,
-    enrollment: EnrollmentRow,
-    ended: readonly { id: string; line_of_coverage: LineOfCoverage; effective_start: string | null }[],
-    dependents: ReadonlyMap<string, readonly string[]>,
-  ): Promise<NewEvent[]> {
-    const lost = ended.filter((item) => item.effective_start === null || compareDates(item.effective_start, termination.coverage_end) <= 0);
-    return this.#qualifyingEvents.recordCoverageLoss(trx, {
-      enrollment,
-      before: lost.map((item) => ({ lineOfCoverage: item.line_of_coverage, dependentIds: dependents.get(item.id) ?? [] })),
-      after: [],
-      firstDayWithout: addDays(termination.coverage_end, 1),
-    });
+    return coverageLoss(termination, enrollment, items, dependents);
   }
 
   /** Cancels the member's enrollments not yet approved that would start after `coverageEnd`; returns their events. */
@@ -315,4 +262,24 @@ export class CoverageTerminations {
       ],
     };
   }
+}
+
+/**
+ * The qualifying event of a termination, from its enrollment, the enrolled plans it ended (in their positions)
+ * and who each covered: coverage cancelled before it began (starting after the coverage end) was never lost, so
+ * it is left out.
+ */
+function coverageLoss(
+  termination: CoverageTerminationRow,
+  enrollment: EnrollmentRow,
+  ended: readonly { id: string; line_of_coverage: LineOfCoverage; effective_start: string | null }[],
+  dependents: ReadonlyMap<string, readonly string[]>,
+): CoverageChange {
+  const lost = ended.filter((item) => item.effective_start === null || compareDates(item.effective_start, termination.coverage_end) <= 0);
+  return {
+    enrollment,
+    before: lost.map((item) => ({ lineOfCoverage: item.line_of_coverage, dependentIds: dependents.get(item.id) ?? [] })),
+    after: [],
+    firstDayWithout: addDays(termination.coverage_end, 1),
+  };
 }

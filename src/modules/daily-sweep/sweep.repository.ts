@@ -1,5 +1,4 @@
 import type { Executor } from '../../db/database.ts';
-import { coverageInForceOn, isCoverage } from '../coverage/coverage-in-force.ts';
 import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
 
 /**
@@ -62,68 +61,6 @@ export async function findSubclassesOfMembers(db: Executor, memberIds: readonly 
     .execute();
   for (const row of rows) byMember.get(row.member_id)?.push(row.subclass_id);
   return byMember;
-}
-
-/** Dependents covered on `day` (coverageInForceOn), with the plan and member covering them. */
-export function findCoveredDependents(db: Executor, day: string) {
-  return db
-    .selectFrom('enrolled_dependents')
-    .innerJoin('enrolled_plans', 'enrolled_plans.id', 'enrolled_dependents.enrolled_plan_id')
-    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
-    .innerJoin('dependents', 'dependents.id', 'enrolled_dependents.dependent_id')
-    .select([
-      'dependents.id as dependent_id',
-      'dependents.dob',
-      'dependents.member_relationship',
-      'dependents.has_disability',
-      'dependents.disability_certified_on',
-      'enrolled_plans.effective_start',
-      'enrolled_plans.effective_end',
-      'enrolled_plans.plan_id',
-      'enrollments.member_id',
-      'enrollments.employer_id',
-      'enrollments.provider_id',
-    ])
-    .where(coverageInForceOn(day))
-    .execute();
-}
-
-/**
- * Coverage (isCoverage) of members terminated before `day` that runs past their termination_date (or starts
- * after it) and that no termination of theirs on that date ended yet: candidates for ending.
- */
-export function findCoverageOfTerminatedMembers(db: Executor, day: string) {
-  return db
-    .selectFrom('enrolled_plans')
-    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
-    .innerJoin('members', 'members.id', 'enrolled_plans.member_id')
-    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
-    .select([
-      'members.id as member_id',
-      'members.provider_id',
-      'members.termination_date',
-      'enrolled_plans.plan_id',
-      'enrolled_plans.effective_start',
-      'enrolled_plans.effective_end',
-    ])
-    .where('members.termination_date', '<', day)
-    .where(isCoverage())
-    .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>', eb.ref('members.termination_date'))]))
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('coverage_termination_items')
-            .innerJoin('coverage_terminations', 'coverage_terminations.id', 'coverage_termination_items.termination_id')
-            .select('coverage_termination_items.enrolled_plan_id')
-            .whereRef('coverage_termination_items.enrolled_plan_id', '=', 'enrolled_plans.id')
-            .whereRef('coverage_terminations.termination_date', '=', 'members.termination_date')
-            .where('coverage_terminations.undone_at', 'is', null),
-        ),
-      ),
-    )
-    .orderBy('members.id')
-    .execute();
 }
 
 /** Claims the day's scheduled sweep for one process: a new row, or one whose claimer let its lock expire. */

@@ -13,6 +13,7 @@ import type { NewNotification } from '../notifications/notification.service.ts';
 import { selectPlanConfiguration, waitingPeriodEnd } from '../plan-configurations/eligibility.ts';
 import { ageOutOf, dueAgeOuts, type AgeOut as AgeOutOf } from '../coverage/age-outs.ts';
 import { terminationCoverageEnd, terminationEffect } from '../coverage/coverage-rules.ts';
+import { findCoverageOfTerminatedMembers, findDependentsCoveredOn } from '../coverage/coverage.repository.ts';
 import { isChildLike } from '../plans/coverage-tier.ts';
 import { ageOutNoticeDay, hireDateEligibleOn } from './sweep-rules.ts';
 import * as repository from './sweep.repository.ts';
@@ -51,7 +52,7 @@ export const SWEEP_BATCH_SIZE = 100;
 /** Batches of members changed at once on PostgreSQL (DailySweep's `batchesAtOnce`); on SQLite one. */
 export const SWEEP_BATCHES_AT_ONCE = 4;
 
-type AgeOut = AgeOutOf<Awaited<ReturnType<typeof repository.findCoveredDependents>>[number]>;
+type AgeOut = AgeOutOf<Awaited<ReturnType<typeof findDependentsCoveredOn>>[number]>;
 
 /** How the sweep cuts its work (the defaults suit production; tests use small batches to exercise several). */
 export interface SweepOptions {
@@ -189,7 +190,7 @@ export class DailySweep {
    * coverage whose last day has come.
    */
   async #ageOuts(day: string): Promise<{ dependent_age_out: number; dependent_coverage_ended: number }> {
-    const covered = (await repository.findCoveredDependents(this.#db, day)).filter((row) => isChildLike(row.member_relationship));
+    const covered = (await findDependentsCoveredOn(this.#db, day)).filter((row) => isChildLike(row.member_relationship));
     if (covered.length === 0) return { dependent_age_out: 0, dependent_coverage_ended: 0 };
     const configurations = Map.groupBy(
       await repository.findConfigurationsOfPlans(
@@ -279,7 +280,7 @@ export class DailySweep {
    * a concurrent sweep finds nothing left to do.
    */
   async #endCoverageOfTerminatedMembers(day: string): Promise<number> {
-    const rows = await repository.findCoverageOfTerminatedMembers(this.#db, day);
+    const rows = await findCoverageOfTerminatedMembers(this.#db, day);
     if (rows.length === 0) return 0;
     const configurations = Map.groupBy(
       await repository.findConfigurationsOfPlans(

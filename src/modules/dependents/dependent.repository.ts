@@ -3,6 +3,7 @@ import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { findEnrollmentIdsNamingDependent, removeDependentFromEnrollments } from '../coverage/coverage-links.repository.ts';
 import type { EnrollmentRow } from '../enrollments/enrollment.table.ts';
 import type { DependentRow } from './dependent.table.ts';
 
@@ -14,6 +15,12 @@ export const findDependentById: (db: Executor, scope: Scope, id: string) => Prom
 
 export function lockDependentById(trx: Transaction<Database>, scope: Scope, id: string): Promise<DependentRow | undefined> {
   return forUpdate(trx, dependents(trx, scope).where('id', '=', id)).executeTakeFirst();
+}
+
+/** Dependents of the provider by id (no order; whose member they are is the caller's to check). */
+export function findDependentsByIds(db: Executor, providerId: string, ids: readonly string[]): Promise<DependentRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('dependents').selectAll().where('provider_id', '=', providerId).where('id', 'in', ids).execute();
 }
 
 export function listDependents(db: Executor, scope: Scope, filter: { memberId?: string | undefined }, page: PageRequest): Promise<Page<DependentRow>> {
@@ -31,21 +38,6 @@ export async function updateDependent(db: Executor, row: DependentRow): Promise<
   await db.updateTable('dependents').set(changes).where('id', '=', id).where('provider_id', '=', provider_id).execute();
 }
 
-/** The enrolled plans covering each dependent, oldest coverage first, in one query whatever the number of dependents. */
-export async function findEnrolledPlanIds(db: Executor, dependentIds: readonly string[]): Promise<Map<string, string[]>> {
-  const links = new Map(dependentIds.map((id) => [id, [] as string[]]));
-  if (dependentIds.length === 0) return links;
-  const rows = await db
-    .selectFrom('enrolled_dependents')
-    .select(['dependent_id', 'enrolled_plan_id'])
-    .where('dependent_id', 'in', dependentIds)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  for (const row of rows) links.get(row.dependent_id)?.push(row.enrolled_plan_id);
-  return links;
-}
-
 /**
  * Locks the enrollments that name the dependent, as covered or as waiving, and returns them with their
  * status. Taken after the member and the dependent, so that an approval cannot slip in between the check
@@ -57,14 +49,7 @@ export async function lockEnrollmentsNamingDependent(
 ): Promise<
   Pick<EnrollmentRow, 'id' | 'provider_id' | 'employer_id' | 'member_id' | 'status' | 'category' | 'open_enrollment_window_id' | 'rules_override_reason'>[]
 > {
-  const covering = await trx
-    .selectFrom('enrolled_dependents')
-    .innerJoin('enrolled_plans', 'enrolled_plans.id', 'enrolled_dependents.enrolled_plan_id')
-    .select('enrolled_plans.enrollment_id')
-    .where('enrolled_dependents.dependent_id', '=', dependentId)
-    .execute();
-  const waiving = await trx.selectFrom('coverage_waivers').select('enrollment_id').where('dependent_id', '=', dependentId).execute();
-  const ids = [...new Set([...covering, ...waiving].map((row) => row.enrollment_id))];
+  const ids = await findEnrollmentIdsNamingDependent(trx, dependentId);
   if (ids.length === 0) return [];
   const columns = ['id', 'provider_id', 'employer_id', 'member_id', 'status', 'category', 'open_enrollment_window_id', 'rules_override_reason'] as const;
   return forUpdate(trx, trx.selectFrom('enrollments').select(columns).where('id', 'in', ids).orderBy('id')).execute();
@@ -72,13 +57,6 @@ export async function lockEnrollmentsNamingDependent(
 
 /** Removes the dependent from the given (unsent) enrollments, then the dependent itself. */
 export async function deleteDependentAndCoverage(trx: Executor, dependentId: string, unsentEnrollmentIds: readonly string[]): Promise<void> {
-  if (unsentEnrollmentIds.length > 0) {
-    await trx
-      .deleteFrom('enrolled_dependents')
-      .where('dependent_id', '=', dependentId)
-      .where('enrolled_plan_id', 'in', (eb) => eb.selectFrom('enrolled_plans').select('id').where('enrollment_id', 'in', unsentEnrollmentIds))
-      .execute();
-    await trx.deleteFrom('coverage_waivers').where('dependent_id', '=', dependentId).where('enrollment_id', 'in', unsentEnrollmentIds).execute();
-  }
+  await removeDependentFromEnrollments(trx, dependentId, unsentEnrollmentIds);
   await trx.deleteFrom('dependents').where('id', '=', dependentId).execute();
 }

@@ -12,6 +12,7 @@ import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import { findEnrolledPlanIdsOfDependents } from '../coverage/coverage-links.repository.ts';
 import { SENT_ENROLLMENT_STATUSES } from '../enrollments/enrollment.table.ts';
 import { lockMemberById } from '../members/member.repository.ts';
 import { disabilityCertifiedThrough } from '../plan-configurations/eligibility.ts';
@@ -106,7 +107,7 @@ export class DependentService {
 
   async listDependents(scope: Scope, filter: { member?: string | undefined }, page: PageRequest): Promise<Page<DependentResponse>> {
     const rows = await repository.listDependents(this.#db, scope, { memberId: filter.member }, page);
-    const enrolledPlans = await repository.findEnrolledPlanIds(
+    const enrolledPlans = await findEnrolledPlanIdsOfDependents(
       this.#db,
       rows.results.map((row) => row.id),
     );
@@ -208,7 +209,7 @@ export class DependentService {
   }
 
   async #withEnrolledPlans(db: Executor, row: DependentRow): Promise<DependentResponse> {
-    const enrolledPlans = await repository.findEnrolledPlanIds(db, [row.id]);
+    const enrolledPlans = await findEnrolledPlanIdsOfDependents(db, [row.id]);
     return toDependentResponse(row, enrolledPlans.get(row.id)!);
   }
 }

@@ -1,15 +1,14 @@
-// SQL a build reads to make a file's loops: changes waiting for a file, coverage, members, dependents, and the
-// demographics digests of what each carrier was last sent.
+// SQL a build reads to make a file's loops: changes waiting for a file, members, dependents, and the
+// demographics digests of what each carrier was last sent. Coverage is coverage/group-coverage.repository.ts's.
 import type { Executor, Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { insertRows } from '../../db/bulk-insert.ts';
 import { batches } from '../../shared/batches.ts';
 import { compareIds } from '../../shared/ids.ts';
 import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.ts';
-import { coverageInForceOn, isCoverage } from '../coverage/coverage-in-force.ts';
+import type { MemberRange } from '../coverage/group-coverage.repository.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { MemberRow } from '../members/member.table.ts';
-import type { LineOfCoverage } from '../plans/plan.table.ts';
 
 /**
  * The group's benefit changes still waiting for a file that no file carries yet, oldest first and in
@@ -35,131 +34,6 @@ export function listUnsentChanges(db: Executor, providerId: string, groupId: str
     .orderBy('position')
     .limit(limit)
     .execute();
-}
-
-export interface CoverageItem {
-  id: string;
-  created_at: string;
-  member_id: string;
-  plan_id: string;
-  effective_start: string | null;
-  effective_end: string | null;
-  line_of_coverage: LineOfCoverage;
-  plan_name: string;
-}
-
-const COVERAGE_ITEM_COLUMNS = [
-  'enrolled_plans.id',
-  'enrolled_plans.created_at',
-  'enrolled_plans.member_id',
-  'enrolled_plans.plan_id',
-  'enrolled_plans.effective_start',
-  'enrolled_plans.effective_end',
-  'plans.line_of_coverage',
-  'plans.plan_name',
-] as const;
-
-export function findCoverageItems(db: Executor, enrolledPlanIds: readonly string[]): Promise<CoverageItem[]> {
-  if (enrolledPlanIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('enrolled_plans')
-    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
-    .select(COVERAGE_ITEM_COLUMNS)
-    .where('enrolled_plans.id', 'in', [...enrolledPlanIds])
-    .execute();
-}
-
-/** Members whose ids are from `first` to `last` (in the database's order): a page of a full file. */
-export interface MemberRange {
-  first: string;
-  last: string;
-}
-
-/**
- * Coverage (coverage-in-force.ts) on the group's plans, as CoverageItems: the query the functions below narrow.
- * `inOrder` sorts by member, line and latest start (then latest recorded), the order latestPerLine-style
- * readers take the first row of.
- */
-function coverageOfGroup(db: Executor, providerId: string, groupId: string) {
-  return db
-    .selectFrom('enrolled_plans')
-    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
-    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
-    .select(COVERAGE_ITEM_COLUMNS)
-    .where('plans.provider_id', '=', providerId)
-    .where('plans.group_id', '=', groupId);
-}
-
-/** One member's rows as inOrder sorts them: by line, then latest start, then latest recorded. */
-function latestFirstPerLine(a: CoverageItem, b: CoverageItem): number {
-  const text = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-  return text(a.line_of_coverage, b.line_of_coverage) || text(b.effective_start ?? '', a.effective_start ?? '') || text(b.created_at, a.created_at);
-}
-
-function inOrder(query: ReturnType<typeof coverageOfGroup>) {
-  return query
-    .orderBy('enrolled_plans.member_id')
-    .orderBy('plans.line_of_coverage')
-    .orderBy('enrolled_plans.effective_start', 'desc')
-    .orderBy('enrolled_plans.created_at', 'desc');
-}
-
-/** Coverage in force on `date` on the group's plans, in order; only of the members in `range` when given. */
-export function findCoverageOfGroupOn(db: Executor, providerId: string, groupId: string, date: string, range?: MemberRange): Promise<CoverageItem[]> {
-  let query = coverageOfGroup(db, providerId, groupId).where(coverageInForceOn(date));
-  if (range !== undefined) query = query.where('enrolled_plans.member_id', '>=', range.first).where('enrolled_plans.member_id', '<=', range.last);
-  return inOrder(query).execute();
-}
-
-/** Up to `limit` rows of coverage in force on `date` on the group's plans of members after `after`, in order. */
-export async function findCoverageOfGroupPage(
-  db: Executor,
-  providerId: string,
-  groupId: string,
-  date: string,
-  after: string,
-  limit: number,
-): Promise<CoverageItem[]> {
-  // Ordered by member only (the index's order: the database sorts nothing), then each member's rows in order
-  // here; members keep the database's order, which the caller pages by.
-  const rows = await coverageOfGroup(db, providerId, groupId)
-    .where('enrolled_plans.member_id', '>', after)
-    .where(coverageInForceOn(date))
-    .orderBy('enrolled_plans.member_id')
-    .limit(limit)
-    .execute();
-  const ordered: CoverageItem[] = [];
-  for (let start = 0; start < rows.length;) {
-    let end = start + 1;
-    while (end < rows.length && rows[end]!.member_id === rows[start]!.member_id) end += 1;
-    ordered.push(...rows.slice(start, end).sort(latestFirstPerLine));
-    start = end;
-  }
-  return ordered;
-}
-
-/** Who the enrolled plans of the members in `range` cover besides the member, in election order. */
-export async function findCoveredDependentsInRange(db: Executor, range: MemberRange): Promise<Map<string, string[]>> {
-  const rows = await db
-    .selectFrom('enrolled_dependents')
-    .innerJoin('enrolled_plans', 'enrolled_plans.id', 'enrolled_dependents.enrolled_plan_id')
-    .select(['enrolled_dependents.enrolled_plan_id', 'enrolled_dependents.dependent_id'])
-    .where('enrolled_plans.member_id', '>=', range.first)
-    .where('enrolled_plans.member_id', '<=', range.last)
-    .orderBy('enrolled_dependents.enrolled_plan_id')
-    .orderBy('enrolled_dependents.position')
-    .execute();
-  return addCovered(new Map(), rows);
-}
-
-/** Adds rows of enrolled dependents, in election order, to the dependent ids of each enrolled plan. */
-function addCovered(covered: Map<string, string[]>, rows: readonly { enrolled_plan_id: string; dependent_id: string }[]): Map<string, string[]> {
-  for (const row of rows) {
-    const list = covered.get(row.enrolled_plan_id);
-    if (list) list.push(row.dependent_id);
-    else covered.set(row.enrolled_plan_id, [row.dependent_id]);
-  }
-  return covered;
 }
 
 /** The columns of a member an 834 carries (MEMBER_FILE_COLUMNS). */
@@ -197,22 +71,6 @@ export async function findDependentsInRange(db: Executor, providerId: string, ra
     .where('member_id', '>=', range.first)
     .where('member_id', '<=', range.last)
     .execute();
-}
-
-/** Who each enrolled plan covers besides the member, in election order. */
-export async function findCoveredDependents(db: Executor, enrolledPlanIds: readonly string[]): Promise<Map<string, string[]>> {
-  const covered = new Map<string, string[]>();
-  for (const batch of batches(enrolledPlanIds, 5_000)) {
-    const rows = await db
-      .selectFrom('enrolled_dependents')
-      .select(['enrolled_plan_id', 'dependent_id'])
-      .where('enrolled_plan_id', 'in', batch)
-      .orderBy('enrolled_plan_id')
-      .orderBy('position')
-      .execute();
-    addCovered(covered, rows);
-  }
-  return covered;
 }
 
 export async function findMembers(db: Executor, providerId: string, ids: readonly string[]): Promise<Map<string, MemberRow>> {
@@ -259,23 +117,6 @@ export async function findUpdatedPeople(db: Executor, providerId: string, since:
   };
 }
 
-/** Coverage in force on `date` on the group's plans of the given members, in order. */
-export async function findCoverageOfGroupOnFor(
-  db: Executor,
-  providerId: string,
-  groupId: string,
-  date: string,
-  memberIds: readonly string[],
-): Promise<CoverageItem[]> {
-  const found: CoverageItem[] = [];
-  for (const batch of batches([...new Set(memberIds)], 5_000)) {
-    found.push(
-      ...(await inOrder(coverageOfGroup(db, providerId, groupId).where('enrolled_plans.member_id', 'in', batch).where(coverageInForceOn(date))).execute()),
-    );
-  }
-  return found;
-}
-
 /** Stores the digests the file sent, but for those `known` to be stored already with the same value. */
 export async function saveSentDigests(
   trx: Transaction<Database>,
@@ -317,15 +158,6 @@ export async function findLastSentChanges(db: Executor, groupId: string, memberI
       const key = `${row.member_id}|${row.line_of_coverage}`;
       if (!found.has(key)) found.set(key, row);
     }
-  }
-  return found;
-}
-
-/** Every coverage (coverage-in-force.ts isCoverage, any dates) of the members on the group's plans. */
-export async function findCoverageOfGroupOfMembers(db: Executor, providerId: string, groupId: string, memberIds: readonly string[]): Promise<CoverageItem[]> {
-  const found: CoverageItem[] = [];
-  for (const batch of batches([...new Set(memberIds)], 5_000)) {
-    found.push(...(await coverageOfGroup(db, providerId, groupId).where('enrolled_plans.member_id', 'in', batch).where(isCoverage()).execute()));
   }
   return found;
 }

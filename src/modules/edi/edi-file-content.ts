@@ -5,6 +5,8 @@ import type { Database } from '../../db/schema.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
 import { compareDates } from '../../shared/dates.ts';
 import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.ts';
+import * as groupCoverage from '../coverage/group-coverage.repository.ts';
+import type { GroupCoverageItem } from '../coverage/group-coverage.repository.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { GroupRow } from '../groups/group.table.ts';
 import {
@@ -22,7 +24,6 @@ import {
 import type { CompanionGuide } from './edi-profile.ts';
 import * as contentRepository from './edi-file-content.repository.ts';
 import * as fileRepository from './edi-file.repository.ts';
-import type { CoverageItem } from './edi-file-content.repository.ts';
 
 /** Most benefit changes one change file carries; the rest go in the next file. */
 export const MAX_CHANGES_PER_FILE = 50_000;
@@ -62,7 +63,7 @@ export class EdiFileContent {
   async changeContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string) {
     const pending = await contentRepository.listUnsentChanges(trx, group.provider_id, group.id, MAX_CHANGES_PER_FILE);
     const itemIds = pending.flatMap((change) => [change.previous_enrollment_plan_id, change.next_enrollment_plan_id].filter((id): id is string => id !== null));
-    const items = new Map((await contentRepository.findCoverageItems(trx, itemIds)).map((item) => [item.id, item]));
+    const items = new Map((await groupCoverage.findCoverageItems(trx, itemIds)).map((item) => [item.id, item]));
     // Lines the guide has no HD03 code for (and the profile maps to none) cannot go in an 834: they wait.
     const sendable = pending.filter((change) => insuranceLineCodeOf(guide, change.line_of_coverage) !== undefined);
     const reinstated = await this.#reinstatements(trx, group.id, sendable);
@@ -71,9 +72,9 @@ export class EdiFileContent {
     const { inForce, sentDigests } = await this.#demographicCandidates(trx, group, asOf);
     const memberIds = [...new Set([...sendable.map((change) => change.member_id), ...inForce.map((item) => item.member_id)])];
     // Everything these members hold with the group, to tell a line ending from the person leaving the carrier.
-    const held = Map.groupBy(await contentRepository.findCoverageOfGroupOfMembers(trx, group.provider_id, group.id, memberIds), (item) => item.member_id);
+    const held = Map.groupBy(await groupCoverage.findCoverageOfGroupOfMembers(trx, group.provider_id, group.id, memberIds), (item) => item.member_id);
     const heldIds = [...held.values()].flat().map((item) => item.id);
-    const coveredDependents = await contentRepository.findCoveredDependents(trx, [...new Set([...itemIds, ...inForce.map((item) => item.id), ...heldIds])]);
+    const coveredDependents = await groupCoverage.findCoveredDependentsOf(trx, [...new Set([...itemIds, ...inForce.map((item) => item.id), ...heldIds])]);
     const members = await this.#memberFacts(trx, group.provider_id, memberIds);
     const dependents = await contentRepository.findDependents(trx, group.provider_id, [...coveredDependents.values()].flat());
     const context: CoverageContext = {
@@ -142,13 +143,13 @@ export class EdiFileContent {
     trx: Transaction<Database>,
     group: GroupRow,
     asOf: string,
-  ): Promise<{ inForce: CoverageItem[]; sentDigests: Map<string, string> }> {
+  ): Promise<{ inForce: GroupCoverageItem[]; sentDigests: Map<string, string> }> {
     const lastFile = await fileRepository.findLastFile(trx, group.id);
     if (lastFile === undefined) return { inForce: [], sentDigests: new Map() };
     const since = new Date(Date.parse(lastFile.created_at) - DEMOGRAPHICS_MARGIN_MS).toISOString();
     if (!(await fileRepository.hasFileCreatedEvent(trx, lastFile))) {
       return {
-        inForce: await contentRepository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf),
+        inForce: await groupCoverage.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf),
         sentDigests: await contentRepository.findSentDigests(trx, group.id),
       };
     }
@@ -156,8 +157,8 @@ export class EdiFileContent {
     if (updated.members.length === 0 && updated.dependents.length === 0) return { inForce: [], sentDigests: new Map() };
     const dependentRows = await contentRepository.findDependents(trx, group.provider_id, updated.dependents);
     const memberIds = [...updated.members, ...[...dependentRows.values()].map((row) => row.member_id)];
-    const inForce = await contentRepository.findCoverageOfGroupOnFor(trx, group.provider_id, group.id, asOf, memberIds);
-    const coveredDependents = await contentRepository.findCoveredDependents(
+    const inForce = await groupCoverage.findCoverageOfGroupOnFor(trx, group.provider_id, group.id, asOf, memberIds);
+    const coveredDependents = await groupCoverage.findCoveredDependentsOf(
       trx,
       inForce.map((item) => item.id),
     );
@@ -201,7 +202,7 @@ export class EdiFileContent {
   async #fullPage(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string, after: string): Promise<FullPage | undefined> {
     // The next rows of coverage in member order; the last member's rows may go on past the limit, so that
     // member waits for the next page (unless it is the only one: then all its rows are read).
-    let inForce = await contentRepository.findCoverageOfGroupPage(trx, group.provider_id, group.id, asOf, after, FULL_FILE_PAGE_ROWS);
+    let inForce = await groupCoverage.findCoverageOfGroupPage(trx, group.provider_id, group.id, asOf, after, FULL_FILE_PAGE_ROWS);
     if (inForce.length === 0) return undefined;
     if (inForce.length === FULL_FILE_PAGE_ROWS) {
       const lastMember = inForce.at(-1)!.member_id;
@@ -209,14 +210,14 @@ export class EdiFileContent {
       inForce =
         complete.length > 0
           ? complete
-          : await contentRepository.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf, { first: lastMember, last: lastMember });
+          : await groupCoverage.findCoverageOfGroupOn(trx, group.provider_id, group.id, asOf, { first: lastMember, last: lastMember });
     }
     // A range of ids, not a list: a page costs range scans of indexes, not thousands of parameters.
     const range = { first: inForce[0]!.member_id, last: inForce.at(-1)!.member_id };
     const page = [...new Set(inForce.map((item) => item.member_id))];
     // One coverage per member and line: the latest-starting (the query orders them so); lines the
     // profile cannot code are not in 834 files.
-    const latest: CoverageItem[] = [];
+    const latest: GroupCoverageItem[] = [];
     const seen = new Set<string>();
     for (const item of inForce) {
       const key = `${item.member_id}|${item.line_of_coverage}`;
@@ -224,7 +225,7 @@ export class EdiFileContent {
       seen.add(key);
       latest.push(item);
     }
-    const coveredDependents = await contentRepository.findCoveredDependentsInRange(trx, range);
+    const coveredDependents = await groupCoverage.findCoveredDependentsInRange(trx, range);
     const inPage = new Set(page);
     const members = new Map(
       (await contentRepository.findMembersInRange(trx, group.provider_id, range))

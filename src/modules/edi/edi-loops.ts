@@ -9,7 +9,8 @@ import type { DependentRow } from '../dependents/dependent.table.ts';
 import { coverageTier, type DependentRelationship } from '../plans/coverage-tier.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import type { CompanionGuide } from './edi-profile.ts';
-import type { CoverageItem, MemberFileRow } from './edi-file-content.repository.ts';
+import type { GroupCoverageItem } from '../coverage/group-coverage.repository.ts';
+import type { MemberFileRow } from './edi-file-content.repository.ts';
 import type { Address834, Coverage834, Dependent834, Subscriber834 } from './x12-834-records.ts';
 import { INSURANCE_LINE_CODES, type EmploymentStatus834, type MaintenanceReason, type MaintenanceType } from './x12-codes.ts';
 
@@ -181,7 +182,7 @@ export interface CoverageContext {
 }
 
 /** Adds a loop to a person's part, noting whether the carrier keeps or already holds the person. */
-function addLoop(context: CoverageContext, part: PersonPart, personId: string, memberId: string, loop: Coverage834, item: CoverageItem): void {
+function addLoop(context: CoverageContext, part: PersonPart, personId: string, memberId: string, loop: Coverage834, item: GroupCoverageItem): void {
   part.coverages.push(loop);
   if (!context.coveredInGroup) return;
   if (loop.maintenanceType === 'cancellation_or_termination' && loop.benefitEnd) {
@@ -193,7 +194,7 @@ function addLoop(context: CoverageContext, part: PersonPart, personId: string, m
 function coverageLoop(
   context: CoverageContext,
   maintenanceType: MaintenanceType,
-  item: CoverageItem,
+  item: GroupCoverageItem,
   relationships: readonly DependentRelationship[],
   begin: string,
   end: string | null,
@@ -230,8 +231,8 @@ function relationshipsOf(context: CoverageContext, enrolledPlanId: string): Depe
 export function addBenefitChange(
   parts: SubscriberParts,
   change: BenefitChangeRow,
-  previous: CoverageItem | undefined,
-  next: CoverageItem | undefined,
+  previous: GroupCoverageItem | undefined,
+  next: GroupCoverageItem | undefined,
   context: CoverageContext,
   reinstated: boolean,
 ): void {
@@ -322,7 +323,7 @@ export function addBenefitChange(
 }
 
 /** A full file's loops for one member: every line in force on the date, each person with 030 (audit). */
-export function addCoverageInForce(parts: SubscriberParts, item: CoverageItem, context: CoverageContext): void {
+export function addCoverageInForce(parts: SubscriberParts, item: GroupCoverageItem, context: CoverageContext): void {
   const begin = item.effective_start!;
   const relationships = relationshipsOf(context, item.id);
   parts.coverages.push(coverageLoop(context, 'audit_or_compare', item, relationships, begin, item.effective_end));

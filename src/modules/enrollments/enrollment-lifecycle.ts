@@ -1,12 +1,14 @@
 /**
- * What other modules may do to an enrollment's status: the enrollments module is its only writer. Benefit
- * changes settle an approved enrollment (all completed: synced; one rejected: failed) through settleEnrollment,
- * and lock it through lockEnrollmentStatus before reading its changes, never by updating `enrollments` themselves.
+ * Moves of an enrollment's status: the enrollments module is its only writer. The engine moves it through
+ * moveEnrollment. Benefit changes settle an approved enrollment (all completed: synced; one rejected: failed)
+ * through settleEnrollment, and lock it through lockEnrollmentStatus before reading its changes, never by
+ * updating `enrollments` themselves.
  */
 import type { Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { forUpdate } from '../../db/scope.ts';
-import { ENROLLMENT_TRANSITIONS } from './enrollment-status.ts';
+import { InvalidState } from '../../shared/errors.ts';
+import { assertTransition, ENROLLMENT_TRANSITIONS, type EnrollmentAction } from './enrollment-status.ts';
 import { newId } from '../../shared/ids.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import { transitionEnrollment } from './enrollment.repository.ts';
@@ -35,8 +37,25 @@ export async function settleEnrollment(trx: Transaction<Database>, enrollmentId:
 }
 
 /**
+ * The engine's own status moves (submit, reopen, cancel, approve): checks `action` against the status machine
+ * (409 when not allowed from the status read), then applies it as a conditional update; a 409 when another
+ * request moved the enrollment since it was read.
+ */
+export async function moveEnrollment(
+  trx: Transaction<Database>,
+  enrollment: Pick<EnrollmentRow, 'id' | 'status'>,
+  action: EnrollmentAction,
+  set: { submitted_at?: string | null; approved_at?: string; open_enrollment_window_id?: string | null } = {},
+): Promise<void> {
+  const to = assertTransition(action, enrollment.status);
+  const won = await transitionEnrollment(trx, enrollment.id, ENROLLMENT_TRANSITIONS[action].from, to, set);
+  if (!won) throw new InvalidState(`The enrollment changed status while this request ran; it is no longer ${enrollment.status}.`);
+}
+
+/**
  * A `qle` enrollment the service itself records for a member (a termination, its undoing, an age-out):
- * submitted at `now`, and approved then when `status` is `approved` (else `pending`, for approveEnrollmentIn).
+ * submitted at `now`, and approved then when `status` is `approved` (else `pending`, approved by the engine's
+ * approval of rows just stored).
  */
 export function serviceEnrollmentRow(
   member: Pick<MemberRow, 'id' | 'provider_id' | 'employer_id'>,

@@ -5,14 +5,18 @@ import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
-import type { DependentRow } from '../dependents/dependent.table.ts';
 import { lockMemberById } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
-import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
 import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
 import { DESIGNATION_LINES } from './enrollment.table.ts';
-import type { BeneficiaryDesignationRow, EnrolledDependentRow, EnrolledPlanRow, EnrollmentRow, EnrollmentStatus } from './enrollment.table.ts';
-import type { CoverageWaiverTable } from './enrollment.table.ts';
+import type {
+  BeneficiaryDesignationRow,
+  CoverageWaiverTable,
+  EnrolledDependentRow,
+  EnrolledPlanRow,
+  EnrollmentRow,
+  EnrollmentStatus,
+} from './enrollment.table.ts';
 
 export type CoverageWaiverRow = CoverageWaiverTable;
 
@@ -198,91 +202,4 @@ export async function updateEnrolledDependentVolume(
   set: Partial<Pick<EnrolledDependentRow, 'volume_cents' | 'eoi_status' | 'volume_approved_at'>>,
 ): Promise<void> {
   await trx.updateTable('enrolled_dependents').set(set).where('id', '=', id).execute();
-}
-
-const plansById = cachedQuery(
-  (db, providerId: string, ids: readonly string[]) => db.selectFrom('plans').selectAll().where('provider_id', '=', providerId).where('id', 'in', ids),
-  { rememberable: true },
-);
-
-export function findPlans(db: Executor, providerId: string, ids: readonly string[]): Promise<PlanRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return plansById(db, providerId, ids);
-}
-
-const configurationsOfPlans = cachedQuery(
-  (db, providerId: string, planIds: readonly string[]) =>
-    db.selectFrom('plan_configurations').selectAll().where('provider_id', '=', providerId).where('plan_id', 'in', planIds).orderBy('created_at').orderBy('id'),
-  { rememberable: true },
-);
-
-export function findConfigurations(db: Executor, providerId: string, planIds: readonly string[]): Promise<PlanConfigurationRow[]> {
-  if (planIds.length === 0) return Promise.resolve([]);
-  return configurationsOfPlans(db, providerId, planIds);
-}
-
-export function findDependents(db: Executor, providerId: string, ids: readonly string[]): Promise<DependentRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('dependents').selectAll().where('provider_id', '=', providerId).where('id', 'in', ids).execute();
-}
-
-export async function findDocumentIds(db: Executor, providerId: string, employerId: string, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('documents')
-    .select('id')
-    .where('provider_id', '=', providerId)
-    .where((eb) => eb.or([eb('employer_id', '=', employerId), eb('employer_id', 'is', null)]))
-    .where('id', 'in', ids)
-    .execute();
-  return new Set(rows.map((row) => row.id));
-}
-
-const subclassesOfMember = cachedQuery((db, memberId: string) =>
-  db.selectFrom('member_subclasses').select('subclass_id').where('member_id', '=', memberId).orderBy('position'),
-);
-
-export async function findMemberSubclassIds(db: Executor, memberId: string): Promise<string[]> {
-  return (await subclassesOfMember(db, memberId)).map((row) => row.subclass_id);
-}
-
-export interface WindowOfEnrollment {
-  id: string;
-  renewalDate: string | null;
-  planIds: string[];
-}
-
-async function withPlanIds(db: Executor, window: { id: string; renewal_date: string | null } | undefined): Promise<WindowOfEnrollment | undefined> {
-  if (!window) return undefined;
-  const plans = await db.selectFrom('open_enrollment_window_plans').select('plan_id').where('window_id', '=', window.id).orderBy('position').execute();
-  return { id: window.id, renewalDate: window.renewal_date, planIds: plans.map((row) => row.plan_id) };
-}
-
-/** The employer's active open enrollment window whose dates contain `date` (active windows never overlap). */
-export async function findOpenWindowOn(db: Executor, providerId: string, employerId: string, date: string): Promise<WindowOfEnrollment | undefined> {
-  const window = await db
-    .selectFrom('open_enrollment_windows')
-    .select(['id', 'renewal_date'])
-    .where('provider_id', '=', providerId)
-    .where('employer_id', '=', employerId)
-    .where('status', '=', 'active')
-    .where('start_date', '<=', date)
-    .where('end_date', '>=', date)
-    .executeTakeFirst();
-  return withPlanIds(db, window);
-}
-
-export async function findWindowById(db: Executor, id: string): Promise<WindowOfEnrollment | undefined> {
-  return withPlanIds(db, await db.selectFrom('open_enrollment_windows').select(['id', 'renewal_date']).where('id', '=', id).executeTakeFirst());
-}
-
-/** Beneficiaries named by designations: their ids and members, for the reference check. */
-export function findBeneficiaries(db: Executor, providerId: string, ids: readonly string[]): Promise<{ id: string; member_id: string }[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('beneficiaries')
-    .select(['id', 'member_id'])
-    .where('provider_id', '=', providerId)
-    .where('id', 'in', [...new Set(ids)])
-    .execute();
 }

@@ -4,6 +4,7 @@
 import { newId } from '../../shared/ids.ts';
 import { parseMetadata } from '../../shared/metadata.ts';
 import { fromCents } from '../../shared/money.ts';
+import type { NewNotification } from '../notifications/notification.service.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { fromBasisPoints } from '../plans/pricing.ts';
 import type { Elections } from './enrollment.repository.ts';
@@ -118,4 +119,21 @@ export function designationInputs(designations: readonly BeneficiaryDesignationR
       designation: designation.designation,
       percentage: fromBasisPoints(designation.percentage_basis_points),
     }));
+}
+
+/** A notification about an enrollment (submitted: to the employer; approved: to the member), ids only. */
+export function enrollmentNotification(
+  enrollment: Pick<EnrollmentRow, 'id' | 'provider_id' | 'employer_id' | 'member_id'>,
+  type: 'enrollment_submitted' | 'enrollment_approved',
+  owner: 'employer' | 'member',
+): NewNotification {
+  return {
+    providerId: enrollment.provider_id,
+    employerId: enrollment.employer_id,
+    type,
+    relatedObjectType: 'enrollment',
+    relatedObjectId: enrollment.id,
+    owner,
+    payload: { enrollment: enrollment.id, member: enrollment.member_id, employer: enrollment.employer_id },
+  };
 }

@@ -3,14 +3,21 @@ import type { FastifyInstance } from 'fastify';
 import type { Paginator } from '../../http/pagination.ts';
 import { IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
 import { assertAdmin, scopeOf, type AuthContext, type Scope } from '../../shared/tenancy.ts';
-import { CreateEnrollmentBodySchema, EnrollmentSchema, ListEnrollmentsQuerySchema, UpdateEnrollmentBodySchema } from './enrollment.schemas.ts';
+import {
+  CreateEnrollmentBodySchema,
+  EnrollmentSchema,
+  ListEnrollmentsQuerySchema,
+  UpdateEnrollmentBodySchema,
+  isEoiDecisionBody,
+} from './enrollment.schemas.ts';
 import type { EnrollmentService } from './enrollment.service.ts';
 
 const tags = ['Enrollments'];
 
 export function registerEnrollmentRoutes(app: FastifyInstance, deps: { enrollments: EnrollmentService; pages: Paginator }): void {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { enrollments, pages } = deps;
+  const { drafts, eoiDecisions, approvals } = deps.enrollments;
+  const { pages } = deps;
 
   api.post(
     '/enrollments',
@@ -22,8 +29,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, deps: { enrollmen
         response: { 201: EnrollmentSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await enrollments.createEnrollment(scopeOf(request.auth), request.body, overrideBy(request.auth, request.body))),
+    async (request, reply) => reply.code(201).send(await drafts.create(scopeOf(request.auth), request.body, overrideBy(request.auth, request.body))),
   );
 
   api.get(
@@ -38,14 +44,14 @@ export function registerEnrollmentRoutes(app: FastifyInstance, deps: { enrollmen
     },
     async (request) => {
       const { cursor, page_size, ...filter } = request.query;
-      return pages.pageResponse(request, await enrollments.listEnrollments(scopeOf(request.auth), filter, pages.pageRequest(request, { cursor, page_size })));
+      return pages.pageResponse(request, await drafts.list(scopeOf(request.auth), filter, pages.pageRequest(request, { cursor, page_size })));
     },
   );
 
   api.get(
     '/enrollments/:public_id',
     { schema: { tags, summary: 'Retrieve an enrollment', params: IdParamsSchema, response: { 200: EnrollmentSchema, ...errorResponses(401, 404, 429) } } },
-    async (request) => enrollments.getEnrollment(scopeOf(request.auth), request.params.public_id),
+    async (request) => drafts.get(scopeOf(request.auth), request.params.public_id),
   );
 
   api.patch(
@@ -59,21 +65,24 @@ export function registerEnrollmentRoutes(app: FastifyInstance, deps: { enrollmen
         response: { 200: EnrollmentSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },
-    async (request) => enrollments.updateEnrollment(scopeOf(request.auth), request.params.public_id, request.body, overrideBy(request.auth, request.body)),
+    async (request) => {
+      const scope = scopeOf(request.auth);
+      const by = overrideBy(request.auth, request.body);
+      // One PATCH, two use cases: a body naming enrolled plans by id records EOI decisions; any other edits.
+      return isEoiDecisionBody(request.body)
+        ? eoiDecisions.decide(scope, request.params.public_id, request.body)
+        : drafts.edit(scope, request.params.public_id, request.body, by);
+    },
   );
 
   const actions = [
-    [
-      'save_and_submit',
-      'Validate every election and submit the enrollment (not_started → pending)',
-      (scope: Scope, id: string) => enrollments.submitEnrollment(scope, id),
-    ],
-    ['reopen', 'Reopen a pending enrollment for editing (pending → not_started)', (scope: Scope, id: string) => enrollments.reopenEnrollment(scope, id)],
-    ['cancel', 'Cancel an enrollment that is not_started or pending', (scope: Scope, id: string) => enrollments.cancelEnrollment(scope, id)],
+    ['save_and_submit', 'Validate every election and submit the enrollment (not_started → pending)', (scope: Scope, id: string) => drafts.submit(scope, id)],
+    ['reopen', 'Reopen a pending enrollment for editing (pending → not_started)', (scope: Scope, id: string) => drafts.reopen(scope, id)],
+    ['cancel', 'Cancel an enrollment that is not_started or pending', (scope: Scope, id: string) => drafts.cancel(scope, id)],
     [
       'approve',
       'Approve a submitted enrollment and send its changes to the carriers (pending → approved)',
-      (scope: Scope, id: string) => enrollments.approveEnrollment(scope, id),
+      (scope: Scope, id: string) => approvals.approve(scope, id),
     ],
   ] as const;
   for (const [action, summary, run] of actions) {

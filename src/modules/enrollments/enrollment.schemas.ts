@@ -160,6 +160,20 @@ export const UpdateEnrollmentBodySchema = Type.Object(
 );
 export type UpdateEnrollmentBody = Static<typeof UpdateEnrollmentBodySchema>;
 
+/** A PATCH body of EOI decisions: `enrolled_plans` names enrolled plans by `id`, and nothing else may change but metadata. */
+export type EoiDecisionBody = Omit<UpdateEnrollmentBody, 'enrolled_plans'> & { enrolled_plans: Static<typeof EnrolledPlanEoiInput>[] };
+
+/**
+ * Whether a PATCH body records EOI decisions rather than editing the enrollment: it has `enrolled_plans`, at
+ * least one, and every one names an enrolled plan by `id` (docs/decisions.md "Enrollments", EOI). Any other body
+ * (also one without `enrolled_plans`, or with an empty list) is an edit of a not_started enrollment. Decisions
+ * combined with other fields are refused by the decisions, not read as an edit.
+ */
+export function isEoiDecisionBody(body: UpdateEnrollmentBody): body is EoiDecisionBody {
+  const plans = body.enrolled_plans;
+  return plans !== undefined && plans.length > 0 && plans.every((plan) => 'id' in plan);
+}
+
 const volumeFields = {
   volume: Nullable(MoneySchema),
   requested_volume: Nullable(MoneySchema),

@@ -1,19 +1,20 @@
 import type { Kysely } from 'kysely';
 import type { Executor, Transaction } from '../../db/database.ts';
 import type { Page, PageRequest } from '../../db/keyset.ts';
-import { isVisibleReference } from '../../db/references.ts';
+import { isDocumentOfMember, isVisibleReference } from '../../db/references.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import * as coverageLinks from '../coverage/coverage-links.repository.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import * as repository from './member-id-card.repository.ts';
 import type { CreateMemberIdCardBody, MemberIdCardResponse } from './member-id-card.schemas.ts';
 import type { MemberIdCardRow } from './member-id-card.table.ts';
 
-export function toMemberIdCardResponse(row: MemberIdCardRow, assignments: repository.CardAssignments): MemberIdCardResponse {
+export function toMemberIdCardResponse(row: MemberIdCardRow, assignments: coverageLinks.CardAssignments): MemberIdCardResponse {
   return {
     id: row.id,
     member: row.member_id,
@@ -56,8 +57,8 @@ export class MemberIdCardService {
       };
       await repository.insertCard(trx, row);
       // An item holds one card: cards it is taken from change too.
-      const previousCards = await repository.findCardsHolding(trx, { enrolledPlans, enrolledDependents });
-      await repository.assignCard(trx, row.id, { enrolledPlans, enrolledDependents });
+      const previousCards = await coverageLinks.findCardsHolding(trx, { enrolledPlans, enrolledDependents });
+      await coverageLinks.assignCard(trx, row.id, { enrolledPlans, enrolledDependents });
       await this.#changes.commit(trx, {
         events: [eventOf('member_id_card', 'created', row), ...previousCards.map((card) => eventOf('member_id_card', 'updated', card))],
       });
@@ -73,7 +74,7 @@ export class MemberIdCardService {
 
   async listMemberIdCards(scope: Scope, filter: { member?: string | undefined }, page: PageRequest): Promise<Page<MemberIdCardResponse>> {
     const rows = await repository.listCards(this.#db, scope, { memberId: filter.member }, page);
-    const assignments = await repository.findCardAssignments(
+    const assignments = await coverageLinks.findCardAssignments(
       this.#db,
       rows.results.map((row) => row.id),
     );
@@ -96,7 +97,7 @@ export class MemberIdCardService {
   }
 
   async #withAssignments(db: Executor, row: MemberIdCardRow): Promise<MemberIdCardResponse> {
-    const assignments = await repository.findCardAssignments(db, [row.id]);
+    const assignments = await coverageLinks.findCardAssignments(db, [row.id]);
     return toMemberIdCardResponse(row, assignments.get(row.id)!);
   }
 
@@ -120,16 +121,16 @@ export class MemberIdCardService {
     if (input.document) {
       if (!(await isVisibleReference(trx, scope, 'document', input.document))) {
         errors.push(inputError(['document'], 'No such document.'));
-      } else if (member && !(await repository.isDocumentOfMember(trx, scope.providerId, member, input.document))) {
+      } else if (member && !(await isDocumentOfMember(trx, scope.providerId, member, input.document))) {
         errors.push(inputError(['document'], "Must be a document of this member or of the member's employer."));
       }
     }
     if (member) {
-      const plans = await repository.findEnrolledPlanIdsOfMember(trx, scope.providerId, member.id, coverage.enrolledPlans);
+      const plans = await coverageLinks.findEnrolledPlanIdsOfMember(trx, scope.providerId, member.id, coverage.enrolledPlans);
       coverage.enrolledPlans.forEach((id, index) => {
         if (!plans.has(id)) errors.push(inputError(['enrolled_plans', index], "No such enrolled plan among this member's enrollments."));
       });
-      const dependents = await repository.findEnrolledDependentIdsOfMember(trx, scope.providerId, member.id, coverage.enrolledDependents);
+      const dependents = await coverageLinks.findEnrolledDependentIdsOfMember(trx, scope.providerId, member.id, coverage.enrolledDependents);
       coverage.enrolledDependents.forEach((id, index) => {
         if (!dependents.has(id)) errors.push(inputError(['enrolled_dependents', index], "No such enrolled dependent among this member's enrolled plans."));
       });

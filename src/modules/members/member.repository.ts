@@ -61,6 +61,15 @@ export async function replaceMemberSubclasses(db: Executor, memberId: string, su
     .execute();
 }
 
+const subclassesOfMember = cachedQuery((db, memberId: string) =>
+  db.selectFrom('member_subclasses').select('subclass_id').where('member_id', '=', memberId).orderBy('position'),
+);
+
+/** The member's subclass ids, in their positions: what selects the member's plan configuration. */
+export async function findMemberSubclassIds(db: Executor, memberId: string): Promise<string[]> {
+  return (await subclassesOfMember(db, memberId)).map((row) => row.subclass_id);
+}
+
 /** Subclass ids and enrollment ids of each member, in one query each whatever the number of members. */
 export async function findMemberLinks(db: Executor, memberIds: readonly string[]): Promise<Map<string, { subclasses: string[]; enrollments: string[] }>> {
   const links = new Map(memberIds.map((id) => [id, { subclasses: [] as string[], enrollments: [] as string[] }]));

@@ -1,6 +1,5 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Executor, Transaction } from '../../db/database.ts';
-import { coverageInForceOn, latestPerLine } from '../coverage/coverage-in-force.ts';
 import { paginate, type Page, type PageRequest, type Position } from '../../db/keyset.ts';
 import type { Database } from '../../db/schema.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
@@ -81,6 +80,38 @@ export async function findWindowPlanIds(db: Executor, windowIds: readonly string
     .execute();
   for (const row of rows) byWindow.get(row.window_id)?.push(row.plan_id);
   return byWindow;
+}
+
+/** A window as an enrollment in it sees it: its renewal date and the plans it offers, in their positions. */
+export interface WindowOfEnrollment {
+  id: string;
+  renewalDate: string | null;
+  planIds: string[];
+}
+
+async function withPlanIds(db: Executor, window: { id: string; renewal_date: string | null } | undefined): Promise<WindowOfEnrollment | undefined> {
+  if (!window) return undefined;
+  const plans = await db.selectFrom('open_enrollment_window_plans').select('plan_id').where('window_id', '=', window.id).orderBy('position').execute();
+  return { id: window.id, renewalDate: window.renewal_date, planIds: plans.map((row) => row.plan_id) };
+}
+
+/** The employer's active open enrollment window whose dates contain `date` (active windows never overlap). */
+export async function findOpenWindowOn(db: Executor, providerId: string, employerId: string, date: string): Promise<WindowOfEnrollment | undefined> {
+  const window = await db
+    .selectFrom('open_enrollment_windows')
+    .select(['id', 'renewal_date'])
+    .where('provider_id', '=', providerId)
+    .where('employer_id', '=', employerId)
+    .where('status', '=', 'active')
+    .where('start_date', '<=', date)
+    .where('end_date', '>=', date)
+    .executeTakeFirst();
+  return withPlanIds(db, window);
+}
+
+/** The window an enrollment names (any status; no tenant scope: the enrollment's own reference). */
+export async function findWindowOfEnrollmentById(db: Executor, id: string): Promise<WindowOfEnrollment | undefined> {
+  return withPlanIds(db, await db.selectFrom('open_enrollment_windows').select(['id', 'renewal_date']).where('id', '=', id).executeTakeFirst());
 }
 
 /** Plans among `ids` of the employer, with the dates they are offered. */
@@ -226,78 +257,6 @@ export async function findLatestWindowEnrollments(
     .execute();
   for (const row of rows) if (!latest.has(row.member_id)) latest.set(row.member_id, { id: row.id, status: row.status });
   return latest;
-}
-
-/** The benefit changes (other than no_change) of the window's enrollments, by member and line. */
-export function findWindowChanges(db: Executor, windowId: string) {
-  return db
-    .selectFrom('benefit_changes')
-    .innerJoin('enrollments', 'enrollments.id', 'benefit_changes.enrollment_id')
-    .leftJoin('enrolled_plans as previous', 'previous.id', 'benefit_changes.previous_enrollment_plan_id')
-    .leftJoin('enrolled_plans as next', 'next.id', 'benefit_changes.next_enrollment_plan_id')
-    .select([
-      'benefit_changes.member_id',
-      'benefit_changes.line_of_coverage',
-      'benefit_changes.status',
-      'benefit_changes.changes',
-      'previous.plan_id as previous_plan',
-      'next.plan_id as next_plan',
-    ])
-    .where('enrollments.open_enrollment_window_id', '=', windowId)
-    .where('benefit_changes.status', '!=', 'no_change')
-    .orderBy('benefit_changes.member_id')
-    .orderBy('enrollments.created_at')
-    .orderBy('benefit_changes.position')
-    .execute();
-}
-
-/** Covered lines of a member in force on `date` (approved or synced coverage), with their dependents. */
-export async function findCoverageOn(db: Executor, memberId: string, date: string) {
-  const plans = await db
-    .selectFrom('enrolled_plans')
-    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
-    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
-    .select([
-      'enrolled_plans.id',
-      'enrolled_plans.plan_id',
-      'enrolled_plans.position',
-      'enrolled_plans.volume_cents',
-      'enrolled_plans.primary_care_provider',
-      'enrolled_plans.payroll_provider_external_id',
-      'plans.line_of_coverage',
-      'plans.effective_start as plan_start',
-      'plans.effective_end as plan_end',
-    ])
-    .where('enrolled_plans.member_id', '=', memberId)
-    .where(coverageInForceOn(date))
-    .orderBy('enrolled_plans.effective_start', 'desc')
-    .orderBy('enrolled_plans.created_at', 'desc')
-    .execute();
-  // The latest-starting plan per line, in the order the member elected them.
-  const lines = latestPerLine(plans).sort((a, b) => a.position - b.position);
-  const dependents =
-    lines.length === 0
-      ? []
-      : await db
-          .selectFrom('enrolled_dependents')
-          .innerJoin('dependents', 'dependents.id', 'enrolled_dependents.dependent_id')
-          .select([
-            'enrolled_dependents.enrolled_plan_id',
-            'enrolled_dependents.dependent_id',
-            'enrolled_dependents.volume_cents',
-            'dependents.member_relationship',
-            'dependents.dob',
-            'dependents.has_disability',
-            'dependents.disability_certified_on',
-          ])
-          .where(
-            'enrolled_dependents.enrolled_plan_id',
-            'in',
-            lines.map((row) => row.id),
-          )
-          .orderBy('enrolled_dependents.position')
-          .execute();
-  return lines.map((line) => ({ ...line, dependents: dependents.filter((d) => d.enrolled_plan_id === line.id) }));
 }
 
 /** Active windows whose end_date is before `day`: the sweep closes them. */

@@ -16,7 +16,11 @@ import type { CreateEnrollmentBody, EnrollmentResponse, PrimaryCareProvider } fr
 import type { NewNotification } from '../notifications/notification.service.ts';
 import { REMINDER_DAYS_BEFORE_END, reminderDaysBefore } from '../daily-sweep/sweep-rules.ts';
 import { claimOccurrence } from '../daily-sweep/sweep.repository.ts';
-import { findConfigurations, findDesignationsOf, findMemberSubclassIds, findPlans } from '../enrollments/enrollment.repository.ts';
+import { findCoveredLinesOn, findWindowCoverageChanges } from '../coverage/window-coverage.repository.ts';
+import { findDesignationsOf } from '../enrollments/enrollment.repository.ts';
+import { findMemberSubclassIds } from '../members/member.repository.ts';
+import { findPlanConfigurationsForPlans } from '../plan-configurations/plan-configuration.repository.ts';
+import { findPlansByIds } from '../plans/plan.repository.ts';
 import { designationInputs, money } from '../enrollments/enrollment.response.ts';
 import { disabilityCertifiedThrough, selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
 import { parseVolumeRules } from '../plans/plan.service.ts';
@@ -297,7 +301,7 @@ export class OpenEnrollmentWindowService {
   async changeReport(scope: Scope, id: string): Promise<WindowResponse> {
     const row = await repository.findWindowById(this.#db, scope, id);
     if (!row) throw new NotFound('open enrollment window');
-    const changes = await repository.findWindowChanges(this.#db, row.id);
+    const changes = await findWindowCoverageChanges(this.#db, row.id);
     const summaries: WindowSummary[] = [];
     for (const change of changes) {
       const summary: WindowSummary = {
@@ -457,13 +461,13 @@ export class OpenEnrollmentWindowService {
   async #rollOver(trx: Transaction<Database>, window: repository.DatedWindow, planIds: readonly string[], memberIds: readonly string[]): Promise<number> {
     const scope: Scope = { providerId: window.provider_id, employerId: null };
     // The engine's own plan rows: the carry-over reads their dates, predecessor, guaranteed issue and volume rules.
-    const offered = await findPlans(trx, window.provider_id, planIds);
-    const configurations = Map.groupBy(await findConfigurations(trx, window.provider_id, planIds), (configuration) => configuration.plan_id);
+    const offered = await findPlansByIds(trx, window.provider_id, planIds);
+    const configurations = Map.groupBy(await findPlanConfigurationsForPlans(trx, window.provider_id, planIds), (configuration) => configuration.plan_id);
     const lastDay = addDays(window.renewal_date, -1);
     let carriedOver = 0;
     for (const member of memberIds) {
       if (!(await claimOccurrence(trx, `passive_open_enrollment:${window.id}:${member}`, this.#clock.now().toISOString()))) continue;
-      const coverage = await repository.findCoverageOn(trx, member, lastDay);
+      const coverage = await findCoveredLinesOn(trx, member, lastDay);
       const carried = coverage.flatMap((line) => {
         const plan = carriedPlan(line.plan_id, offered, window.renewal_date);
         return plan ? [{ line, plan }] : [];

@@ -1,6 +1,7 @@
 import type { Executor, Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
+import { cachedQuery } from '../../db/query-cache.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { PlanConfigurationRow } from './plan-configuration.table.ts';
@@ -33,15 +34,16 @@ export function listPlanConfigurations(
  */
 export function findPlanConfigurationsForPlans(db: Executor, providerId: string, planIds: readonly string[]): Promise<PlanConfigurationRow[]> {
   if (planIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('plan_configurations')
-    .selectAll()
-    .where('provider_id', '=', providerId)
-    .where('plan_id', 'in', planIds)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  return configurationsOfPlans(db, providerId, planIds);
 }
+
+// Compiled once per shape and remembered by a sweep batch (rememberReads): every enrollment change, approval,
+// termination and carry-over reads the configurations of its plans.
+const configurationsOfPlans = cachedQuery(
+  (db, providerId: string, planIds: readonly string[]) =>
+    db.selectFrom('plan_configurations').selectAll().where('provider_id', '=', providerId).where('plan_id', 'in', planIds).orderBy('created_at').orderBy('id'),
+  { rememberable: true },
+);
 
 /** The employer of a plan of the provider (visibility to the caller is checked before). */
 export async function findPlanEmployerId(db: Executor, providerId: string, planId: string): Promise<string | undefined> {

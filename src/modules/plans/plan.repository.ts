@@ -1,6 +1,7 @@
 import type { Executor, Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
+import { cachedQuery } from '../../db/query-cache.ts';
 import { forUpdate, inScope } from '../../db/scope.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { LineOfCoverage, PlanRow } from './plan.table.ts';
@@ -39,6 +40,20 @@ export function lockPlansByIds(trx: Transaction<Database>, providerId: string, i
       .orderBy('id'),
   ).execute();
 }
+
+/**
+ * Plans of the provider by id (no order; visibility is the caller's to check): the reads every enrollment
+ * change, approval and carry-over makes, compiled once per shape and remembered by a sweep batch (rememberReads).
+ */
+export function findPlansByIds(db: Executor, providerId: string, ids: readonly string[]): Promise<PlanRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return plansById(db, providerId, ids);
+}
+
+const plansById = cachedQuery(
+  (db, providerId: string, ids: readonly string[]) => db.selectFrom('plans').selectAll().where('provider_id', '=', providerId).where('id', 'in', ids),
+  { rememberable: true },
+);
 
 export function listPlans(
   db: Executor,

@@ -1,0 +1,181 @@
+/**
+ * The one place that records what a change of a member's coverage causes: approvals (and through them
+ * continuations, age-outs, EOI raises, renewals and passive open enrollment), terminations and their undoing.
+ * Given the enrollment the change belongs to (approved in the caller's transaction) and how the coverage moves,
+ * it moves the coverage, computes the per-carrier line changes, writes the benefit changes (docs/decisions.md
+ * "Benefit changes and carriers") and the COBRA losses (docs/decisions.md "COBRA events"), hands the events and
+ * the notification to ChangeCommit and rolls the enrollment's status up (synced at once when no carrier has
+ * anything to do), all in the caller's transaction, with the member locked by the caller.
+ */
+import type { Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+import type { CoverageItem, LineChange } from '../benefit-changes/benefit-change-diff.ts';
+import { diffCoverage } from '../benefit-changes/benefit-change-diff.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
+import type { CoverageChange, QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
+import { ENROLLMENT_EVENT_ACTIONS } from '../enrollments/enrollment-status.ts';
+import type { EnrollmentRow } from '../enrollments/enrollment.table.ts';
+import { eventOf, type EventSource } from '../events/event-data.ts';
+import type { NewEvent } from '../events/event-log.ts';
+import type { NewNotification } from '../notifications/notification.service.ts';
+import type { LineOfCoverage } from '../plans/plan.table.ts';
+import { coverageItemOf, enrollmentOfCoverage, type CoverageEntry } from './coverage-entry.ts';
+import { endCoverageReplacedBy, type ReplacedCoverage } from './coverage-history.ts';
+import * as repository from './coverage.repository.ts';
+
+/**
+ * What a change needs from the benefit-change module, inside its own transaction: the changes recorded, the
+ * enrollment's status afterwards, and their events (recorded with the change's own).
+ */
+export interface BenefitChangeRecorder {
+  recordChanges(
+    trx: Transaction<Database>,
+    input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: LineChange[] },
+  ): Promise<{ status: 'approved' | 'synced'; events: NewEvent[] }>;
+}
+
+/** The member's coverage before and after an enrollment, line by line (what an approval replaces and elects). */
+export type ElectedCoverage = ReplacedCoverage & { next: CoverageItem[]; waivedLines: LineOfCoverage[] };
+
+/** Coverage a termination ends: the entry, its last day, and who it covers. */
+export interface CoverageEnd {
+  entry: CoverageEntry;
+  lastDay: string;
+  dependentIds: readonly string[];
+}
+
+/** Coverage an undone termination gives back: the entry as it is, the end the termination gave it and the end it had. */
+export interface CoverageRestore {
+  entry: CoverageEntry;
+  endedOn: string;
+  previousEnd: string | null;
+  dependentIds: readonly string[];
+}
+
+/** How the coverage moves. */
+export type CoverageMove =
+  /** An approval: the coverage the enrollment replaces ends the day before it starts (coverage-history.ts). */
+  | { kind: 'replacement'; coverage: ElectedCoverage }
+  /** A termination: each entry ends on its last day; `loss` is its COBRA qualifying event once coverage is lost. */
+  | { kind: 'ends'; ends: readonly CoverageEnd[]; loss: CoverageChange | undefined }
+  /** A termination undone: each entry gets back the end it had, if nothing else changed it since. */
+  | { kind: 'restores'; restores: readonly CoverageRestore[] };
+
+export interface RecordedCoverageChange {
+  /** The enrollment the change belongs to, approved in this transaction. */
+  enrollment: EnrollmentRow;
+  /** The caller's events, recorded first (the enrollment's own: created, submitted, approved). */
+  events: readonly NewEvent[];
+  move: CoverageMove;
+  /** Events of enrollments the change cancelled (a termination's), recorded after those whose coverage it changed. */
+  cancelled?: readonly NewEvent[];
+  /** Who is told (an approval tells the member; a termination tells no one). */
+  notification?: NewNotification;
+}
+
+/** What a move did: the enrollments whose coverage changed, the line changes for the carriers, the COBRA loss if any. */
+interface Moved {
+  updated: EventSource<'enrollment'>[];
+  changes: LineChange[];
+  loss: CoverageChange | undefined;
+}
+
+export class CoverageChangeRecorder {
+  readonly #benefitChanges: BenefitChangeRecorder;
+  readonly #qualifyingEvents: QualifyingEventRecorder;
+  readonly #commit: ChangeCommit;
+
+  constructor(options: { benefitChanges: BenefitChangeRecorder; qualifyingEvents: QualifyingEventRecorder; commit: ChangeCommit }) {
+    this.#benefitChanges = options.benefitChanges;
+    this.#qualifyingEvents = options.qualifyingEvents;
+    this.#commit = options.commit;
+  }
+
+  /**
+   * Moves the coverage and records what it causes. Events, in this order: the caller's, `updated` of each
+   * enrollment whose coverage changed, the cancelled ones, the benefit changes', the COBRA event's, the
+   * enrollment's `synced` when no carrier has anything to do, then the notification's. Returns the
+   * enrollment's status afterwards.
+   */
+  async record(trx: Transaction<Database>, change: RecordedCoverageChange): Promise<{ status: 'approved' | 'synced' }> {
+    const { enrollment } = change;
+    const moved = await this.#move(trx, enrollment, change.move);
+    const recorded = await this.#benefitChanges.recordChanges(trx, {
+      providerId: enrollment.provider_id,
+      employerId: enrollment.employer_id,
+      enrollmentId: enrollment.id,
+      memberId: enrollment.member_id,
+      changes: moved.changes,
+    });
+    // COBRA (29 U.S.C. 1163): group health coverage the change ends for a qualifying event is recorded with it.
+    const cobra = moved.loss ? await this.#qualifyingEvents.recordCoverageLoss(trx, moved.loss) : [];
+    const events = [
+      ...change.events,
+      ...moved.updated.map((other) => eventOf('enrollment', 'updated', other)),
+      ...(change.cancelled ?? []),
+      ...recorded.events,
+      ...cobra,
+      ...(recorded.status === 'synced' ? [eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.complete, { ...enrollment, status: 'synced' as const })] : []),
+    ];
+    await this.#commit.commit(trx, { events, notifications: change.notification ? [change.notification] : [] });
+    return { status: recorded.status };
+  }
+
+  /** A COBRA qualifying event recorded after its change (a termination's, once its coverage is lost), with its events. */
+  async recordLoss(trx: Transaction<Database>, loss: CoverageChange): Promise<void> {
+    await this.#commit.commit(trx, { events: await this.#qualifyingEvents.recordCoverageLoss(trx, loss) });
+  }
+
+  async #move(trx: Transaction<Database>, enrollment: EnrollmentRow, move: CoverageMove): Promise<Moved> {
+    switch (move.kind) {
+      case 'replacement': {
+        const { previous, next, waivedLines, start } = move.coverage;
+        const updated = await endCoverageReplacedBy(trx, move.coverage);
+        return { updated, changes: diffCoverage(previous, next, waivedLines, start), loss: { enrollment, before: previous, after: next, firstDayWithout: start } };
+      }
+      case 'ends':
+        return { ...(await endCoverage(trx, move.ends)), loss: move.loss };
+      case 'restores':
+        return { ...(await restoreCoverage(trx, move.restores)), loss: undefined };
+    }
+  }
+}
+
+/** Ends each entry on its last day: a `removed` change carrying its dates per entry. */
+async function endCoverage(trx: Transaction<Database>, ends: readonly CoverageEnd[]): Promise<Omit<Moved, 'loss'>> {
+  const changes: LineChange[] = [];
+  for (const { entry, lastDay, dependentIds } of ends) {
+    await repository.endCoverage(trx, entry.id, lastDay);
+    changes.push({
+      lineOfCoverage: entry.line_of_coverage,
+      status: 'removed',
+      changes: [],
+      previous: coverageItemOf(entry, entry, dependentIds),
+      next: null,
+      coverageStart: entry.effective_start,
+      coverageEnd: lastDay,
+    });
+  }
+  const updated = new Map(ends.map(({ entry }) => [entry.enrollment_id, enrollmentOfCoverage(entry)]));
+  return { updated: [...updated.values()], changes };
+}
+
+/** Gives each entry back the end it had, if it still has the one it was given: a `change` (date_change) per entry given back. */
+async function restoreCoverage(trx: Transaction<Database>, restores: readonly CoverageRestore[]): Promise<Omit<Moved, 'loss'>> {
+  const changes: LineChange[] = [];
+  const updated = new Map<string, EventSource<'enrollment'>>();
+  for (const { entry, endedOn, previousEnd, dependentIds } of restores) {
+    if (!(await repository.restoreEnd(trx, entry.id, endedOn, previousEnd))) continue;
+    updated.set(entry.enrollment_id, enrollmentOfCoverage(entry));
+    changes.push({
+      lineOfCoverage: entry.line_of_coverage,
+      status: 'change',
+      changes: ['date_change'],
+      previous: coverageItemOf(entry, entry, dependentIds, endedOn),
+      next: coverageItemOf(entry, entry, dependentIds, previousEnd),
+      coverageStart: entry.effective_start,
+      coverageEnd: previousEnd,
+    });
+  }
+  return { updated: [...updated.values()], changes };
+}
