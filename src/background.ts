@@ -1,10 +1,12 @@
 /**
- * The services of work that runs without a request (the daily sweep, and the pieces the app and the job
- * handlers share with it), built apart from the HTTP app in `app.ts`: `benefits sweep` loads only this, not
- * Fastify, the schemas and every route (about 30 MB less resident memory; bench/README.md, "Server memory").
+ * The services of work that runs without a request (the daily sweep, and the core every composition shares),
+ * apart from the rest of `services.ts`: `benefits sweep` loads only this, not Fastify, the schemas, every route
+ * and every other service (about 30 MB less resident memory; bench/README.md, "Server memory"). The server
+ * builds these once, inside `buildServices`, and shares them with its routes, job handlers and schedulers.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from './db/schema.ts';
+import type { Wakeable } from './jobs/job-wake.ts';
 import { BenefitChangeService } from './modules/benefit-changes/benefit-change.service.ts';
 import { ChangeCommit } from './modules/change-commit/change-commit.ts';
 import { CobraEventService } from './modules/cobra-events/cobra-event.service.ts';
@@ -20,49 +22,64 @@ import type { Clock } from './shared/clock.ts';
 export interface BackgroundDependencies {
   db: Kysely<Database>;
   clock: Clock;
-  jobs?: { wake(): void };
+  /** The job worker, woken by the sweep after each rule that enqueued jobs; absent where none runs (`benefits sweep`, tests). */
+  worker?: Wakeable | undefined;
 }
 
-/**
- * The daily sweep with the services it uses (the server's scheduler, `benefits sweep` and tests build it
- * here, as the app builds its routes' services).
- */
+/** The core of a composition: how changes commit their side effects, the enrollment engine and what it drives. */
+export interface BackgroundServices {
+  db: Kysely<Database>;
+  clock: Clock;
+  /** Where every change's events go, with webhook delivery subscribed (services record through `changes`). */
+  eventLog: EventLog;
+  /** The one hand-over of a change's events, notifications and jobs (change-commit/change-commit.ts). */
+  changes: ChangeCommit;
+  benefitChanges: BenefitChangeService;
+  cobraEvents: CobraEventService;
+  enrollments: EnrollmentService;
+  terminations: CoverageTerminations;
+  windows: OpenEnrollmentWindowService;
+  sweep: DailySweep;
+}
+
+/** Builds the core once; `sweep` says how the daily sweep cuts its work (production's defaults when absent). */
+export function buildBackgroundServices(deps: BackgroundDependencies, sweep: SweepOptions = {}): BackgroundServices {
+  const { db, clock } = deps;
+  const eventLog = buildEventLog({ clock });
+  const changes = buildChangeCommit({ clock }, eventLog);
+  const benefitChanges = new BenefitChangeService(db, clock, changes);
+  const cobraEvents = new CobraEventService(db, clock);
+  // No `jobs` for the engine: whoever runs its work wakes the worker after it (jobs/job-wake.ts).
+  const enrollments = new EnrollmentService({ db, clock, commit: changes, benefitChanges, qualifyingEvents: cobraEvents });
+  const terminations = new CoverageTerminations({ db, clock, commit: changes, benefitChanges, qualifyingEvents: cobraEvents });
+  const windows = new OpenEnrollmentWindowService({ db, clock, changes, enrollments });
+  return {
+    db,
+    clock,
+    eventLog,
+    changes,
+    benefitChanges,
+    cobraEvents,
+    enrollments,
+    terminations,
+    windows,
+    sweep: new DailySweep({ ...sweep, db, changes, windows, coverage: enrollments, terminations, worker: deps.worker }),
+  };
+}
+
+/** The daily sweep alone (`benefits sweep`, tests); the server's comes with its services (`buildServices`). */
 export function buildDailySweep(deps: BackgroundDependencies, options?: SweepOptions): DailySweep {
-  const events = buildEventLog(deps);
-  const { notifier, enrollments, windows } = buildOpenEnrollment({ ...deps, events });
-  return new DailySweep(deps.db, notifier, windows, enrollments, buildTerminations(deps.db, deps.clock, events), options);
+  return buildBackgroundServices(deps, options).sweep;
 }
 
-/**
- * The event log every service of one composition records into, with webhook delivery subscribed to it (the
- * app, the job handlers and the daily sweep each build one; they share the database, not the instance).
- */
+/** An event log with webhook delivery subscribed to it: one per composition (they share the database, not the instance). */
 export function buildEventLog({ clock }: { clock: Clock }): EventLog {
   const events = new EventLog(clock);
   events.subscribe(webhookFanOut(clock));
   return events;
 }
 
-export function buildOpenEnrollment({ db, clock, jobs, events }: BackgroundDependencies & { events: EventLog }) {
-  const notifier = new Notifier(clock, events);
-  const enrollments = new EnrollmentService({
-    db,
-    clock,
-    commit: new ChangeCommit({ clock, events, notifier }),
-    benefitChanges: new BenefitChangeService(db, clock, events),
-    qualifyingEvents: new CobraEventService(db, clock),
-    jobs,
-  });
-  return { notifier, enrollments, windows: new OpenEnrollmentWindowService(db, clock, notifier, events, enrollments) };
-}
-
-/** What terminations do to coverage (the daily sweep and member updates use it). */
-export function buildTerminations(db: Kysely<Database>, clock: Clock, events: EventLog): CoverageTerminations {
-  return new CoverageTerminations({
-    db,
-    clock,
-    commit: new ChangeCommit({ clock, events, notifier: new Notifier(clock, events) }),
-    benefitChanges: new BenefitChangeService(db, clock, events),
-    qualifyingEvents: new CobraEventService(db, clock),
-  });
+/** How changes hand over their side effects into `events` (a composition's own event log when absent). */
+export function buildChangeCommit({ clock }: { clock: Clock }, events: EventLog = buildEventLog({ clock })): ChangeCommit {
+  return new ChangeCommit({ clock, events, notifier: new Notifier(clock, events) });
 }

@@ -1,22 +1,22 @@
 import { dirname, join } from 'node:path';
-import { buildApp, buildDailySweep, buildEventLog, buildJobHandlers, sftpPolicyOf, type App } from './app.ts';
+import { buildApp, type App } from './app.ts';
 import { ConfigError, type Config } from './config.ts';
-import { Encrypter, loadOrCreateKeyFile } from './shared/crypto.ts';
+import { loadOrCreateKeyFile } from './shared/crypto.ts';
 import { SsnDigester } from './shared/ssn.ts';
 import { backfillSsnDigests } from './modules/members/ssn-digest-backfill.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
 import { purgeExpiredEvents } from './modules/events/event.service.ts';
+import type { Wakeable } from './jobs/job-wake.ts';
 import { JobWorker } from './jobs/job-worker.ts';
 import { SweepScheduler } from './modules/daily-sweep/sweep-scheduler.ts';
-import { EdiAcknowledgements } from './modules/edi/edi-acknowledgement.service.ts';
-import { EdiFileService } from './modules/edi/edi-file.service.ts';
 import { EdiScheduler } from './modules/edi/edi-scheduler.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
 import { SandboxCarrierAdapter } from './modules/carrier-connections/sandbox-adapter.ts';
 import { WebhookSender } from './modules/webhooks/webhook-sender.ts';
 import { purgeSettledWebhookDeliveries } from './modules/webhooks/webhook-endpoint.service.ts';
+import { buildJobHandlers, buildServices, sftpPolicyOf } from './services.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 
 /** Jobs the server's worker claims per claim transaction, and runs at once. */
@@ -54,24 +54,19 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     if (firstKey) {
       print(`First admin API key (shown once; store it now): ${firstKey.key}`);
     }
-    // Services wake the worker after committing a job; the worker is made after the app, as its handlers may
-    // come to need what the app builds.
+    // One set of services for the routes, the job handlers, the sweep and the EDI scheduler. Whoever runs work
+    // wakes the worker after it when it enqueued jobs (jobs/job-wake.ts); the worker is made last, from the
+    // handlers over these services, so they reach it through this late binding.
     let wakeWorker = (): void => undefined;
-    const jobs = { wake: () => wakeWorker() };
+    const wakes: Wakeable = { wake: () => wakeWorker() };
     const encryptionKey = resolveEncryptionKey(config, database);
-    const app = await buildApp({ config, db: database.db, clock, encryptionKey, jobs });
+    const services = buildServices({ config, db: database.db, clock, encryptionKey, worker: wakes });
+    const app = await buildApp({ config, db: database.db, clock, encryptionKey, services, worker: wakes });
     // Members stored before SSN digests existed get theirs before requests are served (idempotent).
-    await backfillSsnDigests(database.db, new Encrypter(encryptionKey), new SsnDigester(encryptionKey), app.log);
+    await backfillSsnDigests(database.db, services.encrypter, new SsnDigester(encryptionKey), app.log);
     const sender = new WebhookSender({ allowLoopback: config.outbound.allowLoopback });
-    const handlers = buildJobHandlers({
-      db: database.db,
-      clock,
-      jobs,
-      adapter: new SandboxCarrierAdapter(),
-      webhooks: { encryptionKey, sender },
-      encryptionKey,
-      sftp: { policy: sftpPolicyOf(config) },
-    });
+    const sftp = { policy: sftpPolicyOf(config) };
+    const handlers = buildJobHandlers(services, { adapter: new SandboxCarrierAdapter(), webhooks: sender, edi: sftp });
     // Webhook deliveries spend most of their time waiting on receivers: many run at once, claimed in batches.
     const worker = new JobWorker({
       db: database.db,
@@ -109,22 +104,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const sweeps = new SweepScheduler({
       db: database.db,
       clock,
-      sweep: buildDailySweep({ db: database.db, clock, jobs }),
+      sweep: services.sweep,
       time: config.sweep.time,
       timeZone: config.sweep.timeZone,
       log: app.log,
     });
-    const encrypter = new Encrypter(encryptionKey);
-    const ediEvents = buildEventLog({ clock });
-    const ediFiles = new EdiFileService(database.db, clock, encrypter, encryptionKey, ediEvents, jobs);
     const ediSchedule = new EdiScheduler({
       db: database.db,
       clock,
-      files: ediFiles,
-      acknowledgements: new EdiAcknowledgements(database.db, clock, ediEvents, ediFiles),
-      encrypter,
+      files: services.ediFiles,
+      acknowledgements: services.ediAcknowledgements,
+      encrypter: services.encrypter,
       log: app.log,
-      sftp: { policy: sftpPolicyOf(config) },
+      sftp,
+      worker: wakes,
     });
     const url = await app.listen({ port: config.port, host: config.host });
     worker.start();

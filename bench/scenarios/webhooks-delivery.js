@@ -74,6 +74,7 @@ async function loadModules() {
   ]);
   return {
     buildEventLog: app.buildEventLog,
+    buildChangeCommit: app.buildChangeCommit,
     WebhookEndpointService: webhooks.WebhookEndpointService,
     Encrypter: crypto.Encrypter,
     eventOf: events.eventOf,
@@ -90,7 +91,13 @@ async function runOn(kind, { service, modules, events, clients, log }) {
     const encryptionKey = randomBytes(32);
     const created = await new service.ApiKeyService(db, clock).createKeyForProvider('bench', { role: 'admin', name: 'benchmark' });
     const eventLog = modules.buildEventLog({ clock });
-    const endpoints = new modules.WebhookEndpointService(db, clock, new modules.Encrypter(encryptionKey), eventLog, undefined, { allowLoopback: true });
+    const endpoints = new modules.WebhookEndpointService({
+      db,
+      clock,
+      encrypter: new modules.Encrypter(encryptionKey),
+      changes: modules.buildChangeCommit({ clock }, eventLog),
+      allowLoopback: true,
+    });
     const endpoint = await endpoints.createEndpoint(created.provider, { url: receiver.url, enabled_events: ['*'], description: 'bench receiver' });
     receiver.secret = endpoint.secret;
 

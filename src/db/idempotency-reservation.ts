@@ -31,8 +31,9 @@ export function runWithReservation(reservation: IdempotencyReservation, rest: ()
  * and only if the write does, so after a crash a retry can tell a request that changed something (never run
  * again) from one that did not (run it). Throws, rolling the transaction back, when the reservation is no
  * longer this request's: a retry took it over (the lease ran out) and runs the request itself. Every write
- * transaction of a request calls this: EventLog.recordMany does for every change that records events; the few
- * writes that record none call it themselves. Does nothing outside a request with an Idempotency-Key.
+ * transaction of a request calls this through ChangeCommit.commit (modules/change-commit/change-commit.ts), also
+ * when it records no event (and EventLog.recordMany, until every writer commits). Does nothing outside a request
+ * with an Idempotency-Key.
  */
 export async function markReservationCommitted(trx: Executor, now: Date): Promise<void> {
   const reservation = current.getStore();

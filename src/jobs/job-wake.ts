@@ -1,7 +1,7 @@
 /**
  * The one policy for waking the job worker: after the work that enqueued a job has committed, never from
  * inside it (a claim before the commit would not see the job). Every enqueue notes itself here
- * (`enqueueJobs`); whoever runs work that commits (the HTTP layer for a write request, the daily sweep per
+ * (`enqueueJobs`, and `bringJobForward`/`requeueJob` for a job made due again); whoever runs work that commits (the HTTP layer for a write request, the daily sweep per
  * rule, the EDI scheduler per check, the worker after each job) wraps it in `wakingAfter`, which wakes the
  * worker when a job was enqueued while the work ran. Services never wake the worker themselves.
  *

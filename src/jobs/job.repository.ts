@@ -2,6 +2,7 @@ import { PostgresAdapter, sql, type Insertable, type Kysely, type UpdateObject }
 import type { Executor } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import type { JobRow, JobTable } from './job.table.ts';
+import { noteJobsEnqueued } from './job-wake.ts';
 
 /**
  * A running job's run_at: later than any real time. While a job runs, its run_at only records being brought
@@ -164,7 +165,8 @@ export async function requeueClaimedJob(db: Executor, claim: JobClaim, options: 
 /**
  * Makes a job run no later than `runAt`: a queued job due later is moved up; a running one keeps the time, so
  * that a retry it ends with (its backoff or a RetryJobLater) does not put it off past `runAt` (see
- * requeueClaimedJob). False when the job is finished or does not exist.
+ * requeueClaimedJob). False when the job is finished or does not exist. A job brought forward counts as
+ * enqueued for the wake policy (job-wake.ts): whoever runs the work wakes the worker once it has committed.
  */
 export async function bringJobForward(db: Executor, id: string, runAt: Date): Promise<boolean> {
   const at = runAt.toISOString();
@@ -175,7 +177,12 @@ export async function bringJobForward(db: Executor, id: string, runAt: Date): Pr
     .where('state', 'in', ['queued', 'running'])
     .where('run_at', '>', at)
     .executeTakeFirst();
-  if (result.numUpdatedRows > 0n) return true;
+  const pending = result.numUpdatedRows > 0n || (await isJobPending(db, id));
+  if (pending) noteJobsEnqueued(1);
+  return pending;
+}
+
+async function isJobPending(db: Executor, id: string): Promise<boolean> {
   const job = await db.selectFrom('jobs').select('state').where('id', '=', id).executeTakeFirst();
   return job?.state === 'queued' || job?.state === 'running';
 }
@@ -191,8 +198,9 @@ export async function requeueJob(db: Executor, id: string, runAt: Date): Promise
     .where('id', '=', id)
     .where('state', 'in', ['done', 'failed'])
     .executeTakeFirst();
-  if (result.numUpdatedRows > 0n) return true;
-  return bringJobForward(db, id, runAt);
+  if (result.numUpdatedRows === 0n) return bringJobForward(db, id, runAt);
+  noteJobsEnqueued(1);
+  return true;
 }
 
 /** Deletes those of these jobs that are finished (done or failed); how many went. */

@@ -1,4 +1,4 @@
-import { buildEventLog } from '../../src/app.ts';
+import { buildChangeCommit } from '../../src/app.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobHandlers } from '../../src/jobs/handlers.ts';
 import { PermanentJobError } from '../../src/jobs/job-queue.ts';
@@ -34,7 +34,7 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
 
 beforeAll(async () => {
   t = await createTestApp();
-  const deps = { db: t.database.db, clock: t.clock, events: buildEventLog({ clock: t.clock }), adapter };
+  const deps = { db: t.database.db, clock: t.clock, changes: buildChangeCommit({ clock: t.clock }), adapter };
   worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers: jobHandlers([carrierJobHandlers(deps)]), log: silent, batchSize: 50 });
 });
 afterAll(async () => {
@@ -208,7 +208,7 @@ async function approvedEnrollment(lines: LineSpec[], options: { employer?: strin
     [...lines.filter((spec) => spec.kind !== 'removed'), ...lines.filter((spec) => spec.kind === 'removed')].map((spec) => spec.kind),
   );
 
-  const service = new BenefitChangeService(t.database.db, t.clock, buildEventLog({ clock: t.clock }));
+  const service = new BenefitChangeService(t.database.db, t.clock, buildChangeCommit({ clock: t.clock }));
   const recordedAt = t.clock.now().toISOString();
   await t.database.db
     .transaction()
@@ -339,7 +339,7 @@ describe('GET /enrollments/{id}/benefit_changes', () => {
     const enrollmentId = await insertEnrollmentRow({ member: member.id, employer: member.employer, status: 'approved' });
     const changes = diffCoverage([], [], ['dental'], NEXT_START);
     await t.database.db.transaction().execute((trx) =>
-      new BenefitChangeService(t.database.db, t.clock, buildEventLog({ clock: t.clock })).recordChanges(trx, {
+      new BenefitChangeService(t.database.db, t.clock, buildChangeCommit({ clock: t.clock })).recordChanges(trx, {
         providerId: t.providerId,
         employerId: member.employer,
         enrollmentId,
@@ -535,7 +535,7 @@ describe('api connections (carrier adapter jobs)', () => {
     const handler = carrierJobHandlers({
       db: t.database.db,
       clock: t.clock,
-      events: buildEventLog({ clock: t.clock }),
+      changes: buildChangeCommit({ clock: t.clock }),
       adapter: { send: () => Promise.reject(new Error('must not be called')) },
     })[SEND_BENEFIT_CHANGE_JOB]!;
     await handler({ benefit_change: change.id }, { jobId: 'job_again', attempt: 2 });
@@ -543,7 +543,9 @@ describe('api connections (carrier adapter jobs)', () => {
   });
 
   it('when a job names no benefit change or an unknown one, then it fails permanently', async () => {
-    const handler = carrierJobHandlers({ db: t.database.db, clock: t.clock, events: buildEventLog({ clock: t.clock }), adapter })[SEND_BENEFIT_CHANGE_JOB]!;
+    const handler = carrierJobHandlers({ db: t.database.db, clock: t.clock, changes: buildChangeCommit({ clock: t.clock }), adapter })[
+      SEND_BENEFIT_CHANGE_JOB
+    ]!;
     await expect(handler({}, { jobId: 'job_x', attempt: 1 })).rejects.toBeInstanceOf(PermanentJobError);
     await expect(handler({ benefit_change: 'bc_doesnotexist' }, { jobId: 'job_x', attempt: 1 })).rejects.toBeInstanceOf(PermanentJobError);
   });
@@ -555,7 +557,7 @@ describe('api connections (carrier adapter jobs)', () => {
     const handler = carrierJobHandlers({
       db: t.database.db,
       clock: t.clock,
-      events: buildEventLog({ clock: t.clock }),
+      changes: buildChangeCommit({ clock: t.clock }),
       adapter: {
         send: async (sent) => {
           seen.push(sent);

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import type { Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildEventLog, buildJobHandlers } from '../../src/app.ts';
+import { buildChangeCommit, buildJobHandlers } from '../../src/app.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import type { Database } from '../../src/db/schema.ts';
 import { DEFAULT_MAX_ATTEMPTS, enqueueJob } from '../../src/jobs/job-queue.ts';
@@ -38,13 +38,7 @@ let server: SftpTestServer;
 beforeAll(async () => {
   // The SFTP server runs in this process, on loopback: the development switch, as for a developer's machine.
   t = await createTestApp({ now: NOW, env: DEVELOPMENT_OUTBOUND_ENV });
-  const handlers = buildJobHandlers({
-    db: t.database.db,
-    clock: t.clock,
-    adapter: new SandboxCarrierAdapter(),
-    encryptionKey: TEST_ENCRYPTION_KEY,
-    sftp: DEVELOPMENT_SFTP,
-  });
+  const handlers = buildJobHandlers(t.services, { adapter: new SandboxCarrierAdapter(), edi: DEVELOPMENT_SFTP });
   worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers, log, batchSize: 20 });
 });
 afterAll(async () => {
@@ -203,14 +197,22 @@ function carrier999({
 
 function schedulerOn(db: Kysely<Database>, sftp: SftpOptions = DEVELOPMENT_SFTP) {
   const encrypter = new Encrypter(TEST_ENCRYPTION_KEY);
-  const events = buildEventLog({ clock: t.clock });
-  const files = new EdiFileService(db, t.clock, encrypter, TEST_ENCRYPTION_KEY, events);
-  return new EdiScheduler({ db, clock: t.clock, files, acknowledgements: new EdiAcknowledgements(db, t.clock, events, files), encrypter, log, sftp });
+  const changes = buildChangeCommit({ clock: t.clock });
+  const files = new EdiFileService({ db, clock: t.clock, encrypter, encryptionKey: TEST_ENCRYPTION_KEY, changes });
+  return new EdiScheduler({
+    db,
+    clock: t.clock,
+    files,
+    acknowledgements: new EdiAcknowledgements({ db, clock: t.clock, changes, files }),
+    encrypter,
+    log,
+    sftp,
+  });
 }
 
 /** Runs every job that is due now with handlers that connect as `sftp` says (instead of the development switch). */
 async function runDueJobsWith(sftp: SftpOptions): Promise<void> {
-  const handlers = buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter(), encryptionKey: TEST_ENCRYPTION_KEY, sftp });
+  const handlers = buildJobHandlers(t.services, { adapter: new SandboxCarrierAdapter(), edi: sftp });
   const other = new JobWorker({ db: t.database.db, clock: t.clock, handlers, log, batchSize: 20 });
   try {
     while ((await other.runDueJobs()) > 0);

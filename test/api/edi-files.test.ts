@@ -14,8 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FormattedSegment } from 'x12-parser';
-import { buildDailySweep, buildEventLog } from '../../src/app.ts';
-import { EdiFileService } from '../../src/modules/edi/edi-file.service.ts';
+import { buildDailySweep } from '../../src/app.ts';
 import { insertRows } from '../../src/db/bulk-insert.ts';
 import { findEnrolledDependentsOf } from '../../src/modules/enrollments/enrollment.repository.ts';
 import { Encrypter } from '../../src/shared/crypto.ts';
@@ -875,7 +874,7 @@ describe('members left out of change files (docs/decisions.md "Carrier EDI", lef
     const legacy = await hiredFamily(w, { firstName: 'Legacy', ssn: '234567890' });
     await newHireElection(w, legacy.member, [visionCare(w)]);
     await storeLegacySsn(legacy.member.id, '900451234');
-    const files = new EdiFileService(t.database.db, t.clock, new Encrypter(TEST_ENCRYPTION_KEY), TEST_ENCRYPTION_KEY, buildEventLog({ clock: t.clock }));
+    const files = t.services.ediFiles;
     const scheduled = await t.database.db
       .selectFrom('edi_profiles')
       .select(['group_id', 'provider_id'])

@@ -1,4 +1,4 @@
-import { buildEventLog } from '../../src/app.ts';
+import { buildChangeCommit } from '../../src/app.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, createTestApp, type TestContext } from '../helpers/test-app.ts';
 import { approvedEnrollment, createEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
@@ -512,7 +512,7 @@ async function runJobs() {
     db: t.database.db,
     clock: t.clock,
     handlers: jobHandlers([
-      carrierJobHandlers({ db: t.database.db, clock: t.clock, events: buildEventLog({ clock: t.clock }), adapter: new SandboxCarrierAdapter() }),
+      carrierJobHandlers({ db: t.database.db, clock: t.clock, changes: buildChangeCommit({ clock: t.clock }), adapter: new SandboxCarrierAdapter() }),
     ]),
     log: silent,
   });

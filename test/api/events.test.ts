@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDailySweep, buildEventLog, buildJobHandlers } from '../../src/app.ts';
+import { buildChangeCommit, buildDailySweep, buildEventLog, buildJobHandlers } from '../../src/app.ts';
 import { JobWorker } from '../../src/jobs/job-worker.ts';
 import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/sandbox-adapter.ts';
 import { CarrierService } from '../../src/modules/carriers/carrier.service.ts';
@@ -291,7 +291,7 @@ describe('enrollments', () => {
     const worker = new JobWorker({
       db: t.database.db,
       clock: t.clock,
-      handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }),
+      handlers: buildJobHandlers(t.services, { adapter: new SandboxCarrierAdapter() }),
       log: silent,
       batchSize: 50,
     });
@@ -414,7 +414,7 @@ describe('background jobs', () => {
       const worker = new JobWorker({
         db: t.database.db,
         clock: t.clock,
-        handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }),
+        handlers: buildJobHandlers(t.services, { adapter: new SandboxCarrierAdapter() }),
         log: silent,
         batchSize: 50,
       });
@@ -706,7 +706,7 @@ describe('an event exists if and only if its change committed', () => {
     events.subscribe(async () => {
       throw new Error('subscriber down');
     });
-    const carriers = new CarrierService(t.database.db, t.clock, events);
+    const carriers = new CarrierService(t.database.db, t.clock, buildChangeCommit({ clock: t.clock }, events));
     const countCarriers = async () =>
       Number(
         (

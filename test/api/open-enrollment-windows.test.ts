@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
-import { buildEventLog, buildJobHandlers } from '../../src/app.ts';
+import { buildJobHandlers } from '../../src/app.ts';
 import { JobWorker } from '../../src/jobs/job-worker.ts';
-import { BenefitChangeService } from '../../src/modules/benefit-changes/benefit-change.service.ts';
 import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/sandbox-adapter.ts';
-import { ChangeCommit } from '../../src/modules/change-commit/change-commit.ts';
-import { CobraEventService } from '../../src/modules/cobra-events/cobra-event.service.ts';
-import { EnrollmentService } from '../../src/modules/enrollments/enrollment.service.ts';
-import { Notifier } from '../../src/modules/notifications/notification.service.ts';
-import { OpenEnrollmentWindowService } from '../../src/modules/open-enrollment/open-enrollment-window.service.ts';
 import { createEmployer, createMember } from '../helpers/factories.ts';
 import { createBeneficiary, createDependent } from '../helpers/people-factories.ts';
 import { compositeRates, createPlan, createPlanConfiguration } from '../helpers/plan-factories.ts';
@@ -375,23 +369,11 @@ describe('complete: passive and active windows', () => {
     const worker = new JobWorker({
       db: t.database.db,
       clock: t.clock,
-      handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }),
+      handlers: buildJobHandlers(t.services, { adapter: new SandboxCarrierAdapter() }),
       log: silent,
       batchSize: 50,
     });
     while ((await worker.runDueJobs()) > 0);
-  };
-  const buildOpenEnrollmentWindows = () => {
-    const events = buildEventLog({ clock: t.clock });
-    const notifier = new Notifier(t.clock, events);
-    const enrollments = new EnrollmentService({
-      db: t.database.db,
-      clock: t.clock,
-      commit: new ChangeCommit({ clock: t.clock, events, notifier }),
-      benefitChanges: new BenefitChangeService(t.database.db, t.clock, events),
-      qualifyingEvents: new CobraEventService(t.database.db, t.clock),
-    });
-    return new OpenEnrollmentWindowService(t.database.db, t.clock, notifier, events, enrollments);
   };
   async function coveredMember(w: EnrollmentWorld, name: string) {
     const member = await createMember(w.admin, { employer: w.employer.id, first_name: name, dob: '1980-01-01', hire_date: '2020-01-01' });
@@ -491,7 +473,7 @@ describe('complete: passive and active windows', () => {
       ]);
       expect((await ok(w.admin.get(`/open_enrollment_windows/${window.id}`))).summaries).toEqual([]);
       // Run again (a retried job): nothing new.
-      expect(await buildOpenEnrollmentWindows().rollOverPassively(window.id)).toBe(0);
+      expect(await t.services.windows.rollOverPassively(window.id)).toBe(0);
       expect(await enrollmentsOf(w, idle.member.id)).toHaveLength(2);
     } finally {
       t.clock.set('2026-03-02T15:00:00.000Z');
@@ -548,7 +530,7 @@ describe("renewals: members carried into next year's plans", () => {
     const worker = new JobWorker({
       db: t.database.db,
       clock: t.clock,
-      handlers: buildJobHandlers({ db: t.database.db, clock: t.clock, adapter: new SandboxCarrierAdapter() }),
+      handlers: buildJobHandlers(t.services, { adapter: new SandboxCarrierAdapter() }),
       log: silent,
       batchSize: 50,
     });

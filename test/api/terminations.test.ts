@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDailySweep, buildEventLog } from '../../src/app.ts';
+import { buildChangeCommit, buildDailySweep } from '../../src/app.ts';
 import { jobHandlers } from '../../src/jobs/handlers.ts';
 import { JobWorker } from '../../src/jobs/job-worker.ts';
 import { carrierJobHandlers } from '../../src/modules/carrier-connections/carrier-sync.job.ts';
@@ -19,7 +19,7 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
 beforeAll(async () => {
   t = await createTestApp();
   sweep = buildDailySweep({ db: t.database.db, clock: t.clock });
-  const deps = { db: t.database.db, clock: t.clock, events: buildEventLog({ clock: t.clock }), adapter: new SandboxCarrierAdapter() };
+  const deps = { db: t.database.db, clock: t.clock, changes: buildChangeCommit({ clock: t.clock }), adapter: new SandboxCarrierAdapter() };
   worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers: jobHandlers([carrierJobHandlers(deps)]), log: silent, batchSize: 50 });
 });
 afterAll(async () => {

@@ -9,7 +9,7 @@ import { JobWorker } from '../../src/jobs/job-worker.ts';
 import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/sandbox-adapter.ts';
 import { address, createCarrier, createEmployer, createMember } from '../helpers/factories.ts';
 import { newProviderAdmin } from '../helpers/more-factories.ts';
-import { TEST_ENCRYPTION_KEY, type ApiClient } from '../helpers/test-app.ts';
+import type { ApiClient } from '../helpers/test-app.ts';
 import { answerWith, createEndpoint, createWebhookTestApp, deliveriesOf, startReceiver, type Receiver, type WebhookTestContext } from '../helpers/webhooks.ts';
 
 /** Whether the `standardwebhooks` package (the Standard Webhooks reference library) accepts a received delivery, at the test clock's time. */
@@ -314,12 +314,7 @@ describe('several workers', () => {
     await createEndpoint(admin, { url: receiver.url(), enabled_events: ['carrier.created'] });
     for (let index = 0; index < 30; index++) await createCarrier(admin, { legal_name: `Parallel ${index}` });
     const sender = new WebhookSender({ allowLoopback: true, timeoutMs: TIMEOUT_MS });
-    const handlers = buildJobHandlers({
-      db: t.database.db,
-      clock: t.clock,
-      adapter: new SandboxCarrierAdapter(),
-      webhooks: { encryptionKey: TEST_ENCRYPTION_KEY, sender },
-    });
+    const handlers = buildJobHandlers(t.services, { adapter: new SandboxCarrierAdapter(), webhooks: sender });
     const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
     const other = new JobWorker({ db: t.database.db, clock: t.clock, handlers, log: silent, batchSize: 5 });
     try {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { buildApp, sftpPolicyOf, type App } from '../../src/app.ts';
+import { buildApp, buildServices, sftpPolicyOf, type App, type Services } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ApiKeyService } from '../../src/modules/api-keys/api-key.service.ts';
 import type { ApiKeyRole } from '../../src/modules/api-keys/api-key.table.ts';
@@ -85,6 +85,8 @@ export async function ok(response: Promise<{ status: number; body: any; text: st
 
 export interface TestContext {
   app: App;
+  /** The services the app serves (job handlers, schedulers and services a test calls directly share them, as in the server). */
+  services: Services;
   database: TestDatabase;
   clock: FixedClock;
   baseUrl: string;
@@ -111,7 +113,15 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
   const clock = new FixedClock(options.now ?? '2026-03-02T15:00:00.000Z');
   const config: Config = loadConfig({ DATABASE_URL: database.url, RATE_LIMIT_MAX: '0', LOG_LEVEL: 'info', ...options.env });
   const logs: string[] = [];
-  const app = await buildApp({ config, db: database.db, clock, encryptionKey: TEST_ENCRYPTION_KEY, logStream: { write: (line) => void logs.push(line) } });
+  const services = buildServices({ config, db: database.db, clock, encryptionKey: TEST_ENCRYPTION_KEY });
+  const app = await buildApp({
+    config,
+    db: database.db,
+    clock,
+    encryptionKey: TEST_ENCRYPTION_KEY,
+    services,
+    logStream: { write: (line) => void logs.push(line) },
+  });
   const answered = recordAnswers(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -120,6 +130,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestC
 
   return {
     app,
+    services,
     database,
     clock,
     baseUrl,

@@ -4,7 +4,7 @@ import { buildJobHandlers } from '../../src/app.ts';
 import { JobWorker } from '../../src/jobs/job-worker.ts';
 import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/sandbox-adapter.ts';
 import { WebhookSender, type Resolver } from '../../src/modules/webhooks/webhook-sender.ts';
-import { createTestApp, TEST_ENCRYPTION_KEY, type ApiClient, type TestContext } from './test-app.ts';
+import { createTestApp, type ApiClient, type TestContext } from './test-app.ts';
 
 export interface ReceivedRequest {
   method: string;
@@ -88,12 +88,7 @@ export async function createWebhookTestApp(options: WebhookTestOptions = {}): Pr
   const allowLoopback = options.allowLoopback ?? true;
   const t = await createTestApp({ env: { OUTBOUND_ALLOW_LOOPBACK: String(allowLoopback) } });
   const sender = new WebhookSender({ allowLoopback, timeoutMs: options.timeoutMs ?? 2000, ...(options.resolve ? { resolve: options.resolve } : {}) });
-  const handlers = buildJobHandlers({
-    db: t.database.db,
-    clock: t.clock,
-    adapter: new SandboxCarrierAdapter(),
-    webhooks: { encryptionKey: TEST_ENCRYPTION_KEY, sender },
-  });
+  const handlers = buildJobHandlers(t.services, { adapter: new SandboxCarrierAdapter(), webhooks: sender });
   const worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers, log: silent, batchSize: 50 });
   return {
     ...t,

@@ -2,13 +2,15 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { Executor } from '../../db/database.ts';
-import { markReservationCommitted } from '../../db/idempotency-reservation.ts';
 import type { Page, PageRequest } from '../../db/keyset.ts';
 import { mapPage, paginate } from '../../db/keyset.ts';
 import { AppError, NotFound, ValidationFailed, inputError } from '../../shared/errors.ts';
 import { newId, randomBase62 } from '../../shared/ids.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { AuthContext } from '../../shared/tenancy.ts';
+import { ChangeCommit } from '../change-commit/change-commit.ts';
+import { EventLog } from '../events/event-log.ts';
+import { Notifier } from '../notifications/notification.service.ts';
 import * as repository from './api-key.repository.ts';
 import type { KeyChangeNotices } from './key-change-notices.ts';
 import { VerifiedKeyCache } from './verified-key-cache.ts';
@@ -53,6 +55,12 @@ export function toApiKeyResponse(row: ApiKeyRow): ApiKeyResponse {
   };
 }
 
+/** A ChangeCommit for keys made outside the composition: with no subscriber, since a key records no event anyway. */
+function commitWithoutEvents(clock: Clock): ChangeCommit {
+  const events = new EventLog(clock);
+  return new ChangeCommit({ clock, events, notifier: new Notifier(clock, events) });
+}
+
 function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
@@ -60,16 +68,20 @@ function hashKey(key: string): string {
 export class ApiKeyService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
+  readonly #changes: ChangeCommit;
   readonly #verified: VerifiedKeyCache | undefined;
 
   /**
    * Verified callers are kept in memory only where another process's change to the keys is seen at once (see
    * VerifiedKeyCache): `cacheVerifiedKeys` on SQLite (its data_version), `keyChanges` on PostgreSQL (the
-   * api_keys trigger's notices, KeyChangeNotices). Without either, every request reads its key.
+   * api_keys trigger's notices, KeyChangeNotices). Without either, every request reads its key. `changes`: the
+   * composition's ChangeCommit; absent (the command line, tests: no request, so no Idempotency-Key to mark), one
+   * of its own, which is the same for a key, since a key records no event.
    */
-  constructor(db: Kysely<Database>, clock: Clock, options: { cacheVerifiedKeys?: boolean; keyChanges?: KeyChangeNotices } = {}) {
+  constructor(db: Kysely<Database>, clock: Clock, options: { changes?: ChangeCommit; cacheVerifiedKeys?: boolean; keyChanges?: KeyChangeNotices } = {}) {
     this.#db = db;
     this.#clock = clock;
+    this.#changes = options.changes ?? commitWithoutEvents(clock);
     const { keyChanges } = options;
     if (keyChanges) this.#verified = new VerifiedKeyCache(async () => keyChanges.version(), { recheckAfterMs: 0 });
     else if (options.cacheVerifiedKeys) this.#verified = new VerifiedKeyCache(() => repository.readSqliteDataVersion(db));
@@ -127,8 +139,8 @@ export class ApiKeyService {
       revoked_at: null,
     };
     await repository.insertApiKey(trx, row);
-    // A new key records no event: the request's Idempotency-Key is marked committed here instead.
-    await markReservationCommitted(trx, this.#clock.now());
+    // A new key records no event: its commit marks the request's Idempotency-Key.
+    await this.#changes.commit(trx, {});
     return { ...toApiKeyResponse(row), key };
   }
 

@@ -6,7 +6,7 @@ const RECONNECT_AFTER_MS = 1000;
 /** How the listening connection names itself in pg_stat_activity. */
 export const APPLICATION_NAME = 'benefits-key-notices';
 
-interface Logger {
+export interface Logger {
   warn(details: object, message: string): void;
 }
 
@@ -18,7 +18,8 @@ interface Logger {
  */
 export class KeyChangeNotices {
   readonly #connectionString: string;
-  readonly #log: Logger;
+  /** Given by `start`: the process's services are built before its logger (the HTTP app's) exists. */
+  #log: Logger | undefined;
   #client: pg.Client | undefined;
   #listening = false;
   #version = 0;
@@ -27,9 +28,8 @@ export class KeyChangeNotices {
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
 
-  constructor(connectionString: string, log: Logger) {
+  constructor(connectionString: string) {
     this.#connectionString = connectionString;
-    this.#log = log;
   }
 
   /** The version the cache compares: unchanged only while listening and no key changed. */
@@ -38,8 +38,13 @@ export class KeyChangeNotices {
     return this.#version;
   }
 
-  /** Connects and listens; on failure it tries again every RECONNECT_AFTER_MS until closed. Never throws. */
-  async start(): Promise<void> {
+  /** Connects and listens; on failure it tries again every RECONNECT_AFTER_MS until closed, telling `log`. Never throws. */
+  async start(log: Logger): Promise<void> {
+    this.#log = log;
+    await this.#connect();
+  }
+
+  async #connect(): Promise<void> {
     if (this.#closed) return;
     const client = new pg.Client({ connectionString: this.#connectionString, connectionTimeoutMillis: 5000, application_name: APPLICATION_NAME });
     this.#client = client;
@@ -81,11 +86,11 @@ export class KeyChangeNotices {
     this.#version += 1;
     void client.end().catch(() => undefined);
     if (this.#closed) return;
-    this.#log.warn(
+    this.#log?.warn(
       { error: error instanceof Error ? error.message : undefined },
       'API key change notices: not listening; verified keys are read from the database until it is back',
     );
-    this.#retry = setTimeout(() => void this.start(), RECONNECT_AFTER_MS);
+    this.#retry = setTimeout(() => void this.#connect(), RECONNECT_AFTER_MS);
     this.#retry.unref();
   }
 }

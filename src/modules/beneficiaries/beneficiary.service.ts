@@ -12,7 +12,7 @@ import type { Scope } from '../../shared/tenancy.ts';
 import { isBeneficiaryDesignated } from '../coverage/coverage-links.repository.ts';
 import { lockMemberById } from '../members/member.repository.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import * as repository from './beneficiary.repository.ts';
 import type { BeneficiaryResponse, CreateBeneficiaryBody, UpdateBeneficiaryBody } from './beneficiary.schemas.ts';
 import type { BeneficiaryRow } from './beneficiary.table.ts';
@@ -38,12 +38,12 @@ function addressJson(address: Address | null | undefined): string | null {
 export class BeneficiaryService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
+  constructor(db: Kysely<Database>, clock: Clock, changes: ChangeCommit) {
     this.#db = db;
     this.#clock = clock;
-    this.#events = events;
+    this.#changes = changes;
   }
 
   async createBeneficiary(scope: Scope, input: CreateBeneficiaryBody): Promise<BeneficiaryResponse> {
@@ -67,7 +67,7 @@ export class BeneficiaryService {
         created_at: this.#clock.now().toISOString(),
       };
       await repository.insertBeneficiary(trx, row);
-      await this.#events.record(trx, eventOf('beneficiary', 'created', row));
+      await this.#changes.commit(trx, { events: [eventOf('beneficiary', 'created', row)] });
       return toBeneficiaryResponse(row);
     });
   }
@@ -93,7 +93,7 @@ export class BeneficiaryService {
         address: input.address !== undefined ? addressJson(input.address) : current.address,
       };
       await repository.updateBeneficiary(trx, updated);
-      await this.#events.record(trx, eventOf('beneficiary', 'updated', updated));
+      await this.#changes.commit(trx, { events: [eventOf('beneficiary', 'updated', updated)] });
       return toBeneficiaryResponse(updated);
     });
   }
@@ -108,7 +108,7 @@ export class BeneficiaryService {
         );
       }
       await repository.deleteBeneficiary(trx, id);
-      await this.#events.record(trx, eventOf('beneficiary', 'deleted', beneficiary));
+      await this.#changes.commit(trx, { events: [eventOf('beneficiary', 'deleted', beneficiary)] });
       return { id, object: 'beneficiary', deleted: true };
     });
   }

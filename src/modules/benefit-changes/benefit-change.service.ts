@@ -13,7 +13,8 @@ import type { ConnectionMethod } from '../groups/group.table.ts';
 import type { LineChange } from './benefit-change-diff.ts';
 import { assertDeliveryTransition } from './benefit-change-delivery.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog, NewEvent } from '../events/event-log.ts';
+import type { NewEvent } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import type { EventAction } from '../events/event-types.ts';
 import * as repository from './benefit-change.repository.ts';
 import type { BenefitChangeResponse, UpdateBenefitChangeBody } from './benefit-change.schemas.ts';
@@ -60,12 +61,12 @@ function openDeliveryState(connectionMethod: ConnectionMethod): DeliveryState {
 export class BenefitChangeService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
+  constructor(db: Kysely<Database>, clock: Clock, changes: ChangeCommit) {
     this.#db = db;
     this.#clock = clock;
-    this.#events = events;
+    this.#changes = changes;
   }
 
   /**
@@ -74,9 +75,8 @@ export class BenefitChangeService {
    * addressed to the group of its plan (the next plan's, else the previous one's) and handed to that group's
    * connection. `api` changes get their
    * delivery job in this same transaction, so a change is never recorded without it, nor sent without being
-   * recorded. An enrollment whose every line is `no_change` has nothing to send and is synced at once. The
-   * caller wakes the job worker once its transaction has committed (a wake before the commit finds nothing).
-   * Returns the enrollment's status afterwards (`approved`, or `synced` when nothing had to be sent) and the
+   * recorded (whoever runs the approval wakes the worker after its commit: jobs/job-wake.ts). An enrollment
+   * whose every line is `no_change` has nothing to send and is synced at once. Returns the enrollment's status afterwards (`approved`, or `synced` when nothing had to be sent) and the
    * `benefit_change.created` events of the changes, which the approval records with its own in one statement.
    */
   async recordChanges(
@@ -157,7 +157,8 @@ export class BenefitChangeService {
       let updated = applyChanges(current, input, ['memo', 'assignee']);
       if (input.completed_at !== undefined) updated = { ...updated, ...(await this.#completion(trx, current, input.completed_at)) };
       await repository.updateBenefitChange(trx, updated);
-      await rollUpEnrollment(trx, this.#events, current.enrollment_id, [eventOf('benefit_change', deliveryEventAction(current, updated), updated)]);
+      const events = await rollUpEnrollment(trx, current.enrollment_id, [eventOf('benefit_change', deliveryEventAction(current, updated), updated)]);
+      await this.#changes.commit(trx, { events });
       return toBenefitChangeResponse(updated);
     });
   }
@@ -222,19 +223,16 @@ export function deliveryEventAction(
  * Settles the enrollment once its changes are settled (docs/decisions.md "Benefit changes and carriers"): `failed`
  * when a carrier rejected one, `synced` when every one is completed (also when it has none: nothing had to be sent).
  * A conditional UPDATE from `approved` only, so a race loses cleanly. The enrollment row is locked before the changes
- * are read, so two changes completing at once cannot both see the other one still open. Records `withEvents`
- * (the caller's events of the changes that settled) and the enrollment's own event in one statement.
+ * are read, so two changes completing at once cannot both see the other one still open. Returns `withEvents` (the
+ * caller's events of the changes that settled) followed by the enrollment's own event, for the caller to commit.
  */
-export async function rollUpEnrollment(trx: Transaction<Database>, events: EventLog, enrollmentId: string, withEvents: readonly NewEvent[]): Promise<void> {
+export async function rollUpEnrollment(trx: Transaction<Database>, enrollmentId: string, withEvents: readonly NewEvent[]): Promise<NewEvent[]> {
   const enrollment = await lockEnrollmentStatus(trx, enrollmentId);
   const action = enrollment?.status === 'approved' ? settlingAction(await repository.listDeliveryStatesOfEnrollment(trx, enrollmentId)) : undefined;
-  if (enrollment === undefined || action === undefined) {
-    await events.recordMany(trx, withEvents);
-    return;
-  }
+  if (enrollment === undefined || action === undefined) return [...withEvents];
   const to = ENROLLMENT_TRANSITIONS[action].to;
   await settleEnrollment(trx, enrollmentId, action);
-  await events.recordMany(trx, [...withEvents, eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS[action], { ...enrollment, status: to })]);
+  return [...withEvents, eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS[action], { ...enrollment, status: to })];
 }
 
 function settlingAction(states: readonly DeliveryState[]): 'complete' | 'reject' | undefined {

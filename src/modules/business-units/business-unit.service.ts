@@ -10,7 +10,7 @@ import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import * as repository from './business-unit.repository.ts';
 import type { BusinessUnitResponse, CreateBusinessUnitBody, UpdateBusinessUnitBody } from './business-unit.schemas.ts';
 import type { BusinessUnitRow } from './business-unit.table.ts';
@@ -39,12 +39,12 @@ function addressJson(address: Address | null | undefined): string | null {
 export class BusinessUnitService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
+  constructor(db: Kysely<Database>, clock: Clock, changes: ChangeCommit) {
     this.#db = db;
     this.#clock = clock;
-    this.#events = events;
+    this.#changes = changes;
   }
 
   async createBusinessUnit(scope: Scope, input: CreateBusinessUnitBody): Promise<BusinessUnitResponse> {
@@ -70,7 +70,9 @@ export class BusinessUnitService {
         unset = await repository.unsetOtherPrimaryBusinessUnits(trx, row);
       }
       await repository.insertBusinessUnit(trx, row);
-      await this.#events.recordMany(trx, [eventOf('business_unit', 'created', row), ...unset.map((other) => eventOf('business_unit', 'updated', other))]);
+      await this.#changes.commit(trx, {
+        events: [eventOf('business_unit', 'created', row), ...unset.map((other) => eventOf('business_unit', 'updated', other))],
+      });
       return toBusinessUnitResponse(row);
     });
   }
@@ -99,7 +101,9 @@ export class BusinessUnitService {
       };
       const unset = becomesPrimary ? await repository.unsetOtherPrimaryBusinessUnits(trx, updated) : [];
       await repository.updateBusinessUnit(trx, updated);
-      await this.#events.recordMany(trx, [eventOf('business_unit', 'updated', updated), ...unset.map((other) => eventOf('business_unit', 'updated', other))]);
+      await this.#changes.commit(trx, {
+        events: [eventOf('business_unit', 'updated', updated), ...unset.map((other) => eventOf('business_unit', 'updated', other))],
+      });
       return toBusinessUnitResponse(updated);
     });
   }

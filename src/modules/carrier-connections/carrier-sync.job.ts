@@ -10,13 +10,13 @@ import { MEMO_MAX_LENGTH } from '../benefit-changes/benefit-change.schemas.ts';
 import { SEND_BENEFIT_CHANGE_JOB, rollUpEnrollment } from '../benefit-changes/benefit-change.service.ts';
 import type { ChangeKind } from '../benefit-changes/benefit-change.table.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import type { CarrierAdapter, CarrierChange } from './carrier-adapter.ts';
 
 export interface CarrierJobDependencies {
   db: Kysely<Database>;
   clock: Clock;
-  events: EventLog;
+  changes: ChangeCommit;
   adapter: CarrierAdapter;
 }
 
@@ -31,7 +31,7 @@ export function carrierJobHandlers(deps: CarrierJobDependencies): Record<string,
  * is called outside any transaction (no lock is held while a carrier answers); a throw propagates so that the
  * worker retries.
  */
-async function sendBenefitChange({ db, clock, events, adapter }: CarrierJobDependencies, payload: Record<string, unknown>): Promise<void> {
+async function sendBenefitChange({ db, clock, changes, adapter }: CarrierJobDependencies, payload: Record<string, unknown>): Promise<void> {
   const id = payload.benefit_change;
   if (typeof id !== 'string') throw new PermanentJobError('The payload names no benefit_change.');
   const found = await findChangeForDelivery(db, id);
@@ -44,7 +44,7 @@ async function sendBenefitChange({ db, clock, events, adapter }: CarrierJobDepen
 
   await db.transaction().execute(async (trx) => {
     const sent = { delivery_state: DELIVERY_TRANSITIONS.send.to };
-    if (await transitionDelivery(trx, id, 'send')) await events.record(trx, eventOf('benefit_change', 'sent', { ...change, ...sent }));
+    if (await transitionDelivery(trx, id, 'send')) await changes.commit(trx, { events: [eventOf('benefit_change', 'sent', { ...change, ...sent })] });
   });
   const outcome = await adapter.send(toCarrierChange(found));
 
@@ -53,9 +53,9 @@ async function sendBenefitChange({ db, clock, events, adapter }: CarrierJobDepen
       ? (['carrier_accept', { completed_at: clock.now().toISOString(), memo: `Accepted by carrier: ${outcome.reference}`.slice(0, MEMO_MAX_LENGTH) }] as const)
       : (['carrier_reject', { memo: outcome.reason.slice(0, MEMO_MAX_LENGTH) }] as const);
     const settled = { ...fields, delivery_state: DELIVERY_TRANSITIONS[action].to };
-    if (await transitionDelivery(trx, id, action, fields)) {
-      await rollUpEnrollment(trx, events, change.enrollment_id, [eventOf('benefit_change', settled.delivery_state, { ...change, ...settled })]);
-    }
+    if (!(await transitionDelivery(trx, id, action, fields))) return;
+    const events = await rollUpEnrollment(trx, change.enrollment_id, [eventOf('benefit_change', settled.delivery_state, { ...change, ...settled })]);
+    await changes.commit(trx, { events });
   });
 }
 

@@ -7,7 +7,7 @@ import { newId } from '../../shared/ids.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import * as repository from './carrier.repository.ts';
 import type { CarrierResponse, CreateCarrierBody, UpdateCarrierBody } from './carrier.schemas.ts';
 import type { CarrierRow } from './carrier.table.ts';
@@ -25,12 +25,12 @@ export function toCarrierResponse(row: CarrierRow): CarrierResponse {
 export class CarrierService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
+  constructor(db: Kysely<Database>, clock: Clock, changes: ChangeCommit) {
     this.#db = db;
     this.#clock = clock;
-    this.#events = events;
+    this.#changes = changes;
   }
 
   async createCarrier(scope: Scope, input: CreateCarrierBody): Promise<CarrierResponse> {
@@ -44,7 +44,7 @@ export class CarrierService {
     };
     await this.#db.transaction().execute(async (trx) => {
       await repository.insertCarrier(trx, row);
-      await this.#events.record(trx, eventOf('carrier', 'created', row));
+      await this.#changes.commit(trx, { events: [eventOf('carrier', 'created', row)] });
     });
     return toCarrierResponse(row);
   }
@@ -65,7 +65,7 @@ export class CarrierService {
       if (!current) throw new NotFound('carrier');
       const updated = applyChanges(current, input, ['legal_name', 'trade_name', 'logo_url']);
       await repository.updateCarrier(trx, updated);
-      await this.#events.record(trx, eventOf('carrier', 'updated', updated));
+      await this.#changes.commit(trx, { events: [eventOf('carrier', 'updated', updated)] });
       return toCarrierResponse(updated);
     });
   }

@@ -7,7 +7,9 @@ import { compareIds } from '../../shared/ids.ts';
 import { rememberReads } from '../../db/query-cache.ts';
 import { lockMembersByIds } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
-import type { Notifier } from '../notifications/notification.service.ts';
+import { wakingAfter, type Wakeable } from '../../jobs/job-wake.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
+import type { NewNotification } from '../notifications/notification.service.ts';
 import { selectPlanConfiguration, waitingPeriodEnd } from '../plan-configurations/eligibility.ts';
 import { ageOutOf, dueAgeOuts, type AgeOut as AgeOutOf } from '../coverage/age-outs.ts';
 import { terminationCoverageEnd, terminationEffect } from '../coverage/coverage-rules.ts';
@@ -31,7 +33,6 @@ export interface CoverageEnder {
     firstDayOut: string,
     leaving: ReadonlyMap<string, ReadonlySet<string>>,
   ): Promise<boolean>;
-  wakeJobs(): void;
 }
 
 /** What the sweep needs from the coverage module to carry out terminations (coverage/termination.service.ts). */
@@ -80,53 +81,70 @@ export interface SweepSummary {
  */
 export class DailySweep {
   readonly #db: Kysely<Database>;
-  readonly #notifier: Notifier;
+  readonly #changes: ChangeCommit;
   readonly #windows: WindowRules;
   readonly #coverage: CoverageEnder;
   readonly #terminations: TerminationRules;
+  readonly #worker: Wakeable | undefined;
   readonly #batchSize: number;
   readonly #batchesAtOnce: number;
 
   constructor(
-    db: Kysely<Database>,
-    notifier: Notifier,
-    windows: WindowRules,
-    coverage: CoverageEnder,
-    terminations: TerminationRules,
-    options: SweepOptions = {},
+    options: SweepOptions & {
+      db: Kysely<Database>;
+      changes: ChangeCommit;
+      windows: WindowRules;
+      coverage: CoverageEnder;
+      terminations: TerminationRules;
+      /** Woken after each rule that enqueued jobs (jobs/job-wake.ts); absent where no worker runs (`benefits sweep`). */
+      worker?: Wakeable | undefined;
+    },
   ) {
+    const { db } = options;
     this.#db = db;
+    this.#changes = options.changes;
+    this.#windows = options.windows;
+    this.#coverage = options.coverage;
+    this.#terminations = options.terminations;
+    this.#worker = options.worker;
     this.#batchSize = options.batchSize ?? SWEEP_BATCH_SIZE;
     this.#batchesAtOnce = options.batchesAtOnce ?? (db.getExecutor().adapter instanceof PostgresAdapter ? SWEEP_BATCHES_AT_ONCE : 1);
-    this.#notifier = notifier;
-    this.#windows = windows;
-    this.#coverage = coverage;
-    this.#terminations = terminations;
   }
 
   async run(day: string): Promise<SweepSummary> {
-    const newlyEligible = await this.#newlyEligible(day);
+    const newlyEligible = await this.#rule(() => this.#newlyEligible(day));
     // The reminders and the coverage changes run side by side: on PostgreSQL each on a connection of its own, so
     // that one's inserts proceed while the other waits on its round trips (on SQLite their transactions take
     // turns on the one connection). Neither depends on the other: a reminder goes to members not terminated
     // before the renewal date and without a submitted enrollment in the window, which no age-out or termination
     // changes, and neither locks what the other writes (a reminder locks no member).
-    const [reminders, coverage] = await settledBoth(this.#windows.remindIncompleteMembers(day), this.#changeCoverage(day));
+    const [reminders, coverage] = await settledBoth(
+      this.#rule(() => this.#windows.remindIncompleteMembers(day)),
+      this.#changeCoverage(day),
+    );
     return {
       day,
       newly_eligible: newlyEligible,
       ...coverage.ageOuts,
       open_enrollment_reminder: reminders,
-      windows_closed: await this.#windows.closeWindowsPastEnd(day),
+      windows_closed: await this.#rule(() => this.#windows.closeWindowsPastEnd(day)),
       coverage_ended: coverage.ended,
-      termination_cobra_events: await this.#terminations.recordDueCobraEvents(day, this.#batchSize),
+      termination_cobra_events: await this.#rule(() => this.#terminations.recordDueCobraEvents(day, this.#batchSize)),
     };
+  }
+
+  /**
+   * One rule, after which the worker is woken if it enqueued jobs (webhook deliveries of its events, benefit
+   * changes for carriers): they go out while the later rules run (jobs/job-wake.ts).
+   */
+  #rule<T>(work: () => Promise<T>): Promise<T> {
+    return wakingAfter(this.#worker, work);
   }
 
   /** Age-outs, then terminations: one member's changes never run in two transactions at once. */
   async #changeCoverage(day: string): Promise<{ ageOuts: { dependent_age_out: number; dependent_coverage_ended: number }; ended: number }> {
-    const ageOuts = await this.#ageOuts(day);
-    return { ageOuts, ended: await this.#endCoverageOfTerminatedMembers(day) };
+    const ageOuts = await this.#rule(() => this.#ageOuts(day));
+    return { ageOuts, ended: await this.#rule(() => this.#endCoverageOfTerminatedMembers(day)) };
   }
 
   /** newly_eligible to members whose waiting period for some running plan ends on `day` (once per member). */
@@ -150,22 +168,18 @@ export class DailySweep {
         }),
       );
       if (eligibleToday.length === 0) continue;
-      recorded += await this.#db.transaction().execute(async (trx) =>
-        this.#notifier.recordMany(
-          trx,
-          eligibleToday.map((member) => ({
-            providerId,
-            employerId,
-            type: 'newly_eligible',
-            relatedObjectType: 'member',
-            relatedObjectId: member.id,
-            owner: 'member',
-            payload: { member: member.id, employer: employerId },
-            // The same key member creation uses: a member is told once.
-            occurrenceKey: `newly_eligible:${member.id}`,
-          })),
-        ),
-      );
+      const notifications = eligibleToday.map((member): NewNotification => ({
+        providerId,
+        employerId,
+        type: 'newly_eligible',
+        relatedObjectType: 'member',
+        relatedObjectId: member.id,
+        owner: 'member',
+        payload: { member: member.id, employer: employerId },
+        // The same key member creation uses: a member is told once.
+        occurrenceKey: `newly_eligible:${member.id}`,
+      }));
+      recorded += await this.#notify(notifications);
     }
     return recorded;
   }
@@ -202,7 +216,7 @@ export class DailySweep {
    * the member can send a new one (payload `disability_certified_through`).
    */
   async #ageOutNotices(day: string, ageOuts: readonly AgeOut[]): Promise<number> {
-    const notices = new Map<string, Parameters<Notifier['record']>[1]>();
+    const notices = new Map<string, NewNotification>();
     for (const { row, lastDay, certified } of ageOuts) {
       if (ageOutNoticeDay(lastDay) !== day) continue;
       const firstDayOut = addDays(lastDay, 1);
@@ -225,7 +239,13 @@ export class DailySweep {
       });
     }
     if (notices.size === 0) return 0;
-    return this.#db.transaction().execute(async (trx) => this.#notifier.recordMany(trx, [...notices.values()]));
+    return this.#notify([...notices.values()]);
+  }
+
+  /** Records notifications (occurrences already recorded are skipped) in a transaction of their own; how many were new. */
+  async #notify(notifications: readonly NewNotification[]): Promise<number> {
+    const { notified } = await this.#db.transaction().execute((trx) => this.#changes.commit(trx, { notifications }));
+    return notified;
   }
 
   /**
@@ -237,7 +257,7 @@ export class DailySweep {
    */
   async #endAgedOutCoverage(day: string, ageOuts: readonly AgeOut[]): Promise<number> {
     const byMember = dueAgeOuts(day, ageOuts);
-    const ended = await this.#inBatches(byMember, async (trx, batch) => {
+    return this.#inBatches(byMember, async (trx, batch) => {
       let done = 0;
       const locked = await lockMembersByIds(
         trx,
@@ -251,8 +271,6 @@ export class DailySweep {
       }
       return done;
     });
-    if (ended > 0) this.#coverage.wakeJobs();
-    return ended;
   }
 
   /**
@@ -280,7 +298,7 @@ export class DailySweep {
       const coverageEnd = terminationCoverageEnd(row.termination_date!, subclasses.get(row.member_id) ?? [], configurations.get(row.plan_id) ?? []);
       if (terminationEffect({ effectiveStart: row.effective_start, effectiveEnd: row.effective_end }, coverageEnd) !== undefined) members.add(row.member_id);
     }
-    const ended = await this.#inBatches([...members].sort(compareIds), async (trx, batch) => {
+    return this.#inBatches([...members].sort(compareIds), async (trx, batch) => {
       let applied = 0;
       const locked = await lockMembersByIds(trx, batch);
       for (const memberId of batch) {
@@ -290,8 +308,6 @@ export class DailySweep {
       }
       return applied;
     });
-    if (ended > 0) this.#coverage.wakeJobs();
-    return ended;
   }
 
   /**

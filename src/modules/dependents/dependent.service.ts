@@ -17,7 +17,7 @@ import { SENT_ENROLLMENT_STATUSES } from '../enrollments/enrollment.table.ts';
 import { lockMemberById } from '../members/member.repository.ts';
 import { disabilityCertifiedThrough } from '../plan-configurations/eligibility.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import { ssnProblem } from '../../shared/ssn.ts';
 import * as repository from './dependent.repository.ts';
 import type { CreateDependentBody, DependentResponse, UpdateDependentBody } from './dependent.schemas.ts';
@@ -57,14 +57,14 @@ function addressJson(address: Address | null | undefined): string | null {
 export class DependentService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
   readonly #encrypter: Encrypter;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog, encrypter: Encrypter) {
-    this.#encrypter = encrypter;
-    this.#db = db;
-    this.#clock = clock;
-    this.#events = events;
+  constructor(options: { db: Kysely<Database>; clock: Clock; changes: ChangeCommit; encrypter: Encrypter }) {
+    this.#db = options.db;
+    this.#clock = options.clock;
+    this.#changes = options.changes;
+    this.#encrypter = options.encrypter;
   }
 
   async createDependent(scope: Scope, input: CreateDependentBody): Promise<DependentResponse> {
@@ -94,7 +94,7 @@ export class DependentService {
         created_at: this.#clock.now().toISOString(),
       };
       await repository.insertDependent(trx, row);
-      await this.#events.record(trx, eventOf('dependent', 'created', row));
+      await this.#changes.commit(trx, { events: [eventOf('dependent', 'created', row)] });
       return toDependentResponse(row, []);
     });
   }
@@ -139,7 +139,7 @@ export class DependentService {
       if (input.has_disability === false && input.disability_certified_on === undefined) updated.disability_certified_on = null;
       this.#assertCertification(Boolean(updated.has_disability), updated.disability_certified_on, updated.dob);
       await repository.updateDependent(trx, updated);
-      await this.#events.record(trx, eventOf('dependent', 'updated', updated));
+      await this.#changes.commit(trx, { events: [eventOf('dependent', 'updated', updated)] });
       return this.#withEnrolledPlans(trx, updated);
     });
   }
@@ -168,10 +168,9 @@ export class DependentService {
         enrollments.map((enrollment) => enrollment.id),
       );
       // The unsent enrollments that named the dependent changed too (the dependent left them).
-      await this.#events.recordMany(trx, [
-        ...enrollments.map((enrollment) => eventOf('enrollment', 'updated', enrollment)),
-        eventOf('dependent', 'deleted', dependent),
-      ]);
+      await this.#changes.commit(trx, {
+        events: [...enrollments.map((enrollment) => eventOf('enrollment', 'updated', enrollment)), eventOf('dependent', 'deleted', dependent)],
+      });
       return { id, object: 'dependent', deleted: true };
     });
   }

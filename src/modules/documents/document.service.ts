@@ -7,7 +7,7 @@ import { AppError, NotFound, ValidationFailed, inputError, validationFailed, typ
 import { newId } from '../../shared/ids.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import * as repository from './document.repository.ts';
 import { MAX_DOCUMENT_BYTES, type CreateDocumentBody, type DocumentResponse } from './document.schemas.ts';
 import type { DocumentRow } from './document.table.ts';
@@ -60,12 +60,12 @@ function asBuffer(bytes: Uint8Array): Buffer {
 export class DocumentService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
+  constructor(db: Kysely<Database>, clock: Clock, changes: ChangeCommit) {
     this.#db = db;
     this.#clock = clock;
-    this.#events = events;
+    this.#changes = changes;
   }
 
   /**
@@ -98,7 +98,7 @@ export class DocumentService {
         created_at: this.#clock.now().toISOString(),
       };
       await repository.insertDocument(trx, row);
-      await this.#events.record(trx, eventOf('document', 'created', row));
+      await this.#changes.commit(trx, { events: [eventOf('document', 'created', row)] });
       const { content: _bytes, ...info } = row;
       return toDocumentResponse(info);
     });

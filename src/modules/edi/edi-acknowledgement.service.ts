@@ -9,7 +9,8 @@ import type { Scope } from '../../shared/tenancy.ts';
 import { transitionChangesOfEdiFile } from '../benefit-changes/benefit-change.repository.ts';
 import { rollUpEnrollment } from '../benefit-changes/benefit-change.service.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { NewEvent } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import {
   controlNumberDigits,
   describeMismatches,
@@ -98,14 +99,15 @@ export function toUnmatchedAcknowledgementResponse(row: EdiUnmatchedAcknowledgem
 export class EdiAcknowledgements {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #events: EventLog;
-  readonly #files: EdiFileService;
+  readonly #changes: ChangeCommit;
+  readonly #files: Pick<EdiFileService, 'getFile'>;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog, files: EdiFileService) {
-    this.#db = db;
-    this.#clock = clock;
-    this.#events = events;
-    this.#files = files;
+  /** `files` answers with the file acknowledged. */
+  constructor(options: { db: Kysely<Database>; clock: Clock; changes: ChangeCommit; files: Pick<EdiFileService, 'getFile'> }) {
+    this.#db = options.db;
+    this.#clock = options.clock;
+    this.#changes = options.changes;
+    this.#files = options.files;
   }
 
   async acknowledge(scope: Scope, fileId: string, content: string): Promise<EdiFileResponse> {
@@ -129,7 +131,7 @@ export class EdiAcknowledgements {
       if (match.kind === 'mismatched') {
         throw new InvalidState(`This acknowledgement names this file's control number but is not for this file: ${describeMismatches(match.mismatches)}.`);
       }
-      await this.applyIn(trx, file, match.verdict);
+      await this.#changes.commit(trx, { events: await this.#applyIn(trx, file, match.verdict) });
     });
     return this.#files.getFile(scope, fileId);
   }
@@ -169,12 +171,14 @@ export class EdiAcknowledgements {
         return { outcome: 'unreadable', applied: 0 };
       }
       let applied = 0;
+      const events: NewEvent[] = [];
       for (const part of parts) {
-        const unmatched = await this.#applyPart(trx, providerId, part);
+        const unmatched = await this.#applyPart(trx, providerId, part, events);
         if (unmatched) await this.#storeUnmatched(trx, providerId, picked, part, unmatched);
         else applied += 1;
       }
       await this.#remember(trx, providerId, picked, applied > 0 ? 'applied' : 'unmatched');
+      await this.#changes.commit(trx, { events });
       return { outcome: applied > 0 ? 'applied' : 'unmatched', applied };
     });
   }
@@ -183,8 +187,11 @@ export class EdiAcknowledgements {
     return mapPage(await acknowledgementRepository.listUnmatchedAcknowledgements(this.#db, scope, page), toUnmatchedAcknowledgementResponse);
   }
 
-  /** One 999 group or TA1 (`part` holds just it): applied to the file it matches (or already applied), else why not. */
-  async #applyPart(trx: Transaction<Database>, providerId: string, part: Acknowledgement): Promise<Unmatched | undefined> {
+  /**
+   * One 999 group or TA1 (`part` holds just it): applied to the file it matches (or already applied), its
+   * events added to `events`; else why not.
+   */
+  async #applyPart(trx: Transaction<Database>, providerId: string, part: Acknowledgement, events: NewEvent[]): Promise<Unmatched | undefined> {
     const group = part.groupAcknowledgements[0];
     const ta1 = part.interchangeAcknowledgements[0];
     const kind = group ? '999' : 'TA1';
@@ -211,7 +218,7 @@ export class EdiAcknowledgements {
       if (match.kind === 'matched') {
         const file = await fileRepository.lockFileById(trx, id);
         if (!file) continue;
-        if (file.status === 'delivered') await this.applyIn(trx, file, match.verdict);
+        if (file.status === 'delivered') events.push(...(await this.#applyIn(trx, file, match.verdict)));
         else if (!ACKNOWLEDGED.has(file.status)) {
           const mismatches = [{ element: 'file status', expected: 'delivered', found: file.status }];
           return { kind, controlNumber: shown(sentAs), fileId: file.id, reason: `The file it is for is ${file.status}, not delivered.`, mismatches };
@@ -285,8 +292,11 @@ export class EdiAcknowledgements {
     }
   }
 
-  /** Records the verdict on the locked file and settles its benefit changes (a TA1 that accepts changes nothing but the record). */
-  async applyIn(trx: Transaction<Database>, file: EdiFileRow, verdict: Verdict): Promise<void> {
+  /**
+   * Records the verdict on the locked file and settles its benefit changes (a TA1 that accepts changes nothing
+   * but the record). Returns the events, for the caller to commit.
+   */
+  async #applyIn(trx: Transaction<Database>, file: EdiFileRow, verdict: Verdict): Promise<NewEvent[]> {
     if (file.status !== 'delivered') {
       throw new InvalidState(
         file.status === 'accepted' || file.status === 'accepted_with_errors' || file.status === 'rejected'
@@ -298,7 +308,7 @@ export class EdiAcknowledgements {
     const record = { kind: verdict.kind, result: verdict.result ?? 'accepted', codes: verdict.codes, received_at: now };
     if (verdict.result === undefined) {
       await fileRepository.updateFile(trx, { ...file, acknowledgement: JSON.stringify(record) });
-      return;
+      return [];
     }
     const updated: EdiFileRow = { ...file, status: verdict.result, acknowledgement: JSON.stringify(record), acknowledged_at: now };
     await fileRepository.updateFile(trx, updated);
@@ -306,15 +316,12 @@ export class EdiAcknowledgements {
     const memo = `${rejected ? 'Rejected' : 'Accepted'} by the carrier's ${verdict.kind} for file ${file.id} (ISA13 ${file.interchange_control_number}): ${verdict.codes.join(' ')}`;
     const settled = await transitionChangesOfEdiFile(trx, file.id, rejected ? 'file_reject' : 'file_accept', { completed_at: rejected ? null : now, memo });
     const byEnrollment = Map.groupBy(settled, (change) => change.enrollment_id);
+    const events: NewEvent[] = [];
     for (const enrollmentId of [...byEnrollment.keys()].sort()) {
-      await rollUpEnrollment(
-        trx,
-        this.#events,
-        enrollmentId,
-        byEnrollment.get(enrollmentId)!.map((change) => eventOf('benefit_change', rejected ? 'rejected' : 'completed', change)),
-      );
+      const changes = byEnrollment.get(enrollmentId)!.map((change) => eventOf('benefit_change', rejected ? 'rejected' : 'completed', change));
+      events.push(...(await rollUpEnrollment(trx, enrollmentId, changes)));
     }
-    await this.#events.record(trx, eventOf('edi_file', verdict.result, updated));
+    return [...events, eventOf('edi_file', verdict.result, updated)];
   }
 }
 

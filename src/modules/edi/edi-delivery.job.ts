@@ -7,7 +7,7 @@ import type { FailureRecorder, JobContext, JobHandler } from '../../jobs/job-wor
 import type { JobRow } from '../../jobs/job.table.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import { withoutAddresses } from './delivery-error.ts';
 import { SENDABLE_STATUSES, recordDelivered, recordDeliveryAttemptFailed } from './edi-file-state.ts';
 import { DELIVER_EDI_FILE_JOB } from './edi-file.service.ts';
@@ -21,7 +21,7 @@ import { uploadFile, type SftpOptions } from './sftp-transport.ts';
 export interface EdiJobDependencies {
   db: Kysely<Database>;
   clock: Clock;
-  events: EventLog;
+  changes: ChangeCommit;
   /** Decrypts the profile's SFTP secret, for the moment of the connection only. */
   encrypter: Encrypter;
   /** The stored file's text, chunk by chunk (EdiFileService). */
@@ -90,7 +90,7 @@ async function deliverEdiFile(deps: EdiJobDependencies, payload: Record<string, 
   await db.transaction().execute(async (trx) => {
     const locked = await fileRepository.lockFileById(trx, file.id);
     if (!locked || !SENDABLE_STATUSES.includes(locked.status)) return;
-    await recordDelivered(trx, deps.clock, deps.events, locked, remotePath);
+    await deps.changes.commit(trx, { events: await recordDelivered(trx, deps.clock, locked, remotePath) });
   });
 }
 
@@ -102,7 +102,8 @@ function attemptRecorder(deps: EdiJobDependencies, fileId: string, reason: strin
   return async (trx, settle) => {
     const locked = await fileRepository.lockFileById(trx, fileId);
     const { recorded, retryAt } = await settle();
-    if (recorded && locked && SENDABLE_STATUSES.includes(locked.status)) await recordDeliveryAttemptFailed(trx, deps.events, locked, reason, retryAt);
+    if (!recorded || !locked || !SENDABLE_STATUSES.includes(locked.status)) return;
+    await deps.changes.commit(trx, { events: await recordDeliveryAttemptFailed(trx, locked, reason, retryAt) });
   };
 }
 
@@ -117,7 +118,7 @@ async function recordAbandonedDelivery(deps: EdiJobDependencies, trx: Transactio
   const file = await fileRepository.lockFileById(trx, id);
   if (!file || !SENDABLE_STATUSES.includes(file.status)) return;
   if ((await fileRepository.findPendingJobId(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id }))) !== undefined) return;
-  await recordDeliveryAttemptFailed(trx, deps.events, file, ABANDONED_DELIVERY_ERROR, null);
+  await deps.changes.commit(trx, { events: await recordDeliveryAttemptFailed(trx, file, ABANDONED_DELIVERY_ERROR, null) });
 }
 
 function fileIdOf(payload: string): string | undefined {

@@ -10,7 +10,7 @@ import { InvalidState } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { NewEvent } from '../events/event-log.ts';
 import type { GroupRow } from '../groups/group.table.ts';
 import { demographicsDigest, toSubscriber834, type SubscriberParts } from './edi-loops.ts';
 import { LeftOutReports, NothingWrittenError, type LeftOutEntry } from './edi-left-out.ts';
@@ -48,20 +48,19 @@ function fileNameOf(profile: EdiProfileRow, kind: EdiFileKind, interchange: numb
 
 /**
  * Builds one file in the caller's transaction, which holds the group's lock: takes the trading partner's next
- * control numbers, writes the file and records it (edi_file.created). The caller queues its delivery.
+ * control numbers, writes the file and stores it. The caller commits its events (edi_file.created, after the
+ * left-out reports' own) and queues its delivery.
  */
 export class EdiFileBuilder {
   readonly #clock: Clock;
   readonly #encrypter: Encrypter;
   readonly #digestKey: string;
-  readonly #events: EventLog;
   readonly #content: EdiFileContent;
 
-  constructor(clock: Clock, encrypter: Encrypter, digestKey: string, events: EventLog) {
+  constructor(clock: Clock, encrypter: Encrypter, digestKey: string) {
     this.#clock = clock;
     this.#encrypter = encrypter;
     this.#digestKey = digestKey;
-    this.#events = events;
     this.#content = new EdiFileContent(encrypter, digestKey);
   }
 
@@ -72,7 +71,7 @@ export class EdiFileBuilder {
     kind: EdiFileKind,
     action: EdiFileAction,
     asOf: string,
-  ): Promise<EdiFileRow | undefined> {
+  ): Promise<{ file: EdiFileRow; events: NewEvent[] } | undefined> {
     const guide = companionGuideOf(profile);
     const content = kind === 'change' ? await this.#content.changeContent(trx, group, guide, asOf) : await this.#content.fullContent(trx, group, guide, asOf);
     if (Array.isArray(content.parts) && content.parts.length === 0) return undefined;
@@ -187,14 +186,14 @@ export class EdiFileBuilder {
     });
     // Rolled back (no file, no control numbers used); the caller reports the members left out (EdiFileService's #reportNothingWritten).
     if (written.members === 0 && kind === 'change') throw new NothingWrittenError(leftOut);
-    const newlyLeftOut = await reports.record(trx, { clock: this.#clock, events: this.#events }, group, leftOut, cleared, id);
+    const reported = await reports.record(trx, this.#clock, group, leftOut, cleared, id);
     const stored: EdiFileRow = {
       ...row,
       ...stats,
       member_count: written.members,
       benefit_change_count: written.changeIds.length,
       // A change file lists who is newly left out; a full file, awaiting an admin's confirmation, everyone it leaves out.
-      left_out: JSON.stringify(kind === 'full' ? [...leftOut].map(([member, reason]): LeftOutEntry => ({ member, reason })) : newlyLeftOut),
+      left_out: JSON.stringify(kind === 'full' ? [...leftOut].map(([member, reason]): LeftOutEntry => ({ member, reason })) : reported.entries),
     };
     if (kind === 'full') {
       const previous = action === 'replace' ? await fileRepository.findLastAcceptedFullFile(trx, group.id) : undefined;
@@ -203,8 +202,7 @@ export class EdiFileBuilder {
     }
     await fileRepository.updateFile(trx, stored);
     await fileRepository.insertFileChanges(trx, id, written.changeIds);
-    await this.#events.record(trx, eventOf('edi_file', 'created', stored));
-    return stored;
+    return { file: stored, events: [...reported.events, eventOf('edi_file', 'created', stored)] };
   }
 
   /** Writes the file's chunks (encrypted) as the writer produces them; its size, segments and digest. */

@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { truncate } from '../../shared/text.ts';
 import { transitionChangesOfEdiFile } from '../benefit-changes/benefit-change.repository.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { NewEvent } from '../events/event-log.ts';
 import * as fileRepository from './edi-file.repository.ts';
 import type { EdiFileRow, EdiFileStatus } from './edi.table.ts';
 
@@ -16,16 +16,10 @@ const MAX_DELIVERY_ERROR = 500;
 
 /**
  * The file reached the carrier (uploaded, or taken to the portal by hand): it is `delivered` (unless an
- * acknowledgement already came), and its benefit changes still waiting for a file are `sent`, each with its
- * event, in the caller's transaction (the file row locked by the caller).
+ * acknowledgement already came), and its benefit changes still waiting for a file are `sent`, in the caller's
+ * transaction (the file row locked by the caller). Returns the events, for the caller to commit.
  */
-export async function recordDelivered(
-  trx: Transaction<Database>,
-  clock: Clock,
-  events: EventLog,
-  file: EdiFileRow,
-  remotePath: string | null,
-): Promise<EdiFileRow> {
+export async function recordDelivered(trx: Transaction<Database>, clock: Clock, file: EdiFileRow, remotePath: string | null): Promise<NewEvent[]> {
   const acknowledged = file.status === 'accepted' || file.status === 'accepted_with_errors' || file.status === 'rejected';
   const updated: EdiFileRow = {
     ...file,
@@ -38,23 +32,17 @@ export async function recordDelivered(
   };
   await fileRepository.updateFile(trx, updated);
   const sent = await transitionChangesOfEdiFile(trx, file.id, 'deliver_file');
-  await events.recordMany(trx, [...sent.map((change) => eventOf('benefit_change', 'sent', change)), eventOf('edi_file', 'delivered', updated)]);
-  return updated;
+  return [...sent.map((change) => eventOf('benefit_change', 'sent', change)), eventOf('edi_file', 'delivered', updated)];
 }
 
 /**
  * A delivery attempt failed (in the transaction that puts its job back in the queue or fails it, the file row
  * locked by the caller): the file counts the attempt and shows its error and when the queue tries again. When
  * no attempt is left (`retryAt` null), a file waiting for delivery becomes `delivery_failed` (a file the
- * carrier already has, sent again, keeps its status) and `edi_file.delivery_failed` is recorded.
+ * carrier already has, sent again, keeps its status) with `edi_file.delivery_failed`. Returns the events, for
+ * the caller to commit.
  */
-export async function recordDeliveryAttemptFailed(
-  trx: Transaction<Database>,
-  events: EventLog,
-  file: EdiFileRow,
-  error: string,
-  retryAt: Date | null,
-): Promise<EdiFileRow> {
+export async function recordDeliveryAttemptFailed(trx: Transaction<Database>, file: EdiFileRow, error: string, retryAt: Date | null): Promise<NewEvent[]> {
   const updated: EdiFileRow = {
     ...file,
     status: retryAt === null && file.status === 'ready' ? 'delivery_failed' : file.status,
@@ -63,6 +51,5 @@ export async function recordDeliveryAttemptFailed(
     next_delivery_attempt_at: retryAt?.toISOString() ?? null,
   };
   await fileRepository.updateFile(trx, updated);
-  if (retryAt === null) await events.record(trx, eventOf('edi_file', 'delivery_failed', updated));
-  return updated;
+  return retryAt === null ? [eventOf('edi_file', 'delivery_failed', updated)] : [];
 }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
-import { enqueueJob } from '../../jobs/job-queue.ts';
+import type { NewJob } from '../../jobs/job-queue.ts';
 import { bringJobForward } from '../../jobs/job.repository.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
@@ -11,7 +11,7 @@ import { toDateString } from '../../shared/dates.ts';
 import { InvalidState, NotFound, validationFailed } from '../../shared/errors.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import { lockGroupById } from '../groups/group.repository.ts';
 import type { GroupRow } from '../groups/group.table.ts';
 import { SENDABLE_STATUSES, recordDelivered } from './edi-file-state.ts';
@@ -69,18 +69,18 @@ export class EdiFileService {
   readonly #clock: Clock;
   readonly #encrypter: Encrypter;
   readonly #builder: EdiFileBuilder;
-  readonly #events: EventLog;
-  readonly #jobs: { wake(): void } | undefined;
+  readonly #changes: ChangeCommit;
 
-  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, encryptionKey: Buffer, events: EventLog, jobs?: { wake(): void }) {
-    this.#db = db;
+  /** `encrypter` encrypts the stored files; `encryptionKey` is the service key it uses, from which the demographics digests' key is derived. */
+  constructor(options: { db: Kysely<Database>; clock: Clock; encrypter: Encrypter; encryptionKey: Buffer; changes: ChangeCommit }) {
+    const { clock, encrypter } = options;
+    this.#db = options.db;
     this.#clock = clock;
     this.#encrypter = encrypter;
     // A key of its own for the demographics digests, derived from the service key (never the key itself).
-    const digestKey = Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'benefits edi demographics digest', 32)).toString('hex');
-    this.#events = events;
-    this.#builder = new EdiFileBuilder(clock, encrypter, digestKey, events);
-    this.#jobs = jobs;
+    const digestKey = Buffer.from(hkdfSync('sha256', options.encryptionKey, Buffer.alloc(0), 'benefits edi demographics digest', 32)).toString('hex');
+    this.#changes = options.changes;
+    this.#builder = new EdiFileBuilder(clock, encrypter, digestKey);
   }
 
   async getFile(scope: Scope, id: string): Promise<EdiFileResponse> {
@@ -154,7 +154,6 @@ export class EdiFileService {
         await this.#reportNothingWritten(scope, input.group, error.leftOut);
         throw nothingWritten(error.leftOut);
       });
-    if (built.status === 'ready' && built.delivery_method === 'sftp') this.#jobs?.wake();
     return this.getFile(scope, built.id);
   }
 
@@ -169,7 +168,7 @@ export class EdiFileService {
     day: string,
   ): Promise<{ claimed: boolean; file: EdiFileRow | undefined }> {
     const scope = { providerId: scheduled.provider_id, employerId: null };
-    const built = await this.#db
+    return this.#db
       .transaction()
       .execute(async (trx) => {
         const group = await lockGroupById(trx, scope, scheduled.group_id);
@@ -185,8 +184,6 @@ export class EdiFileService {
         // Everyone waiting is left out: reported once, and the day is done (the next day's build tries again).
         return { claimed: await this.#reportNothingWritten(scope, scheduled.group_id, error.leftOut, day), file: undefined };
       });
-    if (built.file?.delivery_method === 'sftp') this.#jobs?.wake();
-    return built;
   }
 
   /** A full file that leaves people out goes to the carrier only once an admin confirms it. */
@@ -199,10 +196,8 @@ export class EdiFileService {
       const sftp = file.delivery_method === 'sftp';
       const updated: EdiFileRow = { ...file, status: 'ready', confirmed_at: now, next_delivery_attempt_at: sftp ? now : null };
       await fileRepository.updateFile(trx, updated);
-      if (sftp) await this.#enqueueDelivery(trx, updated.id);
-      await this.#events.record(trx, eventOf('edi_file', 'confirmed', updated));
+      await this.#changes.commit(trx, { events: [eventOf('edi_file', 'confirmed', updated)], jobs: sftp ? [deliveryJob(updated.id)] : [] });
     });
-    this.#jobs?.wake();
     return this.getFile(scope, id);
   }
 
@@ -213,7 +208,7 @@ export class EdiFileService {
       if (file.status !== 'awaiting_confirmation') throw new InvalidState(`The file is ${file.status}: only a file awaiting confirmation can be cancelled.`);
       const updated: EdiFileRow = { ...file, status: 'cancelled' };
       await fileRepository.updateFile(trx, updated);
-      await this.#events.record(trx, eventOf('edi_file', 'cancelled', updated));
+      await this.#changes.commit(trx, { events: [eventOf('edi_file', 'cancelled', updated)] });
     });
     return this.getFile(scope, id);
   }
@@ -223,7 +218,7 @@ export class EdiFileService {
    * download delivery, records that someone took it to the carrier's portal.
    */
   async deliverFile(scope: Scope, id: string): Promise<EdiFileResponse> {
-    const queued = await this.#db.transaction().execute(async (trx) => {
+    await this.#db.transaction().execute(async (trx) => {
       const file = await fileRepository.lockFile(trx, scope, id);
       if (!file) throw new NotFound('EDI file');
       if (!SENDABLE_STATUSES.includes(file.status)) throw new InvalidState(`The file is ${file.status}: it cannot be delivered.`);
@@ -231,16 +226,14 @@ export class EdiFileService {
       const method = (await profileRepository.findProfile(trx, file.group_id))?.delivery_method ?? file.delivery_method;
       if (method === 'sftp') {
         // One upload at a time: a delivery already queued or running sends these same bytes.
-        if (!(await fileRepository.hasPendingJob(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id })))) {
-          await this.#enqueueDelivery(trx, file.id);
-          await fileRepository.updateFile(trx, { ...file, next_delivery_attempt_at: this.#clock.now().toISOString() });
-        }
-        return true;
+        if (await fileRepository.hasPendingJob(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id }))) return;
+        await fileRepository.updateFile(trx, { ...file, next_delivery_attempt_at: this.#clock.now().toISOString() });
+        await this.#changes.commit(trx, { jobs: [deliveryJob(file.id)] });
+        return;
       }
-      if (file.status === 'ready' || file.status === 'delivery_failed') await recordDelivered(trx, this.#clock, this.#events, file, null);
-      return false;
+      if (file.status === 'ready' || file.status === 'delivery_failed')
+        await this.#changes.commit(trx, { events: await recordDelivered(trx, this.#clock, file, null) });
     });
-    if (queued) this.#jobs?.wake();
     return this.getFile(scope, id);
   }
 
@@ -264,10 +257,10 @@ export class EdiFileService {
       const now = this.#clock.now();
       // The file's lock, then the job's: the order a failed attempt is recorded in (edi-delivery.job.ts).
       const pending = await fileRepository.findPendingJobId(trx, DELIVER_EDI_FILE_JOB, JSON.stringify({ edi_file: file.id }));
-      if (pending === undefined || !(await bringJobForward(trx, pending, now))) await this.#enqueueDelivery(trx, file.id);
+      const broughtForward = pending !== undefined && (await bringJobForward(trx, pending, now));
       await fileRepository.updateFile(trx, { ...file, next_delivery_attempt_at: now.toISOString() });
+      await this.#changes.commit(trx, { jobs: broughtForward ? [] : [deliveryJob(file.id)] });
     });
-    this.#jobs?.wake();
     return this.getFile(scope, id);
   }
 
@@ -282,7 +275,8 @@ export class EdiFileService {
       if (!group) return false;
       if (day !== undefined && !(await profileRepository.claimScheduledDay(trx, group.id, day))) return false;
       const reports = await LeftOutReports.load(trx, group.id);
-      await reports.record(trx, { clock: this.#clock, events: this.#events }, group, leftOut, [], null);
+      const { events } = await reports.record(trx, this.#clock, group, leftOut, [], null);
+      await this.#changes.commit(trx, { events });
       return true;
     });
   }
@@ -295,11 +289,10 @@ export class EdiFileService {
     return profile;
   }
 
-  async #enqueueDelivery(trx: Transaction<Database>, fileId: string): Promise<void> {
-    await enqueueJob(trx, this.#clock, { kind: DELIVER_EDI_FILE_JOB, payload: { edi_file: fileId } });
-  }
-
-  /** Builds a file in the build's transaction and, for a ready file delivered over SFTP, queues its delivery (due now). */
+  /**
+   * Builds a file in the build's transaction and commits it: its events and, for a ready file delivered over
+   * SFTP, its delivery (due now).
+   */
   async #build(
     trx: Transaction<Database>,
     group: GroupRow,
@@ -308,8 +301,15 @@ export class EdiFileService {
     action: EdiFileAction,
     asOf: string,
   ): Promise<EdiFileRow | undefined> {
-    const stored = await this.#builder.build(trx, group, profile, kind, action, asOf);
-    if (stored?.status === 'ready' && stored.delivery_method === 'sftp') await this.#enqueueDelivery(trx, stored.id);
-    return stored;
+    const built = await this.#builder.build(trx, group, profile, kind, action, asOf);
+    if (!built) return undefined;
+    const { file, events } = built;
+    await this.#changes.commit(trx, { events, jobs: file.status === 'ready' && file.delivery_method === 'sftp' ? [deliveryJob(file.id)] : [] });
+    return file;
   }
+}
+
+/** The job that uploads the file (DELIVER_EDI_FILE_JOB). */
+function deliveryJob(fileId: string): NewJob {
+  return { kind: DELIVER_EDI_FILE_JOB, payload: { edi_file: fileId } };
 }

@@ -10,7 +10,7 @@ import { newId } from '../../shared/ids.ts';
 import { compareCodeUnits } from '../../shared/text.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { NewEvent } from '../events/event-log.ts';
 import type { GroupRow } from '../groups/group.table.ts';
 import type { EdiLeftOutRow } from './edi.table.ts';
 
@@ -47,17 +47,18 @@ export class LeftOutReports {
   /**
    * Records the outcome of a build: `leftOut` (member to reason) as it is now, `written` the members that went
    * into the file. New entries are stored and get their event; reports of written members, and of left-out
-   * members for a reason that no longer holds, are deleted with theirs. Returns the new entries, in member order.
+   * members for a reason that no longer holds, are deleted with theirs. Returns the new entries, in member order,
+   * and the events, for the caller to commit.
    */
   async record(
     trx: Transaction<Database>,
-    deps: { clock: Clock; events: EventLog },
+    clock: Clock,
     group: GroupRow,
     leftOut: ReadonlyMap<string, string>,
     written: Iterable<string>,
     fileId: string | null,
-  ): Promise<LeftOutEntry[]> {
-    const now = deps.clock.now().toISOString();
+  ): Promise<{ entries: LeftOutEntry[]; events: NewEvent[] }> {
+    const now = clock.now().toISOString();
     const created: EdiLeftOutRow[] = [];
     const deleted: EdiLeftOutRow[] = [];
     for (const [member, reason] of [...leftOut].sort(([a], [b]) => compareCodeUnits(a, b))) {
@@ -88,11 +89,10 @@ export class LeftOutReports {
         .execute();
     }
     await insertRows(trx, 'edi_left_out', created);
-    await deps.events.recordMany(trx, [
-      ...deleted.map((row) => eventOf('edi_left_out', 'deleted', row)),
-      ...created.map((row) => eventOf('edi_left_out', 'created', row)),
-    ]);
-    return created.map((row) => ({ member: row.member_id, reason: row.reason }));
+    return {
+      entries: created.map((row) => ({ member: row.member_id, reason: row.reason })),
+      events: [...deleted.map((row) => eventOf('edi_left_out', 'deleted', row)), ...created.map((row) => eventOf('edi_left_out', 'created', row))],
+    };
   }
 }
 

@@ -7,7 +7,7 @@ import { NotFound, ValidationFailed, inputError, validationFailed, type InputErr
 import { describePorts, hostProblem, isAllowedPort } from '../../shared/outbound-address.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import { companionGuideOf, sftpSettingsOf, type CompanionGuide, type StoredSftpSettings } from './edi-profile.ts';
 import type { EdiProfileResponse, PutEdiProfileBody } from './edi-profile.schemas.ts';
 import type { EdiProfileRow } from './edi.table.ts';
@@ -76,16 +76,16 @@ export class EdiProfileService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
   readonly #encrypter: Encrypter;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
   readonly #sftpPolicy: SftpConnectionPolicy;
 
   /** `sftpPolicy`: where an SFTP delivery may point (the outbound address policy and SFTP_ALLOWED_PORTS). */
-  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, events: EventLog, sftpPolicy: SftpConnectionPolicy) {
-    this.#db = db;
-    this.#clock = clock;
-    this.#encrypter = encrypter;
-    this.#events = events;
-    this.#sftpPolicy = sftpPolicy;
+  constructor(options: { db: Kysely<Database>; clock: Clock; encrypter: Encrypter; changes: ChangeCommit; sftpPolicy: SftpConnectionPolicy }) {
+    this.#db = options.db;
+    this.#clock = options.clock;
+    this.#encrypter = options.encrypter;
+    this.#changes = options.changes;
+    this.#sftpPolicy = options.sftpPolicy;
   }
 
   async getProfile(scope: Scope, groupId: string): Promise<EdiProfileResponse> {
@@ -143,7 +143,7 @@ export class EdiProfileService {
         updated_at: now,
       };
       await profileRepository.upsertProfile(trx, row, current !== undefined);
-      await this.#events.record(trx, eventOf('edi_profile', current ? 'updated' : 'created', { ...row, id: row.group_id }));
+      await this.#changes.commit(trx, { events: [eventOf('edi_profile', current ? 'updated' : 'created', { ...row, id: row.group_id })] });
       return toEdiProfileResponse(row, group.group_number);
     });
   }
@@ -155,7 +155,7 @@ export class EdiProfileService {
       const current = await profileRepository.findProfile(trx, group.id);
       if (!current) throw new NotFound('EDI profile');
       await profileRepository.deleteProfile(trx, group.id);
-      await this.#events.record(trx, eventOf('edi_profile', 'deleted', { ...current, id: current.group_id }));
+      await this.#changes.commit(trx, { events: [eventOf('edi_profile', 'deleted', { ...current, id: current.group_id })] });
       return { id: group.id, object: 'edi_profile', deleted: true };
     });
   }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { jobErrorMessage } from '../../jobs/job-queue.ts';
+import { wakingAfter, type Wakeable } from '../../jobs/job-wake.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
 import { sweepDayDue } from '../daily-sweep/sweep-rules.ts';
@@ -45,6 +46,8 @@ export interface EdiSchedulerOptions {
   /** How long one pickup may go on taking files, in ms; 20 s by default (within the SFTP operation timeout). */
   pickupBudgetMs?: number;
   sftp?: SftpOptions;
+  /** The job worker, woken after a build or pickup that enqueued jobs (a file's upload, webhook deliveries): jobs/job-wake.ts. */
+  worker?: Wakeable | undefined;
 }
 
 /** What one check did. */
@@ -110,7 +113,7 @@ export class EdiScheduler {
     }
     for (const profile of profiles) {
       try {
-        const built = await this.#buildIfDue(profile);
+        const built = await wakingAfter(this.#options.worker, () => this.#buildIfDue(profile));
         if (built) summary.built.push(built);
       } catch (error) {
         summary.failures += 1;
@@ -121,7 +124,7 @@ export class EdiScheduler {
     const pickedUpFolders = new Set<string>();
     for (const profile of profiles) {
       try {
-        const pickup = await this.#pickUpIfDue(profile, pickedUpFolders);
+        const pickup = await wakingAfter(this.#options.worker, () => this.#pickUpIfDue(profile, pickedUpFolders));
         summary.acknowledgements += pickup.consumed;
         summary.unmatchedAcknowledgements += pickup.unmatched;
       } catch (error) {

@@ -9,7 +9,7 @@ import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import * as repository from './employer.repository.ts';
 import type { CreateEmployerBody, EmployerResponse, UpdateEmployerBody } from './employer.schemas.ts';
 import type { EmployerRow } from './employer.table.ts';
@@ -32,12 +32,12 @@ export function toEmployerResponse(row: EmployerRow): EmployerResponse {
 export class EmployerService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
+  constructor(db: Kysely<Database>, clock: Clock, changes: ChangeCommit) {
     this.#db = db;
     this.#clock = clock;
-    this.#events = events;
+    this.#changes = changes;
   }
 
   async createEmployer(scope: Scope, input: CreateEmployerBody): Promise<EmployerResponse> {
@@ -56,7 +56,7 @@ export class EmployerService {
     };
     await this.#db.transaction().execute(async (trx) => {
       await repository.insertEmployer(trx, row);
-      await this.#events.record(trx, eventOf('employer', 'created', row));
+      await this.#changes.commit(trx, { events: [eventOf('employer', 'created', row)] });
     });
     return toEmployerResponse(row);
   }
@@ -81,7 +81,7 @@ export class EmployerService {
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
       };
       await repository.updateEmployer(trx, updated);
-      await this.#events.record(trx, eventOf('employer', 'updated', updated));
+      await this.#changes.commit(trx, { events: [eventOf('employer', 'updated', updated)] });
       return toEmployerResponse(updated);
     });
   }

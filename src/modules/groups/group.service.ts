@@ -9,7 +9,7 @@ import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import * as repository from './group.repository.ts';
 import type { CreateGroupBody, GroupResponse, UpdateGroupBody } from './group.schemas.ts';
 import type { GroupRow } from './group.table.ts';
@@ -29,12 +29,12 @@ export function toGroupResponse(row: GroupRow): GroupResponse {
 export class GroupService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
+  constructor(db: Kysely<Database>, clock: Clock, changes: ChangeCommit) {
     this.#db = db;
     this.#clock = clock;
-    this.#events = events;
+    this.#changes = changes;
   }
 
   async createGroup(scope: Scope, input: CreateGroupBody): Promise<GroupResponse> {
@@ -51,7 +51,7 @@ export class GroupService {
         created_at: this.#clock.now().toISOString(),
       };
       await repository.insertGroup(trx, row);
-      await this.#events.record(trx, eventOf('group', 'created', row));
+      await this.#changes.commit(trx, { events: [eventOf('group', 'created', row)] });
       return toGroupResponse(row);
     });
   }
@@ -77,7 +77,7 @@ export class GroupService {
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
       };
       await repository.updateGroup(trx, updated);
-      await this.#events.record(trx, eventOf('group', 'updated', updated));
+      await this.#changes.commit(trx, { events: [eventOf('group', 'updated', updated)] });
       return toGroupResponse(updated);
     });
   }

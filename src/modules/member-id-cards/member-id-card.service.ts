@@ -9,7 +9,7 @@ import { newId } from '../../shared/ids.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import * as coverageLinks from '../coverage/coverage-links.repository.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import * as repository from './member-id-card.repository.ts';
 import type { CreateMemberIdCardBody, MemberIdCardResponse } from './member-id-card.schemas.ts';
 import type { MemberIdCardRow } from './member-id-card.table.ts';
@@ -31,12 +31,12 @@ export function toMemberIdCardResponse(row: MemberIdCardRow, assignments: covera
 export class MemberIdCardService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
+  constructor(db: Kysely<Database>, clock: Clock, changes: ChangeCommit) {
     this.#db = db;
     this.#clock = clock;
-    this.#events = events;
+    this.#changes = changes;
   }
 
   async createMemberIdCard(scope: Scope, input: CreateMemberIdCardBody): Promise<MemberIdCardResponse> {
@@ -59,10 +59,9 @@ export class MemberIdCardService {
       // An item holds one card: cards it is taken from change too.
       const previousCards = await coverageLinks.findCardsHolding(trx, { enrolledPlans, enrolledDependents });
       await coverageLinks.assignCard(trx, row.id, { enrolledPlans, enrolledDependents });
-      await this.#events.recordMany(trx, [
-        eventOf('member_id_card', 'created', row),
-        ...previousCards.map((card) => eventOf('member_id_card', 'updated', card)),
-      ]);
+      await this.#changes.commit(trx, {
+        events: [eventOf('member_id_card', 'created', row), ...previousCards.map((card) => eventOf('member_id_card', 'updated', card))],
+      });
       return this.#withAssignments(trx, row);
     });
   }
@@ -92,7 +91,7 @@ export class MemberIdCardService {
       const card = await repository.lockCardById(trx, scope, id);
       if (!card) throw new NotFound('member ID card');
       await repository.deleteCard(trx, card.id);
-      await this.#events.record(trx, eventOf('member_id_card', 'deleted', card));
+      await this.#changes.commit(trx, { events: [eventOf('member_id_card', 'deleted', card)] });
       return { id: card.id, object: 'member_id_card', deleted: true };
     });
   }

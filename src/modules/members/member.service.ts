@@ -13,10 +13,10 @@ import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import { ssnProblem, type SsnDigester } from '../../shared/ssn.ts';
 import type { Scope } from '../../shared/tenancy.ts';
-import type { Notifier } from '../notifications/notification.service.ts';
+import type { NewNotification } from '../notifications/notification.service.ts';
 import { selectPlanConfiguration, waitingPeriodEnd } from '../plan-configurations/eligibility.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import * as repository from './member.repository.ts';
 import type { CreateMemberBody, MemberResponse, UpdateMemberBody } from './member.schemas.ts';
 import type { MemberRow } from './member.table.ts';
@@ -76,29 +76,23 @@ export class MemberService {
   readonly #clock: Clock;
   readonly #encrypter: Encrypter;
   readonly #ssnDigester: SsnDigester;
-  readonly #notifier: Notifier;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
   readonly #terminations: TerminationOfCoverage;
-  readonly #jobs: { wake(): void } | undefined;
 
-  constructor(
-    db: Kysely<Database>,
-    clock: Clock,
-    encrypter: Encrypter,
-    ssnDigester: SsnDigester,
-    notifier: Notifier,
-    events: EventLog,
-    terminations: TerminationOfCoverage,
-    jobs?: { wake(): void },
-  ) {
-    this.#db = db;
-    this.#clock = clock;
-    this.#encrypter = encrypter;
-    this.#ssnDigester = ssnDigester;
-    this.#notifier = notifier;
-    this.#events = events;
-    this.#terminations = terminations;
-    this.#jobs = jobs;
+  constructor(options: {
+    db: Kysely<Database>;
+    clock: Clock;
+    encrypter: Encrypter;
+    ssnDigester: SsnDigester;
+    changes: ChangeCommit;
+    terminations: TerminationOfCoverage;
+  }) {
+    this.#db = options.db;
+    this.#clock = options.clock;
+    this.#encrypter = options.encrypter;
+    this.#ssnDigester = options.ssnDigester;
+    this.#changes = options.changes;
+    this.#terminations = options.terminations;
   }
 
   async createMember(scope: Scope, input: CreateMemberBody): Promise<MemberResponse> {
@@ -131,9 +125,9 @@ export class MemberService {
       await this.#assertConsistent(trx, row, subclasses, input.ssn);
       await withDistinctSsn(() => repository.insertMember(trx, row));
       await repository.replaceMemberSubclasses(trx, row.id, subclasses);
-      await this.#events.record(trx, eventOf('member', 'created', row));
-      await this.#notifyNewMember(trx, row, subclasses);
-      if (row.termination_date !== null) await this.#notifyTerminated(trx, row);
+      const notifications = await this.#newMemberNotifications(trx, row, subclasses);
+      if (row.termination_date !== null) notifications.push(terminatedNotification(row));
+      await this.#changes.commit(trx, { events: [eventOf('member', 'created', row)], notifications });
       return toMemberResponse(row, { subclasses, enrollments: [] });
     });
   }
@@ -154,8 +148,7 @@ export class MemberService {
   }
 
   async updateMember(scope: Scope, id: string, input: UpdateMemberBody): Promise<MemberResponse> {
-    let coverageChanged = false;
-    const response = await this.#db.transaction().execute(async (trx) => {
+    return this.#db.transaction().execute(async (trx) => {
       const current = await repository.lockMemberById(trx, scope, id);
       if (!current) throw new NotFound('member');
       const updated: MemberRow = {
@@ -184,29 +177,24 @@ export class MemberService {
       await this.#assertConsistent(trx, updated, subclasses, input.ssn);
       await withDistinctSsn(() => repository.updateMember(trx, updated));
       if (input.subclasses !== undefined) await repository.replaceMemberSubclasses(trx, id, subclasses);
-      await this.#events.record(trx, eventOf('member', 'updated', updated));
-      if (updated.termination_date !== null && updated.termination_date !== current.termination_date) {
-        await this.#notifyTerminated(trx, updated);
-      }
-      if (updated.termination_date !== current.termination_date) coverageChanged = await this.#applyTerminationChange(trx, updated);
+      const terminated = updated.termination_date !== null && updated.termination_date !== current.termination_date;
+      // Committed before the coverage changes, which record their own events (coverage/termination.service.ts),
+      // so that the member's event and notice come first, as they always have.
+      await this.#changes.commit(trx, { events: [eventOf('member', 'updated', updated)], notifications: terminated ? [terminatedNotification(updated)] : [] });
+      if (updated.termination_date !== current.termination_date) await this.#applyTerminationChange(trx, updated);
       return toMemberResponse(updated, { subclasses, enrollments: links.enrollments });
     });
-    // Benefit changes for `api` carriers were queued with the termination: hand them over now.
-    if (coverageChanged) this.#jobs?.wake();
-    return response;
   }
 
   /**
    * A termination_date set, moved or cleared (the member locked): a termination it no longer calls for is
    * undone if it has not taken effect, and one already past is applied at once rather than at the next daily
-   * sweep (coverage/termination.service.ts). Returns whether coverage changed.
+   * sweep (coverage/termination.service.ts).
    */
-  async #applyTerminationChange(trx: Transaction<Database>, member: MemberRow): Promise<boolean> {
+  async #applyTerminationChange(trx: Transaction<Database>, member: MemberRow): Promise<void> {
     const today = toDateString(this.#clock.now());
-    const undone = await this.#terminations.undoIn(trx, member, today);
-    const applied =
-      member.termination_date !== null && compareDates(member.termination_date, today) < 0 ? await this.#terminations.applyIn(trx, member, today) : 0;
-    return undone + applied > 0;
+    await this.#terminations.undoIn(trx, member, today);
+    if (member.termination_date !== null && compareDates(member.termination_date, today) < 0) await this.#terminations.applyIn(trx, member, today);
   }
 
   /**
@@ -223,15 +211,17 @@ export class MemberService {
         );
       }
       const removed = await repository.deleteMemberAndRecords(trx, id);
-      await this.#events.recordMany(trx, [
-        ...removed.enrollments.map((row) => eventOf('enrollment', 'deleted', row)),
-        ...removed.memberIdCards.map((row) => eventOf('member_id_card', 'deleted', row)),
-        ...removed.payRates.map((row) => eventOf('pay_rate', 'deleted', row)),
-        ...removed.beneficiaries.map((row) => eventOf('beneficiary', 'deleted', row)),
-        ...removed.dependents.map((row) => eventOf('dependent', 'deleted', row)),
-        ...removed.unlinkedDocuments.map((row) => eventOf('document', 'updated', row)),
-        eventOf('member', 'deleted', member),
-      ]);
+      await this.#changes.commit(trx, {
+        events: [
+          ...removed.enrollments.map((row) => eventOf('enrollment', 'deleted', row)),
+          ...removed.memberIdCards.map((row) => eventOf('member_id_card', 'deleted', row)),
+          ...removed.payRates.map((row) => eventOf('pay_rate', 'deleted', row)),
+          ...removed.beneficiaries.map((row) => eventOf('beneficiary', 'deleted', row)),
+          ...removed.dependents.map((row) => eventOf('dependent', 'deleted', row)),
+          ...removed.unlinkedDocuments.map((row) => eventOf('document', 'updated', row)),
+          eventOf('member', 'deleted', member),
+        ],
+      });
       return { id, object: 'member', deleted: true };
     });
   }
@@ -273,18 +263,18 @@ export class MemberService {
   }
 
   /** welcome and newly_eligible at creation (docs/decisions.md "Notifications"). */
-  async #notifyNewMember(trx: Executor, member: MemberRow, subclasses: readonly string[]): Promise<void> {
+  async #newMemberNotifications(trx: Executor, member: MemberRow, subclasses: readonly string[]): Promise<NewNotification[]> {
     const today = toDateString(this.#clock.now());
     const payload = { member: member.id, employer: member.employer_id };
     const common = { providerId: member.provider_id, employerId: member.employer_id, relatedObjectType: 'member', relatedObjectId: member.id } as const;
-    if (compareDates(member.hire_date, addDays(today, -WELCOME_WINDOW_DAYS)) >= 0) {
-      await this.#notifier.record(trx, { ...common, type: 'welcome', owner: 'member', payload });
-    }
-    if (member.termination_date !== null && compareDates(member.termination_date, today) < 0) return;
+    const notifications: NewNotification[] = [];
+    if (compareDates(member.hire_date, addDays(today, -WELCOME_WINDOW_DAYS)) >= 0) notifications.push({ ...common, type: 'welcome', owner: 'member', payload });
+    if (member.termination_date !== null && compareDates(member.termination_date, today) < 0) return notifications;
     if (await this.#isEligibleOn(trx, member, subclasses, today)) {
       // Keyed by member: the daily sweep records the same occurrence for members whose waiting period ends later.
-      await this.#notifier.record(trx, { ...common, type: 'newly_eligible', owner: 'member', payload, occurrenceKey: `newly_eligible:${member.id}` });
+      notifications.push({ ...common, type: 'newly_eligible', owner: 'member', payload, occurrenceKey: `newly_eligible:${member.id}` });
     }
+    return notifications;
   }
 
   /** Whether the waiting period of some plan configuration that applies to the member is over on `date`. */
@@ -297,17 +287,18 @@ export class MemberService {
     }
     return false;
   }
+}
 
-  async #notifyTerminated(trx: Executor, member: MemberRow): Promise<void> {
-    await this.#notifier.record(trx, {
-      providerId: member.provider_id,
-      employerId: member.employer_id,
-      type: 'member_terminated',
-      relatedObjectType: 'member',
-      relatedObjectId: member.id,
-      owner: 'employer',
-      payload: { member: member.id, employer: member.employer_id },
-      occurrenceKey: `member_terminated:${member.id}:${member.termination_date}`,
-    });
-  }
+/** member_terminated to the employer, once per termination date. */
+function terminatedNotification(member: MemberRow): NewNotification {
+  return {
+    providerId: member.provider_id,
+    employerId: member.employer_id,
+    type: 'member_terminated',
+    relatedObjectType: 'member',
+    relatedObjectId: member.id,
+    owner: 'employer',
+    payload: { member: member.id, employer: member.employer_id },
+    occurrenceKey: `member_terminated:${member.id}:${member.termination_date}`,
+  };
 }

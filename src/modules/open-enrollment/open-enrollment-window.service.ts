@@ -4,7 +4,6 @@ import type { Executor, Transaction } from '../../db/database.ts';
 import type { Page, PageRequest } from '../../db/keyset.ts';
 import { assertReferencesVisible, lockEmployerRow } from '../../db/references.ts';
 import type { Database } from '../../db/schema.ts';
-import { enqueueJob } from '../../jobs/job-queue.ts';
 import { batches } from '../../shared/batches.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { addDays, compareDates, toDateString } from '../../shared/dates.ts';
@@ -14,7 +13,7 @@ import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { ChangeKind } from '../benefit-changes/benefit-change.table.ts';
 import type { CreateEnrollmentBody, EnrollmentResponse, PrimaryCareProvider } from '../enrollments/enrollment.schemas.ts';
-import type { NewNotification, Notifier } from '../notifications/notification.service.ts';
+import type { NewNotification } from '../notifications/notification.service.ts';
 import { REMINDER_DAYS_BEFORE_END, reminderDaysBefore } from '../daily-sweep/sweep-rules.ts';
 import { claimOccurrence } from '../daily-sweep/sweep.repository.ts';
 import { findCoveredLinesOn, findWindowCoverageChanges } from '../coverage/window-coverage.repository.ts';
@@ -27,7 +26,7 @@ import { disabilityCertifiedThrough, selectPlanConfiguration } from '../plan-con
 import { parseVolumeRules } from '../plans/plan.service.ts';
 import { carriedPlan, carriedVolumes, isDependentCarried } from './carry-over.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import * as repository from './open-enrollment-window.repository.ts';
 import type { CreateWindowBody, IncompleteMember, UpdateWindowBody, WindowResponse, WindowSummary } from './open-enrollment-window.schemas.ts';
 import type { OpenEnrollmentWindowRow, WindowStatus } from './open-enrollment-window.table.ts';
@@ -38,7 +37,6 @@ export interface EnrollmentEngine {
   createEnrollmentIn(trx: Transaction<Database>, scope: Scope, input: CreateEnrollmentBody, options: { windowId: string }): Promise<EnrollmentResponse>;
   submitEnrollmentIn(trx: Transaction<Database>, scope: Scope, id: string): Promise<EnrollmentResponse>;
   approveEnrollmentIn(trx: Transaction<Database>, scope: Scope, id: string): Promise<EnrollmentResponse>;
-  wakeJobs(): void;
 }
 
 /** The job that carries a completed passive window's idle members over; payload `{ open_enrollment_window }`. */
@@ -86,16 +84,14 @@ function datedWindow(row: OpenEnrollmentWindowRow): repository.DatedWindow | und
 export class OpenEnrollmentWindowService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #notifier: Notifier;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
   readonly #enrollments: EnrollmentEngine;
 
-  constructor(db: Kysely<Database>, clock: Clock, notifier: Notifier, events: EventLog, enrollments: EnrollmentEngine) {
-    this.#db = db;
-    this.#clock = clock;
-    this.#notifier = notifier;
-    this.#events = events;
-    this.#enrollments = enrollments;
+  constructor(options: { db: Kysely<Database>; clock: Clock; changes: ChangeCommit; enrollments: EnrollmentEngine }) {
+    this.#db = options.db;
+    this.#clock = options.clock;
+    this.#changes = options.changes;
+    this.#enrollments = options.enrollments;
   }
 
   async createWindow(scope: Scope, input: CreateWindowBody): Promise<WindowResponse> {
@@ -123,7 +119,7 @@ export class OpenEnrollmentWindowService {
       const row = { ...draft, status: isConfigured(draft, planIds) ? WINDOW_TRANSITIONS.configure.to : draft.status };
       await repository.insertWindow(trx, row);
       await repository.replaceWindowPlans(trx, row.id, planIds);
-      await this.#events.record(trx, eventOf('open_enrollment_window', 'created', row));
+      await this.#changes.commit(trx, { events: [eventOf('open_enrollment_window', 'created', row)] });
       return this.#respond(trx, row, planIds);
     });
   }
@@ -189,7 +185,7 @@ export class OpenEnrollmentWindowService {
         if (action) updated = await this.#transition(trx, updated, action);
       }
       // configure and unconfigure are part of this change: its one event carries the status it leads to.
-      await this.#events.record(trx, eventOf('open_enrollment_window', 'updated', updated));
+      await this.#changes.commit(trx, { events: [eventOf('open_enrollment_window', 'updated', updated)] });
       return this.#respond(trx, updated, planIds);
     });
   }
@@ -225,20 +221,21 @@ export class OpenEnrollmentWindowService {
         relatedObjectId: window.id,
       } as const;
       const payload = { open_enrollment_window: window.id, employer: window.employer_id, end_date: dated.end_date };
-      const activatedEvent = eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.activate, activated);
-      await this.#notifier.record(trx, { ...common, owner: 'employer', payload, occurrenceKey: `open_enrollment_kickoff:${window.id}:employer` }, [
-        activatedEvent,
-      ]);
+      await this.#changes.commit(trx, {
+        events: [eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.activate, activated)],
+        notifications: [{ ...common, owner: 'employer', payload, occurrenceKey: `open_enrollment_kickoff:${window.id}:employer` }],
+      });
+      // The members' kickoffs follow a slice at a time, each handed over as it is built: a window of any size
+      // never holds all its notifications in memory at once.
       for (const slice of batches(members, NOTIFICATION_SLICE)) {
-        await this.#notifier.recordMany(
-          trx,
-          slice.map((member): NewNotification => ({
+        await this.#changes.commit(trx, {
+          notifications: slice.map((member): NewNotification => ({
             ...common,
             owner: 'member',
             payload: { ...payload, member },
             occurrenceKey: `open_enrollment_kickoff:${window.id}:${member}`,
           })),
-        );
+        });
       }
       return this.#respond(trx, activated, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
     });
@@ -248,7 +245,7 @@ export class OpenEnrollmentWindowService {
     return this.#db.transaction().execute(async (trx) => {
       const window = await this.#lockForAction(trx, scope, id, 'close');
       const closed = await this.#transition(trx, window, 'close', { closed_at: this.#clock.now().toISOString() });
-      await this.#events.record(trx, eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.close, closed));
+      await this.#changes.commit(trx, { events: [eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.close, closed)] });
       return this.#respond(trx, closed, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
     });
   }
@@ -261,7 +258,7 @@ export class OpenEnrollmentWindowService {
    * request and one lock at 25,000 members.
    */
   async completeWindow(scope: Scope, id: string): Promise<WindowResponse> {
-    const response = await this.#db.transaction().execute(async (trx) => {
+    return this.#db.transaction().execute(async (trx) => {
       const window = await this.#lockForAction(trx, scope, id, 'complete');
       const counts = await repository.countMembers(trx, datedWindow(window)!);
       const completed = await this.#transition(trx, window, 'complete', {
@@ -269,12 +266,12 @@ export class OpenEnrollmentWindowService {
         completed_member_count: counts.completed,
         incomplete_member_count: counts.eligible - counts.completed,
       });
-      if (window.enrollment_type === 'passive') await enqueueJob(trx, this.#clock, { kind: PASSIVE_ROLLOVER_JOB, payload: { open_enrollment_window: id } });
-      await this.#events.record(trx, eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.complete, completed));
+      await this.#changes.commit(trx, {
+        events: [eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.complete, completed)],
+        jobs: window.enrollment_type === 'passive' ? [{ kind: PASSIVE_ROLLOVER_JOB, payload: { open_enrollment_window: id } }] : [],
+      });
       return this.#respond(trx, completed, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
     });
-    this.#enrollments.wakeJobs();
-    return response;
   }
 
   /**
@@ -295,7 +292,6 @@ export class OpenEnrollmentWindowService {
       const batch = await repository.findIncompleteMemberIds(this.#db, dated, { ...(after === undefined ? {} : { after }), limit: batchSize });
       if (batch.length === 0) break;
       carried += await this.#db.transaction().execute(async (trx) => this.#rollOver(trx, dated, planIds, batch));
-      this.#enrollments.wakeJobs();
       after = batch.at(-1);
     }
     return carried;
@@ -370,7 +366,7 @@ export class OpenEnrollmentWindowService {
         const set = { closed_at: this.#clock.now().toISOString() };
         const { from, to } = WINDOW_TRANSITIONS.close;
         if (!(await repository.transitionWindow(trx, window.id, from, to, set))) return false;
-        await this.#events.record(trx, eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.close, { ...window, ...set, status: to }));
+        await this.#changes.commit(trx, { events: [eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.close, { ...window, ...set, status: to })] });
         return true;
       });
       if (won) closed += 1;
@@ -405,16 +401,14 @@ export class OpenEnrollmentWindowService {
       for (const slice of batches(incomplete, NOTIFICATION_SLICE)) {
         recorded += await this.#db.transaction().execute(async (trx) => {
           const submitted = await repository.findMembersWithSubmittedEnrollment(trx, dated.id, slice);
-          return this.#notifier.recordMany(
-            trx,
-            slice
-              .filter((member) => !submitted.has(member))
-              .map((member) => ({
-                ...common,
-                payload: { open_enrollment_window: window.id, member, employer: window.employer_id, end_date: dated.end_date, days_left: String(daysBefore) },
-                occurrenceKey: `open_enrollment_reminder:${window.id}:${member}:${daysBefore}`,
-              })),
-          );
+          const notifications = slice
+            .filter((member) => !submitted.has(member))
+            .map((member) => ({
+              ...common,
+              payload: { open_enrollment_window: window.id, member, employer: window.employer_id, end_date: dated.end_date, days_left: String(daysBefore) },
+              occurrenceKey: `open_enrollment_reminder:${window.id}:${member}:${daysBefore}`,
+            }));
+          return (await this.#changes.commit(trx, { notifications })).notified;
         });
       }
     }

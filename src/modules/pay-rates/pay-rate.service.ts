@@ -10,7 +10,7 @@ import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { lockMemberById } from '../members/member.repository.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import * as repository from './pay-rate.repository.ts';
 import type { CreatePayRateBody, PayRateResponse, UpdatePayRateBody } from './pay-rate.schemas.ts';
 import type { PayRateRow } from './pay-rate.table.ts';
@@ -36,12 +36,12 @@ function positiveCents(amount: string): number {
 export class PayRateService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
+  constructor(db: Kysely<Database>, clock: Clock, changes: ChangeCommit) {
     this.#db = db;
     this.#clock = clock;
-    this.#events = events;
+    this.#changes = changes;
   }
 
   async createPayRate(scope: Scope, input: CreatePayRateBody): Promise<PayRateResponse> {
@@ -61,7 +61,7 @@ export class PayRateService {
         created_at: this.#clock.now().toISOString(),
       };
       await repository.insertPayRate(trx, row);
-      await this.#events.record(trx, eventOf('pay_rate', 'created', row));
+      await this.#changes.commit(trx, { events: [eventOf('pay_rate', 'created', row)] });
       return toPayRateResponse(row);
     });
   }
@@ -86,7 +86,7 @@ export class PayRateService {
         amount_cents: input.amount !== undefined ? positiveCents(input.amount) : current.amount_cents,
       };
       await repository.updatePayRate(trx, updated);
-      await this.#events.record(trx, eventOf('pay_rate', 'updated', updated));
+      await this.#changes.commit(trx, { events: [eventOf('pay_rate', 'updated', updated)] });
       return toPayRateResponse(updated);
     });
   }
@@ -97,7 +97,7 @@ export class PayRateService {
       const payRate = await repository.lockPayRateById(trx, scope, id);
       if (!payRate) throw new NotFound('pay rate');
       await repository.deletePayRate(trx, id);
-      await this.#events.record(trx, eventOf('pay_rate', 'deleted', payRate));
+      await this.#changes.commit(trx, { events: [eventOf('pay_rate', 'deleted', payRate)] });
       return { id, object: 'pay_rate', deleted: true };
     });
   }

@@ -14,7 +14,7 @@ import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { COVERAGE_TIERS } from '../plans/coverage-tier.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import * as repository from './plan-configuration.repository.ts';
 import type {
   ContributionRule,
@@ -81,12 +81,12 @@ async function withUniqueConfiguration(requiredSubclassId: string | null, write:
 export class PlanConfigurationService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
+  constructor(db: Kysely<Database>, clock: Clock, changes: ChangeCommit) {
     this.#db = db;
     this.#clock = clock;
-    this.#events = events;
+    this.#changes = changes;
   }
 
   async createPlanConfiguration(scope: Scope, input: CreatePlanConfigurationBody): Promise<PlanConfigurationResponse> {
@@ -117,7 +117,7 @@ export class PlanConfigurationService {
       assertStartRuleFits(row);
       // The unique index decides, not a prior lookup: two concurrent creates cannot both pass it.
       await withUniqueConfiguration(requiredSubclassId, () => repository.insertPlanConfiguration(trx, row));
-      await this.#events.record(trx, eventOf('plan_configuration', 'created', row));
+      await this.#changes.commit(trx, { events: [eventOf('plan_configuration', 'created', row)] });
       return toPlanConfigurationResponse(row);
     });
   }
@@ -158,7 +158,7 @@ export class PlanConfigurationService {
       };
       assertStartRuleFits(updated);
       await withUniqueConfiguration(updated.required_subclass_id, () => repository.updatePlanConfiguration(trx, updated));
-      await this.#events.record(trx, eventOf('plan_configuration', 'updated', updated));
+      await this.#changes.commit(trx, { events: [eventOf('plan_configuration', 'updated', updated)] });
       return toPlanConfigurationResponse(updated);
     });
   }
@@ -193,7 +193,7 @@ export class PlanConfigurationService {
         }),
       ) as ContributionStrategy;
       await repository.updatePlanConfiguration(trx, { ...current, contribution_strategy: JSON.stringify(strategy) });
-      await this.#events.record(trx, eventOf('plan_configuration', 'updated', current));
+      await this.#changes.commit(trx, { events: [eventOf('plan_configuration', 'updated', current)] });
       return strategy;
     });
   }

@@ -17,7 +17,7 @@ import type { PlanConfigurationRow } from '../plan-configurations/plan-configura
 import { linkedDatesErrors, renewalLinkErrors, renewalStart } from './plan-renewal.ts';
 import type { PlanRates } from './pricing.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import * as repository from './plan.repository.ts';
 import type { AgeRates, CompositeRates, CreatePlanBody, ListPlansQuery, PlanResponse, RenewPlanBody, UpdatePlanBody, VolumeRules } from './plan.schemas.ts';
 import type { LineOfCoverage, PlanRow, PremiumType, RateBasis } from './plan.table.ts';
@@ -141,12 +141,12 @@ function jsonOrNull(value: unknown): string | null {
 export class PlanService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
+  constructor(db: Kysely<Database>, clock: Clock, changes: ChangeCommit) {
     this.#db = db;
     this.#clock = clock;
-    this.#events = events;
+    this.#changes = changes;
   }
 
   async createPlan(scope: Scope, input: CreatePlanBody): Promise<PlanResponse> {
@@ -191,7 +191,7 @@ export class PlanService {
         created_at: this.#clock.now().toISOString(),
       };
       await repository.insertPlan(trx, row);
-      await this.#events.record(trx, eventOf('plan', 'created', row));
+      await this.#changes.commit(trx, { events: [eventOf('plan', 'created', row)] });
       return toPlanResponse(row, group.carrier_id);
     });
   }
@@ -263,10 +263,8 @@ export class PlanService {
       for (const change of links.unlinked) await repository.updatePlanLink(trx, change.plan.provider_id, change.plan.id, change.column, change.value);
       await repository.updatePlan(trx, updated);
       for (const change of links.linked) await repository.updatePlanLink(trx, change.plan.provider_id, change.plan.id, change.column, change.value);
-      await this.#events.recordMany(trx, [
-        eventOf('plan', 'updated', updated),
-        ...[...links.unlinked, ...links.linked].map((change) => eventOf('plan', 'updated', { ...change.plan, [change.column]: change.value })),
-      ]);
+      const relinked = [...links.unlinked, ...links.linked].map((change) => eventOf('plan', 'updated', { ...change.plan, [change.column]: change.value }));
+      await this.#changes.commit(trx, { events: [eventOf('plan', 'updated', updated), ...relinked] });
       const group = await repository.findGroupParties(trx, scope.providerId, updated.group_id);
       if (!group) throw new NotFound('group');
       return toPlanResponse(updated, group.carrier_id);
@@ -330,11 +328,8 @@ export class PlanService {
       await repository.insertPlan(trx, successor);
       await repository.updatePlanLink(trx, current.provider_id, current.id, 'next_plan_id', successor.id);
       for (const copy of copies) await insertPlanConfiguration(trx, copy);
-      await this.#events.recordMany(trx, [
-        eventOf('plan', 'created', successor),
-        eventOf('plan', 'updated', { ...current, next_plan_id: successor.id }),
-        ...copies.map((copy) => eventOf('plan_configuration', 'created', copy)),
-      ]);
+      const linked = [eventOf('plan', 'created', successor), eventOf('plan', 'updated', { ...current, next_plan_id: successor.id })];
+      await this.#changes.commit(trx, { events: [...linked, ...copies.map((copy) => eventOf('plan_configuration', 'created', copy))] });
       return toPlanResponse(successor, found.carrier_id);
     });
   }

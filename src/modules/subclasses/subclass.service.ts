@@ -8,7 +8,7 @@ import { newId } from '../../shared/ids.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import * as repository from './subclass.repository.ts';
 import type { CreateSubclassBody, SubclassResponse, UpdateSubclassBody } from './subclass.schemas.ts';
 import type { SubclassRow } from './subclass.table.ts';
@@ -27,12 +27,12 @@ export function toSubclassResponse(row: SubclassRow): SubclassResponse {
 export class SubclassService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
-  readonly #events: EventLog;
+  readonly #changes: ChangeCommit;
 
-  constructor(db: Kysely<Database>, clock: Clock, events: EventLog) {
+  constructor(db: Kysely<Database>, clock: Clock, changes: ChangeCommit) {
     this.#db = db;
     this.#clock = clock;
-    this.#events = events;
+    this.#changes = changes;
   }
 
   async createSubclass(scope: Scope, input: CreateSubclassBody): Promise<SubclassResponse> {
@@ -53,7 +53,7 @@ export class SubclassService {
         unset = await repository.unsetOtherDefaultSubclasses(trx, row);
       }
       await repository.insertSubclass(trx, row);
-      await this.#events.recordMany(trx, [eventOf('subclass', 'created', row), ...unset.map((other) => eventOf('subclass', 'updated', other))]);
+      await this.#changes.commit(trx, { events: [eventOf('subclass', 'created', row), ...unset.map((other) => eventOf('subclass', 'updated', other))] });
       return toSubclassResponse(row);
     });
   }
@@ -78,7 +78,7 @@ export class SubclassService {
       const updated = applyChanges(current, input, ['category', 'name', 'is_default']);
       const unset = mayBecomeDefault && updated.is_default ? await repository.unsetOtherDefaultSubclasses(trx, updated) : [];
       await repository.updateSubclass(trx, updated);
-      await this.#events.recordMany(trx, [eventOf('subclass', 'updated', updated), ...unset.map((other) => eventOf('subclass', 'updated', other))]);
+      await this.#changes.commit(trx, { events: [eventOf('subclass', 'updated', updated), ...unset.map((other) => eventOf('subclass', 'updated', other))] });
       return toSubclassResponse(updated);
     });
   }

@@ -7,7 +7,7 @@ import type { JobHandler } from '../../jobs/job-worker.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
 import { truncate } from '../../shared/text.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import { DELIVER_WEBHOOK_JOB, deliveryJobId } from './webhook-fan-out.ts';
 import * as repository from './webhook.repository.ts';
 import type { WebhookEndpointRow } from './webhook.table.ts';
@@ -21,9 +21,7 @@ export interface WebhookJobDependencies {
   clock: Clock;
   encrypter: Encrypter;
   sender: WebhookSender;
-  events: EventLog;
-  /** Woken when a finished delivery lets the next one about the same object go. */
-  jobs?: { wake(): void } | undefined;
+  changes: ChangeCommit;
 }
 
 /** The job handlers of webhooks, by job kind, for the worker's registry. */
@@ -50,10 +48,10 @@ async function deliverWebhook(deps: WebhookJobDependencies, payload: Record<stri
   if (delivery.status !== 'pending') return;
 
   if (endpoint.disabled) {
-    const pulled = await db.transaction().execute(async (trx) => {
+    await db.transaction().execute(async (trx) => {
       const now = clock.now().toISOString();
       const attempt = await repository.countDeliveryAttempt(trx, delivery.id, now);
-      if (attempt === undefined) return false;
+      if (attempt === undefined) return;
       await repository.insertAttempt(trx, {
         delivery_id: delivery.id,
         attempt,
@@ -63,9 +61,8 @@ async function deliverWebhook(deps: WebhookJobDependencies, payload: Record<stri
         succeeded: false,
         created_at: now,
       });
-      return settle(trx, clock, delivery, 'failed', now);
+      await settle(trx, clock, delivery, 'failed', now);
     });
-    if (pulled) deps.jobs?.wake();
     return;
   }
 
@@ -92,8 +89,12 @@ async function deliverWebhook(deps: WebhookJobDependencies, payload: Record<stri
     }),
   });
 
-  const next = await db.transaction().execute((trx) => recordOutcome(trx, deps, delivery, endpoint, startedAt, outcome));
-  if (next.released) deps.jobs?.wake();
+  const next = await db.transaction().execute(async (trx) => {
+    const recorded = await recordOutcome(trx, deps, delivery, endpoint, startedAt, outcome);
+    // An endpoint disabled by this outcome is an event of its own.
+    if (recorded.disabled) await deps.changes.commit(trx, { events: [webhookEndpointEvent(recorded.disabled, 'disabled')] });
+    return recorded;
+  });
   if (next.retryAt) throw new RetryJobLater(next.retryAt, outcome.error ?? 'failed');
 }
 
@@ -114,11 +115,11 @@ async function recordOutcome(
   endpoint: WebhookEndpointRow,
   startedAt: Date,
   outcome: SendOutcome,
-): Promise<{ retryAt?: Date; released: boolean }> {
+): Promise<{ retryAt?: Date; disabled?: WebhookEndpointRow | undefined }> {
   const now = deps.clock.now();
   const attempt = await repository.countDeliveryAttempt(trx, delivery.id, now.toISOString());
   // Settled meanwhile (a retry of this very job that another worker took over): its outcome stands.
-  if (attempt === undefined) return { released: false };
+  if (attempt === undefined) return {};
   await repository.insertAttempt(trx, {
     delivery_id: delivery.id,
     attempt,
@@ -131,50 +132,50 @@ async function recordOutcome(
 
   if (outcome.succeeded) {
     if (endpoint.failing_since !== null) await repository.clearEndpointFailing(trx, endpoint.id);
-    return { released: await settle(trx, deps.clock, delivery, 'succeeded', now.toISOString()) };
+    await settle(trx, deps.clock, delivery, 'succeeded', now.toISOString());
+    return {};
   }
 
   // 410 Gone (Standard Webhooks): the receiver will never take deliveries again. The endpoint is disabled and
   // the delivery fails now; the endpoint's other deliveries fail as their jobs find it disabled.
   if (outcome.statusCode === 410) {
     const disabled = await repository.disableGoneEndpoint(trx, endpoint.id, now.toISOString());
-    if (disabled) await deps.events.record(trx, webhookEndpointEvent(disabled, 'disabled'));
-    return { released: await settle(trx, deps.clock, delivery, 'failed', now.toISOString()) };
+    await settle(trx, deps.clock, delivery, 'failed', now.toISOString());
+    return { disabled };
   }
-  await noteFailure(trx, deps, endpoint, now);
+  const disabled = await noteFailure(trx, endpoint, now);
   const delay = webhookRetryDelayMs(attempt);
   if (delay === undefined) {
-    return { released: await settle(trx, deps.clock, delivery, 'failed', now.toISOString()) };
+    await settle(trx, deps.clock, delivery, 'failed', now.toISOString());
+    return { disabled };
   }
   const retryAt = new Date(now.getTime() + delay);
   await repository.settleDelivery(trx, delivery.id, { status: 'pending', next_attempt_at: retryAt.toISOString(), completed_at: null });
-  return { retryAt, released: false };
+  return { retryAt, disabled };
 }
 
 /**
  * A failed attempt: the endpoint's failures begin now unless they already had; once they began 3 days ago or
- * more (no success since), the endpoint is disabled, and that is an event of its own.
+ * more (no success since), the endpoint is disabled (returned: that is an event of its own).
  */
-async function noteFailure(trx: Executor, deps: WebhookJobDependencies, endpoint: WebhookEndpointRow, now: Date): Promise<void> {
+async function noteFailure(trx: Executor, endpoint: WebhookEndpointRow, now: Date): Promise<WebhookEndpointRow | undefined> {
   if (endpoint.failing_since === null) {
     await repository.markEndpointFailing(trx, endpoint.id, now.toISOString());
-    return;
+    return undefined;
   }
   const failingBefore = new Date(now.getTime() - WEBHOOK_DISABLE_AFTER_MS).toISOString();
-  if (endpoint.failing_since > failingBefore) return;
-  const disabled = await repository.disableFailingEndpoint(trx, endpoint.id, failingBefore, now.toISOString());
-  if (disabled) await deps.events.record(trx, webhookEndpointEvent(disabled, 'disabled'));
+  if (endpoint.failing_since > failingBefore) return undefined;
+  return repository.disableFailingEndpoint(trx, endpoint.id, failingBefore, now.toISOString());
 }
 
 type OrderedDelivery = { id: string; endpoint_id: string; object_id: string; created_at: string };
 
 /**
- * Settles a delivery for good and lets the next pending delivery about the same object go now; true when there
- * was one (the caller wakes the worker after committing).
+ * Settles a delivery for good and lets the next pending delivery about the same object go now (a job brought
+ * forward wakes the worker once this one is done: jobs/job-wake.ts).
  */
-async function settle(trx: Executor, clock: Clock, delivery: OrderedDelivery, status: 'succeeded' | 'failed', now: string): Promise<boolean> {
+async function settle(trx: Executor, clock: Clock, delivery: OrderedDelivery, status: 'succeeded' | 'failed', now: string): Promise<void> {
   await repository.settleDelivery(trx, delivery.id, { status, next_attempt_at: null, completed_at: now });
   const next = await repository.findAdjacentPendingDelivery(trx, delivery, 'after');
-  if (!next) return false;
-  return bringJobForward(trx, deliveryJobId(next.id), clock.now());
+  if (next) await bringJobForward(trx, deliveryJobId(next.id), clock.now());
 }

@@ -2,8 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
-import { markReservationCommitted } from '../../db/idempotency-reservation.ts';
-import { enqueueJob } from '../../jobs/job-queue.ts';
 import { deleteFinishedJobs, requeueJob } from '../../jobs/job.repository.ts';
 import { repeatWhileFull } from '../../shared/batches.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -13,7 +11,8 @@ import { InvalidState, NotFound, ValidationFailed, inputError, type InputError }
 import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog, NewEvent } from '../events/event-log.ts';
+import type { NewEvent } from '../events/event-log.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import { EVENT_ACTIONS, isEventObjectType, parseEventFilter, type EventAction } from '../events/event-types.ts';
 import { EVENT_OBJECT_TYPES } from '../events/event.table.ts';
 import { webhookUrlProblem } from './webhook-address.ts';
@@ -104,6 +103,11 @@ function enabledEventsErrors(enabledEvents: readonly string[]): InputError[] {
 }
 
 export interface WebhookEndpointServiceOptions {
+  db: Kysely<Database>;
+  clock: Clock;
+  /** Encrypts the signing secrets at rest. */
+  encrypter: Encrypter;
+  changes: ChangeCommit;
   /** Development only: http:// and loopback URLs are accepted (OUTBOUND_ALLOW_LOOPBACK). */
   allowLoopback: boolean;
 }
@@ -113,23 +117,14 @@ export class WebhookEndpointService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
   readonly #encrypter: Encrypter;
-  readonly #events: EventLog;
-  readonly #jobs: { wake(): void } | undefined;
+  readonly #changes: ChangeCommit;
   readonly #allowLoopback: boolean;
 
-  constructor(
-    db: Kysely<Database>,
-    clock: Clock,
-    encrypter: Encrypter,
-    events: EventLog,
-    jobs: { wake(): void } | undefined,
-    options: WebhookEndpointServiceOptions,
-  ) {
-    this.#db = db;
-    this.#clock = clock;
-    this.#encrypter = encrypter;
-    this.#events = events;
-    this.#jobs = jobs;
+  constructor(options: WebhookEndpointServiceOptions) {
+    this.#db = options.db;
+    this.#clock = options.clock;
+    this.#encrypter = options.encrypter;
+    this.#changes = options.changes;
     this.#allowLoopback = options.allowLoopback;
   }
 
@@ -156,7 +151,7 @@ export class WebhookEndpointService {
     };
     await this.#db.transaction().execute(async (trx) => {
       await repository.insertEndpoint(trx, row);
-      await this.#events.record(trx, webhookEndpointEvent(row, 'created'));
+      await this.#changes.commit(trx, { events: [webhookEndpointEvent(row, 'created')] });
     });
     return { ...toWebhookEndpointResponse(row), secret };
   }
@@ -189,7 +184,7 @@ export class WebhookEndpointService {
         Object.assign(updated, { disabled: false, disabled_reason: null, disabled_at: null, failing_since: null });
       }
       await repository.updateEndpoint(trx, updated);
-      await this.#events.record(trx, webhookEndpointEvent(updated, 'updated'));
+      await this.#changes.commit(trx, { events: [webhookEndpointEvent(updated, 'updated')] });
       return toWebhookEndpointResponse(updated);
     });
   }
@@ -201,7 +196,7 @@ export class WebhookEndpointService {
       if (!current) throw new NotFound('webhook endpoint');
       // Its deliveries (and their attempts) go with it; their jobs find nothing and end.
       await repository.deleteEndpoint(trx, providerId, id);
-      await this.#events.record(trx, webhookEndpointEvent(current, 'deleted'));
+      await this.#changes.commit(trx, { events: [webhookEndpointEvent(current, 'deleted')] });
     });
     return { id, object: 'webhook_endpoint', deleted: true };
   }
@@ -220,7 +215,7 @@ export class WebhookEndpointService {
         previous_secret_expires_at: new Date(now.getTime() + PREVIOUS_SECRET_VALID_MS).toISOString(),
       };
       await repository.updateEndpoint(trx, updated);
-      await this.#events.record(trx, webhookEndpointEvent(updated, 'updated'));
+      await this.#changes.commit(trx, { events: [webhookEndpointEvent(updated, 'updated')] });
       return { ...toWebhookEndpointResponse(updated), secret };
     });
   }
@@ -254,21 +249,16 @@ export class WebhookEndpointService {
       const found = await repository.findDelivery(trx, endpointId, deliveryId);
       if (!found) throw new NotFound('webhook delivery');
       const now = this.#clock.now();
-      // A retry records no event: the request's Idempotency-Key is marked committed here instead.
-      await markReservationCommitted(trx, now);
       await repository.reopenDelivery(trx, deliveryId, now.toISOString());
       const jobId = deliveryJobId(deliveryId);
-      if (!(await requeueJob(trx, jobId, now))) {
-        await enqueueJob(trx, this.#clock, {
-          id: jobId,
-          kind: DELIVER_WEBHOOK_JOB,
-          payload: { delivery_id: deliveryId },
-          maxAttempts: DELIVERY_JOB_MAX_ATTEMPTS,
-        });
-      }
+      // A retry records no event; its commit marks the request's Idempotency-Key, and queues a job anew when the
+      // delivery has none left to requeue.
+      const requeued = await requeueJob(trx, jobId, now);
+      await this.#changes.commit(trx, {
+        jobs: requeued ? [] : [{ id: jobId, kind: DELIVER_WEBHOOK_JOB, payload: { delivery_id: deliveryId }, maxAttempts: DELIVERY_JOB_MAX_ATTEMPTS }],
+      });
       return { ...found, status: 'pending' as const, next_attempt_at: now.toISOString(), completed_at: null };
     });
-    this.#jobs?.wake();
     const attempts = await repository.listAttempts(this.#db, [deliveryId]);
     return toWebhookDeliveryResponse(delivery, attempts);
   }
