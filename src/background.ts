@@ -81,5 +81,5 @@ export function buildEventLog({ clock }: { clock: Clock }): EventLog {
 
 /** How changes hand over their side effects into `events` (a composition's own event log when absent). */
 export function buildChangeCommit({ clock }: { clock: Clock }, events: EventLog = buildEventLog({ clock })): ChangeCommit {
-  return new ChangeCommit({ clock, events, notifier: new Notifier(clock, events) });
+  return new ChangeCommit({ clock, events, notifier: new Notifier(clock) });
 }

@@ -32,7 +32,7 @@ export function runWithReservation(reservation: IdempotencyReservation, rest: ()
  * again) from one that did not (run it). Throws, rolling the transaction back, when the reservation is no
  * longer this request's: a retry took it over (the lease ran out) and runs the request itself. Every write
  * transaction of a request calls this through ChangeCommit.commit (modules/change-commit/change-commit.ts), also
- * when it records no event (and EventLog.recordMany, until every writer commits). Does nothing outside a request
+ * when it records no event. Does nothing outside a request
  * with an Idempotency-Key.
  */
 export async function markReservationCommitted(trx: Executor, now: Date): Promise<void> {

@@ -58,7 +58,7 @@ export function toApiKeyResponse(row: ApiKeyRow): ApiKeyResponse {
 /** A ChangeCommit for keys made outside the composition: with no subscriber, since a key records no event anyway. */
 function commitWithoutEvents(clock: Clock): ChangeCommit {
   const events = new EventLog(clock);
-  return new ChangeCommit({ clock, events, notifier: new Notifier(clock, events) });
+  return new ChangeCommit({ clock, events, notifier: new Notifier(clock) });
 }
 
 function hashKey(key: string): string {

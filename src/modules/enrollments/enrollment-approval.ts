@@ -32,20 +32,16 @@ export class EnrollmentApproval {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
   readonly #recorder: CoverageChangeRecorder;
-  readonly #jobs: { wake(): void } | undefined;
 
-  constructor(options: { db: Kysely<Database>; clock: Clock; recorder: CoverageChangeRecorder; jobs?: { wake(): void } | undefined }) {
+  constructor(options: { db: Kysely<Database>; clock: Clock; recorder: CoverageChangeRecorder }) {
     this.#db = options.db;
     this.#clock = options.clock;
     this.#recorder = options.recorder;
-    this.#jobs = options.jobs;
   }
 
-  /** `POST /enrollments/{id}/approve`, in a transaction of its own; wakes the job worker once it has committed. */
+  /** `POST /enrollments/{id}/approve`, in a transaction of its own (its carrier jobs wake the worker by jobs/job-wake.ts). */
   async approve(scope: Scope, id: string): Promise<EnrollmentResponse> {
-    const response = await transactionRetriedOnConflict(this.#db, async (trx) => this.approveIn(trx, scope, id));
-    this.#jobs?.wake();
-    return response;
+    return transactionRetriedOnConflict(this.#db, async (trx) => this.approveIn(trx, scope, id));
   }
 
   /**

@@ -32,8 +32,6 @@ export interface EnrollmentServiceOptions {
   commit: ChangeCommit;
   benefitChanges: BenefitChangeRecorder;
   qualifyingEvents: QualifyingEventRecorder;
-  /** The job worker, woken after an approval request commits (and by wakeJobs). */
-  jobs?: { wake(): void } | undefined;
 }
 
 export class EnrollmentService {
@@ -41,16 +39,14 @@ export class EnrollmentService {
   readonly approvals: EnrollmentApproval;
   readonly continuations: CoverageContinuation;
   readonly eoiDecisions: EoiDecisions;
-  readonly #jobs: { wake(): void } | undefined;
 
   constructor(options: EnrollmentServiceOptions) {
-    const { db, clock, commit, jobs } = options;
+    const { db, clock, commit } = options;
     const recorder = new CoverageChangeRecorder({ benefitChanges: options.benefitChanges, qualifyingEvents: options.qualifyingEvents, commit });
     this.drafts = new EnrollmentDrafts({ db, clock, commit });
-    this.approvals = new EnrollmentApproval({ db, clock, recorder, jobs });
+    this.approvals = new EnrollmentApproval({ db, clock, recorder });
     this.continuations = new CoverageContinuation({ clock, approval: this.approvals });
     this.eoiDecisions = new EoiDecisions({ db, clock, commit, continuation: this.continuations });
-    this.#jobs = jobs;
   }
 
   /** Passive open enrollment: creates an enrollment linked to `windowId` in the caller's transaction. */
@@ -63,7 +59,7 @@ export class EnrollmentService {
     return this.drafts.submitIn(...args);
   }
 
-  /** Passive open enrollment: approval in the caller's transaction (the caller wakes the job worker after commit). */
+  /** Passive open enrollment: approval in the caller's transaction (the job worker is woken after the commit by jobs/job-wake.ts). */
   async approveEnrollmentIn(trx: Transaction<Database>, scope: Scope, id: string): Promise<EnrollmentResponse> {
     return this.approvals.approveIn(trx, scope, id);
   }
@@ -71,10 +67,5 @@ export class EnrollmentService {
   /** The daily sweep's age-outs, the member locked by the caller (CoverageContinuation.endDependentCoverageIn). */
   async endDependentCoverageIn(...args: Parameters<CoverageContinuation['endDependentCoverageIn']>): Promise<boolean> {
     return this.continuations.endDependentCoverageIn(...args);
-  }
-
-  /** Wakes the job worker (after a caller's transaction that approved enrollments has committed). */
-  wakeJobs(): void {
-    this.#jobs?.wake();
   }
 }

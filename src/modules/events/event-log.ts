@@ -1,6 +1,5 @@
 import { insertRows } from '../../db/bulk-insert.ts';
 import type { Executor } from '../../db/database.ts';
-import { markReservationCommitted } from '../../db/idempotency-reservation.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
 import type { EventObjectType, EventRow } from './event.table.ts';
@@ -26,8 +25,10 @@ export type EventSubscriber = (trx: Executor, events: readonly EventRow[]) => Pr
 const INSERT_BATCH = 500;
 
 /**
- * The event log. Services call `record` with the transaction of the change, so an event exists if and only if
- * its change committed (STYLE habit 6); subscribers (webhook deliveries) are written in the same transaction.
+ * The event log. Only `ChangeCommit.commit` (change-commit/change-commit.ts) records here, with the transaction
+ * of the change, so an event exists if and only if its change committed (STYLE habit 6); subscribers (webhook
+ * deliveries) are written in the same transaction. Recording marks nothing else: the Idempotency-Key is marked
+ * by `commit`.
  */
 export class EventLog {
   readonly #clock: Clock;
@@ -42,17 +43,9 @@ export class EventLog {
     this.#subscribers.push(subscriber);
   }
 
-  async record(trx: Executor, event: NewEvent): Promise<void> {
-    await this.recordMany(trx, [event]);
-  }
-
   async recordMany(trx: Executor, events: readonly NewEvent[]): Promise<void> {
-    const now = this.#clock.now();
-    // Every change records here, in its transaction: the one place that marks the request's Idempotency-Key
-    // committed with it (also when this change has no event of its own, e.g. a notification already recorded).
-    await markReservationCommitted(trx, now);
     if (events.length === 0) return;
-    const createdAt = now.toISOString();
+    const createdAt = this.#clock.now().toISOString();
     // Ordered ids: events of one instant (one transaction) list in the order they were recorded.
     const rows: EventRow[] = events.map((event) => ({
       id: newId('event'),

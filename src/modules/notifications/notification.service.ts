@@ -8,7 +8,7 @@ import { newId } from '../../shared/ids.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { listParameterValues } from '../../shared/text.ts';
 import { eventOf } from '../events/event-data.ts';
-import type { EventLog, NewEvent } from '../events/event-log.ts';
+import type { NewEvent } from '../events/event-log.ts';
 import * as repository from './notification.repository.ts';
 import type { NotificationResponse } from './notification.schemas.ts';
 import { NOTIFICATION_TYPES, type NotificationOwner, type NotificationRow, type NotificationType, type RelatedObjectType } from './notification.table.ts';
@@ -46,24 +46,8 @@ export function toNotificationResponse(row: NotificationRow): NotificationRespon
  */
 export class Notifier {
   readonly #clock: Clock;
-  readonly #events: EventLog;
-  constructor(clock: Clock, events: EventLog) {
+  constructor(clock: Clock) {
     this.#clock = clock;
-    this.#events = events;
-  }
-
-  /** @deprecated Until every service commits through ChangeCommit: writes the notification and records its event after `withEvents`. */
-  async record(trx: Executor, notification: NewNotification, withEvents: readonly NewEvent[] = []): Promise<boolean> {
-    const events = await this.insert(trx, [notification]);
-    await this.#events.recordMany(trx, [...withEvents, ...events]);
-    return events.length > 0;
-  }
-
-  /** @deprecated Until every service commits through ChangeCommit. */
-  async recordMany(trx: Executor, notifications: readonly NewNotification[]): Promise<number> {
-    const events = await this.insert(trx, notifications);
-    await this.#events.recordMany(trx, events);
-    return events.length;
   }
 
   /**
