@@ -81,7 +81,7 @@ export function registerOpenEnrollmentWindowRoutes(app: FastifyInstance, deps: {
         response: { 200: OpenEnrollmentWindowSchema, ...errorResponses(401, 404, 429) },
       },
     },
-    async (request) => windows.changeReport(scope(request), request.params.public_id),
+    async (request) => windows.reports.changeReport(scope(request), request.params.public_id),
   );
 
   api.get(
@@ -108,7 +108,7 @@ export function registerOpenEnrollmentWindowRoutes(app: FastifyInstance, deps: {
     async (request, reply) => {
       const { cursor, page_size, format } = request.query;
       if (format === 'csv') {
-        const rows = await windows.incompleteMembersRows(scope(request), request.params.public_id);
+        const rows = await windows.reports.incompleteMembersRows(scope(request), request.params.public_id);
         const csv = createCsvWriter(INCOMPLETE_MEMBERS_CSV_COLUMNS);
         pipeline(rows, csv, (error) => {
           if (error) request.log.error({ err: error }, 'incomplete members CSV stopped');
@@ -119,7 +119,7 @@ export function registerOpenEnrollmentWindowRoutes(app: FastifyInstance, deps: {
           .header('content-disposition', `attachment; filename="incomplete-members-${request.params.public_id}.csv"`)
           .send(csv);
       }
-      const page = await windows.incompleteMembersPage(scope(request), request.params.public_id, pages.pageRequest(request, { cursor, page_size }));
+      const page = await windows.reports.incompleteMembersPage(scope(request), request.params.public_id, pages.pageRequest(request, { cursor, page_size }));
       return pages.pageResponse(request, page);
     },
   );

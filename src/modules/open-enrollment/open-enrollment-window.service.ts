@@ -1,97 +1,41 @@
-import { Readable } from 'node:stream';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Executor, Transaction } from '../../db/database.ts';
 import type { Page, PageRequest } from '../../db/keyset.ts';
 import { assertReferencesVisible, lockEmployerRow } from '../../db/references.ts';
 import type { Database } from '../../db/schema.ts';
 import { batches } from '../../shared/batches.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { addDays, compareDates, toDateString } from '../../shared/dates.ts';
-import { AppError, InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
+import { compareDates, toDateString } from '../../shared/dates.ts';
+import { InvalidState, NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import type { Scope } from '../../shared/tenancy.ts';
-import type { ChangeKind } from '../benefit-changes/benefit-change.table.ts';
-import type { CreateEnrollmentBody, EnrollmentResponse, PrimaryCareProvider } from '../enrollments/enrollment.schemas.ts';
 import type { NewNotification } from '../notifications/notification.service.ts';
-import { REMINDER_DAYS_BEFORE_END, reminderDaysBefore } from '../daily-sweep/sweep-rules.ts';
-import { claimOccurrence } from '../daily-sweep/sweep.repository.ts';
-import { findCoveredLinesOn, findWindowCoverageChanges } from '../coverage/window-coverage.repository.ts';
-import { findDesignationsOf } from '../enrollments/enrollment.repository.ts';
-import { findMemberSubclassIds } from '../members/member.repository.ts';
-import { findPlanConfigurationsForPlans } from '../plan-configurations/plan-configuration.repository.ts';
-import { findPlansByIds } from '../plans/plan.repository.ts';
-import { designationInputs, money } from '../enrollments/enrollment.response.ts';
-import { disabilityCertifiedThrough, selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
-import { parseVolumeRules } from '../plans/plan.service.ts';
-import { carriedPlan, carriedVolumes, isDependentCarried } from './carry-over.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import * as repository from './open-enrollment-window.repository.ts';
-import type { CreateWindowBody, IncompleteMember, UpdateWindowBody, WindowResponse, WindowSummary } from './open-enrollment-window.schemas.ts';
+import type { CreateWindowBody, UpdateWindowBody, WindowResponse } from './open-enrollment-window.schemas.ts';
 import type { OpenEnrollmentWindowRow, WindowStatus } from './open-enrollment-window.table.ts';
+import { PASSIVE_ROLLOVER_JOB, PassiveCarryOver, type EnrollmentEngine } from './passive-carry-over.ts';
+import { NOTIFICATION_SLICE, WindowReports } from './window-reports.ts';
+import { datedWindow, windowResponse } from './window-response.ts';
 import { EDITABLE_WINDOW_STATUSES, WINDOW_EVENT_ACTIONS, WINDOW_TRANSITIONS, assertWindowTransition, type WindowAction } from './window-status.ts';
-
-/** What passive open enrollment needs from the enrollment engine, inside the completing transaction. */
-export interface EnrollmentEngine {
-  createEnrollmentIn(trx: Transaction<Database>, scope: Scope, input: CreateEnrollmentBody, options: { windowId: string }): Promise<EnrollmentResponse>;
-  submitEnrollmentIn(trx: Transaction<Database>, scope: Scope, id: string): Promise<EnrollmentResponse>;
-  approveEnrollmentIn(trx: Transaction<Database>, scope: Scope, id: string): Promise<EnrollmentResponse>;
-}
-
-/** The job that carries a completed passive window's idle members over; payload `{ open_enrollment_window }`. */
-export const PASSIVE_ROLLOVER_JOB = 'open_enrollment.passive_rollover';
-
-/** Members carried over per transaction by the passive carry-over (about 0.4 s of work on SQLite). */
-const ROLLOVER_BATCH = 200;
-
-/** Notifications built and inserted at a time by kickoffs and reminders. */
-const NOTIFICATION_SLICE = 2000;
-
-/** Rows per page when the CSV report walks the members (keyset pages, so memory stays flat). */
-const CSV_PAGE_SIZE = 1000;
-
-export function toWindowResponse(
-  row: OpenEnrollmentWindowRow,
-  planIds: string[],
-  counts: { completed: number; incomplete: number },
-  summaries: WindowSummary[] = [],
-): WindowResponse {
-  return {
-    id: row.id,
-    employer: row.employer_id,
-    start_date: row.start_date,
-    end_date: row.end_date,
-    renewal_date: row.renewal_date,
-    status: row.status,
-    completed_at: row.completed_at,
-    completed_member_count: counts.completed,
-    incomplete_member_count: counts.incomplete,
-    summaries,
-    plans: planIds,
-    enrollment_type: row.enrollment_type,
-    metadata: parseMetadata(row.metadata),
-    created_at: row.created_at,
-  };
-}
-
-/** A window with its three dates, which every member rule needs. */
-function datedWindow(row: OpenEnrollmentWindowRow): repository.DatedWindow | undefined {
-  if (row.end_date === null || row.renewal_date === null || row.start_date === null) return undefined;
-  return { id: row.id, provider_id: row.provider_id, employer_id: row.employer_id, end_date: row.end_date, renewal_date: row.renewal_date };
-}
 
 export class OpenEnrollmentWindowService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
   readonly #changes: ChangeCommit;
-  readonly #enrollments: EnrollmentEngine;
+  /** The window's reports (changes, incomplete members) and the sweep's reminders. */
+  readonly reports: WindowReports;
+  /** The passive carry-over the job of a completed passive window runs. */
+  readonly carryOver: PassiveCarryOver;
 
   constructor(options: { db: Kysely<Database>; clock: Clock; changes: ChangeCommit; enrollments: EnrollmentEngine }) {
     this.#db = options.db;
     this.#clock = options.clock;
     this.#changes = options.changes;
-    this.#enrollments = options.enrollments;
+    this.reports = new WindowReports(options);
+    this.carryOver = new PassiveCarryOver(options);
   }
 
   async createWindow(scope: Scope, input: CreateWindowBody): Promise<WindowResponse> {
@@ -120,14 +64,14 @@ export class OpenEnrollmentWindowService {
       await repository.insertWindow(trx, row);
       await repository.replaceWindowPlans(trx, row.id, planIds);
       await this.#changes.commit(trx, { events: [eventOf('open_enrollment_window', 'created', row)] });
-      return this.#respond(trx, row, planIds);
+      return windowResponse(trx, row, planIds);
     });
   }
 
   async getWindow(scope: Scope, id: string): Promise<WindowResponse> {
     const row = await repository.findWindowById(this.#db, scope, id);
     if (!row) throw new NotFound('open enrollment window');
-    return this.#respond(this.#db, row, (await repository.findWindowPlanIds(this.#db, [row.id])).get(row.id)!);
+    return windowResponse(this.#db, row, (await repository.findWindowPlanIds(this.#db, [row.id])).get(row.id)!);
   }
 
   async listWindows(
@@ -141,7 +85,7 @@ export class OpenEnrollmentWindowService {
       rows.results.map((row) => row.id),
     );
     const results: WindowResponse[] = [];
-    for (const row of rows.results) results.push(await this.#respond(this.#db, row, plans.get(row.id)!));
+    for (const row of rows.results) results.push(await windowResponse(this.#db, row, plans.get(row.id)!));
     return { ...rows, results };
   }
 
@@ -186,7 +130,7 @@ export class OpenEnrollmentWindowService {
       }
       // configure and unconfigure are part of this change: its one event carries the status it leads to.
       await this.#changes.commit(trx, { events: [eventOf('open_enrollment_window', 'updated', updated)] });
-      return this.#respond(trx, updated, planIds);
+      return windowResponse(trx, updated, planIds);
     });
   }
 
@@ -237,7 +181,7 @@ export class OpenEnrollmentWindowService {
           })),
         });
       }
-      return this.#respond(trx, activated, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
+      return windowResponse(trx, activated, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
     });
   }
 
@@ -246,7 +190,7 @@ export class OpenEnrollmentWindowService {
       const window = await this.#lockForAction(trx, scope, id, 'close');
       const closed = await this.#transition(trx, window, 'close', { closed_at: this.#clock.now().toISOString() });
       await this.#changes.commit(trx, { events: [eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.close, closed)] });
-      return this.#respond(trx, closed, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
+      return windowResponse(trx, closed, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
     });
   }
 
@@ -270,92 +214,8 @@ export class OpenEnrollmentWindowService {
         events: [eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.complete, completed)],
         jobs: window.enrollment_type === 'passive' ? [{ kind: PASSIVE_ROLLOVER_JOB, payload: { open_enrollment_window: id } }] : [],
       });
-      return this.#respond(trx, completed, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
+      return windowResponse(trx, completed, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
     });
-  }
-
-  /**
-   * The passive carry-over of a completed passive window (the job completeWindow enqueues): walks the members
-   * still incomplete in batches, one transaction per batch, and carries each over (see #rollOver). Safe to
-   * run again or after a crash: a member carried over is no longer incomplete, and each member's carry-over
-   * is keyed (`passive_open_enrollment:<window>:<member>`) in the transaction that makes it. Returns how many
-   * members got an enrollment.
-   */
-  async rollOverPassively(windowId: string, batchSize = ROLLOVER_BATCH): Promise<number> {
-    const window = await this.#db.selectFrom('open_enrollment_windows').selectAll().where('id', '=', windowId).executeTakeFirst();
-    if (window?.status !== 'completed' || window.enrollment_type !== 'passive') return 0;
-    const dated = datedWindow(window)!;
-    const planIds = (await repository.findWindowPlanIds(this.#db, [windowId])).get(windowId)!;
-    let carried = 0;
-    let after: string | undefined;
-    for (;;) {
-      const batch = await repository.findIncompleteMemberIds(this.#db, dated, { ...(after === undefined ? {} : { after }), limit: batchSize });
-      if (batch.length === 0) break;
-      carried += await this.#db.transaction().execute(async (trx) => this.#rollOver(trx, dated, planIds, batch));
-      after = batch.at(-1);
-    }
-    return carried;
-  }
-
-  /** Endpoint 4: the window with one summary per member and line of coverage its enrollments changed. */
-  async changeReport(scope: Scope, id: string): Promise<WindowResponse> {
-    const row = await repository.findWindowById(this.#db, scope, id);
-    if (!row) throw new NotFound('open enrollment window');
-    const changes = await findWindowCoverageChanges(this.#db, row.id);
-    const summaries: WindowSummary[] = [];
-    for (const change of changes) {
-      const summary: WindowSummary = {
-        member: change.member_id,
-        line_of_coverage: change.line_of_coverage,
-        status: change.status,
-        changes: JSON.parse(change.changes) as ChangeKind[],
-        previous_plan: change.previous_plan,
-        next_plan: change.next_plan,
-      };
-      // A move to another carrier's group is two benefit changes (the old group's `removed`, the new one's
-      // `new`); for the member and the line it is one change of plan (docs/decisions.md "Benefit changes and
-      // carriers": one summary per member and line of coverage).
-      const last = summaries.at(-1);
-      if (
-        last &&
-        summary.status === 'new' &&
-        last.status === 'removed' &&
-        last.member === summary.member &&
-        last.line_of_coverage === summary.line_of_coverage
-      ) {
-        summaries[summaries.length - 1] = { ...last, status: 'change', changes: ['plan_change'], next_plan: summary.next_plan };
-      } else {
-        summaries.push(summary);
-      }
-    }
-    return this.#respond(this.#db, row, (await repository.findWindowPlanIds(this.#db, [row.id])).get(row.id)!, summaries);
-  }
-
-  /** Endpoint 6 as JSON: a page of eligible members without a submitted enrollment, newest member first. */
-  async incompleteMembersPage(scope: Scope, id: string, page: PageRequest): Promise<Page<IncompleteMember & { id: string; created_at: string }>> {
-    const dated = await this.#datedWindowOrEmpty(scope, id);
-    if (!dated) return { results: [], hasNext: false, hasPrevious: false };
-    return this.#incompletePage(dated, page);
-  }
-
-  /**
-   * Endpoint 6 as rows to stream (CSV): walks the members page by page, so a report of any size holds one
-   * page in memory. The window is looked up first, so that a 404 comes before the first byte.
-   */
-  async incompleteMembersRows(scope: Scope, id: string): Promise<Readable> {
-    const dated = await this.#datedWindowOrEmpty(scope, id);
-    const walk = async function* (this: OpenEnrollmentWindowService): AsyncGenerator<IncompleteMember> {
-      if (!dated) return;
-      let after: { created_at: string; id: string } | undefined;
-      for (;;) {
-        const page = await this.#incompletePage(dated, after ? { pageSize: CSV_PAGE_SIZE, after } : { pageSize: CSV_PAGE_SIZE });
-        for (const { id: _id, created_at: _createdAt, ...row } of page.results) yield row;
-        const last = page.results.at(-1);
-        if (!page.hasNext || !last) return;
-        after = { created_at: last.created_at, id: last.id };
-      }
-    }.bind(this);
-    return Readable.from(walk());
   }
 
   /** Daily sweep: active windows past their end_date are closed (each its own conditional update). */
@@ -374,166 +234,14 @@ export class OpenEnrollmentWindowService {
     return closed;
   }
 
-  /** Daily sweep: open_enrollment_reminder to each incomplete member 7 days and 1 day before end_date. */
+  /** The job of a completed passive window (PassiveCarryOver.rollOverPassively). */
+  async rollOverPassively(windowId: string): Promise<number> {
+    return this.carryOver.rollOverPassively(windowId);
+  }
+
+  /** Daily sweep: reminders to incomplete members (WindowReports.remindIncompleteMembers). */
   async remindIncompleteMembers(day: string): Promise<number> {
-    const endDates = REMINDER_DAYS_BEFORE_END.map((days) => addDays(day, days));
-    let recorded = 0;
-    for (const window of await repository.findActiveWindowsEndingOn(this.#db, endDates)) {
-      const dated = datedWindow(window);
-      if (!dated) continue;
-      const daysBefore = reminderDaysBefore(dated.end_date, day);
-      if (daysBefore === undefined) continue;
-      const common = {
-        providerId: window.provider_id,
-        employerId: window.employer_id,
-        type: 'open_enrollment_reminder',
-        relatedObjectType: 'open_enrollment_window',
-        relatedObjectId: window.id,
-        owner: 'member',
-      } as const;
-      // Read once (a keyset page would filter every member again: about 75 ms a page at 50,000), then one
-      // transaction per slice, which skips members who submitted since the read: the single SQLite connection is
-      // never held for the whole window (about 1.4 s at 50,000 members). Each reminder is keyed, so a sweep
-      // stopped half-way records only the rest when run again. (Read in a transaction of its own: read outside
-      // one, the sweep process's peak heap was 186 MB against 102 MB in the runs made; V8 sizes its young
-      // generation by what it sees, and bench/README.md shows that peak to be bimodal anyway.)
-      const incomplete = await this.#db.transaction().execute((trx) => repository.findIncompleteMemberIds(trx, dated));
-      for (const slice of batches(incomplete, NOTIFICATION_SLICE)) {
-        recorded += await this.#db.transaction().execute(async (trx) => {
-          const submitted = await repository.findMembersWithSubmittedEnrollment(trx, dated.id, slice);
-          const notifications = slice
-            .filter((member) => !submitted.has(member))
-            .map((member) => ({
-              ...common,
-              payload: { open_enrollment_window: window.id, member, employer: window.employer_id, end_date: dated.end_date, days_left: String(daysBefore) },
-              occurrenceKey: `open_enrollment_reminder:${window.id}:${member}:${daysBefore}`,
-            }));
-          return (await this.#changes.commit(trx, { notifications })).notified;
-        });
-      }
-    }
-    return recorded;
-  }
-
-  async #datedWindowOrEmpty(scope: Scope, id: string): Promise<repository.DatedWindow | undefined> {
-    const row = await repository.findWindowById(this.#db, scope, id);
-    if (!row) throw new NotFound('open enrollment window');
-    // Without plans and dates (setup_required) no member is eligible yet: the report is empty.
-    return row.status === 'setup_required' ? undefined : datedWindow(row);
-  }
-
-  async #incompletePage(dated: repository.DatedWindow, page: PageRequest): Promise<Page<IncompleteMember & { id: string; created_at: string }>> {
-    const rows = await repository.pageIncompleteMembers(this.#db, dated, page);
-    const enrollments = await repository.findLatestWindowEnrollments(
-      this.#db,
-      dated.id,
-      rows.results.map((row) => row.id),
-    );
-    return {
-      ...rows,
-      results: rows.results.map((row) => {
-        const enrollment = enrollments.get(row.id);
-        // id and created_at place the row for the cursor; the response schema leaves them out.
-        return {
-          id: row.id,
-          created_at: row.created_at,
-          member: row.id,
-          first_name: row.first_name,
-          last_name: row.last_name,
-          email: row.email,
-          enrollment: enrollment?.id ?? null,
-          enrollment_status: enrollment?.status ?? null,
-        };
-      }),
-    };
-  }
-
-  /**
-   * Passive open enrollment: each member's coverage in force the day before renewal_date becomes an enrollment
-   * (reason passive_open_enrollment) starting on renewal_date, submitted and approved by the engine. Each line
-   * goes to the plan the window offers for it on renewal_date (carry-over.ts): the same plan while it still
-   * runs, else the plan that renews it, priced by the engine with that plan's rates and the member's
-   * configuration of it; children aged out by renewal_date stay behind, and volumes are cut to fit the new
-   * plan's guaranteed issue and volume rules. Lines with neither are not carried: their coverage ends with
-   * their plan. A member whose carried elections still fail the submission rules is left as is, inside a
-   * savepoint, and stays in the incomplete members report.
-   */
-  async #rollOver(trx: Transaction<Database>, window: repository.DatedWindow, planIds: readonly string[], memberIds: readonly string[]): Promise<number> {
-    const scope: Scope = { providerId: window.provider_id, employerId: null };
-    // The engine's own plan rows: the carry-over reads their dates, predecessor, guaranteed issue and volume rules.
-    const offered = await findPlansByIds(trx, window.provider_id, planIds);
-    const configurations = Map.groupBy(await findPlanConfigurationsForPlans(trx, window.provider_id, planIds), (configuration) => configuration.plan_id);
-    const lastDay = addDays(window.renewal_date, -1);
-    let carriedOver = 0;
-    for (const member of memberIds) {
-      if (!(await claimOccurrence(trx, `passive_open_enrollment:${window.id}:${member}`, this.#clock.now().toISOString()))) continue;
-      const coverage = await findCoveredLinesOn(trx, member, lastDay);
-      const carried = coverage.flatMap((line) => {
-        const plan = carriedPlan(line.plan_id, offered, window.renewal_date);
-        return plan ? [{ line, plan }] : [];
-      });
-      if (carried.length === 0) continue;
-      const subclassIds = await findMemberSubclassIds(trx, member);
-      // Beneficiary designations go on with the life coverage they belong to.
-      const designations = await findDesignationsOf(
-        trx,
-        carried.map(({ line }) => line.id),
-      );
-      const provider = (json: string | null) => {
-        if (json === null) return null;
-        const { id: _id, ...rest } = JSON.parse(json) as PrimaryCareProvider;
-        return rest;
-      };
-      const input: CreateEnrollmentBody = {
-        member,
-        category: 'open_enrollment',
-        reason: 'passive_open_enrollment',
-        effective_start: window.renewal_date,
-        enrolled_plans: carried.map(({ line, plan }) => {
-          const configuration = selectPlanConfiguration(subclassIds, configurations.get(plan.id) ?? []);
-          const dependents = line.dependents.filter((dependent) =>
-            isDependentCarried(
-              {
-                relationship: dependent.member_relationship,
-                dob: dependent.dob,
-                disabilityCertifiedThrough: disabilityCertifiedThrough(Boolean(dependent.has_disability), dependent.disability_certified_on),
-              },
-              configuration,
-              window.renewal_date,
-            ),
-          );
-          const volumes = carriedVolumes(
-            { guaranteedIssueCents: plan.guaranteed_issue_volume_cents, rules: parseVolumeRules(plan.volume_rules) },
-            line.volume_cents,
-            dependents.map((dependent) => ({ relationship: dependent.member_relationship, volumeCents: dependent.volume_cents })),
-          );
-          return {
-            plan: plan.id,
-            beneficiary_designations: designationInputs(designations, line.id),
-            enrolled_dependents: dependents.map((dependent, index) => ({
-              dependent: dependent.dependent_id,
-              requested_volume: money(volumes.dependents[index] ?? null),
-            })),
-            primary_care_provider: provider(line.primary_care_provider),
-            payroll_provider_external_id: line.payroll_provider_external_id,
-            requested_volume: money(volumes.member),
-          };
-        }),
-      };
-      await sql`savepoint passive_rollover`.execute(trx);
-      try {
-        const created = await this.#enrollments.createEnrollmentIn(trx, scope, input, { windowId: window.id });
-        await this.#enrollments.submitEnrollmentIn(trx, scope, created.id);
-        await this.#enrollments.approveEnrollmentIn(trx, scope, created.id);
-        await sql`release savepoint passive_rollover`.execute(trx);
-        carriedOver += 1;
-      } catch (error) {
-        if (!(error instanceof AppError) || error.statusCode >= 500) throw error;
-        await sql`rollback to savepoint passive_rollover`.execute(trx);
-        await sql`release savepoint passive_rollover`.execute(trx);
-      }
-    }
-    return carriedOver;
+    return this.reports.remindIncompleteMembers(day);
   }
 
   async #lockForAction(trx: Transaction<Database>, scope: Scope, id: string, action: WindowAction): Promise<OpenEnrollmentWindowRow> {
@@ -578,16 +286,6 @@ export class OpenEnrollmentWindowService {
       }
     });
     if (errors.length > 0) throw new ValidationFailed(errors);
-  }
-
-  /** The window as answered: counts frozen once completed, live before (none while setup_required). */
-  async #respond(db: Executor, row: OpenEnrollmentWindowRow, planIds: string[], summaries: WindowSummary[] = []): Promise<WindowResponse> {
-    if (row.status === 'completed') {
-      return toWindowResponse(row, planIds, { completed: row.completed_member_count ?? 0, incomplete: row.incomplete_member_count ?? 0 }, summaries);
-    }
-    const dated = row.status === 'setup_required' ? undefined : datedWindow(row);
-    const counts = dated ? await repository.countMembers(db, dated) : { eligible: 0, completed: 0 };
-    return toWindowResponse(row, planIds, { completed: counts.completed, incomplete: counts.eligible - counts.completed }, summaries);
   }
 }
 

@@ -1,6 +1,6 @@
 import { PermanentJobError } from '../../jobs/job-queue.ts';
 import type { JobHandler } from '../../jobs/job-worker.ts';
-import { PASSIVE_ROLLOVER_JOB } from './open-enrollment-window.service.ts';
+import { PASSIVE_ROLLOVER_JOB } from './passive-carry-over.ts';
 
 /** The job handlers of open enrollment, by job kind, for the worker's registry. */
 export function openEnrollmentJobHandlers(windows: { rollOverPassively(windowId: string): Promise<number> }): Record<string, JobHandler> {
