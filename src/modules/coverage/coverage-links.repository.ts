@@ -90,24 +90,8 @@ export async function assignCard(
 export async function findCardAssignments(db: Executor, cardIds: readonly string[]): Promise<Map<string, CardAssignments>> {
   const assignments = new Map(cardIds.map((id) => [id, { enrolledPlans: [] as string[], enrolledDependents: [] as string[] }]));
   if (cardIds.length === 0) return assignments;
-  const plans = await db
-    .selectFrom('enrolled_plans')
-    .select(['id', 'member_id_card_id'])
-    .where('member_id_card_id', 'in', cardIds)
-    .orderBy('created_at')
-    .orderBy('position')
-    .orderBy('id')
-    .execute();
-  for (const row of plans) if (row.member_id_card_id !== null) assignments.get(row.member_id_card_id)?.enrolledPlans.push(row.id);
-  const dependents = await db
-    .selectFrom('enrolled_dependents')
-    .select(['id', 'member_id_card_id'])
-    .where('member_id_card_id', 'in', cardIds)
-    .orderBy('created_at')
-    .orderBy('position')
-    .orderBy('id')
-    .execute();
-  for (const row of dependents) if (row.member_id_card_id !== null) assignments.get(row.member_id_card_id)?.enrolledDependents.push(row.id);
+  for (const row of await cardHolders(db, 'enrolled_plans', cardIds)) assignments.get(row.member_id_card_id!)?.enrolledPlans.push(row.id);
+  for (const row of await cardHolders(db, 'enrolled_dependents', cardIds)) assignments.get(row.member_id_card_id!)?.enrolledDependents.push(row.id);
   return assignments;
 }
 
@@ -160,4 +144,16 @@ export async function removeDependentFromEnrollments(trx: Executor, dependentId:
 export async function isBeneficiaryDesignated(db: Executor, beneficiaryId: string): Promise<boolean> {
   const row = await db.selectFrom('beneficiary_designations').select('id').where('beneficiary_id', '=', beneficiaryId).limit(1).executeTakeFirst();
   return row !== undefined;
+}
+
+/** Enrolled plans or dependents holding one of `cardIds`, in the order they were elected. */
+function cardHolders(db: Executor, table: 'enrolled_plans' | 'enrolled_dependents', cardIds: readonly string[]) {
+  return db
+    .selectFrom(table)
+    .select(['id', 'member_id_card_id'])
+    .where('member_id_card_id', 'in', cardIds)
+    .orderBy('created_at')
+    .orderBy('position')
+    .orderBy('id')
+    .execute();
 }
