@@ -2,7 +2,8 @@
  * The one place that records what a change of a member's coverage causes: approvals (and through them
  * continuations, age-outs, EOI raises, renewals and passive open enrollment), terminations and their undoing.
  * Given the enrollment the change belongs to (approved in the caller's transaction) and how the coverage moves,
- * it moves the coverage, computes the per-carrier line changes, writes the benefit changes (docs/decisions.md
+ * it moves the coverage, computes the per-carrier line changes against what each carrier was told (the carrier
+ * ledger, carrier-ledger/carrier-ledger.ts: never against our own coverage before), writes the benefit changes (docs/decisions.md
  * "Benefit changes and carriers") and the COBRA losses (docs/decisions.md "COBRA events"), hands the events and
  * the notification to ChangeCommit and rolls the enrollment's status up (synced at once when no carrier has
  * anything to do), all in the caller's transaction, with the member locked by the caller.
