@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CoverageItem } from '../benefit-changes/benefit-change-diff.ts';
-import { believedOn, isCancelled, toldCoverageAt, type LedgerEntry } from './carrier-ledger-rules.ts';
+import { believedOn, holdsAfter, isCancelled, ledgerKey, toldCoverageAt, type LedgerByKey, type LedgerEntry } from './carrier-ledger-rules.ts';
 
 function item(overrides: Partial<CoverageItem> = {}): CoverageItem {
   return {
@@ -68,6 +68,14 @@ describe('isCancelled', () => {
   });
 });
 
+/** Entries grouped per group and line, in the order given. */
+function byKey(...entries: LedgerEntry[]): LedgerByKey {
+  const grouped = new Map<string, LedgerEntry[]>();
+  for (const told of entries)
+    grouped.set(ledgerKey(told.groupId, told.lineOfCoverage), [...(grouped.get(ledgerKey(told.groupId, told.lineOfCoverage)) ?? []), told]);
+  return grouped;
+}
+
 describe('toldCoverageAt: the told coverage a new coverage is measured against', () => {
   const aetna = entry('2026-01-01', null);
   const kaiser2027 = item({
@@ -77,30 +85,48 @@ describe('toldCoverageAt: the told coverage a new coverage is measured against',
     effectiveStart: '2027-01-01',
     effectiveEnd: '2027-12-31',
   });
-  const lines = (map: ReturnType<typeof toldCoverageAt>) => [...map.values()].flat().map((told) => told.item.planId);
+  const plans = (map: ReturnType<typeof toldCoverageAt>) => [...map.values()].flat().map((told) => told.item.planId);
 
   it('coverage carried across the plan year (open-ended) is held on the renewal day: a switch must end it', () => {
-    expect(lines(toldCoverageAt([aetna], '2027-01-01', [kaiser2027]))).toEqual(['plan_aetna_2026']);
+    expect(plans(toldCoverageAt(byKey(aetna), '2027-01-01', [kaiser2027]))).toEqual(['plan_aetna_2026']);
   });
   it('a waiver of the line on the renewal day is measured against it too', () => {
-    expect(lines(toldCoverageAt([aetna], '2027-01-01', []))).toEqual(['plan_aetna_2026']);
+    expect(plans(toldCoverageAt(byKey(aetna), '2027-01-01', []))).toEqual(['plan_aetna_2026']);
   });
-  it('coverage told to end the day before (a termination) is nothing to measure against', () => {
-    expect(lines(toldCoverageAt([entry('2026-01-01', '2026-12-31')], '2027-01-01', [kaiser2027]))).toEqual([]);
+  it('coverage told to end the day before (a termination: last day in) is nothing to measure against', () => {
+    expect(plans(toldCoverageAt(byKey(aetna, entry('2026-01-01', '2026-12-31')), '2027-01-01', [kaiser2027]))).toEqual([]);
+    expect(plans(toldCoverageAt(byKey(aetna, entry('2026-01-01', '2026-12-31')), '2026-12-31', [kaiser2027]))).toEqual(['plan_aetna_2026']);
   });
   it('a cancellation is nothing to measure against', () => {
-    expect(lines(toldCoverageAt([entry('2027-01-01', '2026-12-31')], '2027-01-01', [kaiser2027]))).toEqual([]);
+    expect(plans(toldCoverageAt(byKey(entry('2027-01-01', '2026-12-31')), '2027-01-01', [kaiser2027]))).toEqual([]);
+  });
+  it("a mid-year change is measured against the plan held on its start, not next year's renewal told already", () => {
+    const renewal = entry('2027-01-01', null, { planId: 'plan_aetna_2027', previousPlanId: 'plan_aetna_2026' });
+    const midYear = item({ planId: 'plan_aetna_b', effectiveStart: '2026-07-01' });
+    expect(plans(toldCoverageAt(byKey(aetna, renewal), '2026-07-01', [midYear]))).toEqual(['plan_aetna_2026']);
   });
   it("a retroactive start: the same group's later coverage that the new one runs into (last day in: the day before it starts)", () => {
     const later = entry('2026-12-01', null);
     const newborn = item({ effectiveStart: '2026-11-24', effectiveEnd: '2026-11-30', enrolledPlanId: 'ep_newborn' });
-    expect(lines(toldCoverageAt([later], '2026-11-24', [newborn]))).toEqual(['plan_aetna_2026']);
+    expect(plans(toldCoverageAt(byKey(later), '2026-11-24', [newborn]))).toEqual(['plan_aetna_2026']);
     // First day out: new coverage ending two days before the later one starts does not reach it.
-    expect(lines(toldCoverageAt([later], '2026-11-24', [{ ...newborn, effectiveEnd: '2026-11-29' }]))).toEqual([]);
+    expect(plans(toldCoverageAt(byKey(later), '2026-11-24', [{ ...newborn, effectiveEnd: '2026-11-29' }]))).toEqual([]);
   });
   it("another group's later coverage is not replaced by an earlier start", () => {
     const kaiserLater = entry('2027-01-01', null, { groupId: 'grp_kaiser', planId: 'plan_kaiser_2027' });
     const midYear = item({ planId: 'plan_aetna_b', effectiveStart: '2026-07-01' });
-    expect(lines(toldCoverageAt([aetna, kaiserLater], '2026-07-01', [midYear]))).toEqual(['plan_aetna_2026']);
+    expect(plans(toldCoverageAt(byKey(aetna, kaiserLater), '2026-07-01', [midYear]))).toEqual(['plan_aetna_2026']);
+  });
+});
+
+describe('holdsAfter: whether the carrier holds the line after a last day', () => {
+  it.each([
+    ['open coverage', [entry('2026-01-01', null)], '2026-06-30', true],
+    ['told to end that day (last day in)', [entry('2026-01-01', null), entry('2026-01-01', '2026-06-30')], '2026-06-30', false],
+    ['told to end the day after (first day out)', [entry('2026-01-01', null), entry('2026-01-01', '2026-07-01')], '2026-06-30', true],
+    ['ended, but next year told to start', [entry('2026-01-01', '2026-06-30'), entry('2027-01-01', null)], '2026-06-30', true],
+    ['next year told, then cancelled', [entry('2026-01-01', '2026-06-30'), entry('2027-01-01', null), entry('2027-01-01', '2026-12-31')], '2026-06-30', false],
+  ] as const)('%s', (_name, entries, lastDay, holds) => {
+    expect(holdsAfter(entries, lastDay)).toBe(holds);
   });
 });

@@ -43,39 +43,54 @@ export function believedOn(told: readonly LedgerEntry[], day: string): LedgerEnt
   return speaking;
 }
 
+/** A member's ledger entries per carrier group and line (`groupId|lineOfCoverage`), each list in order. */
+export type LedgerByKey = ReadonlyMap<string, readonly LedgerEntry[]>;
+
+export function ledgerKey(groupId: string, lineOfCoverage: LineOfCoverage): string {
+  return `${groupId}|${lineOfCoverage}`;
+}
+
 /**
- * The told coverage (the carrier's picture once every recorded change reaches it: `expected`, one entry per
- * group and line) that a coverage starting on `start` is measured against, per line (docs/decisions.md
- * "Benefit changes and carriers"):
+ * The told coverage that a coverage starting on `start` is measured against, per line (docs/decisions.md
+ * "Benefit changes and carriers"), from `expected`: per group and line, the carrier's picture once every
+ * recorded change reaches it (the entries it was or will be told, in order, none it refused):
  *
- * - an entry running on `start` (started by then and not told to end before): the coverage the member has
- *   with that carrier then. An add or a change is open-ended, so coverage carried across a plan year's
- *   renewal is still held by its carrier on the new year's first day, and must be ended if the member
- *   leaves that carrier or waives the line.
- * - an entry of the same group as the new coverage on that line that starts later, when the new coverage
- *   reaches it (runs up to its start at least): the new coverage starts earlier, a retroactive change.
+ * - what the carrier holds on `start` (believedOn). An add or a change is open-ended, so coverage carried
+ *   across a plan year's renewal is still held by its carrier on the new year's first day, and must be ended
+ *   if the member leaves that carrier or waives the line.
+ * - else, the same group's later coverage on that line that the new coverage reaches (runs up to its start
+ *   at least): the new coverage starts earlier, a retroactive change.
  *
- * Cancelled entries and entries told to end before `start` are nothing to measure against.
+ * Cancelled entries and coverage told to end before `start` are nothing to measure against.
  */
-export function toldCoverageAt(expected: readonly LedgerEntry[], start: string, next: readonly CoverageItem[]): Map<LineOfCoverage, LedgerEntry[]> {
+export function toldCoverageAt(expected: LedgerByKey, start: string, next: readonly CoverageItem[]): Map<LineOfCoverage, LedgerEntry[]> {
   const byLine = new Map<LineOfCoverage, LedgerEntry[]>();
-  for (const entry of expected) {
-    if (isCancelled(entry)) continue;
-    const runningOnStart = startsBy(entry, start) && runsThrough(entry, start);
-    const reachedEarlier =
-      !runningOnStart &&
-      entry.start !== null &&
-      compareDates(entry.start, start) > 0 &&
-      next.some(
-        (item) =>
-          item.lineOfCoverage === entry.lineOfCoverage &&
-          item.groupId === entry.groupId &&
-          (item.effectiveEnd === null || compareDates(item.effectiveEnd, addDays(entry.start!, -1)) >= 0),
-      );
-    if (!runningOnStart && !reachedEarlier) continue;
-    const list = byLine.get(entry.lineOfCoverage) ?? [];
-    list.push(entry);
-    byLine.set(entry.lineOfCoverage, list);
+  for (const entries of expected.values()) {
+    const measured = believedOn(entries, start) ?? laterCoverageReached(entries, start, next);
+    if (measured === undefined) continue;
+    byLine.set(measured.lineOfCoverage, [...(byLine.get(measured.lineOfCoverage) ?? []), measured]);
   }
   return byLine;
+}
+
+/** The first coverage of `entries` starting after `start` that holds on its own start and that a `next` item of its group reaches. */
+function laterCoverageReached(entries: readonly LedgerEntry[], start: string, next: readonly CoverageItem[]): LedgerEntry | undefined {
+  const later = entries
+    .filter((entry) => entry.start !== null && compareDates(entry.start, start) > 0 && believedOn(entries, entry.start) === entry)
+    .sort((a, b) => compareDates(a.start!, b.start!));
+  return later.find((entry) =>
+    next.some(
+      (item) =>
+        item.lineOfCoverage === entry.lineOfCoverage &&
+        item.groupId === entry.groupId &&
+        (item.effectiveEnd === null || compareDates(item.effectiveEnd, addDays(entry.start!, -1)) >= 0),
+    ),
+  );
+}
+
+/** Whether the carrier holds any coverage of the line on a day after `day` (on it, or from a later start). */
+export function holdsAfter(entries: readonly LedgerEntry[], day: string): boolean {
+  const dayAfter = addDays(day, 1);
+  if (believedOn(entries, dayAfter) !== undefined) return true;
+  return entries.some((entry) => entry.start !== null && compareDates(entry.start, dayAfter) > 0 && believedOn(entries, entry.start) !== undefined);
 }

@@ -12,7 +12,7 @@ import { newId } from '../../shared/ids.ts';
 import type { CoverageItem, LineChange } from '../benefit-changes/benefit-change-diff.ts';
 import type { DeliveryState } from '../benefit-changes/benefit-change.table.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
-import { believedOn, type LedgerEntry } from './carrier-ledger-rules.ts';
+import { believedOn, ledgerKey, type LedgerByKey, type LedgerEntry } from './carrier-ledger-rules.ts';
 import * as repository from './carrier-ledger.repository.ts';
 import type { CarrierLedgerRow, LedgerSource } from './carrier-ledger.table.ts';
 
@@ -119,13 +119,16 @@ export async function recordHeldCoverage(trx: Transaction<Database>, owner: Owne
 }
 
 /**
- * The carrier's picture once every recorded change reaches it: the latest entry per group and line that the
- * carrier did not refuse, for the member's `lines`.
+ * The carriers' picture of the member's `lines` once every recorded change reaches them: per group and line,
+ * every entry recorded (told or waiting), oldest first, but none a carrier refused.
  */
-export async function expectedCoverage(db: Executor, memberId: string, lines: readonly LineOfCoverage[]): Promise<LedgerEntry[]> {
-  const latest = new Map<string, CarrierLedgerRow>();
-  for (const row of await repository.findStandingRows(db, memberId, [...new Set(lines)])) latest.set(`${row.group_id}|${row.line_of_coverage}`, row);
-  return [...latest.values()].map(entryOf);
+export async function expectedCoverage(db: Executor, memberId: string, lines: readonly LineOfCoverage[]): Promise<LedgerByKey> {
+  const byKey = new Map<string, LedgerEntry[]>();
+  for (const row of await repository.findStandingRows(db, memberId, [...new Set(lines)])) {
+    const key = ledgerKey(row.group_id, row.line_of_coverage);
+    byKey.set(key, [...(byKey.get(key) ?? []), entryOf(row)]);
+  }
+  return byKey;
 }
 
 /**

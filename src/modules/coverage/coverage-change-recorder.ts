@@ -13,8 +13,7 @@ import type { Database } from '../../db/schema.ts';
 import type { CoverageItem, LineChange } from '../benefit-changes/benefit-change-diff.ts';
 import { diffCoverage } from '../benefit-changes/benefit-change-diff.ts';
 import { expectedCoverage } from '../carrier-ledger/carrier-ledger.ts';
-import { isCancelled, toldCoverageAt, type LedgerEntry } from '../carrier-ledger/carrier-ledger-rules.ts';
-import { compareDates } from '../../shared/dates.ts';
+import { holdsAfter, ledgerKey, toldCoverageAt, type LedgerByKey, type LedgerEntry } from '../carrier-ledger/carrier-ledger-rules.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import type { CoverageChange, QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
 import { ENROLLMENT_EVENT_ACTIONS } from '../enrollments/enrollment-status.ts';
@@ -131,13 +130,12 @@ export class CoverageChangeRecorder {
   }
 
   /** The carriers' expected picture of the lines of the entries a termination ends or gives back, by group and line. */
-  async #expected(trx: Transaction<Database>, enrollment: EnrollmentRow, of: readonly { entry: CoverageEntry }[]): Promise<ExpectedByKey> {
-    const entries = await expectedCoverage(
+  async #expected(trx: Transaction<Database>, enrollment: EnrollmentRow, of: readonly { entry: CoverageEntry }[]): Promise<LedgerByKey> {
+    return expectedCoverage(
       trx,
       enrollment.member_id,
       of.map(({ entry }) => entry.line_of_coverage),
     );
-    return new Map(entries.map((entry) => [`${entry.groupId}|${entry.lineOfCoverage}`, entry]));
   }
 
   async #move(trx: Transaction<Database>, enrollment: EnrollmentRow, move: CoverageMove): Promise<Moved> {
@@ -160,22 +158,21 @@ export class CoverageChangeRecorder {
   }
 }
 
-type ExpectedByKey = Map<string, LedgerEntry>;
-
-function expectedOf(expected: ExpectedByKey, entry: CoverageEntry): LedgerEntry | undefined {
-  return expected.get(`${entry.group_id}|${entry.line_of_coverage}`);
+function expectedOf(expected: LedgerByKey, entry: CoverageEntry): readonly LedgerEntry[] | undefined {
+  return expected.get(ledgerKey(entry.group_id, entry.line_of_coverage));
 }
 
 /**
  * Ends each entry on its last day: a `removed` change carrying its dates per entry, unless its carrier was
  * already told the line ends by then (or never holds it: cancelled).
  */
-async function endCoverage(trx: Transaction<Database>, ends: readonly CoverageEnd[], expected: ExpectedByKey): Promise<Omit<Moved, 'loss'>> {
+async function endCoverage(trx: Transaction<Database>, ends: readonly CoverageEnd[], expected: LedgerByKey): Promise<Omit<Moved, 'loss'>> {
   const changes: LineChange[] = [];
   for (const { entry, lastDay, dependentIds } of ends) {
     await repository.endCoverage(trx, entry.id, lastDay);
+    // Nothing to tell a carrier that holds nothing of the line after the last day any more (told already).
     const told = expectedOf(expected, entry);
-    if (told !== undefined && (isCancelled(told) || (told.end !== null && compareDates(told.end, lastDay) <= 0))) continue;
+    if (told !== undefined && !holdsAfter(told, lastDay)) continue;
     changes.push({
       lineOfCoverage: entry.line_of_coverage,
       status: 'removed',
@@ -194,7 +191,7 @@ async function endCoverage(trx: Transaction<Database>, ends: readonly CoverageEn
  * Gives each entry back the end it had, if it still has the one it was given: a `change` (date_change) per
  * entry given back, measured against what its carrier was told (the termination's removal, as told).
  */
-async function restoreCoverage(trx: Transaction<Database>, restores: readonly CoverageRestore[], expected: ExpectedByKey): Promise<Omit<Moved, 'loss'>> {
+async function restoreCoverage(trx: Transaction<Database>, restores: readonly CoverageRestore[], expected: LedgerByKey): Promise<Omit<Moved, 'loss'>> {
   const changes: LineChange[] = [];
   const updated = new Map<string, EventSource<'enrollment'>>();
   for (const { entry, endedOn, previousEnd, dependentIds } of restores) {
@@ -204,7 +201,8 @@ async function restoreCoverage(trx: Transaction<Database>, restores: readonly Co
       lineOfCoverage: entry.line_of_coverage,
       status: 'change',
       changes: ['date_change'],
-      previous: expectedOf(expected, entry)?.item ?? coverageItemOf(entry, entry, dependentIds, endedOn),
+      // What its carrier was told of this entry (the termination's removal), else the entry as the termination left it.
+      previous: expectedOf(expected, entry)?.findLast((told) => told.item.enrolledPlanId === entry.id)?.item ?? coverageItemOf(entry, entry, dependentIds, endedOn),
       next: coverageItemOf(entry, entry, dependentIds, previousEnd),
       coverageStart: entry.effective_start,
       coverageEnd: previousEnd,
