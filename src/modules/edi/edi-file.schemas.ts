@@ -99,6 +99,9 @@ export const EdiFileSchema = Type.Object(
     confirmed_at: Nullable(TimestampSchema),
     delivered_at: Nullable(TimestampSchema),
     acknowledged_at: Nullable(TimestampSchema),
+    replaces: Type.Union([IdSchema, Type.Null()], {
+      description: 'The rejected file this one was built to resend (POST /edi_files/{id}/resend), carrying its benefit changes again; null otherwise',
+    }),
   },
   { title: 'EdiFile' },
 );
