@@ -184,6 +184,7 @@ export class BenefitChangeService {
     return this.#db.transaction().execute(async (trx) => {
       const current = await repository.lockBenefitChangeById(trx, scope, id);
       if (!current) throw new NotFound('benefit change');
+      if (current.status === 'no_change') throw new InvalidState('A no_change benefit change sent the carrier nothing: there is nothing it could refuse.');
       const refused: BenefitChangeRow = {
         ...current,
         delivery_state: assertDeliveryTransition('refuse', current.delivery_state),
