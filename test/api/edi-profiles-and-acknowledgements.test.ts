@@ -782,6 +782,9 @@ describe('acknowledgements', () => {
     const again = await w.admin.post(`/edi_files/${file.id}/deliver`);
     expect(again.status, again.text).toBe(409);
     expect(again.body.message).toContain('resend');
+    const retried = await w.admin.post(`/edi_files/${file.id}/retry`);
+    expect(retried.status, retried.text).toBe(409);
+    expect(retried.body.message).toContain('resend');
 
     // The next change file carries the change again, and its acceptance completes it.
     const next = await changeFile(w);

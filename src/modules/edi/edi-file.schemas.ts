@@ -83,7 +83,7 @@ export const EdiFileSchema = Type.Object(
         'Change files: members newly left out (each member and reason is listed once, then stands in GET /edi_left_out); full files: everyone the file leaves out',
     }),
     delivery_method: StringEnum(EDI_DELIVERY_METHODS),
-    delivery_attempts: Type.Integer({ description: 'Upload attempts made so far (failed ones included, every retry and resend counted)' }),
+    delivery_attempts: Type.Integer({ description: 'Upload attempts made so far (failed ones included, every retry and re-upload counted)' }),
     delivery_error: Nullable(
       Type.String({ description: 'Why the last attempt failed (null once one succeeds); names the host and the step, never a secret or an address' }),
     ),

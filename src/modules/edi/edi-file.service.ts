@@ -254,7 +254,7 @@ export class EdiFileService {
       if (!file) throw new NotFound('EDI file');
       if (file.status !== 'ready' && file.status !== 'delivery_failed')
         throw new InvalidState(
-          `The file is ${file.status}: only a ready or delivery_failed file's delivery can be retried (deliver sends a delivered file again).`,
+          `The file is ${file.status}: only a ready or delivery_failed file's delivery can be retried (${file.status === 'rejected' ? `POST /edi_files/${file.id}/resend builds a new file of a rejected file's changes` : 'deliver sends a delivered file again'}).`,
         );
       const profile = await profileRepository.findProfile(trx, file.group_id);
       if (profile?.delivery_method !== 'sftp')
