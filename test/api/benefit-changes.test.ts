@@ -334,6 +334,16 @@ describe('GET /enrollments/{id}/benefit_changes', () => {
     expect(await enrollmentStatus(approved.enrollmentId)).toBe('synced');
   });
 
+  it('when a no_change change is refused (POST /benefit_changes/{id}/refuse), then 409: the carrier was sent nothing to refuse', async () => {
+    const approved = await approvedEnrollment([{ line: 'medical', kind: 'no_change', connection: 'manual' }]);
+    const [change] = await changesOf(approved.enrollmentId);
+    const response = await t.admin.post(`/benefit_changes/${change.id}/refuse`, { reason: 'Not on file' });
+    expect(response.status, response.text).toBe(409);
+    expect(response.body.message).toContain('no_change');
+    expect(await changesOf(approved.enrollmentId)).toEqual([change]);
+    expect(await enrollmentStatus(approved.enrollmentId)).toBe('synced');
+  });
+
   it('when the enrollment touches no line at all (it waives a line the member never had), then it has no changes and is synced', async () => {
     const member = await createMember(t.admin);
     const enrollmentId = await insertEnrollmentRow({ member: member.id, employer: member.employer, status: 'approved' });

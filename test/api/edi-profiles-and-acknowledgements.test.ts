@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { createEmployer, createMember } from '../helpers/factories.ts';
+import { createPlan, createPlanConfiguration } from '../helpers/plan-factories.ts';
 import { deepArrayText, deepObjectText } from '../helpers/hostile-inputs.ts';
 import { errorFields, newProviderAdmin } from '../helpers/more-factories.ts';
 import { ApiClient, createTestApp, ok, type ApiResponse, type TestContext } from '../helpers/test-app.ts';
@@ -91,6 +92,23 @@ async function deliveredFile(w: EnrollmentWorld) {
 const acknowledge = (w: EnrollmentWorld, file: { id: string }, content: unknown) => w.admin.post(`/edi_files/${file.id}/acknowledgements`, { content });
 const changesOf = (w: EnrollmentWorld, enrollment: string) => ok(w.admin.get(`/enrollments/${enrollment}/benefit_changes`));
 const enrollmentStatus = async (w: EnrollmentWorld, enrollment: string) => (await ok(w.admin.get(`/enrollments/${enrollment}`))).status;
+/** The vision plans the world's member is covered by on `date` (GET /members/{id}/coverage). */
+const visionCoverageOn = async (w: EnrollmentWorld, date: string, member = w.member.id) =>
+  ((await ok(w.admin.get(`/members/${member}/coverage?date=${date}`))).coverage as { line_of_coverage: string; plan: string }[])
+    .filter((item) => item.line_of_coverage === 'vision')
+    .map((item) => item.plan);
+/** The event types of a record, oldest first. */
+const eventTypes = async (w: EnrollmentWorld, objectId: string) =>
+  ((await ok(w.admin.get(`/events?object_id=${objectId}`))).results as { event_type: string }[]).map((event) => event.event_type).reverse();
+/** Whether the carrier ledger counts what a benefit change tells as told to the carrier, or refused by it. */
+async function ledgerOf(benefitChangeId: string): Promise<{ told: boolean; refused: boolean }> {
+  const row = await t.database.db
+    .selectFrom('carrier_ledger')
+    .select(['told_at', 'refused_at'])
+    .where('benefit_change_id', '=', benefitChangeId)
+    .executeTakeFirstOrThrow();
+  return { told: row.told_at !== null, refused: row.refused_at !== null };
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Acknowledgements written by hand, as a carrier sends them back.
@@ -472,6 +490,7 @@ describe('who may use the EDI routes', () => {
       ['POST', `/edi_files/${file.id}/cancel`],
       ['POST', `/edi_files/${file.id}/deliver`],
       ['POST', `/edi_files/${file.id}/retry`],
+      ['POST', `/edi_files/${file.id}/resend`],
       ['POST', `/edi_files/${file.id}/acknowledgements`, { content: accepted(file) }],
     ];
     for (const client of [readOnly, employerKey, readOnlyOfEmployer]) {
@@ -722,10 +741,13 @@ describe('acknowledgements', () => {
     expect(await enrollmentStatus(w, enrollment.id)).toBe('synced');
   });
 
-  it('when a 999 rejects the file, then it is rejected, its changes rejected with the codes in their memo, and the enrollment failed', async () => {
+  it('when a 999 rejects the file (AK9 R, IK5 R), then the file is rejected with its codes, its changes go back to awaiting_file (returned), the enrollment stays approved with its coverage, and the next change file carries them', async () => {
     const w = await ediWorld();
     const enrollment = await visionEnrollment(w);
     const file = await deliveredFile(w);
+    const [sent] = await changesOf(w, enrollment.id);
+    expect(await ledgerOf(sent.id)).toMatchObject({ told: true, refused: false });
+    t.clock.advance(60_000);
     const answered = await ok(
       acknowledge(
         w,
@@ -739,12 +761,41 @@ describe('acknowledgements', () => {
         }),
       ),
     );
-    expect(answered).toMatchObject({ status: 'rejected', acknowledgement: { kind: '999', result: 'rejected' } });
+    expect(answered).toMatchObject({
+      status: 'rejected',
+      acknowledged_at: t.clock.now().toISOString(),
+      acknowledgement: { kind: '999', result: 'rejected', codes: ['AK9:R', 'IK5:R', 'IK5:5', 'IK3:NM1@5:8', 'IK4:NM109:6'] },
+      benefit_changes: [sent.id],
+    });
     const [change] = await changesOf(w, enrollment.id);
-    expect(change).toMatchObject({ delivery_state: 'rejected', completed_at: null });
-    for (const code of ['AK9:R', 'IK5:R', 'IK5:5', 'IK3:NM1@5:8', 'IK4:NM109:6']) expect(change.memo).toContain(code);
-    expect(await enrollmentStatus(w, enrollment.id)).toBe('failed');
-    // A rejected change is not sent again by itself.
+    expect(change).toMatchObject({ delivery_state: 'awaiting_file', completed_at: null });
+    for (const code of ['AK9:R', 'IK5:R', 'IK5:5', 'IK3:NM1@5:8', 'IK4:NM109:6', file.id]) expect(change.memo).toContain(code);
+    // A syntax acknowledgement is not the carrier refusing anyone: the enrollment and its coverage stand.
+    expect(await enrollmentStatus(w, enrollment.id)).toBe('approved');
+    expect(await visionCoverageOn(w, '2026-04-15')).toEqual([w.plans.vision.id]);
+    expect(await eventTypes(w, sent.id)).toEqual(['benefit_change.created', 'benefit_change.sent', 'benefit_change.returned']);
+    expect((await ok(w.admin.get('/events?type=enrollment.failed,benefit_change.rejected'))).results).toEqual([]);
+    expect((await ok(w.admin.get('/alerts?kind=benefit_change_refused'))).results).toEqual([]);
+    // The carrier was never told: the ledger no longer counts it.
+    expect(await ledgerOf(sent.id)).toMatchObject({ told: false, refused: false });
+    // The rejected file is not sent again as it is.
+    const again = await w.admin.post(`/edi_files/${file.id}/deliver`);
+    expect(again.status, again.text).toBe(409);
+    expect(again.body.message).toContain('resend');
+    const retried = await w.admin.post(`/edi_files/${file.id}/retry`);
+    expect(retried.status, retried.text).toBe(409);
+    expect(retried.body.message).toContain('resend');
+
+    // The next change file carries the change again, and its acceptance completes it.
+    const next = await changeFile(w);
+    expect(next).toMatchObject({ benefit_changes: [sent.id], replaces: null });
+    expect(next.interchange_control_number).toBe(file.interchange_control_number + 1);
+    expect((await ok(w.admin.get(`/edi_files/${file.id}`))).benefit_changes).toEqual([sent.id]);
+    await ok(w.admin.post(`/edi_files/${next.id}/deliver`));
+    expect(await ledgerOf(sent.id)).toMatchObject({ told: true });
+    await ok(acknowledge(w, next, accepted(next)));
+    expect((await changesOf(w, enrollment.id))[0]).toMatchObject({ delivery_state: 'completed' });
+    expect(await enrollmentStatus(w, enrollment.id)).toBe('synced');
     expect((await buildFile(w)).status).toBe(409);
   });
 
@@ -756,16 +807,18 @@ describe('acknowledgements', () => {
     expect(answered.status).toBe('rejected');
   });
 
-  it('when a TA1 rejects the interchange, then the file and its changes are rejected', async () => {
+  it('when a TA1 rejects the interchange, then the file is rejected, its changes go back to awaiting_file and the enrollment stays approved', async () => {
     const w = await ediWorld();
     const enrollment = await visionEnrollment(w);
     const file = await deliveredFile(w);
     const answered = await ok(acknowledge(w, file, ta1(file.interchange_control_number, 'R', '022')));
     expect(answered).toMatchObject({ status: 'rejected', acknowledgement: { kind: 'TA1', result: 'rejected', codes: ['TA1:R', 'TA105:022'] } });
     const [change] = await changesOf(w, enrollment.id);
-    expect(change).toMatchObject({ delivery_state: 'rejected' });
+    expect(change).toMatchObject({ delivery_state: 'awaiting_file', completed_at: null });
     expect(change.memo).toContain('TA105:022');
-    expect(await enrollmentStatus(w, enrollment.id)).toBe('failed');
+    expect(await enrollmentStatus(w, enrollment.id)).toBe('approved');
+    expect(await visionCoverageOn(w, '2026-04-15')).toEqual([w.plans.vision.id]);
+    expect((await ok(buildFile(w), 201)).benefit_changes).toEqual([change.id]);
   });
 
   it('when a TA1 accepts the interchange, then it is recorded and nothing completes until the 999 says so', async () => {
@@ -904,6 +957,184 @@ function forged999({
     'IEA*1*000000703~',
   ].join('\n');
 }
+
+/** A 999 rejecting the file as a whole (AK9 R, IK5 R). */
+const rejected999 = (file: { group_control_number: number }) => ack999({ groupControlNumber: file.group_control_number, set: 'R', group: 'R' });
+
+/** A change file carrying the world member's vision change and one of another member's, delivered, then rejected by a 999. */
+async function rejectedFileOfTwo(w: EnrollmentWorld) {
+  const first = await visionEnrollment(w);
+  const other = await createMember(w.admin, { employer: w.employer.id, first_name: 'Resent', ssn: '521443829' });
+  const second = await visionEnrollment(w, [], other.id);
+  const file = await deliveredFile(w);
+  const changes = [(await changesOf(w, first.id))[0].id as string, (await changesOf(w, second.id))[0].id as string];
+  expect([...file.benefit_changes].sort()).toEqual([...changes].sort());
+  t.clock.advance(1000);
+  await ok(acknowledge(w, file, rejected999(file)));
+  return { file, enrollments: [first, second], changes };
+}
+
+describe('resending a rejected file (POST /edi_files/{id}/resend)', () => {
+  it('when a rejected change file is resent, then a new file (201, new control numbers) replaces it, carrying its changes still waiting and nothing else; it is delivered and accepted like any file', async () => {
+    const w = await ediWorld();
+    const { file, enrollments, changes } = await rejectedFileOfTwo(w);
+    // A third change, approved after the rejection, waits for the next change file, not for the resend.
+    const third = await createMember(w.admin, { employer: w.employer.id, first_name: 'Later', ssn: '521443830' });
+    const later = await visionEnrollment(w, [], third.id);
+    const [laterChange] = await changesOf(w, later.id);
+    t.clock.advance(1000);
+
+    const response = await w.admin.post(`/edi_files/${file.id}/resend`);
+    expect(response.status, response.text).toBe(201);
+    const resent = response.body;
+    expect(resent).toMatchObject({
+      kind: 'change',
+      action: 'change',
+      status: 'ready',
+      replaces: file.id,
+      member_count: 2,
+      created_at: t.clock.now().toISOString(),
+    });
+    expect([...resent.benefit_changes].sort()).toEqual([...changes].sort());
+    expect(resent.id).not.toBe(file.id);
+    expect(resent.interchange_control_number).toBe(file.interchange_control_number + 1);
+    expect(resent.group_control_number).toBe(file.group_control_number + 1);
+    const content = await w.admin.get(`/edi_files/${resent.id}/content`);
+    await expectGuideConformant(resent, content.text);
+    // The rejected file stays as it was: rejected, listing what it carried.
+    expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toMatchObject({ status: 'rejected', replaces: null, benefit_changes: file.benefit_changes });
+    expect((await ok(w.admin.get(`/events?object_id=${resent.id}`))).results.map((event: { event_type: string }) => event.event_type)).toEqual([
+      'edi_file.created',
+    ]);
+
+    // Everything of the rejected file is carried now: a second resend has nothing to send, and the next change file has the later change only.
+    const twice = await w.admin.post(`/edi_files/${file.id}/resend`);
+    expect(twice.status, twice.text).toBe(409);
+    expect(twice.body).toMatchObject({ type: 'invalid_state' });
+    expect(twice.body.message).toContain('Nothing to resend');
+    expect((await changeFile(w)).benefit_changes).toEqual([laterChange.id]);
+
+    await ok(w.admin.post(`/edi_files/${resent.id}/deliver`));
+    expect(await ok(acknowledge(w, resent, accepted(resent)))).toMatchObject({ status: 'accepted' });
+    for (const enrollment of enrollments) {
+      expect((await changesOf(w, enrollment.id))[0]).toMatchObject({ delivery_state: 'completed' });
+      expect(await enrollmentStatus(w, enrollment.id)).toBe('synced');
+    }
+  });
+
+  it('when some changes of a rejected file were completed by hand or carried by the next change file since, then the resend carries only those still waiting; with none left it is 409', async () => {
+    const w = await ediWorld();
+    const { file, changes } = await rejectedFileOfTwo(w);
+    t.clock.advance(1000);
+    await ok(w.admin.patch(`/benefit_changes/${changes[0]}`, { completed_at: t.clock.now().toISOString() }));
+    const resent = await ok(w.admin.post(`/edi_files/${file.id}/resend`), 201);
+    expect(resent).toMatchObject({ replaces: file.id, benefit_changes: [changes[1]], member_count: 1 });
+
+    // Another rejected file whose changes the next change file carried: nothing to resend.
+    const w2 = await ediWorld();
+    const other = await rejectedFileOfTwo(w2);
+    expect([...(await changeFile(w2)).benefit_changes].sort()).toEqual([...other.changes].sort());
+    const response = await w2.admin.post(`/edi_files/${other.file.id}/resend`);
+    expect(response.status, response.text).toBe(409);
+    expect(response.body.message).toContain('Nothing to resend');
+  });
+
+  it('when the file is not a rejected change file, then resend is 409 saying what to do instead; an unknown file is 404', async () => {
+    const w = await ediWorld();
+    await visionEnrollment(w);
+    const file = await changeFile(w);
+    for (const status of ['ready', 'delivered', 'accepted']) {
+      if (status === 'delivered') await ok(w.admin.post(`/edi_files/${file.id}/deliver`));
+      if (status === 'accepted') await ok(acknowledge(w, file, accepted(file)));
+      const response = await w.admin.post(`/edi_files/${file.id}/resend`);
+      expect(response.status, `${status}: ${response.text}`).toBe(409);
+      expect(response.body.message).toContain(`The file is ${status}`);
+      expect(response.body.message).toContain('deliver or retry');
+    }
+    // A rejected full file carries no benefit changes: a new full file is built instead.
+    const full = await ok(buildFile(w, { kind: 'full', as_of: '2026-04-15' }), 201);
+    await ok(w.admin.post(`/edi_files/${full.id}/confirm`));
+    await ok(w.admin.post(`/edi_files/${full.id}/deliver`));
+    await ok(acknowledge(w, full, rejected999(full)));
+    const fullResend = await w.admin.post(`/edi_files/${full.id}/resend`);
+    expect(fullResend.status, fullResend.text).toBe(409);
+    expect(fullResend.body.message).toContain('kind full');
+    expect((await w.admin.post('/edi_files/edi_file_000000000000000000000000/resend')).status).toBe(404);
+    expect((await ok(w.admin.get(`/edi_files?group=${w.groups.ediGroup.id}`))).results).toHaveLength(2);
+  });
+
+  it('when a file is resent twice at once, or resent while a change file is built, then each change goes in one file only', async () => {
+    const w = await ediWorld();
+    const { file, changes } = await rejectedFileOfTwo(w);
+    const answers = await Promise.all([w.admin.post(`/edi_files/${file.id}/resend`), w.admin.post(`/edi_files/${file.id}/resend`)]);
+    expect(answers.map((answer) => answer.status).sort(), answers.map((answer) => answer.text).join('\n')).toEqual([201, 409]);
+
+    const w2 = await ediWorld();
+    const other = await rejectedFileOfTwo(w2);
+    const [resend, build] = await Promise.all([w2.admin.post(`/edi_files/${other.file.id}/resend`), buildFile(w2)]);
+    const built = [resend, build].filter((answer) => answer.status === 201);
+    expect(built, `${resend.status} ${resend.text}\n${build.status} ${build.text}`).toHaveLength(1);
+    expect([...built[0]!.body.benefit_changes].sort()).toEqual([...other.changes].sort());
+    expect([resend, build].find((answer) => answer.status !== 201)!.status).toBe(409);
+    void changes;
+  });
+});
+
+describe('a 999 rejecting the file of a mid-year plan change (docs/decisions.md "Carrier EDI", Acknowledgements)', () => {
+  it('when the change file of a plan change is delivered and a 999 rejects it, then the member keeps the new plan from its start, the enrollment stays approved, the next change file carries the change again and a full file lists the member', async () => {
+    const w = await ediWorld();
+    const visionPlus = await createPlan(w.admin, { group: w.groups.ediGroup.id, plan_name: 'Vision Plus', line_of_coverage: 'vision' });
+    await createPlanConfiguration(w.admin, { plan: visionPlus.id, waiting_period_days: 0 });
+    // Vision Care from 2026-04-01, told to the carrier and accepted, in a change file and a full file.
+    const openEnrollment = await visionEnrollment(w);
+    const first = await deliveredFile(w);
+    await ok(acknowledge(w, first, accepted(first)));
+    const full = await ok(buildFile(w, { kind: 'full', as_of: '2026-04-15' }), 201);
+    await ok(w.admin.post(`/edi_files/${full.id}/confirm`));
+    await ok(w.admin.post(`/edi_files/${full.id}/deliver`));
+    await ok(acknowledge(w, full, accepted(full)));
+    expect(await enrollmentStatus(w, openEnrollment.id)).toBe('synced');
+
+    // A change of employment moves the member to Vision Plus from 2026-06-01.
+    const switched = await approvedEnrollment(w, {
+      category: 'qle',
+      reason: 'employment_change',
+      change_date: '2026-02-28',
+      effective_start: '2026-06-01',
+      enrolled_plans: [{ plan: visionPlus.id }],
+    });
+    const [change] = await changesOf(w, switched.id);
+    expect(change).toMatchObject({ status: 'change', changes: expect.arrayContaining(['plan_change']), coverage_start: '2026-06-01' });
+    t.clock.advance(60_000);
+    const file = await deliveredFile(w);
+    expect(file.benefit_changes).toEqual([change.id]);
+    t.clock.advance(60_000);
+    await ok(
+      acknowledge(w, file, ack999({ groupControlNumber: file.group_control_number, set: 'R', group: 'R', errors: ['IK3*REF*7*2000*8'], setErrors: ['5'] })),
+    );
+
+    // Coverage in force is ours, never the acknowledgement's: the old plan to 2026-05-31, the new one from 2026-06-01.
+    expect(await enrollmentStatus(w, switched.id)).toBe('approved');
+    expect(await visionCoverageOn(w, '2026-05-31')).toEqual([w.plans.vision.id]);
+    expect(await visionCoverageOn(w, '2026-06-01')).toEqual([visionPlus.id]);
+    expect(await visionCoverageOn(w, '2026-06-11')).toEqual([visionPlus.id]);
+    expect((await changesOf(w, switched.id))[0]).toMatchObject({ delivery_state: 'awaiting_file' });
+
+    // The next change file carries the change again (not "nothing to send").
+    t.clock.advance(60_000);
+    const next = await changeFile(w);
+    expect(next.benefit_changes).toEqual([change.id]);
+    const nextContent = (await w.admin.get(`/edi_files/${next.id}/content`)).text;
+    expect(nextContent).toContain('HD*001**VIS*Vision Plus');
+
+    // A full file lists the member on the new plan, and nobody is missing.
+    t.clock.advance(60_000);
+    const later = await ok(buildFile(w, { kind: 'full', as_of: '2026-06-15' }), 201);
+    expect(later).toMatchObject({ member_count: 1, missing: [], left_out: [] });
+    const fullContent = (await w.admin.get(`/edi_files/${later.id}/content`)).text;
+    expect(fullContent).toContain('HD*030**VIS*Vision Plus');
+  });
+});
 
 describe('acknowledgements that are not for the file', () => {
   /** A delivered file with one benefit change sent; afterwards: nothing of it changed. */
@@ -1053,8 +1284,8 @@ describe('two requests at once on one profile or file', () => {
     const winner = answers.find((answer) => answer.status === 200)!.body;
     expect(await ok(w.admin.get(`/edi_files/${file.id}`))).toEqual(winner);
     const [change] = await changesOf(w, enrollment.id);
-    expect(change.delivery_state).toBe(winner.status === 'accepted' ? 'completed' : 'rejected');
-    expect(await enrollmentStatus(w, enrollment.id)).toBe(winner.status === 'accepted' ? 'synced' : 'failed');
+    expect(change.delivery_state).toBe(winner.status === 'accepted' ? 'completed' : 'awaiting_file');
+    expect(await enrollmentStatus(w, enrollment.id)).toBe(winner.status === 'accepted' ? 'synced' : 'approved');
     expect((await ok(w.admin.get('/events?type=edi_file.accepted,edi_file.rejected'))).results).toHaveLength(1);
   });
 

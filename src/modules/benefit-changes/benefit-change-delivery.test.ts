@@ -9,10 +9,11 @@ const ALLOWED: Record<DeliveryAction, Partial<Record<DeliveryState, DeliveryStat
   carrier_reject: { queued: 'rejected', sent: 'rejected' },
   deliver_file: { awaiting_file: 'sent' },
   file_accept: { awaiting_file: 'completed', sent: 'completed' },
-  file_reject: { awaiting_file: 'rejected', sent: 'rejected' },
+  file_return: { awaiting_file: 'awaiting_file', sent: 'awaiting_file' },
   complete_by_hand: { manual: 'completed', awaiting_file: 'completed', sent: 'completed', rejected: 'completed', completed: 'completed' },
   reopen_manual: { completed: 'manual' },
   reopen_file: { completed: 'awaiting_file' },
+  refuse: { manual: 'rejected', awaiting_file: 'rejected', sent: 'rejected', completed: 'rejected' },
 };
 
 const cases = (Object.keys(DELIVERY_TRANSITIONS) as DeliveryAction[]).flatMap((action) =>
@@ -35,11 +36,16 @@ describe('benefit change delivery state machine', () => {
   });
 
   it('when the table is read, then only a person moves a change out of rejected or completed', () => {
-    const byHand = new Set<DeliveryAction>(['complete_by_hand', 'reopen_manual', 'reopen_file']);
+    const byHand = new Set<DeliveryAction>(['complete_by_hand', 'reopen_manual', 'reopen_file', 'refuse']);
     for (const final of ['completed', 'rejected'] as const) {
       for (const action of Object.keys(DELIVERY_TRANSITIONS) as DeliveryAction[]) {
         if (!byHand.has(action)) expect(canTransitionDelivery(action, final)).toBe(false);
       }
     }
+  });
+
+  it('when the table is read, then only a business refusal leads to rejected: an acknowledgement never does', () => {
+    const rejecting = (Object.keys(DELIVERY_TRANSITIONS) as DeliveryAction[]).filter((action) => DELIVERY_TRANSITIONS[action].to === 'rejected');
+    expect(rejecting.sort()).toEqual(['carrier_reject', 'refuse']);
   });
 });

@@ -90,13 +90,14 @@ export async function transitionDelivery(
 }
 
 /**
- * Applies delivery transition `action` to every change an 834 file carried that is still in one of its `from`
+ * Applies delivery transition `action` to every change an 834 file carries (its rows not returned by a
+ * rejection: a change a rejected file sent back may be in a later file) that is still in one of its `from`
  * states, in one conditional UPDATE; returns the changes it moved.
  */
 export async function transitionChangesOfEdiFile(
   trx: Transaction<Database>,
   fileId: string,
-  action: 'deliver_file' | 'file_accept' | 'file_reject',
+  action: 'deliver_file' | 'file_accept' | 'file_return',
   fields: { completed_at?: string | null; memo?: string | null } = {},
 ): Promise<BenefitChangeRow[]> {
   const { from, to } = DELIVERY_TRANSITIONS[action];
@@ -104,7 +105,7 @@ export async function transitionChangesOfEdiFile(
     .updateTable('benefit_changes')
     .set({ ...fields, delivery_state: to })
     .where('delivery_state', 'in', [...from])
-    .where('id', 'in', (eb) => eb.selectFrom('edi_file_changes').select('benefit_change_id').where('edi_file_id', '=', fileId))
+    .where('id', 'in', (eb) => eb.selectFrom('edi_file_changes').select('benefit_change_id').where('edi_file_id', '=', fileId).where('returned_at', 'is', null))
     .returningAll()
     .execute();
   await syncWithDelivery(

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Paginator } from '../../http/pagination.ts';
 import { IdParamsSchema, errorResponses } from '../../http/schemas.ts';
 import { scopeOf } from '../../shared/tenancy.ts';
-import { BenefitChangeListSchema, BenefitChangeSchema, UpdateBenefitChangeBodySchema } from './benefit-change.schemas.ts';
+import { BenefitChangeListSchema, BenefitChangeSchema, RefuseBenefitChangeBodySchema, UpdateBenefitChangeBodySchema } from './benefit-change.schemas.ts';
 import type { BenefitChangeService } from './benefit-change.service.ts';
 
 const tags = ['Benefit changes'];
@@ -51,5 +51,23 @@ export function registerBenefitChangeRoutes(app: FastifyInstance, deps: { benefi
       },
     },
     async (request) => benefitChanges.updateBenefitChange(scopeOf(request.auth), request.params.public_id, request.body),
+  );
+
+  api.post(
+    '/benefit_changes/:public_id/refuse',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary:
+          "Record the carrier's business refusal of a benefit change (from its report or portal), with its reason: the change is rejected and its enrollment failed",
+        description:
+          "Admin keys only. Allowed while the change is manual, awaiting_file, sent or completed (a carrier may refuse after accepting a file); 409 otherwise. The reason goes to memo; the member and the employer get a benefit_change_refused alert. A 999/TA1 rejection of a file is not a refusal: it sends the file's changes back to be sent.",
+        params: IdParamsSchema,
+        body: RefuseBenefitChangeBodySchema,
+        response: { 200: BenefitChangeSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request) => benefitChanges.refuseBenefitChange(scopeOf(request.auth), request.params.public_id, request.body.reason),
   );
 }

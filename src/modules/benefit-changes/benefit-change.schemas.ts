@@ -32,7 +32,8 @@ export const BenefitChangeSchema = Type.Object(
     completed_at: Nullable(TimestampSchema),
     needs_manual_completion: Type.Boolean({ description: 'True for manual connections: a person completes it with PATCH' }),
     delivery_state: StringEnum(DELIVERY_STATES, {
-      description: 'manual (waiting for a person), queued/sent (carrier API), awaiting_file (834 file), completed, rejected (by the carrier)',
+      description:
+        'manual (waiting for a person), queued/sent (carrier API), awaiting_file (834 file, also after a 999/TA1 rejected the file that carried it), completed, rejected (refused by the carrier)',
     }),
     created_at: TimestampSchema,
   },
@@ -58,3 +59,15 @@ export const UpdateBenefitChangeBodySchema = Type.Object(
   { title: 'UpdateBenefitChangeBody', additionalProperties: false },
 );
 export type UpdateBenefitChangeBody = Static<typeof UpdateBenefitChangeBodySchema>;
+
+export const RefuseBenefitChangeBodySchema = Type.Object(
+  {
+    reason: Type.String({
+      minLength: 1,
+      maxLength: MEMO_MAX_LENGTH,
+      description: "The carrier's reason, as its report or portal gives it (kept in memo; told to no one else). Never an SSN or other personal data.",
+    }),
+  },
+  { title: 'RefuseBenefitChangeBody', additionalProperties: false },
+);
+export type RefuseBenefitChangeBody = Static<typeof RefuseBenefitChangeBodySchema>;

@@ -8,13 +8,14 @@ import { newId } from '../../shared/ids.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { lockEnrollmentStatus, settleEnrollment } from '../enrollments/enrollment-lifecycle.ts';
-import { ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS } from '../enrollments/enrollment-status.ts';
+import { ENROLLMENT_EVENT_ACTIONS } from '../enrollments/enrollment-status.ts';
 import type { ConnectionMethod } from '../groups/group.table.ts';
 import type { LineChange } from './benefit-change-diff.ts';
 import { assertDeliveryTransition } from './benefit-change-delivery.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { NewEvent } from '../events/event-log.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
+import type { NewAlert } from '../alerts/alert.service.ts';
 import type { EventAction } from '../events/event-types.ts';
 import * as repository from './benefit-change.repository.ts';
 import { recordTold } from '../carrier-ledger/carrier-ledger.ts';
@@ -171,6 +172,34 @@ export class BenefitChangeService {
     });
   }
 
+  /**
+   * Records the carrier's business refusal of a change (docs/decisions.md "Benefit changes and carriers",
+   * Refusals): learned from its report or portal by an admin, with its reason (kept in memo). The change becomes
+   * `rejected` (the carrier ledger marks it refused), its enrollment `failed` (also from synced: a carrier may
+   * refuse after accepting a file), and the member and the employer get a `benefit_change_refused` alert.
+   * Change row first, then the enrollment: the order every roll-up takes its locks in.
+   */
+  async refuseBenefitChange(scope: Scope, id: string, reason: string): Promise<BenefitChangeResponse> {
+    if (reason.trim() === '') throw validationFailed(['reason'], 'Cannot be blank: say why the carrier refused the change.');
+    return this.#db.transaction().execute(async (trx) => {
+      const current = await repository.lockBenefitChangeById(trx, scope, id);
+      if (!current) throw new NotFound('benefit change');
+      if (current.status === 'no_change') throw new InvalidState('A no_change benefit change sent the carrier nothing: there is nothing it could refuse.');
+      const refused: BenefitChangeRow = {
+        ...current,
+        delivery_state: assertDeliveryTransition('refuse', current.delivery_state),
+        completed_at: null,
+        memo: reason,
+      };
+      if (!(await repository.transitionDelivery(trx, current.id, 'refuse', { completed_at: null, memo: reason }))) {
+        throw new InvalidState('The benefit change changed while this request ran; read it again.');
+      }
+      const events = await rollUpEnrollment(trx, current.enrollment_id, [eventOf('benefit_change', 'rejected', refused)]);
+      await this.#changes.commit(trx, { events, alerts: refusalAlerts(refused) });
+      return toBenefitChangeResponse(refused);
+    });
+  }
+
   async #completion(
     trx: Transaction<Database>,
     current: BenefitChangeRow,
@@ -205,7 +234,7 @@ export class BenefitChangeService {
 }
 
 /**
- * The event of a change to a benefit change: its hand-off completing, rejected or reopened, else `updated`
+ * The event of a change to a benefit change: its hand-off completing, rejected, sent back or reopened, else `updated`
  * (memo, assignee, or a new completion date of a change already completed).
  */
 export function deliveryEventAction(
@@ -220,26 +249,31 @@ export function deliveryEventAction(
       return 'rejected';
     case 'sent':
       return 'sent';
+    case 'awaiting_file':
+      if (before.delivery_state === 'sent') return 'returned';
+      return before.delivery_state === 'completed' ? 'reopened' : 'updated';
     case 'manual':
     case 'queued':
-    case 'awaiting_file':
       return before.delivery_state === 'completed' ? 'reopened' : 'updated';
   }
 }
 
 /**
  * Settles the enrollment once its changes are settled (docs/decisions.md "Benefit changes and carriers"): `failed`
- * when a carrier rejected one, `synced` when every one is completed (also when it has none: nothing had to be sent).
- * A conditional UPDATE from `approved` only, so a race loses cleanly. The enrollment row is locked before the changes
- * are read, so two changes completing at once cannot both see the other one still open. Returns `withEvents` (the
- * caller's events of the changes that settled) followed by the enrollment's own event, for the caller to commit.
+ * when a carrier refused one (from approved, or from synced: a refusal may come after the carrier accepted the
+ * file), `synced` when every one is completed (also when it has none: nothing had to be sent). A conditional
+ * UPDATE, so a race loses cleanly. The enrollment row is locked before the changes are read, so two changes
+ * completing at once cannot both see the other one still open. Returns `withEvents` (the caller's events of the
+ * changes that settled) followed by the enrollment's own event, for the caller to commit.
  */
 export async function rollUpEnrollment(trx: Transaction<Database>, enrollmentId: string, withEvents: readonly NewEvent[]): Promise<NewEvent[]> {
   const enrollment = await lockEnrollmentStatus(trx, enrollmentId);
-  const action = enrollment?.status === 'approved' ? settlingAction(await repository.listDeliveryStatesOfEnrollment(trx, enrollmentId)) : undefined;
-  if (enrollment === undefined || action === undefined) return [...withEvents];
-  const to = ENROLLMENT_TRANSITIONS[action].to;
-  await settleEnrollment(trx, enrollmentId, action);
+  if (enrollment === undefined || (enrollment.status !== 'approved' && enrollment.status !== 'synced')) return [...withEvents];
+  const action = settlingAction(await repository.listDeliveryStatesOfEnrollment(trx, enrollmentId));
+  // A synced enrollment settles again only when a carrier refuses one of its changes.
+  if (action === undefined || (enrollment.status === 'synced' && action !== 'reject')) return [...withEvents];
+  const to = await settleEnrollment(trx, enrollmentId, action);
+  if (to === undefined) return [...withEvents];
   return [...withEvents, eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS[action], { ...enrollment, status: to })];
 }
 
@@ -247,4 +281,47 @@ function settlingAction(states: readonly DeliveryState[]): 'complete' | 'reject'
   if (states.includes('rejected')) return 'reject';
   if (states.every((state) => state === 'completed')) return 'complete';
   return undefined;
+}
+
+/**
+ * What the member and the employer are told when a carrier refuses a benefit change (an admin's `refuse`, or the
+ * carrier API's final refusal): one `benefit_change_refused` alert each, once per change. The carrier's reason
+ * stays in the change's memo (free text: it is not copied into alerts).
+ */
+export function refusalAlerts(
+  change: Pick<
+    BenefitChangeRow,
+    'id' | 'provider_id' | 'employer_id' | 'member_id' | 'enrollment_id' | 'group_id' | 'line_of_coverage' | 'status' | 'delivery_state'
+  >,
+): NewAlert[] {
+  const payload = {
+    benefit_change: change.id,
+    enrollment: change.enrollment_id,
+    group: change.group_id,
+    line_of_coverage: change.line_of_coverage,
+    status: change.status,
+    delivery_state: change.delivery_state,
+  };
+  const alert = (audience: 'member' | 'employer', message: string): NewAlert => ({
+    providerId: change.provider_id,
+    employerId: change.employer_id,
+    audience,
+    kind: 'benefit_change_refused',
+    relatedObjectType: 'benefit_change',
+    relatedObjectId: change.id,
+    memberId: change.member_id,
+    message,
+    payload,
+    key: `benefit_change_refused:${change.id}:${audience}`,
+  });
+  return [
+    alert(
+      'member',
+      `The carrier did not accept the change to your ${change.line_of_coverage} coverage (benefit change ${change.id} of enrollment ${change.enrollment_id}). Your employer's benefits team has the carrier's reason and will help you with what to do next.`,
+    ),
+    alert(
+      'employer',
+      `The carrier refused the ${change.line_of_coverage} benefit change ${change.id} (${change.status}) of member ${change.member_id}; enrollment ${change.enrollment_id} is failed. The carrier's reason is in the benefit change's memo: review it with the member, correct what the carrier needs and enroll again, or take it up with the carrier.`,
+    ),
+  ];
 }

@@ -7,7 +7,7 @@ import { parseMetadata } from '../../shared/metadata.ts';
 import { findChangeForDelivery, transitionDelivery, type ChangeForDelivery } from '../benefit-changes/benefit-change.repository.ts';
 import { DELIVERY_TRANSITIONS } from '../benefit-changes/benefit-change-delivery.ts';
 import { MEMO_MAX_LENGTH } from '../benefit-changes/benefit-change.schemas.ts';
-import { SEND_BENEFIT_CHANGE_JOB, rollUpEnrollment } from '../benefit-changes/benefit-change.service.ts';
+import { SEND_BENEFIT_CHANGE_JOB, refusalAlerts, rollUpEnrollment } from '../benefit-changes/benefit-change.service.ts';
 import type { ChangeKind } from '../benefit-changes/benefit-change.table.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
@@ -52,10 +52,11 @@ async function sendBenefitChange({ db, clock, changes, adapter }: CarrierJobDepe
     const [action, fields] = outcome.accepted
       ? (['carrier_accept', { completed_at: clock.now().toISOString(), memo: `Accepted by carrier: ${outcome.reference}`.slice(0, MEMO_MAX_LENGTH) }] as const)
       : (['carrier_reject', { memo: outcome.reason.slice(0, MEMO_MAX_LENGTH) }] as const);
-    const settled = { ...fields, delivery_state: DELIVERY_TRANSITIONS[action].to };
+    const settled = { ...change, ...fields, delivery_state: DELIVERY_TRANSITIONS[action].to };
     if (!(await transitionDelivery(trx, id, action, fields))) return;
-    const events = await rollUpEnrollment(trx, change.enrollment_id, [eventOf('benefit_change', settled.delivery_state, { ...change, ...settled })]);
-    await changes.commit(trx, { events });
+    const events = await rollUpEnrollment(trx, change.enrollment_id, [eventOf('benefit_change', settled.delivery_state, settled)]);
+    // The carrier API's final refusal is a business refusal: the member and the employer are told, as for one an admin records.
+    await changes.commit(trx, { events, alerts: outcome.accepted ? [] : refusalAlerts(settled) });
   });
 }
 

@@ -7,7 +7,9 @@ import { InvalidState, NotFound, validationFailed } from '../../shared/errors.ts
 import { newId } from '../../shared/ids.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { transitionChangesOfEdiFile } from '../benefit-changes/benefit-change.repository.ts';
+import { MEMO_MAX_LENGTH } from '../benefit-changes/benefit-change.schemas.ts';
 import { rollUpEnrollment } from '../benefit-changes/benefit-change.service.ts';
+import { truncate } from '../../shared/text.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { NewEvent } from '../events/event-log.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
@@ -91,8 +93,8 @@ export function toUnmatchedAcknowledgementResponse(row: EdiUnmatchedAcknowledgem
 
 /**
  * Applies carriers' acknowledgements: a 999 that accepts the file completes its benefit changes (and their
- * enrollments roll up to synced); one that rejects it (or a TA1 that rejects the interchange) rejects them,
- * with the codes in their memo (their enrollments fail). Posted by an admin, or picked up over SFTP. Only an
+ * enrollments roll up to synced); one that rejects it (or a TA1 that rejects the interchange) sends them back
+ * to wait for a file, with the codes in their memo (enrollments and coverage stay as they are). Posted by an admin, or picked up over SFTP. Only an
  * acknowledgement that matches the file in every element applies (acknowledgement-matching.ts); a picked-up
  * one that matches none of ours is stored unmatched, with why.
  */
@@ -312,16 +314,29 @@ export class EdiAcknowledgements {
     }
     const updated: EdiFileRow = { ...file, status: verdict.result, acknowledgement: JSON.stringify(record), acknowledged_at: now };
     await fileRepository.updateFile(trx, updated);
-    const rejected = verdict.result === 'rejected';
-    const memo = `${rejected ? 'Rejected' : 'Accepted'} by the carrier's ${verdict.kind} for file ${file.id} (ISA13 ${file.interchange_control_number}): ${verdict.codes.join(' ')}`;
-    const settled = await transitionChangesOfEdiFile(trx, file.id, rejected ? 'file_reject' : 'file_accept', { completed_at: rejected ? null : now, memo });
+    if (verdict.result === 'rejected') return [...(await this.#returnChanges(trx, file, verdict, now)), eventOf('edi_file', 'rejected', updated)];
+    const memo = `Accepted by the carrier's ${verdict.kind} for file ${file.id} (ISA13 ${file.interchange_control_number}): ${verdict.codes.join(' ')}`;
+    const settled = await transitionChangesOfEdiFile(trx, file.id, 'file_accept', { completed_at: now, memo });
     const byEnrollment = Map.groupBy(settled, (change) => change.enrollment_id);
     const events: NewEvent[] = [];
     for (const enrollmentId of [...byEnrollment.keys()].sort()) {
-      const changes = byEnrollment.get(enrollmentId)!.map((change) => eventOf('benefit_change', rejected ? 'rejected' : 'completed', change));
+      const changes = byEnrollment.get(enrollmentId)!.map((change) => eventOf('benefit_change', 'completed', change));
       events.push(...(await rollUpEnrollment(trx, enrollmentId, changes)));
     }
     return [...events, eventOf('edi_file', verdict.result, updated)];
+  }
+
+  /**
+   * A 999 or TA1 rejected the file: that is about the file's syntax or envelope (005010X231A1; TA1 of the ISA),
+   * not the carrier refusing anyone, so coverage and enrollments stay as they are, and the file's changes go
+   * back to wait for a file (file_return; the carrier ledger no longer counts them as told), each with a
+   * `returned` event and the codes in its memo. The next change file, or a resend of this one, carries them.
+   */
+  async #returnChanges(trx: Transaction<Database>, file: EdiFileRow, verdict: Verdict, now: string): Promise<NewEvent[]> {
+    const memo = `Sent back: the carrier's ${verdict.kind} rejected file ${file.id} (ISA13 ${file.interchange_control_number}): ${verdict.codes.join(' ')}. The next change file (or POST /edi_files/${file.id}/resend) carries it again.`;
+    const returned = await transitionChangesOfEdiFile(trx, file.id, 'file_return', { completed_at: null, memo: truncate(memo, MEMO_MAX_LENGTH) });
+    await fileRepository.markFileChangesReturned(trx, file.id, now);
+    return returned.map((change) => eventOf('benefit_change', 'returned', change));
   }
 }
 

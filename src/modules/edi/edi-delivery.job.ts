@@ -48,9 +48,9 @@ class StoredContentMismatch extends Error {
 
 /**
  * Uploads one stored file to its group's SFTP drop and records it delivered. The file is never rebuilt: a
- * resend uploads the same stored bytes under the same name (the carrier's file is replaced). Jobs run at least
- * once, so a file no longer sendable is left alone. The upload happens outside any transaction; only its
- * outcome is recorded in one.
+ * re-upload (deliver) sends the same stored bytes under the same name (the carrier's file is replaced). Jobs run
+ * at least once, so a file no longer sendable (a rejected one among them: resend builds a new file) is left
+ * alone. The upload happens outside any transaction; only its outcome is recorded in one.
  *
  * Every failed attempt is recorded on the file in the transaction that settles the job (JobContext.onFailure):
  * the attempt counted, its error, and when the queue tries again (the queue's own backoff, or sooner if a

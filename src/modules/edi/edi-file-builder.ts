@@ -49,7 +49,8 @@ function fileNameOf(profile: EdiProfileRow, kind: EdiFileKind, interchange: numb
 /**
  * Builds one file in the caller's transaction, which holds the group's lock: takes the trading partner's next
  * control numbers, writes the file and stores it. The caller commits its events (edi_file.created, after the
- * left-out reports' own) and queues its delivery.
+ * left-out reports' own) and queues its delivery. `replaces` (a change file resent for a rejected one) carries
+ * only that file's changes sent back.
  */
 export class EdiFileBuilder {
   readonly #clock: Clock;
@@ -71,9 +72,11 @@ export class EdiFileBuilder {
     kind: EdiFileKind,
     action: EdiFileAction,
     asOf: string,
+    replaces?: string,
   ): Promise<{ file: EdiFileRow; events: NewEvent[] } | undefined> {
     const guide = companionGuideOf(profile);
-    const content = kind === 'change' ? await this.#content.changeContent(trx, group, guide, asOf) : await this.#content.fullContent(trx, group, guide, asOf);
+    const content =
+      kind === 'change' ? await this.#content.changeContent(trx, group, guide, asOf, replaces) : await this.#content.fullContent(trx, group, guide, asOf);
     if (Array.isArray(content.parts) && content.parts.length === 0) return undefined;
     // Handed out in this transaction, after the group's lock: numbers increase in the order files are stored,
     // and a build that fails stores nothing (no file ever carried its number).
@@ -130,6 +133,7 @@ export class EdiFileBuilder {
       confirmed_at: null,
       delivered_at: null,
       acknowledged_at: null,
+      replaces_file_id: replaces ?? null,
     };
     await fileRepository.insertFile(trx, row);
     // What earlier builds reported left out: a member written now is cleared (edi-left-out.ts).

@@ -11,11 +11,13 @@ import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { MemberRow } from '../members/member.table.ts';
 
 /**
- * The group's benefit changes still waiting for a file that no file carries yet, oldest first and in
- * enrollment order. Moving them on is benefit-change.repository's (transitionChangesOfEdiFile).
+ * The group's benefit changes still waiting for a file that no file carries (a file a 999/TA1 rejected carries
+ * nothing: its changes were sent back), oldest first and in enrollment order; with `resending`, only those of
+ * that rejected file (POST /edi_files/{id}/resend). Moving them on is benefit-change.repository's
+ * (transitionChangesOfEdiFile).
  */
-export function listUnsentChanges(db: Executor, providerId: string, groupId: string, limit: number): Promise<BenefitChangeRow[]> {
-  return db
+export function listUnsentChanges(db: Executor, providerId: string, groupId: string, limit: number, resending?: string): Promise<BenefitChangeRow[]> {
+  let query = db
     .selectFrom('benefit_changes')
     .selectAll()
     .where('provider_id', '=', providerId)
@@ -25,15 +27,18 @@ export function listUnsentChanges(db: Executor, providerId: string, groupId: str
     .where((eb) =>
       eb.not(
         eb.exists(
-          eb.selectFrom('edi_file_changes').select('edi_file_changes.edi_file_id').whereRef('edi_file_changes.benefit_change_id', '=', 'benefit_changes.id'),
+          eb
+            .selectFrom('edi_file_changes')
+            .select('edi_file_changes.edi_file_id')
+            .whereRef('edi_file_changes.benefit_change_id', '=', 'benefit_changes.id')
+            .where('edi_file_changes.returned_at', 'is', null),
         ),
       ),
-    )
-    .orderBy('created_at')
-    .orderBy('enrollment_id')
-    .orderBy('position')
-    .limit(limit)
-    .execute();
+    );
+  if (resending !== undefined) {
+    query = query.where('id', 'in', (eb) => eb.selectFrom('edi_file_changes').select('benefit_change_id').where('edi_file_id', '=', resending));
+  }
+  return query.orderBy('created_at').orderBy('enrollment_id').orderBy('position').limit(limit).execute();
 }
 
 /** The columns of a member an 834 carries (MEMBER_FILE_COLUMNS). */

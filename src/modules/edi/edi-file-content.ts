@@ -59,9 +59,13 @@ export class EdiFileContent {
     return new Map([...rows].map(([id, row]) => [id, { row, ssn: row.ssn_encrypted === null ? null : this.#encrypter.decrypt(row.ssn_encrypted) }]));
   }
 
-  /** A change file's members' loops, the benefit changes each member's loops carry, and the digests the carrier was last sent. */
-  async changeContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string) {
-    const pending = await contentRepository.listUnsentChanges(trx, group.provider_id, group.id, MAX_CHANGES_PER_FILE);
+  /**
+   * A change file's members' loops, the benefit changes each member's loops carry, and the digests the carrier
+   * was last sent. `resending` (a rejected file's id) restricts it to that file's changes sent back, without
+   * demographic maintenance.
+   */
+  async changeContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string, resending?: string) {
+    const pending = await contentRepository.listUnsentChanges(trx, group.provider_id, group.id, MAX_CHANGES_PER_FILE, resending);
     const itemIds = pending.flatMap((change) => [change.previous_enrollment_plan_id, change.next_enrollment_plan_id].filter((id): id is string => id !== null));
     const items = new Map((await groupCoverage.findCoverageItems(trx, itemIds)).map((item) => [item.id, item]));
     // Lines the guide has no HD03 code for (and the profile maps to none) cannot go in an 834: they wait.
@@ -69,7 +73,8 @@ export class EdiFileContent {
     const reinstated = await this.#reinstatements(trx, group.id, sendable);
 
     // Who the carrier holds (covered in the group on as_of) and whose demographics changed since last sent.
-    const { inForce, sentDigests } = await this.#demographicCandidates(trx, group, asOf);
+    const { inForce, sentDigests } =
+      resending === undefined ? await this.#demographicCandidates(trx, group, asOf) : { inForce: [], sentDigests: new Map<string, string>() };
     const memberIds = [...new Set([...sendable.map((change) => change.member_id), ...inForce.map((item) => item.member_id)])];
     // Everything these members hold with the group, to tell a line ending from the person leaving the carrier.
     const held = Map.groupBy(await groupCoverage.findCoverageOfGroupOfMembers(trx, group.provider_id, group.id, memberIds), (item) => item.member_id);

@@ -8,8 +8,11 @@ import type { NewEvent } from '../events/event-log.ts';
 import * as fileRepository from './edi-file.repository.ts';
 import type { EdiFileRow, EdiFileStatus } from './edi.table.ts';
 
-/** Statuses from which a file may be (re)sent: never one awaiting confirmation or cancelled. */
-export const SENDABLE_STATUSES: readonly EdiFileStatus[] = ['ready', 'delivered', 'delivery_failed', 'accepted', 'accepted_with_errors', 'rejected'];
+/**
+ * Statuses from which a file may be (re)sent: never one awaiting confirmation or cancelled, nor one the carrier
+ * rejected (its changes were sent back; POST /edi_files/{id}/resend builds a new file of them).
+ */
+export const SENDABLE_STATUSES: readonly EdiFileStatus[] = ['ready', 'delivered', 'delivery_failed', 'accepted', 'accepted_with_errors'];
 
 /** Longest delivery error kept on the file (for a person reading it). */
 const MAX_DELIVERY_ERROR = 500;

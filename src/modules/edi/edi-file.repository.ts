@@ -133,9 +133,44 @@ export async function insertFileChanges(trx: Transaction<Database>, fileId: stri
   await insertRows(
     trx,
     'edi_file_changes',
-    changeIds.map((benefit_change_id, position) => ({ benefit_change_id, edi_file_id: fileId, position })),
+    changeIds.map((benefit_change_id, position) => ({ benefit_change_id, edi_file_id: fileId, position, returned_at: null })),
     { rowsPerStatement: 1_000 },
   );
+}
+
+/**
+ * The file was rejected (a 999/TA1): it carries none of its changes any more, and each may go in another file
+ * (the unique index over rows not returned allows one such file per change). Call it after the changes were
+ * sent back (transitionChangesOfEdiFile with file_return), which reads the rows not returned.
+ */
+export async function markFileChangesReturned(trx: Transaction<Database>, fileId: string, at: string): Promise<void> {
+  await trx.updateTable('edi_file_changes').set({ returned_at: at }).where('edi_file_id', '=', fileId).where('returned_at', 'is', null).execute();
+}
+
+/**
+ * How many of a rejected file's changes a resend would carry: sent back by its rejection, still waiting for a
+ * file (not completed or refused since) and in no file since.
+ */
+export async function countChangesToResend(db: Executor, fileId: string): Promise<number> {
+  const row = await db
+    .selectFrom('edi_file_changes as carried')
+    .innerJoin('benefit_changes', 'benefit_changes.id', 'carried.benefit_change_id')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('carried.edi_file_id', '=', fileId)
+    .where('benefit_changes.delivery_state', '=', 'awaiting_file')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('edi_file_changes as live')
+            .select('live.edi_file_id')
+            .whereRef('live.benefit_change_id', '=', 'carried.benefit_change_id')
+            .where('live.returned_at', 'is', null),
+        ),
+      ),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 /** A person and line a full file lists. */

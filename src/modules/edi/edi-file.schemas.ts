@@ -83,7 +83,7 @@ export const EdiFileSchema = Type.Object(
         'Change files: members newly left out (each member and reason is listed once, then stands in GET /edi_left_out); full files: everyone the file leaves out',
     }),
     delivery_method: StringEnum(EDI_DELIVERY_METHODS),
-    delivery_attempts: Type.Integer({ description: 'Upload attempts made so far (failed ones included, every retry and resend counted)' }),
+    delivery_attempts: Type.Integer({ description: 'Upload attempts made so far (failed ones included, every retry and re-upload counted)' }),
     delivery_error: Nullable(
       Type.String({ description: 'Why the last attempt failed (null once one succeeds); names the host and the step, never a secret or an address' }),
     ),
@@ -99,6 +99,9 @@ export const EdiFileSchema = Type.Object(
     confirmed_at: Nullable(TimestampSchema),
     delivered_at: Nullable(TimestampSchema),
     acknowledged_at: Nullable(TimestampSchema),
+    replaces: Type.Union([IdSchema, Type.Null()], {
+      description: 'The rejected file this one was built to resend (POST /edi_files/{id}/resend), carrying its benefit changes again; null otherwise',
+    }),
   },
   { title: 'EdiFile' },
 );

@@ -56,6 +56,7 @@ export function toEdiFileResponse(row: EdiFileRow, benefitChanges: readonly stri
     confirmed_at: row.confirmed_at,
     delivered_at: row.delivered_at,
     acknowledged_at: row.acknowledged_at,
+    replaces: row.replaces_file_id,
   };
 }
 
@@ -221,6 +222,10 @@ export class EdiFileService {
     await this.#db.transaction().execute(async (trx) => {
       const file = await fileRepository.lockFile(trx, scope, id);
       if (!file) throw new NotFound('EDI file');
+      if (file.status === 'rejected')
+        throw new InvalidState(
+          `The carrier rejected this file (its ${file.kind === 'change' ? 'changes were sent back' : 'content'}): it is not sent again as it is; POST /edi_files/${file.id}/resend builds a new file${file.kind === 'change' ? ' of its changes' : ''}.`,
+        );
       if (!SENDABLE_STATUSES.includes(file.status)) throw new InvalidState(`The file is ${file.status}: it cannot be delivered.`);
       // The group's delivery as it is now: a profile switched to download since the build lets a person take it.
       const method = (await profileRepository.findProfile(trx, file.group_id))?.delivery_method ?? file.delivery_method;
@@ -249,7 +254,7 @@ export class EdiFileService {
       if (!file) throw new NotFound('EDI file');
       if (file.status !== 'ready' && file.status !== 'delivery_failed')
         throw new InvalidState(
-          `The file is ${file.status}: only a ready or delivery_failed file's delivery can be retried (deliver sends a delivered file again).`,
+          `The file is ${file.status}: only a ready or delivery_failed file's delivery can be retried (${file.status === 'rejected' ? `POST /edi_files/${file.id}/resend builds a new file of a rejected file's changes` : 'deliver sends a delivered file again'}).`,
         );
       const profile = await profileRepository.findProfile(trx, file.group_id);
       if (profile?.delivery_method !== 'sftp')
@@ -262,6 +267,50 @@ export class EdiFileService {
       await this.#changes.commit(trx, { jobs: broughtForward ? [] : [deliveryJob(file.id)] });
     });
     return this.getFile(scope, id);
+  }
+
+  /**
+   * Builds a new change file now of a rejected file's changes that its rejection sent back and that still wait
+   * for a file (docs/decisions.md "Carrier EDI", Resend): the build path of createFile (the group's lock, new
+   * control numbers, left-out reports, delivery queued over SFTP), restricted to those changes, the new file
+   * naming the one it replaces. Only a rejected change file is resent (409 otherwise: deliver and retry upload
+   * a file as it is); 409 too when none of its changes is left to send (carried by a later file, completed or
+   * refused since).
+   */
+  async resendFile(scope: Scope, id: string): Promise<EdiFileResponse> {
+    const built = await this.#db
+      .transaction()
+      .execute(async (trx) => {
+        const file = await fileRepository.findFile(trx, scope, id);
+        if (!file) throw new NotFound('EDI file');
+        if (file.status !== 'rejected')
+          throw new InvalidState(
+            `The file is ${file.status}: only a file the carrier rejected is resent as a new file (deliver or retry uploads a file again as it is).`,
+          );
+        if (file.kind !== 'change')
+          throw new InvalidState('A full file carries no benefit changes to resend: build a new full file (POST /edi_files with kind full).');
+        // The group's lock first, as every build takes it: a resend and a change build run one after the other.
+        const group = await lockGroupById(trx, scope, file.group_id);
+        if (!group) throw new NotFound('EDI file');
+        const profile = await this.#profileOf(trx, group);
+        if ((await fileRepository.countChangesToResend(trx, file.id)) === 0)
+          throw new InvalidState(
+            'Nothing to resend: every benefit change of the file has been carried by a later file, completed or refused since it was rejected.',
+          );
+        const result = await this.#build(trx, group, profile, 'change', 'change', toDateString(this.#clock.now()), file.id);
+        if (!result)
+          throw new InvalidState(
+            "Nothing to resend: the file's changes waiting are of lines the profile has no 834 code for (line_of_coverage_codes) or their members are gone.",
+          );
+        return result;
+      })
+      .catch(async (error: unknown) => {
+        if (!(error instanceof NothingWrittenError)) throw error;
+        const file = await fileRepository.findFile(this.#db, scope, id);
+        if (file) await this.#reportNothingWritten(scope, file.group_id, error.leftOut);
+        throw nothingWritten(error.leftOut);
+      });
+    return this.getFile(scope, built.id);
   }
 
   /**
@@ -300,8 +349,9 @@ export class EdiFileService {
     kind: EdiFileKind,
     action: EdiFileAction,
     asOf: string,
+    replaces?: string,
   ): Promise<EdiFileRow | undefined> {
-    const built = await this.#builder.build(trx, group, profile, kind, action, asOf);
+    const built = await this.#builder.build(trx, group, profile, kind, action, asOf, replaces);
     if (!built) return undefined;
     const { file, events } = built;
     await this.#changes.commit(trx, { events, jobs: file.status === 'ready' && file.delivery_method === 'sftp' ? [deliveryJob(file.id)] : [] });

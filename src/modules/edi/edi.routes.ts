@@ -157,12 +157,29 @@ export function registerEdiRoutes(
   );
 
   api.post(
+    '/edi_files/:public_id/resend',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary:
+          "Build a new change file now of a rejected file's benefit changes still waiting for a file (new control numbers); it names the file it replaces",
+        description:
+          'Only a change file the carrier rejected (999 or TA1) is resent; its changes went back to awaiting_file when it was rejected. Other statuses are 409 (deliver or retry uploads a file as it is), and so is a file none of whose changes is left to send (carried by a later file, completed or refused since).',
+        params: IdParamsSchema,
+        response: { 201: EdiFileSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await files.resendFile(scopeOf(request.auth), request.params.public_id)),
+  );
+
+  api.post(
     '/edi_files/:public_id/acknowledgements',
     {
       config: { access: 'admin' },
       schema: {
         tags,
-        summary: "Record the carrier's 999 or TA1 for the file: accepted completes its benefit changes, rejected fails them",
+        summary: "Record the carrier's 999 or TA1 for the file: accepted completes its benefit changes, rejected sends them back to wait for a file",
         params: IdParamsSchema,
         body: AcknowledgementBodySchema,
         response: { 200: EdiFileSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },

@@ -105,6 +105,8 @@ export interface EdiFileTable {
   confirmed_at: string | null;
   delivered_at: string | null;
   acknowledged_at: string | null;
+  /** The rejected file this one was built to resend (POST /edi_files/{id}/resend); null otherwise. */
+  replaces_file_id: string | null;
 }
 
 export interface EdiFileChunkTable {
@@ -114,10 +116,17 @@ export interface EdiFileChunkTable {
   content: string;
 }
 
+/**
+ * A benefit change a change file carried. A change is in at most one file whose rows are not returned (a
+ * unique index over `returned_at is null`); a 999/TA1 rejection of the file sets `returned_at`, and the change
+ * may then go in another file.
+ */
 export interface EdiFileChangeTable {
   benefit_change_id: string;
   edi_file_id: string;
   position: number;
+  /** When the file's rejection sent the change back to be sent again; null while the file stands. */
+  returned_at: string | null;
 }
 
 export interface EdiFilePersonTable {

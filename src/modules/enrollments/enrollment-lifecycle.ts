@@ -27,9 +27,9 @@ export function lockEnrollmentStatus(trx: Transaction<Database>, enrollmentId: s
 }
 
 /**
- * Settles an approved enrollment once its benefit changes are settled: `complete` (synced) or `reject`
- * (failed), as a conditional update from `approved` only, so a race loses cleanly. Returns the status it
- * moved to, or undefined when it was no longer approved.
+ * Settles an enrollment once its benefit changes are settled: `complete` (synced, from approved) or `reject`
+ * (failed, from approved or synced: a carrier's refusal), as a conditional update from the statuses the
+ * machine allows, so a race loses cleanly. Returns the status it moved to, or undefined when it was in none.
  */
 export async function settleEnrollment(trx: Transaction<Database>, enrollmentId: string, action: 'complete' | 'reject'): Promise<EnrollmentStatus | undefined> {
   const { from, to } = ENROLLMENT_TRANSITIONS[action];

@@ -9,7 +9,7 @@ const ALLOWED: Record<EnrollmentAction, Partial<Record<(typeof ENROLLMENT_STATUS
   cancel: { not_started: 'cancelled', pending: 'cancelled' },
   approve: { pending: 'approved' },
   complete: { approved: 'synced' },
-  reject: { approved: 'failed' },
+  reject: { approved: 'failed', synced: 'failed' },
 };
 
 const cases = (Object.keys(ENROLLMENT_TRANSITIONS) as EnrollmentAction[]).flatMap((action) =>
@@ -31,9 +31,11 @@ describe('enrollment status machine', () => {
     }
   });
 
-  it('when the table is read, then synced, cancelled and failed are final', () => {
+  it('when the table is read, then cancelled and failed are final, and synced moves only to failed (a carrier refusing a change after accepting it)', () => {
     for (const final of ['synced', 'cancelled', 'failed'] as const) {
-      for (const action of Object.keys(ENROLLMENT_TRANSITIONS) as EnrollmentAction[]) expect(canTransition(action, final)).toBe(false);
+      for (const action of Object.keys(ENROLLMENT_TRANSITIONS) as EnrollmentAction[]) {
+        expect(canTransition(action, final)).toBe(final === 'synced' && action === 'reject');
+      }
     }
   });
 });

@@ -6,9 +6,12 @@ import type { EnrollmentStatus } from './enrollment.table.ts';
  * The enrollment lifecycle (docs/decisions.md "Enrollments", Lifecycle), as data:
  *
  *   not_started --save_and_submit--> pending --approve--> approved --all changes completed--> synced
- *        ^                              |                    '------carrier rejects-------> failed
- *        '------------reopen------------'
+ *        ^                              |                    |                                   |
+ *        '------------reopen------------'                    '--carrier refuses--> failed <------'
  *   not_started, pending --cancel--> cancelled
+ *
+ * "Carrier refuses": a business refusal of one of its benefit changes (the carrier API's, or one an admin
+ * records), never a 999/TA1 rejection of a file; it may come after the carrier accepted the file (synced).
  */
 export const ENROLLMENT_TRANSITIONS = {
   save_and_submit: { from: ['not_started'], to: 'pending' },
@@ -16,7 +19,7 @@ export const ENROLLMENT_TRANSITIONS = {
   cancel: { from: ['not_started', 'pending'], to: 'cancelled' },
   approve: { from: ['pending'], to: 'approved' },
   complete: { from: ['approved'], to: 'synced' },
-  reject: { from: ['approved'], to: 'failed' },
+  reject: { from: ['approved', 'synced'], to: 'failed' },
 } as const satisfies Record<string, { from: readonly EnrollmentStatus[]; to: EnrollmentStatus }>;
 
 export type EnrollmentAction = keyof typeof ENROLLMENT_TRANSITIONS;

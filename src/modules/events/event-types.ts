@@ -21,7 +21,8 @@ export const EVENT_ACTIONS = {
   plan: ['created', 'updated'],
   plan_configuration: ['created', 'updated'],
   enrollment: ['created', 'updated', 'submitted', 'reopened', 'cancelled', 'approved', 'synced', 'failed', 'deleted'],
-  benefit_change: ['created', 'updated', 'sent', 'completed', 'rejected', 'reopened'],
+  // `returned`: a 999/TA1 rejected the file that carried it, so it waits for a file again; `rejected`: the carrier refused it.
+  benefit_change: ['created', 'updated', 'sent', 'completed', 'rejected', 'reopened', 'returned'],
   open_enrollment_window: ['created', 'updated', 'activated', 'closed', 'completed'],
   notification: ['created'],
   // `disabled`: the service disabled it after 3 days of failed deliveries (a client's PATCH is `updated`).
