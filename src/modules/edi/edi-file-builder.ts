@@ -12,7 +12,7 @@ import type { DependentRow } from '../dependents/dependent.table.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { NewEvent } from '../events/event-log.ts';
 import type { GroupRow } from '../groups/group.table.ts';
-import { demographicsDigest, toSubscriber834, type SubscriberParts } from './edi-loops.ts';
+import { demographicsDigest, sentNameOf, toSubscriber834, type SentName, type SubscriberParts } from './edi-loops.ts';
 import { LeftOutReports, NothingWrittenError, type LeftOutEntry } from './edi-left-out.ts';
 import { companionGuideOf, tradingPartnerKey } from './edi-profile.ts';
 import * as contentRepository from './edi-file-content.repository.ts';
@@ -139,7 +139,12 @@ export class EdiFileBuilder {
     // id, a value X12 cannot hold) is left out with the reason, and everyone else's file goes on. A member's
     // fate is known once the writer asks for the next one.
     const leftOut = new Map<string, string>();
-    const written = { members: 0, changeIds: [] as string[], people: [] as FileParts['people'], digests: new Map<string, string>() };
+    const written = {
+      members: 0,
+      changeIds: [] as string[],
+      people: [] as FileParts['people'],
+      digests: new Map<string, { digest: string; name: SentName }>(),
+    };
     // The digests of people written are stored as the file goes (DIGESTS_PER_WRITE at a time, sent ahead of their
     // answers), so that on PostgreSQL the server stores them while the rest of the file is written.
     const digestWrites = new InFlight(DIGEST_WRITES_IN_FLIGHT);
@@ -252,9 +257,13 @@ export class EdiFileBuilder {
       .sort((a, b) => a.member.localeCompare(b.member) || a.person.localeCompare(b.person) || a.line_of_coverage.localeCompare(b.line_of_coverage));
   }
 
-  /** The demographics digests of a member's people in the file, as the carrier now holds them. */
-  #addDigests(digests: Map<string, string>, part: SubscriberParts): void {
-    digests.set(part.member.row.id, demographicsDigest(this.#digestKey, { kind: 'member', facts: part.member }));
-    for (const { row } of part.dependents.values()) digests.set(row.id, demographicsDigest(this.#digestKey, { kind: 'dependent', row }));
+  /** The demographics digests and names of a member's people in the file, as the carrier now holds them. */
+  #addDigests(digests: Map<string, { digest: string; name: SentName }>, part: SubscriberParts): void {
+    const member = { kind: 'member', facts: part.member } as const;
+    digests.set(part.member.row.id, { digest: demographicsDigest(this.#digestKey, member), name: sentNameOf(member) });
+    for (const { row } of part.dependents.values()) {
+      const dependent = { kind: 'dependent', row } as const;
+      digests.set(row.id, { digest: demographicsDigest(this.#digestKey, dependent), name: sentNameOf(dependent) });
+    }
   }
 }

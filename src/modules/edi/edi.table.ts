@@ -132,6 +132,10 @@ export interface EdiSentDemographicsTable {
   person_id: string;
   digest: string;
   edi_file_id: string;
+  /** The name as the file sent it (2100B of a later name change); null for people sent before names were kept. */
+  last_name: string | null;
+  first_name: string | null;
+  middle_name: string | null;
 }
 
 export type EdiProfileRow = Selectable<EdiProfileTable>;
