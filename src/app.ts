@@ -32,6 +32,7 @@ import { registerGroupRoutes } from './modules/groups/group.routes.ts';
 import { registerMemberIdCardRoutes } from './modules/member-id-cards/member-id-card.routes.ts';
 import { registerMemberRoutes } from './modules/members/member.routes.ts';
 import { registerNotificationRoutes } from './modules/notifications/notification.routes.ts';
+import { registerAlertRoutes } from './modules/alerts/alert.routes.ts';
 import { registerOpenEnrollmentWindowRoutes } from './modules/open-enrollment/open-enrollment-window.routes.ts';
 import { registerPayRateRoutes } from './modules/pay-rates/pay-rate.routes.ts';
 import { registerPlanConfigurationRoutes } from './modules/plan-configurations/plan-configuration.routes.ts';
@@ -110,6 +111,7 @@ function registerRoutes(app: FastifyInstance, services: Services, pages: Paginat
   registerBusinessUnitRoutes(app, { businessUnits: services.businessUnits, pages });
   registerSubclassRoutes(app, { subclasses: services.subclasses, pages });
   registerNotificationRoutes(app, { notifications: services.notifications, pages });
+  registerAlertRoutes(app, { alerts: services.alerts, pages });
   registerEventRoutes(app, { events: services.events, pages });
   registerMemberRoutes(app, { members: services.members, pages });
   registerPlanRoutes(app, { plans: services.plans, pages });

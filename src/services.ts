@@ -31,6 +31,7 @@ import { GroupService } from './modules/groups/group.service.ts';
 import { MemberIdCardService } from './modules/member-id-cards/member-id-card.service.ts';
 import { MemberService } from './modules/members/member.service.ts';
 import { NotificationService } from './modules/notifications/notification.service.ts';
+import { AlertService } from './modules/alerts/alert.service.ts';
 import { openEnrollmentJobHandlers } from './modules/open-enrollment/passive-rollover.job.ts';
 import { PayRateService } from './modules/pay-rates/pay-rate.service.ts';
 import { PlanConfigurationService } from './modules/plan-configurations/plan-configuration.service.ts';
@@ -59,6 +60,7 @@ export interface Services extends BackgroundServices {
   businessUnits: BusinessUnitService;
   subclasses: SubclassService;
   notifications: NotificationService;
+  alerts: AlertService;
   events: EventService;
   members: MemberService;
   plans: PlanService;
@@ -96,6 +98,7 @@ export function buildServices(deps: ServiceDependencies): Services {
     businessUnits: new BusinessUnitService(db, clock, changes),
     subclasses: new SubclassService(db, clock, changes),
     notifications: new NotificationService(db),
+    alerts: new AlertService(db),
     events: new EventService(db),
     members: new MemberService({ db, clock, encrypter, ssnDigester: new SsnDigester(encryptionKey), changes, terminations: background.terminations }),
     plans: new PlanService(db, clock, changes),

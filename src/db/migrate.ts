@@ -24,6 +24,7 @@ import * as apiKeyNoticeSchema from './migrations/2026-11-29T0001-api-key-notice
 import * as ediAcknowledgements from './migrations/2026-11-30T0001-edi-acknowledgements.ts';
 import * as ediDeliveryState from './migrations/2026-11-30T0002-edi-delivery-state.ts';
 import * as ssnRulesLeftOut from './migrations/2026-11-30T0003-ssn-rules-left-out.ts';
+import * as carrierLedgerAlerts from './migrations/2026-12-01T0001-carrier-ledger-alerts.ts';
 import * as ediSentNames from './migrations/2026-12-01T0002-edi-sent-names.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-30T0001-edi-acknowledgements': ediAcknowledgements,
   '2026-11-30T0002-edi-delivery-state': ediDeliveryState,
   '2026-11-30T0003-ssn-rules-left-out': ssnRulesLeftOut,
+  '2026-12-01T0001-carrier-ledger-alerts': carrierLedgerAlerts,
   '2026-12-01T0002-edi-sent-names': ediSentNames,
 };
 

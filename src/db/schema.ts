@@ -1,3 +1,5 @@
+import type { CarrierLedgerTable } from '../modules/carrier-ledger/carrier-ledger.table.ts';
+import type { AlertTable } from '../modules/alerts/alert.table.ts';
 import type { ApiKeyTable, IdempotencyKeyTable, ProviderTable, SettingTable } from '../modules/api-keys/api-key.table.ts';
 import type { JobTable } from '../jobs/job.table.ts';
 import type { BenefitChangeTable } from '../modules/benefit-changes/benefit-change.table.ts';
@@ -91,4 +93,6 @@ export interface Database {
   edi_unmatched_acknowledgements: EdiUnmatchedAcknowledgementTable;
   edi_pickup_seen_files: EdiPickupSeenFileTable;
   edi_left_out: EdiLeftOutTable;
+  carrier_ledger: CarrierLedgerTable;
+  alerts: AlertTable;
 }

@@ -33,6 +33,8 @@ export const ID_PREFIXES = {
   edi_file: 'edi',
   edi_acknowledgement: 'eack',
   edi_left_out: 'elo',
+  carrier_ledger: 'cl',
+  alert: 'alr',
   api_key: 'key',
   provider: 'prov',
   request: 'req',

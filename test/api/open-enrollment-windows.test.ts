@@ -647,7 +647,12 @@ describe("renewals: members carried into next year's plans", () => {
     ).toEqual([
       ['medical', 'change', ['date_change', 'dependent_change', 'contribution_change'], r.previous[r.w.plans.medical.id], passive.enrolled_plans[0].id],
       ['life', 'change', ['date_change', 'volume_change'], r.previous[r.w.plans.life.id], passive.enrolled_plans[1].id],
+      // Dental is not renewed: the coverage ends with its plan year, and its carrier (which would carry it on) is told.
+      ['dental', 'removed', [], r.previous[r.w.plans.dental.id], null],
     ]);
+    expect(passive.coverage_waivers).toMatchObject([{ line_of_coverage: 'dental', reason: 'other' }]);
+    const dentalEnd = changes.find((change: any) => change.line_of_coverage === 'dental');
+    expect([dentalEnd.coverage_start, dentalEnd.coverage_end]).toEqual(['2026-01-01', '2026-12-31']);
 
     const report = await ok(r.w.admin.get(`/open_enrollment_windows/${window.id}/change_report`));
     expect(report.summaries).toEqual([
@@ -667,6 +672,7 @@ describe("renewals: members carried into next year's plans", () => {
         previous_plan: r.w.plans.life.id,
         next_plan: r.life2027.id,
       },
+      { member: r.member.id, line_of_coverage: 'dental', status: 'removed', changes: [], previous_plan: r.w.plans.dental.id, next_plan: null },
     ]);
   });
 
@@ -713,12 +719,25 @@ describe("renewals: members carried into next year's plans", () => {
           previous_plan: r.w.plans.medical.id,
           next_plan: r.medical2027.id,
         },
+        // The member who did nothing: the carrier, which carries coverage across the renewal, is told it ends.
+        { member: idle.id, line_of_coverage: 'medical', status: 'removed', changes: [], previous_plan: r.w.plans.medical.id, next_plan: null },
       ]);
 
-      // The member who did nothing in an active window keeps nothing past the plan year: no enrollment is made.
-      expect(((await ok(r.w.admin.get(`/enrollments?member=${idle.id}`))).results as { category: string }[]).map((enrollment) => enrollment.category)).toEqual([
-        'carrier_sync',
+      // The member who did nothing in an active window keeps nothing past the plan year: the service's enrollment
+      // waives the line, so that its carrier is told the coverage ends on the last day of the plan year.
+      const idleEnrollments = (await ok(r.w.admin.get(`/enrollments?member=${idle.id}`))).results as any[];
+      expect(idleEnrollments.map((enrollment) => [enrollment.category, enrollment.reason])).toEqual([
+        ['open_enrollment', 'passive_open_enrollment'],
+        ['carrier_sync', 'carrier_sync'],
       ]);
+      expect(idleEnrollments[0]).toMatchObject({
+        status: 'approved',
+        effective_start: '2027-01-01',
+        enrolled_plans: [],
+        coverage_waivers: [{ line_of_coverage: 'medical' }],
+      });
+      const ended = await ok(r.w.admin.get(`/enrollments/${idleEnrollments[0].id}/benefit_changes`));
+      expect(ended.map((change: any) => [change.status, change.coverage_end])).toEqual([['removed', '2026-12-31']]);
       expect((await ok(r.w.admin.get(`/members/${idle.id}/coverage?date=2026-12-31`))).coverage).toHaveLength(1);
       expect((await ok(r.w.admin.get(`/members/${idle.id}/coverage?date=2027-01-01`))).coverage).toEqual([]);
     } finally {

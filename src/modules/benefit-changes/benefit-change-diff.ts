@@ -1,3 +1,4 @@
+import { compareDates } from '../../shared/dates.ts';
 import { lastDayWhenReplaced } from '../coverage/coverage-rules.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { CHANGE_KINDS, type BenefitChangeStatus, type ChangeKind } from './benefit-change.table.ts';
@@ -38,12 +39,15 @@ export interface LineChange {
 }
 
 /**
- * The benefit changes of an enrollment whose coverage starts on `start`: `previous` is the member's coverage
- * in force before it (at most one item per line), `next` the plans it elects (one per line), `waivedLines` the
- * lines it waives. One entry per line and carrier group the enrollment touches, elected lines first in `next`
- * order, then waived ones. A line that moves to a plan of another group is two entries, `removed` for the old
- * group then `new` for the new one: each carrier hears about its own side of the move. Lines it does not
- * mention keep their coverage and get no entry, and waiving a line the member never had changes nothing.
+ * The benefit changes of a coverage starting on `start` (docs/decisions.md "Benefit changes and carriers"):
+ * `previous` is what the carriers were told about the member's lines it touches (the carrier ledger's
+ * `toldCoverageAt`: usually one item per line, more when carriers of several groups hold the line), `next` the
+ * plans it elects (one per line), `waivedLines` the lines it waives. One entry per line and carrier group it
+ * touches, elected lines first in `next` order, then waived ones. On an elected line, every carrier of
+ * another group that holds it is told it ends (`removed`) before the new plan's group hears of it (`new`, or
+ * a `change` when that group holds the line already): each carrier hears about its own side of a move.
+ * Lines it does not mention keep their coverage and get no entry, and waiving a line no carrier holds
+ * changes nothing.
  */
 export function diffCoverage(
   previous: readonly CoverageItem[],
@@ -51,16 +55,15 @@ export function diffCoverage(
   waivedLines: readonly LineOfCoverage[],
   start: string,
 ): LineChange[] {
-  const previousByLine = new Map(previous.map((item) => [item.lineOfCoverage, item]));
+  const previousByLine = new Map<LineOfCoverage, CoverageItem[]>();
+  for (const item of previous) previousByLine.set(item.lineOfCoverage, [...(previousByLine.get(item.lineOfCoverage) ?? []), item]);
   const out: LineChange[] = [];
   for (const item of next) {
-    const before = previousByLine.get(item.lineOfCoverage) ?? null;
-    if (before === null) {
+    const befores = previousByLine.get(item.lineOfCoverage) ?? [];
+    for (const before of befores) if (before.groupId !== item.groupId) out.push(removed(before, start));
+    const before = befores.find((candidate) => candidate.groupId === item.groupId);
+    if (before === undefined) {
       out.push(added(item));
-      continue;
-    }
-    if (before.groupId !== item.groupId) {
-      out.push(removed(before, start), added(item));
       continue;
     }
     const changes = changeKinds(before, item);
@@ -76,9 +79,8 @@ export function diffCoverage(
   }
   const elected = new Set(next.map((item) => item.lineOfCoverage));
   for (const line of new Set(waivedLines)) {
-    const before = previousByLine.get(line);
-    if (before === undefined || elected.has(line)) continue;
-    out.push(removed(before, start));
+    if (elected.has(line)) continue;
+    for (const before of previousByLine.get(line) ?? []) out.push(removed(before, start));
   }
   return out;
 }
@@ -112,7 +114,10 @@ function changeKinds(before: CoverageItem, after: CoverageItem): ChangeKind[] {
     // Next year's plan that renews the one before (its direct successor) is the same coverage.
     plan_change: before.planId !== after.planId && after.previousPlanId !== before.planId,
     // A mid-year change to the same plan keeps the plan year's end; a renewal moves it.
-    date_change: before.effectiveEnd !== after.effectiveEnd,
+    // A retroactive change also moves the start earlier (a newborn covered from birth, before the coverage told).
+    date_change:
+      before.effectiveEnd !== after.effectiveEnd ||
+      (before.effectiveStart !== null && after.effectiveStart !== null && compareDates(after.effectiveStart, before.effectiveStart) < 0),
     dependent_change: !sameSet(before.dependentIds, after.dependentIds),
     volume_change: before.volumeCents !== after.volumeCents || dependentVolumeChanged(before, after),
     contribution_change:

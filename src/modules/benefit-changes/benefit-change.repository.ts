@@ -8,6 +8,7 @@ import type { EnrollmentStatus } from '../enrollments/enrollment.table.ts';
 import type { ConnectionMethod } from '../groups/group.table.ts';
 import { DELIVERY_TRANSITIONS, type DeliveryAction } from './benefit-change-delivery.ts';
 import type { BenefitChangeRow, DeliveryState } from './benefit-change.table.ts';
+import { syncWithDelivery } from '../carrier-ledger/carrier-ledger.ts';
 
 function benefitChanges(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('benefit_changes').selectAll(), scope, 'benefit_changes', 'employer_id');
@@ -47,10 +48,14 @@ export async function insertBenefitChanges(trx: Transaction<Database>, rows: rea
   await insertRows(trx, 'benefit_changes', rows);
 }
 
-/** Writes the fields a person or a carrier outcome may change. */
+/**
+ * Writes the fields a person or a carrier outcome may change. A delivery state it moves (`from`, the state it
+ * had) moves the carrier ledger with it.
+ */
 export async function updateBenefitChange(
   trx: Transaction<Database>,
   row: Pick<BenefitChangeRow, 'id' | 'provider_id' | 'memo' | 'assignee' | 'completed_at' | 'delivery_state'>,
+  from: DeliveryState,
 ): Promise<void> {
   await trx
     .updateTable('benefit_changes')
@@ -58,6 +63,7 @@ export async function updateBenefitChange(
     .where('id', '=', row.id)
     .where('provider_id', '=', row.provider_id)
     .execute();
+  if (from !== row.delivery_state) await syncWithDelivery(trx, [row.id], row.delivery_state, new Date().toISOString());
 }
 
 /**
@@ -78,27 +84,36 @@ export async function transitionDelivery(
     .where('id', '=', id)
     .where('delivery_state', 'in', [...from])
     .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  const applied = result.numUpdatedRows > 0n;
+  if (applied) await syncWithDelivery(trx, [id], to, new Date().toISOString());
+  return applied;
 }
 
 /**
  * Applies delivery transition `action` to every change an 834 file carried that is still in one of its `from`
  * states, in one conditional UPDATE; returns the changes it moved.
  */
-export function transitionChangesOfEdiFile(
+export async function transitionChangesOfEdiFile(
   trx: Transaction<Database>,
   fileId: string,
   action: 'deliver_file' | 'file_accept' | 'file_reject',
   fields: { completed_at?: string | null; memo?: string | null } = {},
 ): Promise<BenefitChangeRow[]> {
   const { from, to } = DELIVERY_TRANSITIONS[action];
-  return trx
+  const moved = await trx
     .updateTable('benefit_changes')
     .set({ ...fields, delivery_state: to })
     .where('delivery_state', 'in', [...from])
     .where('id', 'in', (eb) => eb.selectFrom('edi_file_changes').select('benefit_change_id').where('edi_file_id', '=', fileId))
     .returningAll()
     .execute();
+  await syncWithDelivery(
+    trx,
+    moved.map((change) => change.id),
+    to,
+    new Date().toISOString(),
+  );
+  return moved;
 }
 
 export async function listDeliveryStatesOfEnrollment(db: Executor, enrollmentId: string): Promise<DeliveryState[]> {

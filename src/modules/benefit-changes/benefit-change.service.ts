@@ -17,6 +17,7 @@ import type { NewEvent } from '../events/event-log.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import type { EventAction } from '../events/event-types.ts';
 import * as repository from './benefit-change.repository.ts';
+import { recordTold } from '../carrier-ledger/carrier-ledger.ts';
 import type { BenefitChangeResponse, UpdateBenefitChangeBody } from './benefit-change.schemas.ts';
 import type { BenefitChangeRow, ChangeKind, DeliveryState } from './benefit-change.table.ts';
 
@@ -120,6 +121,13 @@ export class BenefitChangeService {
       };
     });
     await repository.insertBenefitChanges(trx, rows);
+    // What each change tells its carrier, in the carrier ledger (told once it reaches the carrier).
+    await recordTold(
+      trx,
+      { providerId: input.providerId, employerId: input.employerId, memberId: input.memberId },
+      rows.map((row, index) => ({ benefitChangeId: row.id, change: input.changes[index]!, completed: row.delivery_state === 'completed' })),
+      now,
+    );
     for (const row of rows.filter((change) => change.delivery_state === 'queued')) {
       await enqueueJob(trx, this.#clock, { kind: SEND_BENEFIT_CHANGE_JOB, payload: { benefit_change: row.id } });
     }
@@ -156,7 +164,7 @@ export class BenefitChangeService {
       if (!current) throw new NotFound('benefit change');
       let updated = applyChanges(current, input, ['memo', 'assignee']);
       if (input.completed_at !== undefined) updated = { ...updated, ...(await this.#completion(trx, current, input.completed_at)) };
-      await repository.updateBenefitChange(trx, updated);
+      await repository.updateBenefitChange(trx, updated, current.delivery_state);
       const events = await rollUpEnrollment(trx, current.enrollment_id, [eventOf('benefit_change', deliveryEventAction(current, updated), updated)]);
       await this.#changes.commit(trx, { events });
       return toBenefitChangeResponse(updated);

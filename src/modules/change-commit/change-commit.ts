@@ -4,6 +4,7 @@ import { enqueueJobs, type NewJob } from '../../jobs/job-queue.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { EventLog, NewEvent } from '../events/event-log.ts';
 import type { NewNotification, Notifier } from '../notifications/notification.service.ts';
+import { insertAlerts, type NewAlert } from '../alerts/alert.service.ts';
 
 /** What a change causes besides its own rows: handed over once, at the end of its transaction. */
 export interface ChangeEffects {
@@ -13,6 +14,8 @@ export interface ChangeEffects {
   notifications?: readonly NewNotification[];
   /** Durable jobs to run after the commit (the worker is woken then, by the policy of jobs/job-wake.ts). */
   jobs?: readonly NewJob[];
+  /** Alerts for people to act on (alerts/alert.service.ts), each written once by its key; their `alert.created` events follow. */
+  alerts?: readonly NewAlert[];
 }
 
 /**
@@ -23,7 +26,8 @@ export interface ChangeEffects {
  *    with one), so a retry after a crash knows this request changed something;
  * 2. its jobs are enqueued;
  * 3. its notifications are written (occurrences already recorded are skipped);
- * 4. its events and the notifications' are recorded in one statement, with their webhook deliveries.
+ * 4. its alerts are written (those whose key is already recorded are skipped);
+ * 5. its events, the notifications' and the alerts' are recorded in one statement, with their webhook deliveries.
  *
  * A request's transaction calls `commit` once, last, also when it has nothing but the mark to write (a change
  * without events). Background work that changes many members in one transaction may call it per member.
@@ -44,7 +48,8 @@ export class ChangeCommit {
     await markReservationCommitted(trx, this.#clock.now());
     if (effects.jobs && effects.jobs.length > 0) await enqueueJobs(trx, this.#clock, effects.jobs);
     const notified = effects.notifications ? await this.#notifier.insert(trx, effects.notifications) : [];
-    const events = [...(effects.events ?? []), ...notified];
+    const alerted = effects.alerts ? await insertAlerts(trx, this.#clock, effects.alerts) : [];
+    const events = [...(effects.events ?? []), ...notified, ...alerted];
     if (events.length > 0) await this.#events.recordMany(trx, events);
     return { notified: notified.length };
   }

@@ -2,7 +2,8 @@
  * The one place that records what a change of a member's coverage causes: approvals (and through them
  * continuations, age-outs, EOI raises, renewals and passive open enrollment), terminations and their undoing.
  * Given the enrollment the change belongs to (approved in the caller's transaction) and how the coverage moves,
- * it moves the coverage, computes the per-carrier line changes, writes the benefit changes (docs/decisions.md
+ * it moves the coverage, computes the per-carrier line changes against what each carrier was told (the carrier
+ * ledger, carrier-ledger/carrier-ledger.ts: never against our own coverage before), writes the benefit changes (docs/decisions.md
  * "Benefit changes and carriers") and the COBRA losses (docs/decisions.md "COBRA events"), hands the events and
  * the notification to ChangeCommit and rolls the enrollment's status up (synced at once when no carrier has
  * anything to do), all in the caller's transaction, with the member locked by the caller.
@@ -11,6 +12,9 @@ import type { Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import type { CoverageItem, LineChange } from '../benefit-changes/benefit-change-diff.ts';
 import { diffCoverage } from '../benefit-changes/benefit-change-diff.ts';
+import { expectedCoverage } from '../carrier-ledger/carrier-ledger.ts';
+import { isCancelled, toldCoverageAt, type LedgerEntry } from '../carrier-ledger/carrier-ledger-rules.ts';
+import { compareDates } from '../../shared/dates.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import type { CoverageChange, QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
 import { ENROLLMENT_EVENT_ACTIONS } from '../enrollments/enrollment-status.ts';
@@ -126,26 +130,52 @@ export class CoverageChangeRecorder {
     await this.#commit.commit(trx, { events: await this.#qualifyingEvents.recordCoverageLoss(trx, loss) });
   }
 
+  /** The carriers' expected picture of the lines of the entries a termination ends or gives back, by group and line. */
+  async #expected(trx: Transaction<Database>, enrollment: EnrollmentRow, of: readonly { entry: CoverageEntry }[]): Promise<ExpectedByKey> {
+    const entries = await expectedCoverage(
+      trx,
+      enrollment.member_id,
+      of.map(({ entry }) => entry.line_of_coverage),
+    );
+    return new Map(entries.map((entry) => [`${entry.groupId}|${entry.lineOfCoverage}`, entry]));
+  }
+
   async #move(trx: Transaction<Database>, enrollment: EnrollmentRow, move: CoverageMove): Promise<Moved> {
     switch (move.kind) {
       case 'replacement': {
         const { previous, next, waivedLines, start } = move.coverage;
+        const lines = [...next.map((item) => item.lineOfCoverage), ...waivedLines];
+        // What the carriers were told, not our coverage before: a carrier holds coverage past a plan year's end
+        // until it is told otherwise (carrier-ledger-rules.ts toldCoverageAt).
+        const told = toldCoverageAt(await expectedCoverage(trx, enrollment.member_id, lines), start, next);
+        const toldItems = [...told.values()].flat().map((entry) => entry.item);
         const updated = await endCoverageReplacedBy(trx, move.coverage);
-        return { updated, changes: diffCoverage(previous, next, waivedLines, start), loss: { enrollment, before: previous, after: next, firstDayWithout: start } };
+        return { updated, changes: diffCoverage(toldItems, next, waivedLines, start), loss: { enrollment, before: previous, after: next, firstDayWithout: start } };
       }
       case 'ends':
-        return { ...(await endCoverage(trx, move.ends)), loss: move.loss };
+        return { ...(await endCoverage(trx, move.ends, await this.#expected(trx, enrollment, move.ends))), loss: move.loss };
       case 'restores':
-        return { ...(await restoreCoverage(trx, move.restores)), loss: undefined };
+        return { ...(await restoreCoverage(trx, move.restores, await this.#expected(trx, enrollment, move.restores))), loss: undefined };
     }
   }
 }
 
-/** Ends each entry on its last day: a `removed` change carrying its dates per entry. */
-async function endCoverage(trx: Transaction<Database>, ends: readonly CoverageEnd[]): Promise<Omit<Moved, 'loss'>> {
+type ExpectedByKey = Map<string, LedgerEntry>;
+
+function expectedOf(expected: ExpectedByKey, entry: CoverageEntry): LedgerEntry | undefined {
+  return expected.get(`${entry.group_id}|${entry.line_of_coverage}`);
+}
+
+/**
+ * Ends each entry on its last day: a `removed` change carrying its dates per entry, unless its carrier was
+ * already told the line ends by then (or never holds it: cancelled).
+ */
+async function endCoverage(trx: Transaction<Database>, ends: readonly CoverageEnd[], expected: ExpectedByKey): Promise<Omit<Moved, 'loss'>> {
   const changes: LineChange[] = [];
   for (const { entry, lastDay, dependentIds } of ends) {
     await repository.endCoverage(trx, entry.id, lastDay);
+    const told = expectedOf(expected, entry);
+    if (told !== undefined && (isCancelled(told) || (told.end !== null && compareDates(told.end, lastDay) <= 0))) continue;
     changes.push({
       lineOfCoverage: entry.line_of_coverage,
       status: 'removed',
@@ -160,8 +190,11 @@ async function endCoverage(trx: Transaction<Database>, ends: readonly CoverageEn
   return { updated: [...updated.values()], changes };
 }
 
-/** Gives each entry back the end it had, if it still has the one it was given: a `change` (date_change) per entry given back. */
-async function restoreCoverage(trx: Transaction<Database>, restores: readonly CoverageRestore[]): Promise<Omit<Moved, 'loss'>> {
+/**
+ * Gives each entry back the end it had, if it still has the one it was given: a `change` (date_change) per
+ * entry given back, measured against what its carrier was told (the termination's removal, as told).
+ */
+async function restoreCoverage(trx: Transaction<Database>, restores: readonly CoverageRestore[], expected: ExpectedByKey): Promise<Omit<Moved, 'loss'>> {
   const changes: LineChange[] = [];
   const updated = new Map<string, EventSource<'enrollment'>>();
   for (const { entry, endedOn, previousEnd, dependentIds } of restores) {
@@ -171,7 +204,7 @@ async function restoreCoverage(trx: Transaction<Database>, restores: readonly Co
       lineOfCoverage: entry.line_of_coverage,
       status: 'change',
       changes: ['date_change'],
-      previous: coverageItemOf(entry, entry, dependentIds, endedOn),
+      previous: expectedOf(expected, entry)?.item ?? coverageItemOf(entry, entry, dependentIds, endedOn),
       next: coverageItemOf(entry, entry, dependentIds, previousEnd),
       coverageStart: entry.effective_start,
       coverageEnd: previousEnd,

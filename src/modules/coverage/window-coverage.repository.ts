@@ -19,6 +19,7 @@ export async function findCoveredLinesOn(db: Executor, memberId: string, date: s
       'enrolled_plans.volume_cents',
       'enrolled_plans.primary_care_provider',
       'enrolled_plans.payroll_provider_external_id',
+      'enrolled_plans.effective_end',
       'plans.line_of_coverage',
       'plans.effective_start as plan_start',
       'plans.effective_end as plan_end',

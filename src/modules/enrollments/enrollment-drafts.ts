@@ -4,6 +4,7 @@
  * or cancelled; and read. Every change locks the member, then the enrollment (lockMemberThenEnrollment), and
  * hands its events and notification to ChangeCommit.
  */
+import { recordHeldCoverage } from '../carrier-ledger/carrier-ledger.ts';
 import type { Kysely } from 'kysely';
 import type { Executor, Transaction } from '../../db/database.ts';
 import type { Page, PageRequest } from '../../db/keyset.ts';
@@ -57,7 +58,7 @@ export class EnrollmentDrafts {
    * open_enrollment enrollment is linked to the employer's window open today, if any, until submission
    * links it to the window of the submission day; `windowId` links it to a given window instead. A
    * carrier_sync enrollment records coverage the carrier already holds, synced at once: it ends the coverage it
-   * replaces, and tells the carriers nothing.
+   * replaces, tells the carriers nothing, and is what the carrier ledger holds as told for its lines.
    */
   async createIn(
     trx: Transaction<Database>,
@@ -82,6 +83,9 @@ export class EnrollmentDrafts {
     await repository.insertElections(trx, elections);
     const coverage = row.status === 'synced' ? await electedCoverage(trx, row, elections, toDateString(this.#clock.now())) : undefined;
     const replaced = coverage ? await endCoverageReplacedBy(trx, coverage) : [];
+    // The carriers hold it already: the carrier ledger starts from it (carrier-ledger.ts).
+    if (coverage)
+      await recordHeldCoverage(trx, { providerId: row.provider_id, employerId: row.employer_id, memberId: row.member_id }, coverage.next, row.created_at);
     await this.#commit.commit(trx, {
       events: [eventOf('enrollment', 'created', row), ...replaced.map((enrollment) => eventOf('enrollment', 'updated', enrollment))],
     });

@@ -71,6 +71,7 @@ const IDS_AND_STATES = {
   event_type: 'termination',
   delivery_method: 'sftp',
   kind: 'change',
+  audience: 'admin',
   edi_file_id: 'edi_1',
   // The 834 writer's reason for leaving a member out: an element and a rule, never the value.
   reason: 'NM109: is not an SSN the SSA issues',
@@ -108,6 +109,7 @@ describe('EVENT_DATA', () => {
     ['open_enrollment_window', { employer: 'er_1', status: 'approved', enrollment_type: 'active' }, 'er_1'],
     ['cobra_event', { member: 'mem_1', employer: 'er_1', enrollment: 'enr_1', event_type: 'termination' }, 'er_1'],
     ['edi_left_out', { employer: 'er_1', group: 'grp_1', member: 'mem_1', reason: 'NM109: is not an SSN the SSA issues', edi_file: 'edi_1' }, 'er_1'],
+    ['alert', { employer: 'er_1', audience: 'admin', kind: 'change', related_object_type: 'member', related_object_id: 'mem_1', member: 'mem_1' }, 'er_1'],
   ] as const)("when a %s event is made, then its data is exactly the whitelist and its employer the record's", (objectType, data, employer) => {
     const row = objectType === 'employer' ? { ...everything, id: 'er_x' } : everything;
     expect(eventOf(objectType, 'created', row as never)).toEqual({

@@ -10,6 +10,7 @@ import type { GroupRow } from '../groups/group.table.ts';
 import type { MemberIdCardRow } from '../member-id-cards/member-id-card.table.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import type { NotificationRow } from '../notifications/notification.table.ts';
+import type { AlertRow } from '../alerts/alert.table.ts';
 import type { OpenEnrollmentWindowRow } from '../open-enrollment/open-enrollment-window.table.ts';
 import type { PayRateRow } from '../pay-rates/pay-rate.table.ts';
 import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
@@ -49,6 +50,7 @@ interface EventSources {
   edi_profile: Pick<EdiProfileRow, 'employer_id' | 'group_id' | 'delivery_method'>;
   edi_file: Pick<EdiFileRow, 'employer_id' | 'group_id' | 'kind' | 'status'>;
   edi_left_out: Pick<EdiLeftOutRow, 'employer_id' | 'group_id' | 'member_id' | 'reason' | 'edi_file_id'>;
+  alert: Pick<AlertRow, 'employer_id' | 'audience' | 'kind' | 'related_object_type' | 'related_object_id' | 'member_id'>;
 }
 
 /** A record an event can be made from: its id, provider and the columns of its type. */
@@ -141,6 +143,18 @@ export const EVENT_DATA: { [T in EventObjectType]: (row: EventSource<T>) => Desc
   edi_left_out: (row) => ({
     employer: row.employer_id,
     data: { employer: row.employer_id, group: row.group_id, member: row.member_id, reason: row.reason, edi_file: row.edi_file_id },
+  }),
+  // Not the message: whoever acts reads the alert (GET /alerts).
+  alert: (row) => ({
+    employer: row.employer_id,
+    data: {
+      employer: row.employer_id,
+      audience: row.audience,
+      kind: row.kind,
+      related_object_type: row.related_object_type,
+      related_object_id: row.related_object_id,
+      member: row.member_id,
+    },
   }),
 };
 

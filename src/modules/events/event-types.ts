@@ -33,6 +33,8 @@ export const EVENT_ACTIONS = {
   edi_file: ['created', 'confirmed', 'cancelled', 'delivered', 'delivery_failed', 'accepted', 'accepted_with_errors', 'rejected'],
   // A member an 834 build could not write, reported once per member and reason; deleted once the member is written.
   edi_left_out: ['created', 'deleted'],
+  // Something a person must act on (alerts/alert.table.ts), recorded once.
+  alert: ['created'],
 } as const satisfies Record<EventObjectType, readonly string[]>;
 
 export type EventAction<T extends EventObjectType> = (typeof EVENT_ACTIONS)[T][number];

@@ -24,6 +24,7 @@ export const EVENT_OBJECT_TYPES = [
   'edi_profile',
   'edi_file',
   'edi_left_out',
+  'alert',
 ] as const;
 export type EventObjectType = (typeof EVENT_OBJECT_TYPES)[number];
 

@@ -212,7 +212,7 @@ export class OpenEnrollmentWindowService {
       });
       await this.#changes.commit(trx, {
         events: [eventOf('open_enrollment_window', WINDOW_EVENT_ACTIONS.complete, completed)],
-        jobs: window.enrollment_type === 'passive' ? [{ kind: PASSIVE_ROLLOVER_JOB, payload: { open_enrollment_window: id } }] : [],
+        jobs: [{ kind: PASSIVE_ROLLOVER_JOB, payload: { open_enrollment_window: id } }],
       });
       return windowResponse(trx, completed, (await repository.findWindowPlanIds(trx, [id])).get(id)!);
     });

@@ -1,12 +1,14 @@
 /**
- * Passive open enrollment's carry-over (docs/decisions.md "Open enrollment windows"): the job a completed passive
- * window enqueues carries every member who did nothing into the new period through the enrollment engine.
+ * Open enrollment's carry-over (docs/decisions.md "Open enrollment windows"): the job a completed window enqueues
+ * carries every member who did nothing into the new period through the enrollment engine: a passive window's
+ * elections go on (each plan to its successor), and coverage that ends with the plan year and goes nowhere (an
+ * active window's, or a plan without a successor) is waived, so that its carrier is told it ends.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { addDays } from '../../shared/dates.ts';
+import { addDays, compareDates } from '../../shared/dates.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { CreateEnrollmentBody, EnrollmentResponse, PrimaryCareProvider } from '../enrollments/enrollment.schemas.ts';
@@ -56,7 +58,7 @@ export class PassiveCarryOver {
    */
   async rollOverPassively(windowId: string, batchSize = ROLLOVER_BATCH): Promise<number> {
     const window = await this.#db.selectFrom('open_enrollment_windows').selectAll().where('id', '=', windowId).executeTakeFirst();
-    if (window?.status !== 'completed' || window.enrollment_type !== 'passive') return 0;
+    if (window?.status !== 'completed') return 0;
     const dated = datedWindow(window)!;
     const planIds = (await repository.findWindowPlanIds(this.#db, [windowId])).get(windowId)!;
     let carried = 0;
@@ -64,7 +66,7 @@ export class PassiveCarryOver {
     for (;;) {
       const batch = await repository.findIncompleteMemberIds(this.#db, dated, { ...(after === undefined ? {} : { after }), limit: batchSize });
       if (batch.length === 0) break;
-      carried += await this.#db.transaction().execute(async (trx) => this.#rollOver(trx, dated, planIds, batch));
+      carried += await this.#db.transaction().execute(async (trx) => this.#rollOver(trx, dated, window.enrollment_type === 'passive', planIds, batch));
       after = batch.at(-1);
     }
     return carried;
@@ -80,7 +82,13 @@ export class PassiveCarryOver {
    * their plan. A member whose carried elections still fail the submission rules is left as is, inside a
    * savepoint, and stays in the incomplete members report.
    */
-  async #rollOver(trx: Transaction<Database>, window: repository.DatedWindow, planIds: readonly string[], memberIds: readonly string[]): Promise<number> {
+  async #rollOver(
+    trx: Transaction<Database>,
+    window: repository.DatedWindow,
+    passive: boolean,
+    planIds: readonly string[],
+    memberIds: readonly string[],
+  ): Promise<number> {
     const scope: Scope = { providerId: window.provider_id, employerId: null };
     // The engine's own plan rows: the carry-over reads their dates, predecessor, guaranteed issue and volume rules.
     const offered = await findPlansByIds(trx, window.provider_id, planIds);
@@ -91,10 +99,15 @@ export class PassiveCarryOver {
       if (!(await claimOccurrence(trx, `passive_open_enrollment:${window.id}:${member}`, this.#clock.now().toISOString()))) continue;
       const coverage = await findCoveredLinesOn(trx, member, lastDay);
       const carried = coverage.flatMap((line) => {
-        const plan = carriedPlan(line.plan_id, offered, window.renewal_date);
+        const plan = passive ? carriedPlan(line.plan_id, offered, window.renewal_date) : undefined;
         return plan ? [{ line, plan }] : [];
       });
-      if (carried.length === 0) continue;
+      // Coverage that ends with its plan year and goes nowhere: its carrier still holds it (a plan year's end is
+      // not a termination to a carrier), so the enrollment waives the line and the carrier is told it ends.
+      const ending = coverage.filter(
+        (line) => line.effective_end !== null && compareDates(line.effective_end, lastDay) <= 0 && !carried.some((carry) => carry.line.id === line.id),
+      );
+      if (carried.length === 0 && ending.length === 0) continue;
       const subclassIds = await findMemberSubclassIds(trx, member);
       // Beneficiary designations go on with the life coverage they belong to.
       const designations = await findDesignationsOf(
@@ -141,6 +154,7 @@ export class PassiveCarryOver {
             requested_volume: money(volumes.member),
           };
         }),
+        coverage_waivers: ending.map((line) => ({ line_of_coverage: line.line_of_coverage, reason: 'other' as const })),
       };
       await sql`savepoint passive_rollover`.execute(trx);
       try {
