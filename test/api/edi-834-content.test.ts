@@ -14,7 +14,8 @@ import { address, createMember } from '../helpers/factories.ts';
 import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { createDependent } from '../helpers/people-factories.ts';
 import { compositeRates, contributionStrategy, createPlan, createPlanConfiguration } from '../helpers/plan-factories.ts';
-import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
+import { Encrypter } from '../../src/shared/crypto.ts';
+import { createTestApp, ok, TEST_ENCRYPTION_KEY, type TestContext } from '../helpers/test-app.ts';
 import { expectGuideConformant, type EdiFileRecord } from '../helpers/x12.ts';
 
 // Clock: 2026-03-02T15:00Z before each test. Plans run 2026-01-01..2026-12-31; families are hired 2026-03-01.
@@ -389,3 +390,93 @@ describe('names the X12 character set cannot carry are refused at the API (400 n
 function fieldPaths(body: { input_errors?: { field_path: string[] }[] }): string[][] {
   return (body.input_errors ?? []).map((error) => error.field_path);
 }
+
+describe('what a file cannot carry is alerted once and shown on the file (docs/decisions.md "Alerts")', () => {
+  async function alertsOf(w: EnrollmentWorld, kind: string, member: string) {
+    return (await ok(w.admin.get(`/alerts?kind=${kind}&member=${member}`))).results as {
+      kind: string;
+      audience: string;
+      related_object_type: string;
+      related_object_id: string;
+      payload: Record<string, unknown>;
+    }[];
+  }
+  async function alertEvents(w: EnrollmentWorld, relatedObjectId: string) {
+    const events = (await ok(w.admin.get('/events?type=alert.created&page_size=100'))).results as { data: Record<string, unknown> }[];
+    return events.filter((event) => JSON.stringify(event.data).includes(relatedObjectId));
+  }
+
+  it('when a change waits because its line has no 834 code, then the file lists it (unmapped), and one admin alert and one event are raised however many builds see it', async () => {
+    const w = await ediWorld();
+    const life = await planIn(w, {
+      plan_name: 'Group Life',
+      line_of_coverage: 'life',
+      premium_type: undefined,
+      composite_rates: undefined,
+      guaranteed_issue_volume: '50000.00',
+    });
+    const { member, spouse } = await hiredCouple(w);
+    const hired = await qle(w, member, 'new_hire', '2026-03-01', '2026-03-01', [election(w.plans.vision), { ...election(life), requested_volume: '20000.00' }]);
+    const changes = (await ok(w.admin.get(`/enrollments/${hired.id}/benefit_changes`))) as { id: string; line_of_coverage: string }[];
+    const lifeChange = changes.find((change) => change.line_of_coverage === 'life')!;
+
+    const first = await buildFile(w);
+    expect((first.record as EdiFileRecord & { unmapped: unknown[] }).unmapped).toEqual([{ benefit_change: lifeChange.id, line_of_coverage: 'life' }]);
+    // Nothing else to send: 409, and still the one alert.
+    expect((await w.admin.post('/edi_files', { group: w.groups.ediGroup.id, kind: 'change' })).status).toBe(409);
+    t.clock.set('2026-03-03T15:00:00.000Z');
+    await qle(w, member, 'marriage', '2026-02-28', '2026-04-01', [election(w.plans.vision, [spouse]), { ...election(life), requested_volume: '20000.00' }]);
+    const second = await buildFile(w);
+    // The life change still waits (the marriage changed nothing of life): listed again, alerted once.
+    expect((second.record as EdiFileRecord & { unmapped: unknown[] }).unmapped).toEqual([{ benefit_change: lifeChange.id, line_of_coverage: 'life' }]);
+
+    const alerts = await alertsOf(w, 'edi_unmapped_line', member.id);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ audience: 'admin', related_object_type: 'benefit_change', related_object_id: lifeChange.id });
+    expect(await alertEvents(w, lifeChange.id)).toHaveLength(1);
+  });
+
+  it('when a change is the only one waiting and its line has no code, then the build answers nothing to send and the alert is raised all the same, once', async () => {
+    const w = await ediWorld();
+    const life = await planIn(w, {
+      plan_name: 'Group Life',
+      line_of_coverage: 'life',
+      premium_type: undefined,
+      composite_rates: undefined,
+      guaranteed_issue_volume: '50000.00',
+    });
+    const { member } = await hiredCouple(w);
+    await qle(w, member, 'new_hire', '2026-03-01', '2026-03-01', [{ ...election(life), requested_volume: '20000.00' }]);
+    for (let build = 0; build < 2; build += 1) {
+      const response = await w.admin.post('/edi_files', { group: w.groups.ediGroup.id, kind: 'change' });
+      expect(response.status, response.text).toBe(409);
+    }
+    expect(await alertsOf(w, 'edi_unmapped_line', member.id)).toHaveLength(1);
+  });
+
+  it('when a member is left out of files, then an admin alert is raised once per report (with the left_out report and its event)', async () => {
+    const w = await ediWorld();
+    const good = await hiredCouple(w);
+    const legacy = await hiredCouple(w, { first_name: 'Legacy', ssn: '234567890' });
+    await newHire(w, good.member);
+    await newHire(w, legacy.member);
+    // An SSN stored before the API checked SSNs: NM109 cannot carry it.
+    await t.database.db.updateTable('members').set({ ssn_digest: null }).where('id', '=', legacy.member.id).execute();
+    await t.database.db
+      .updateTable('members')
+      .set({ ssn_encrypted: new Encrypter(TEST_ENCRYPTION_KEY).encrypt('000451234'), ssn_last_four: '1234' })
+      .where('id', '=', legacy.member.id)
+      .execute();
+
+    const first = await buildFile(w);
+    expect(first.record.left_out).toEqual([{ member: legacy.member.id, reason: 'NM109: is not an SSN the SSA issues' }]);
+    t.clock.set('2026-03-03T15:00:00.000Z');
+    await qle(w, good.member, 'marriage', '2026-02-28', '2026-04-01', [election(w.plans.vision, [good.spouse])]);
+    await buildFile(w);
+
+    const alerts = await alertsOf(w, 'edi_left_out', legacy.member.id);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ audience: 'admin', related_object_type: 'member', related_object_id: legacy.member.id });
+    expect(JSON.stringify(alerts)).not.toMatch(/000451234|Legacy/);
+  });
+});

@@ -68,8 +68,10 @@ export class EdiFileContent {
     const pending = await contentRepository.listUnsentChanges(trx, group.provider_id, group.id, MAX_CHANGES_PER_FILE);
     const itemIds = pending.flatMap((change) => [change.previous_enrollment_plan_id, change.next_enrollment_plan_id].filter((id): id is string => id !== null));
     const items = new Map((await groupCoverage.findCoverageItems(trx, itemIds)).map((item) => [item.id, item]));
-    // Lines the guide has no HD03 code for (and the profile maps to none) cannot go in an 834: they wait.
+    // Lines the guide has no HD03 code for (and the profile maps to none) cannot go in an 834: they wait, and
+    // the build names them (the file's `unmapped`, an admin alert once per change).
     const sendable = pending.filter((change) => insuranceLineCodeOf(guide, change.line_of_coverage) !== undefined);
+    const unmapped = pending.filter((change) => insuranceLineCodeOf(guide, change.line_of_coverage) === undefined);
     const reinstated = await this.#reinstatements(trx, group.id, sendable);
     // The event behind each change (its enrollment's reason) gives INS04.
     const enrollments = await contentRepository.findEnrollmentReasons(
@@ -140,7 +142,7 @@ export class EdiFileContent {
         if (row && dependentChange) addDemographicChange(partOf(item.member_id)!, row, dependentChange);
       }
     }
-    return { parts: [...parts.values()].map((part): FileParts => ({ ...part, people: [] })), changesOf, known: sentDigests };
+    return { parts: [...parts.values()].map((part): FileParts => ({ ...part, people: [] })), changesOf, known: sentDigests, unmapped };
   }
 
   /**
@@ -185,7 +187,7 @@ export class EdiFileContent {
   async fullContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string) {
     // What the carrier was last sent about everyone: only what differs is stored again.
     const known = await contentRepository.findSentDigests(trx, group.id);
-    return { parts: this.#fullParts(trx, group, guide, asOf), changesOf: new Map<string, string[]>(), known };
+    return { parts: this.#fullParts(trx, group, guide, asOf), changesOf: new Map<string, string[]>(), known, unmapped: [] as BenefitChangeRow[] };
   }
 
   async *#fullParts(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string): AsyncGenerator<FileParts> {

@@ -93,6 +93,8 @@ export interface EdiFileTable {
   missing: string | null;
   /** JSON text: LeftOut[]. */
   left_out: string;
+  /** JSON text: the benefit changes a change file could not carry for want of an 834 code of their line ({ benefit_change, line_of_coverage }[]). */
+  unmapped: string;
   delivery_method: EdiDeliveryMethod;
   delivery_attempts: number;
   delivery_error: string | null;
