@@ -55,7 +55,13 @@ function unmappedAlert(change: BenefitChangeRow): NewAlert {
     message:
       `Benefit change ${change.id} (${change.line_of_coverage}) of group ${change.group_id} cannot go in an 834: the line has no HD03 code. ` +
       `Map it in the group's EDI profile (companion_guide.line_of_coverage_codes.${change.line_of_coverage}), or complete the change by hand (PATCH /benefit_changes/{id} with completed_at).`,
-    payload: { benefit_change: change.id, group: change.group_id, member: change.member_id, enrollment: change.enrollment_id, line_of_coverage: change.line_of_coverage },
+    payload: {
+      benefit_change: change.id,
+      group: change.group_id,
+      member: change.member_id,
+      enrollment: change.enrollment_id,
+      line_of_coverage: change.line_of_coverage,
+    },
     key: `edi_unmapped_line:${change.id}`,
   };
 }

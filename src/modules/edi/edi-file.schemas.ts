@@ -95,7 +95,8 @@ export const EdiFileSchema = Type.Object(
         'Change files: members newly left out (each member and reason is listed once, then stands in GET /edi_left_out); full files: everyone the file leaves out',
     }),
     unmapped: Type.Array(UnmappedChangeSchema, {
-      description: 'Change files: the benefit changes waiting for a file when it was built that it could not carry for want of a code of their line; [] for full files',
+      description:
+        'Change files: the benefit changes waiting for a file when it was built that it could not carry for want of a code of their line; [] for full files',
     }),
     delivery_method: StringEnum(EDI_DELIVERY_METHODS),
     delivery_attempts: Type.Integer({ description: 'Upload attempts made so far (failed ones included, every retry and resend counted)' }),
