@@ -12,6 +12,7 @@ describe('text an 834 can carry (X12.6 basic and extended character sets, less t
     ['Smith–Jones', 'Smith-Jones'],
     ['  Mary   Ann ', 'Mary Ann'],
     ['Ｓｍｉｔｈ', 'Smith'],
+    ['\uFEFFAnn\u200B Lee\u202E', 'Ann Lee'],
   ])('when a name is %s, then it is written %s and accepted', (name, folded) => {
     expect(foldToX12(name)).toBe(folded);
     expect(x12TextProblem(name)).toBeUndefined();

@@ -42,6 +42,8 @@ const LATIN_LETTERS: Readonly<Record<string, string>> = {
 };
 const LATIN_LETTER_SEARCH = new RegExp(`[${Object.keys(LATIN_LETTERS).join('')}]`, 'gu');
 const COMBINING_MARKS = /\p{M}/gu;
+/** Invisible format characters (zero-width spaces and joiners, byte order marks, bidirectional controls, soft hyphens): copy-paste debris in names. */
+const FORMAT_CHARACTERS = /\p{Cf}/gu;
 const WHITE_SPACE_RUNS = /\s+/g;
 /** Printable ASCII: the 005010 basic and extended character sets together. */
 const CHARACTER_SET = /^[\x20-\x7E]*$/;
@@ -50,14 +52,15 @@ const DELIMITERS = /[*~:^]/;
 
 /**
  * `value` as an 834 writes it: accents dropped (José -> Jose, by canonical decomposition), the Latin letters that
- * do not decompose spelled out (ß -> ss, Ø -> O), typographic quotes and dashes made plain, white space runs
- * made one space, trimmed. Anything else outside printable ASCII (another script: 山田, Иванов) stays as it is,
+ * do not decompose spelled out (ß -> ss, Ø -> O), typographic quotes and dashes made plain, invisible format
+ * characters (zero-width spaces, bidirectional controls) dropped, white space runs made one space, trimmed. Anything else outside printable ASCII (another script: 山田, Иванов) stays as it is,
  * for x12TextProblem to refuse.
  */
 export function foldToX12(value: string): string {
   return value
     .normalize('NFKD')
     .replace(COMBINING_MARKS, '')
+    .replace(FORMAT_CHARACTERS, '')
     .replace(LATIN_LETTER_SEARCH, (letter) => LATIN_LETTERS[letter] ?? letter)
     .replace(WHITE_SPACE_RUNS, ' ')
     .trim();
