@@ -25,6 +25,7 @@ import * as ediAcknowledgements from './migrations/2026-11-30T0001-edi-acknowled
 import * as ediDeliveryState from './migrations/2026-11-30T0002-edi-delivery-state.ts';
 import * as ssnRulesLeftOut from './migrations/2026-11-30T0003-ssn-rules-left-out.ts';
 import * as carrierLedgerAlerts from './migrations/2026-12-01T0001-carrier-ledger-alerts.ts';
+import * as ediSentNamesUnmapped from './migrations/2026-12-01T0002-edi-sent-names-unmapped.ts';
 import * as ediFileReturns from './migrations/2026-12-01T0003-edi-file-returns.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-30T0002-edi-delivery-state': ediDeliveryState,
   '2026-11-30T0003-ssn-rules-left-out': ssnRulesLeftOut,
   '2026-12-01T0001-carrier-ledger-alerts': carrierLedgerAlerts,
+  '2026-12-01T0002-edi-sent-names-unmapped': ediSentNamesUnmapped,
   '2026-12-01T0003-edi-file-returns': ediFileReturns,
 };
 

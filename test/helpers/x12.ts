@@ -17,6 +17,11 @@ const GUIDE_CODES = {
   INS02: '01 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19 23 24 25 26 31 38 53 60 D2 G8 G9'.split(' '),
   // INS03 (875) Maintenance Type Code: change, addition, cancellation or termination, reinstatement, audit or compare.
   INS03: ['001', '021', '024', '025', '030'],
+  // INS04 (1203) Maintenance Reason Code, as 005010X220A1 lists it.
+  INS04:
+    '01 02 03 04 05 06 07 08 09 10 11 14 15 16 17 18 20 21 22 25 26 27 28 29 31 32 33 37 38 39 40 41 43 59 AA AB AC AD AE AF AG AH AI AJ AL EC XN XT'.split(
+      ' ',
+    ),
   // INS05 (1216) Benefit Status Code: active, COBRA, surviving insured, TEFRA.
   INS05: ['A', 'C', 'S', 'T'],
   // INS08 (584) Employment Status Code.
@@ -34,10 +39,11 @@ const GUIDE_CODES = {
 /**
  * The segments this writer may send, in the guide's order: the header (ISA, GS, ST, BGN, REF*38 required,
  * the 1000 dates situational, N1*P5 and N1*IN), then each member's 2000 loop (INS, REF*0F, REF*1L, member
- * dates), 2100A (NM1*IL, N3/N4 together, DMG) and 2300 loops (HD, DTP*348, DTP*349), then SE, GE, IEA.
+ * dates), 2100A (NM1*IL, or NM1*74 Corrected Insured; N3/N4 together, DMG), 2100B (NM1*70 Prior Incorrect
+ * Insured) and 2300 loops (HD, DTP*348, DTP*349), then SE, GE, IEA.
  */
 const HEADER = String.raw`ISA GS ST BGN REF\*38 (DTP\*(007|303) )*N1\*P5 N1\*IN `;
-const MEMBER_LOOP = String.raw`INS REF\*0F (REF\*1L )?(DTP\*(336|337|356|357) )*NM1\*IL (N3 N4 )?DMG (HD DTP\*348 (DTP\*349 )?)*`;
+const MEMBER_LOOP = String.raw`INS REF\*0F (REF\*1L )?(DTP\*(303|336|337|356|357) )*NM1\*(IL|74) (N3 N4 )?DMG (NM1\*70 )?(HD DTP\*348 (DTP\*349 )?)*`;
 const GUIDE_ORDER = new RegExp(`^${HEADER}(${MEMBER_LOOP})*SE GE IEA$`);
 
 /** A segment as the order above names it: REF, DTP and N1 by their qualifier, NM1 by its entity code. */
@@ -118,24 +124,43 @@ export async function expectGuideConformant(record: EdiFileRecord, content: stri
 
   let subscriberId: string | undefined;
   let subscribers = 0;
+  let maintenanceReason: string | undefined;
+  let correctionOf: string | undefined;
   for (const [index, segment] of segments.entries()) {
     const following = segments[index + 1];
     if (segment.name === 'INS') {
       expect(GUIDE_CODES.INS03, 'INS03').toContain(segment['3']);
+      if ((segment['4'] ?? '') !== '') expect(GUIDE_CODES.INS04, 'INS04').toContain(segment['4']);
+      maintenanceReason = segment['4'];
       expect(GUIDE_CODES.INS05, 'INS05').toContain(segment['5']);
       expect(following?.name === 'REF' && following['1'] === '0F', 'REF*0F after INS').toBe(true);
       if (segment['1'] === 'Y') {
-        subscribers += 1;
+        // A subscriber's name correction (INS04 25) is a loop of its own before their other loop: one member.
+        if (!(correctionOf === following?.['2'])) subscribers += 1;
+        correctionOf = segment['4'] === '25' ? following?.['2'] : undefined;
         subscriberId = following?.['2'];
         expect(segment['2'], 'INS02 of a subscriber').toBe('18');
         expect(GUIDE_CODES.INS08, 'INS08').toContain(segment['8']);
       } else {
+        correctionOf = undefined;
         expect(segment['1'], 'INS01').toBe('N');
         expect(subscriberId, 'a dependent follows a subscriber').toBeDefined();
         expect(following?.['2'], "a dependent's REF*0F is its subscriber's").toBe(subscriberId);
         expect(GUIDE_CODES.INS02, 'INS02').toContain(segment['2']);
         expect(segment['2'], 'INS02 of a dependent').not.toBe('18');
       }
+    }
+    // 2100A NM101 74 (Corrected Insured) and 2100B (NM1*70, the prior name) go together, on a loop with INS04 25.
+    if (segment.name === 'NM1' && (segment['1'] === '74' || segment['1'] === '70')) expect(maintenanceReason, 'INS04 of a corrected name').toBe('25');
+    if (segment.name === 'NM1' && segment['1'] === '74') {
+      const prior = segments.slice(index + 1).find((next) => next.name === 'NM1' || next.name === 'INS' || next.name === 'HD');
+      expect(prior?.name === 'NM1' && prior['1'] === '70', 'NM1*74 is followed by its 2100B (NM1*70)').toBe(true);
+    }
+    // A benefit never ends before it begins (cancelling coverage that never started ends it on its first day).
+    if (segment.name === 'DTP' && segment['1'] === '349') {
+      const begin = segments[index - 1];
+      expect(begin?.name === 'DTP' && begin['1'] === '348', 'DTP*349 follows its DTP*348').toBe(true);
+      expect(segment['3']! >= begin!['3']!, 'DTP*349 is not before DTP*348').toBe(true);
     }
     if (segment.name === 'HD') {
       expect(GUIDE_CODES.HD01, 'HD01').toContain(segment['1']);

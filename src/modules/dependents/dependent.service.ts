@@ -19,6 +19,7 @@ import { disabilityCertifiedThrough } from '../plan-configurations/eligibility.t
 import { eventOf } from '../events/event-data.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import { ssnProblem } from '../../shared/ssn.ts';
+import { assertPersonTextCarriersCanRead } from '../../shared/x12-text.ts';
 import * as repository from './dependent.repository.ts';
 import type { CreateDependentBody, DependentResponse, UpdateDependentBody } from './dependent.schemas.ts';
 import type { DependentRow } from './dependent.table.ts';
@@ -68,6 +69,7 @@ export class DependentService {
   }
 
   async createDependent(scope: Scope, input: CreateDependentBody): Promise<DependentResponse> {
+    assertPersonTextCarriersCanRead(input);
     return this.#db.transaction().execute(async (trx) => {
       await assertReferencesVisible(trx, scope, { member: input.member });
       // Locked so that a concurrent delete of the member either sees this dependent or makes this a 400.
@@ -115,6 +117,7 @@ export class DependentService {
   }
 
   async updateDependent(scope: Scope, id: string, input: UpdateDependentBody): Promise<DependentResponse> {
+    assertPersonTextCarriersCanRead(input);
     return this.#db.transaction().execute(async (trx) => {
       const current = await repository.lockDependentById(trx, scope, id);
       if (!current) throw new NotFound('dependent');

@@ -10,9 +10,11 @@ import { InvalidState } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import { eventOf } from '../events/event-data.ts';
+import type { NewAlert } from '../alerts/alert.service.ts';
+import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.ts';
 import type { NewEvent } from '../events/event-log.ts';
 import type { GroupRow } from '../groups/group.table.ts';
-import { demographicsDigest, toSubscriber834, type SubscriberParts } from './edi-loops.ts';
+import { demographicsDigest, sentNameOf, toSubscriber834, type SentName, type SubscriberParts } from './edi-loops.ts';
 import { LeftOutReports, NothingWrittenError, type LeftOutEntry } from './edi-left-out.ts';
 import { companionGuideOf, tradingPartnerKey } from './edi-profile.ts';
 import * as contentRepository from './edi-file-content.repository.ts';
@@ -38,6 +40,30 @@ interface MissingPerson {
   member: string;
   person: string;
   line_of_coverage: string;
+}
+
+/** The admin alert of a benefit change an 834 cannot carry (docs/decisions.md "Alerts"): once per change. */
+function unmappedAlert(change: BenefitChangeRow): NewAlert {
+  return {
+    providerId: change.provider_id,
+    employerId: change.employer_id,
+    audience: 'admin',
+    kind: 'edi_unmapped_line',
+    relatedObjectType: 'benefit_change',
+    relatedObjectId: change.id,
+    memberId: change.member_id,
+    message:
+      `Benefit change ${change.id} (${change.line_of_coverage}) of group ${change.group_id} cannot go in an 834: the line has no HD03 code. ` +
+      `Map it in the group's EDI profile (companion_guide.line_of_coverage_codes.${change.line_of_coverage}), or complete the change by hand (PATCH /benefit_changes/{id} with completed_at).`,
+    payload: {
+      benefit_change: change.id,
+      group: change.group_id,
+      member: change.member_id,
+      enrollment: change.enrollment_id,
+      line_of_coverage: change.line_of_coverage,
+    },
+    key: `edi_unmapped_line:${change.id}`,
+  };
 }
 
 /** The file name carriers see: sender, receiver, kind and interchange control number (unique per partner). */
@@ -73,11 +99,13 @@ export class EdiFileBuilder {
     action: EdiFileAction,
     asOf: string,
     replaces?: string,
-  ): Promise<{ file: EdiFileRow; events: NewEvent[] } | undefined> {
+  ): Promise<{ file: EdiFileRow | undefined; events: NewEvent[]; alerts: NewAlert[] }> {
     const guide = companionGuideOf(profile);
     const content =
       kind === 'change' ? await this.#content.changeContent(trx, group, guide, asOf, replaces) : await this.#content.fullContent(trx, group, guide, asOf);
-    if (Array.isArray(content.parts) && content.parts.length === 0) return undefined;
+    // Changes whose line has no 834 code wait; each is alerted once (by its key), whether or not a file is written.
+    const alerts = content.unmapped.map(unmappedAlert);
+    if (Array.isArray(content.parts) && content.parts.length === 0) return { file: undefined, events: [], alerts };
     // Handed out in this transaction, after the group's lock: numbers increase in the order files are stored,
     // and a build that fails stores nothing (no file ever carried its number).
     const numbers = await profileRepository.nextControlNumbers(trx, profile.provider_id, tradingPartnerKey(profile));
@@ -122,6 +150,7 @@ export class EdiFileBuilder {
       content_sha256: '',
       missing: null,
       left_out: '[]',
+      unmapped: JSON.stringify(content.unmapped.map((change) => ({ benefit_change: change.id, line_of_coverage: change.line_of_coverage }))),
       delivery_method: profile.delivery_method,
       delivery_attempts: 0,
       delivery_error: null,
@@ -143,7 +172,12 @@ export class EdiFileBuilder {
     // id, a value X12 cannot hold) is left out with the reason, and everyone else's file goes on. A member's
     // fate is known once the writer asks for the next one.
     const leftOut = new Map<string, string>();
-    const written = { members: 0, changeIds: [] as string[], people: [] as FileParts['people'], digests: new Map<string, string>() };
+    const written = {
+      members: 0,
+      changeIds: [] as string[],
+      people: [] as FileParts['people'],
+      digests: new Map<string, { digest: string; name: SentName }>(),
+    };
     // The digests of people written are stored as the file goes (DIGESTS_PER_WRITE at a time, sent ahead of their
     // answers), so that on PostgreSQL the server stores them while the rest of the file is written.
     const digestWrites = new InFlight(DIGEST_WRITES_IN_FLIGHT);
@@ -189,7 +223,7 @@ export class EdiFileBuilder {
       return stored;
     });
     // Rolled back (no file, no control numbers used); the caller reports the members left out (EdiFileService's #reportNothingWritten).
-    if (written.members === 0 && kind === 'change') throw new NothingWrittenError(leftOut);
+    if (written.members === 0 && kind === 'change') throw new NothingWrittenError(leftOut, alerts);
     const reported = await reports.record(trx, this.#clock, group, leftOut, cleared, id);
     const stored: EdiFileRow = {
       ...row,
@@ -206,7 +240,7 @@ export class EdiFileBuilder {
     }
     await fileRepository.updateFile(trx, stored);
     await fileRepository.insertFileChanges(trx, id, written.changeIds);
-    return { file: stored, events: [...reported.events, eventOf('edi_file', 'created', stored)] };
+    return { file: stored, events: [...reported.events, eventOf('edi_file', 'created', stored)], alerts: [...alerts, ...reported.alerts] };
   }
 
   /** Writes the file's chunks (encrypted) as the writer produces them; its size, segments and digest. */
@@ -256,9 +290,13 @@ export class EdiFileBuilder {
       .sort((a, b) => a.member.localeCompare(b.member) || a.person.localeCompare(b.person) || a.line_of_coverage.localeCompare(b.line_of_coverage));
   }
 
-  /** The demographics digests of a member's people in the file, as the carrier now holds them. */
-  #addDigests(digests: Map<string, string>, part: SubscriberParts): void {
-    digests.set(part.member.row.id, demographicsDigest(this.#digestKey, { kind: 'member', facts: part.member }));
-    for (const { row } of part.dependents.values()) digests.set(row.id, demographicsDigest(this.#digestKey, { kind: 'dependent', row }));
+  /** The demographics digests and names of a member's people in the file, as the carrier now holds them. */
+  #addDigests(digests: Map<string, { digest: string; name: SentName }>, part: SubscriberParts): void {
+    const member = { kind: 'member', facts: part.member } as const;
+    digests.set(part.member.row.id, { digest: demographicsDigest(this.#digestKey, member), name: sentNameOf(member) });
+    for (const { row } of part.dependents.values()) {
+      const dependent = { kind: 'dependent', row } as const;
+      digests.set(row.id, { digest: demographicsDigest(this.#digestKey, dependent), name: sentNameOf(dependent) });
+    }
   }
 }

@@ -8,7 +8,9 @@ import { compareIds } from '../../shared/ids.ts';
 import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.ts';
 import type { MemberRange } from '../coverage/group-coverage.repository.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
+import type { EnrollmentCategory } from '../enrollments/enrollment.table.ts';
 import type { MemberRow } from '../members/member.table.ts';
+import type { SentName } from './edi-loops.ts';
 
 /**
  * The group's benefit changes still waiting for a file that no file carries (a file a 999/TA1 rejected carries
@@ -96,13 +98,42 @@ export async function findDependents(db: Executor, providerId: string, ids: read
   return found;
 }
 
-/** The digests of what the group's carrier was last sent about each person (of `personIds` when given). */
-export async function findSentDigests(db: Executor, groupId: string, personIds?: readonly string[]): Promise<Map<string, string>> {
-  const query = db.selectFrom('edi_sent_demographics').select(['person_id', 'digest']).where('group_id', '=', groupId);
-  if (personIds === undefined) return new Map((await query.execute()).map((row) => [row.person_id, row.digest]));
-  const found = new Map<string, string>();
+/** What the group's carrier was last sent about a person: the demographics digest and the name (undefined when not kept). */
+export interface SentPerson {
+  digest: string;
+  name: SentName | undefined;
+}
+
+function sentPersonOf(row: { digest: string; last_name: string | null; first_name: string | null; middle_name: string | null }): SentPerson {
+  return {
+    digest: row.digest,
+    name: row.last_name === null ? undefined : { last_name: row.last_name, first_name: row.first_name, middle_name: row.middle_name },
+  };
+}
+
+/** What the group's carrier was last sent about each person (of `personIds` when given). */
+export async function findSentDigests(db: Executor, groupId: string, personIds?: readonly string[]): Promise<Map<string, SentPerson>> {
+  const query = db
+    .selectFrom('edi_sent_demographics')
+    .select(['person_id', 'digest', 'last_name', 'first_name', 'middle_name'])
+    .where('group_id', '=', groupId);
+  if (personIds === undefined) return new Map((await query.execute()).map((row) => [row.person_id, sentPersonOf(row)]));
+  const found = new Map<string, SentPerson>();
   for (const batch of batches([...new Set(personIds)], 5_000)) {
-    for (const row of await query.where('person_id', 'in', batch).execute()) found.set(row.person_id, row.digest);
+    for (const row of await query.where('person_id', 'in', batch).execute()) found.set(row.person_id, sentPersonOf(row));
+  }
+  return found;
+}
+
+/** The category and reason of enrollments (the event behind their benefit changes: INS04). */
+export async function findEnrollmentReasons(
+  db: Executor,
+  ids: readonly string[],
+): Promise<Map<string, { category: EnrollmentCategory; reason: string | null }>> {
+  const found = new Map<string, { category: EnrollmentCategory; reason: string | null }>();
+  for (const batch of batches([...new Set(ids)], 5_000)) {
+    const rows = await db.selectFrom('enrollments').select(['id', 'category', 'reason']).where('id', 'in', batch).execute();
+    for (const row of rows) found.set(row.id, { category: row.category, reason: row.reason });
   }
   return found;
 }
@@ -122,24 +153,24 @@ export async function findUpdatedPeople(db: Executor, providerId: string, since:
   };
 }
 
-/** Stores the digests the file sent, but for those `known` to be stored already with the same value. */
+/** Stores what the file sent (digests and names), but for people `known` to be stored already with the same digest and a name. */
 export async function saveSentDigests(
   trx: Transaction<Database>,
   groupId: string,
   fileId: string,
-  digests: ReadonlyMap<string, string>,
-  known: ReadonlyMap<string, string>,
+  digests: ReadonlyMap<string, { digest: string; name: SentName }>,
+  known: ReadonlyMap<string, SentPerson>,
 ): Promise<void> {
   // In key order: each statement appends to the index instead of splitting pages all over it.
   const rows = [...digests]
-    .filter(([person_id, digest]) => known.get(person_id) !== digest)
+    .filter(([person_id, sent]) => known.get(person_id)?.digest !== sent.digest || known.get(person_id)?.name === undefined)
     .sort(([a], [b]) => compareIds(a, b))
-    .map(([person_id, digest]) => ({ group_id: groupId, person_id, digest, edi_file_id: fileId }));
+    .map(([person_id, sent]) => ({ group_id: groupId, person_id, digest: sent.digest, edi_file_id: fileId, ...sent.name }));
   // From a cached statement text: built by Kysely, the 100 statements of a first full file of 50,000 members
   // (100,000 people) took 0.8 s of CPU, 9% of the server's over the edi-files bench (now under 4%).
   await insertRows(trx, 'edi_sent_demographics', rows, {
     rowsPerStatement: 1_000,
-    updateConflictsOn: { columns: ['group_id', 'person_id'], set: ['digest', 'edi_file_id'] },
+    updateConflictsOn: { columns: ['group_id', 'person_id'], set: ['digest', 'edi_file_id', 'last_name', 'first_name', 'middle_name'] },
   });
 }
 
@@ -154,6 +185,8 @@ export async function findLastSentChanges(db: Executor, groupId: string, memberI
       .selectAll('benefit_changes')
       .where('benefit_changes.group_id', '=', groupId)
       .where('benefit_changes.member_id', 'in', batch)
+      // Not what a file the carrier rejected carried: it never told the carrier anything.
+      .where('edi_file_changes.returned_at', 'is', null)
       // Files in the order they were built (control numbers break ties within a millisecond), then file order.
       .orderBy('edi_files.created_at', 'desc')
       .orderBy('edi_files.interchange_control_number', 'desc')

@@ -15,15 +15,19 @@ import {
   addDemographicChange,
   demographicsDigest,
   insuranceLineCodeOf,
+  priorNameOf,
   restoresEndedCoverage,
+  sentNameOf,
   subscriberParts,
   type CoverageContext,
   type MemberFacts,
   type SubscriberParts,
 } from './edi-loops.ts';
 import type { CompanionGuide } from './edi-profile.ts';
+import type { DemographicChange834 } from './x12-834-records.ts';
 import * as contentRepository from './edi-file-content.repository.ts';
 import * as fileRepository from './edi-file.repository.ts';
+import { eventReasonsOf } from './x12-834-reasons.ts';
 
 /** Most benefit changes one change file carries; the rest go in the next file. */
 export const MAX_CHANGES_PER_FILE = 50_000;
@@ -68,13 +72,22 @@ export class EdiFileContent {
     const pending = await contentRepository.listUnsentChanges(trx, group.provider_id, group.id, MAX_CHANGES_PER_FILE, resending);
     const itemIds = pending.flatMap((change) => [change.previous_enrollment_plan_id, change.next_enrollment_plan_id].filter((id): id is string => id !== null));
     const items = new Map((await groupCoverage.findCoverageItems(trx, itemIds)).map((item) => [item.id, item]));
-    // Lines the guide has no HD03 code for (and the profile maps to none) cannot go in an 834: they wait.
+    // Lines the guide has no HD03 code for (and the profile maps to none) cannot go in an 834: they wait, and
+    // the build names them (the file's `unmapped`, an admin alert once per change).
     const sendable = pending.filter((change) => insuranceLineCodeOf(guide, change.line_of_coverage) !== undefined);
+    const unmapped = pending.filter((change) => insuranceLineCodeOf(guide, change.line_of_coverage) === undefined);
     const reinstated = await this.#reinstatements(trx, group.id, sendable);
+    // The event behind each change (its enrollment's reason) gives INS04.
+    const enrollments = await contentRepository.findEnrollmentReasons(
+      trx,
+      sendable.map((change) => change.enrollment_id),
+    );
 
     // Who the carrier holds (covered in the group on as_of) and whose demographics changed since last sent.
     const { inForce, sentDigests } =
-      resending === undefined ? await this.#demographicCandidates(trx, group, asOf) : { inForce: [], sentDigests: new Map<string, string>() };
+      resending === undefined
+        ? await this.#demographicCandidates(trx, group, asOf)
+        : { inForce: [], sentDigests: new Map<string, contentRepository.SentPerson>() };
     const memberIds = [...new Set([...sendable.map((change) => change.member_id), ...inForce.map((item) => item.member_id)])];
     // Everything these members hold with the group, to tell a line ending from the person leaving the carrier.
     const held = Map.groupBy(await groupCoverage.findCoverageOfGroupOfMembers(trx, group.provider_id, group.id, memberIds), (item) => item.member_id);
@@ -111,29 +124,32 @@ export class EdiFileContent {
       if (!part) continue;
       const previous = change.previous_enrollment_plan_id ? items.get(change.previous_enrollment_plan_id) : undefined;
       const next = change.next_enrollment_plan_id ? items.get(change.next_enrollment_plan_id) : undefined;
-      addBenefitChange(part, change, previous, next, context, reinstated.has(change.id));
+      const enrollment = enrollments.get(change.enrollment_id) ?? { category: 'qle' as const, reason: null };
+      addBenefitChange(part, change, previous, next, context, { reasons: eventReasonsOf(enrollment), reinstated: reinstated.has(change.id) });
       changesOf.set(change.member_id, [...(changesOf.get(change.member_id) ?? []), change.id]);
     }
-    // Each person once, however many lines cover them.
+    // Each person once, however many lines cover them: a person the carrier holds whose digest differs from
+    // the one last sent gets a demographic change (INS04 25, DTP*303 the file's date, 2100B when the name changed).
     const compared = new Set<string>();
-    const changed = (personId: string, digest: () => string) => {
-      if (compared.has(personId)) return false;
+    const changeOf = (personId: string, person: Parameters<typeof demographicsDigest>[1]): DemographicChange834 | undefined => {
+      if (compared.has(personId)) return undefined;
       compared.add(personId);
       const sent = sentDigests.get(personId);
-      return sent !== undefined && sent !== digest();
+      if (sent === undefined || sent.digest === demographicsDigest(this.#digestKey, person)) return undefined;
+      return { priorName: priorNameOf(sent.name, sentNameOf(person)), effective: asOf };
     };
     for (const item of inForce) {
       const facts = members.get(item.member_id);
       if (!facts) continue;
-      if (changed(item.member_id, () => demographicsDigest(this.#digestKey, { kind: 'member', facts })))
-        addDemographicChange(partOf(item.member_id)!, undefined);
+      const memberChange = changeOf(item.member_id, { kind: 'member', facts });
+      if (memberChange) addDemographicChange(partOf(item.member_id)!, undefined, memberChange);
       for (const dependentId of coveredDependents.get(item.id) ?? []) {
         const row = dependents.get(dependentId);
-        if (row && changed(dependentId, () => demographicsDigest(this.#digestKey, { kind: 'dependent', row })))
-          addDemographicChange(partOf(item.member_id)!, row);
+        const dependentChange = row ? changeOf(dependentId, { kind: 'dependent', row }) : undefined;
+        if (row && dependentChange) addDemographicChange(partOf(item.member_id)!, row, dependentChange);
       }
     }
-    return { parts: [...parts.values()].map((part): FileParts => ({ ...part, people: [] })), changesOf, known: sentDigests };
+    return { parts: [...parts.values()].map((part): FileParts => ({ ...part, people: [] })), changesOf, known: sentDigests, unmapped };
   }
 
   /**
@@ -148,7 +164,7 @@ export class EdiFileContent {
     trx: Transaction<Database>,
     group: GroupRow,
     asOf: string,
-  ): Promise<{ inForce: GroupCoverageItem[]; sentDigests: Map<string, string> }> {
+  ): Promise<{ inForce: GroupCoverageItem[]; sentDigests: Map<string, contentRepository.SentPerson> }> {
     const lastFile = await fileRepository.findLastFile(trx, group.id);
     if (lastFile === undefined) return { inForce: [], sentDigests: new Map() };
     const since = new Date(Date.parse(lastFile.created_at) - DEMOGRAPHICS_MARGIN_MS).toISOString();
@@ -178,7 +194,7 @@ export class EdiFileContent {
   async fullContent(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string) {
     // What the carrier was last sent about everyone: only what differs is stored again.
     const known = await contentRepository.findSentDigests(trx, group.id);
-    return { parts: this.#fullParts(trx, group, guide, asOf), changesOf: new Map<string, string[]>(), known };
+    return { parts: this.#fullParts(trx, group, guide, asOf), changesOf: new Map<string, string[]>(), known, unmapped: [] as BenefitChangeRow[] };
   }
 
   async *#fullParts(trx: Transaction<Database>, group: GroupRow, guide: CompanionGuide, asOf: string): AsyncGenerator<FileParts> {

@@ -24,6 +24,18 @@ const LeftOutSchema = Type.Object(
   },
 );
 
+const UnmappedChangeSchema = Type.Object(
+  {
+    benefit_change: IdSchema,
+    line_of_coverage: StringEnum(LINES_OF_COVERAGE),
+  },
+  {
+    title: 'EdiUnmappedChange',
+    description:
+      "A benefit change of the group the file could not carry: its line has no 834 code (HD03) in the guide or the profile's companion_guide.line_of_coverage_codes. It waits (awaiting_file) until the line is mapped or the change is completed by hand; an admin alert (edi_unmapped_line) is raised once per change",
+  },
+);
+
 /** A member a group's 834 builds leave out, and why, since first reported (until the member is written into a file). */
 export const EdiLeftOutSchema = Type.Object(
   {
@@ -81,6 +93,10 @@ export const EdiFileSchema = Type.Object(
     left_out: Type.Array(LeftOutSchema, {
       description:
         'Change files: members newly left out (each member and reason is listed once, then stands in GET /edi_left_out); full files: everyone the file leaves out',
+    }),
+    unmapped: Type.Array(UnmappedChangeSchema, {
+      description:
+        'Change files: the benefit changes waiting for a file when it was built that it could not carry for want of a code of their line; [] for full files',
     }),
     delivery_method: StringEnum(EDI_DELIVERY_METHODS),
     delivery_attempts: Type.Integer({ description: 'Upload attempts made so far (failed ones included, every retry and re-upload counted)' }),

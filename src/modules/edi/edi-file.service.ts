@@ -46,6 +46,7 @@ export function toEdiFileResponse(row: EdiFileRow, benefitChanges: readonly stri
     benefit_changes: [...benefitChanges],
     missing: row.missing === null ? null : (JSON.parse(row.missing) as EdiFileResponse['missing']),
     left_out: JSON.parse(row.left_out) as LeftOutEntry[],
+    unmapped: JSON.parse(row.unmapped) as EdiFileResponse['unmapped'],
     delivery_method: row.delivery_method,
     delivery_attempts: Number(row.delivery_attempts),
     delivery_error: row.delivery_error,
@@ -146,15 +147,15 @@ export class EdiFileService {
         const profile = await this.#profileOf(trx, group);
         const asOf = input.as_of ?? toDateString(this.#clock.now());
         const action: EdiFileAction = input.kind === 'change' ? 'change' : (input.action ?? 'replace');
-        const result = await this.#build(trx, group, profile, input.kind, action, asOf);
-        if (!result) throw new InvalidState('Nothing to send: the group has no benefit change waiting for a file and no demographic change.');
-        return result;
+        // Nothing to send is answered after the commit: the build's alerts (lines without a code) stand.
+        return this.#build(trx, group, profile, input.kind, action, asOf);
       })
       .catch(async (error: unknown) => {
         if (!(error instanceof NothingWrittenError)) throw error;
-        await this.#reportNothingWritten(scope, input.group, error.leftOut);
+        await this.#reportNothingWritten(scope, input.group, error);
         throw nothingWritten(error.leftOut);
       });
+    if (!built) throw new InvalidState('Nothing to send: the group has no benefit change waiting for a file and no demographic change.');
     return this.getFile(scope, built.id);
   }
 
@@ -183,7 +184,7 @@ export class EdiFileService {
       .catch(async (error: unknown) => {
         if (!(error instanceof NothingWrittenError)) throw error;
         // Everyone waiting is left out: reported once, and the day is done (the next day's build tries again).
-        return { claimed: await this.#reportNothingWritten(scope, scheduled.group_id, error.leftOut, day), file: undefined };
+        return { claimed: await this.#reportNothingWritten(scope, scheduled.group_id, error, day), file: undefined };
       });
   }
 
@@ -307,7 +308,7 @@ export class EdiFileService {
       .catch(async (error: unknown) => {
         if (!(error instanceof NothingWrittenError)) throw error;
         const file = await fileRepository.findFile(this.#db, scope, id);
-        if (file) await this.#reportNothingWritten(scope, file.group_id, error.leftOut);
+        if (file) await this.#reportNothingWritten(scope, file.group_id, error);
         throw nothingWritten(error.leftOut);
       });
     return this.getFile(scope, built.id);
@@ -318,14 +319,14 @@ export class EdiFileService {
    * transaction of their own, under the group's lock, and for a scheduled build claims the day. Returns whether
    * the day was claimed (true when no day is given).
    */
-  async #reportNothingWritten(scope: Scope, groupId: string, leftOut: ReadonlyMap<string, string>, day?: string): Promise<boolean> {
+  async #reportNothingWritten(scope: Scope, groupId: string, nothing: NothingWrittenError, day?: string): Promise<boolean> {
     return this.#db.transaction().execute(async (trx) => {
       const group = await lockGroupById(trx, scope, groupId);
       if (!group) return false;
       if (day !== undefined && !(await profileRepository.claimScheduledDay(trx, group.id, day))) return false;
       const reports = await LeftOutReports.load(trx, group.id);
-      const { events } = await reports.record(trx, this.#clock, group, leftOut, [], null);
-      await this.#changes.commit(trx, { events });
+      const { events, alerts } = await reports.record(trx, this.#clock, group, nothing.leftOut, [], null);
+      await this.#changes.commit(trx, { events, alerts: [...nothing.alerts, ...alerts] });
       return true;
     });
   }
@@ -351,10 +352,8 @@ export class EdiFileService {
     asOf: string,
     replaces?: string,
   ): Promise<EdiFileRow | undefined> {
-    const built = await this.#builder.build(trx, group, profile, kind, action, asOf, replaces);
-    if (!built) return undefined;
-    const { file, events } = built;
-    await this.#changes.commit(trx, { events, jobs: file.status === 'ready' && file.delivery_method === 'sftp' ? [deliveryJob(file.id)] : [] });
+    const { file, events, alerts } = await this.#builder.build(trx, group, profile, kind, action, asOf, replaces);
+    await this.#changes.commit(trx, { events, alerts, jobs: file?.status === 'ready' && file.delivery_method === 'sftp' ? [deliveryJob(file.id)] : [] });
     return file;
   }
 }

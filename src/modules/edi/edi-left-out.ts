@@ -10,6 +10,7 @@ import { newId } from '../../shared/ids.ts';
 import { compareCodeUnits } from '../../shared/text.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { eventOf } from '../events/event-data.ts';
+import type { NewAlert } from '../alerts/alert.service.ts';
 import type { NewEvent } from '../events/event-log.ts';
 import type { GroupRow } from '../groups/group.table.ts';
 import type { EdiLeftOutRow } from './edi.table.ts';
@@ -57,7 +58,7 @@ export class LeftOutReports {
     leftOut: ReadonlyMap<string, string>,
     written: Iterable<string>,
     fileId: string | null,
-  ): Promise<{ entries: LeftOutEntry[]; events: NewEvent[] }> {
+  ): Promise<{ entries: LeftOutEntry[]; events: NewEvent[]; alerts: NewAlert[] }> {
     const now = clock.now().toISOString();
     const created: EdiLeftOutRow[] = [];
     const deleted: EdiLeftOutRow[] = [];
@@ -92,8 +93,27 @@ export class LeftOutReports {
     return {
       entries: created.map((row) => ({ member: row.member_id, reason: row.reason })),
       events: [...deleted.map((row) => eventOf('edi_left_out', 'deleted', row)), ...created.map((row) => eventOf('edi_left_out', 'created', row))],
+      alerts: created.map(leftOutAlert),
     };
   }
+}
+
+/** The admin alert of a new report (docs/decisions.md "Alerts"): once per report, so a member left out again later is alerted again. */
+function leftOutAlert(row: EdiLeftOutRow): NewAlert {
+  return {
+    providerId: row.provider_id,
+    employerId: row.employer_id,
+    audience: 'admin',
+    kind: 'edi_left_out',
+    relatedObjectType: 'member',
+    relatedObjectId: row.member_id,
+    memberId: row.member_id,
+    message:
+      `Member ${row.member_id} was left out of the 834 of group ${row.group_id} (${row.reason}). Their benefit changes wait; ` +
+      'correct the member (PATCH /members/{id}) and they go in the next file (GET /edi_left_out lists who is left out).',
+    payload: { group: row.group_id, member: row.member_id, edi_left_out: row.id, edi_file: row.edi_file_id },
+    key: `edi_left_out:${row.id}`,
+  };
 }
 
 /**
@@ -119,9 +139,12 @@ export function nothingWritten(leftOut: ReadonlyMap<string, string>): InvalidSta
 export class NothingWrittenError extends Error {
   override name = 'NothingWrittenError';
   readonly leftOut: ReadonlyMap<string, string>;
-  constructor(leftOut: ReadonlyMap<string, string>) {
+  /** The build's other alerts (changes whose line has no code), recorded with the reports. */
+  readonly alerts: readonly NewAlert[];
+  constructor(leftOut: ReadonlyMap<string, string>, alerts: readonly NewAlert[] = []) {
     super('nothing could be written');
     this.leftOut = leftOut;
+    this.alerts = alerts;
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { endedByTermination, memberMaintenance, restoresEndedCoverage } from './edi-loops.ts';
+import { endedByTermination, memberMaintenance, priorNameOf, restoresEndedCoverage, subscriberIdOf, type MemberFacts } from './edi-loops.ts';
+import type { CompanionGuide } from './edi-profile.ts';
 import type { Coverage834 } from './x12-834-records.ts';
 
 const loop = (maintenanceType: Coverage834['maintenanceType']): Coverage834 => ({ maintenanceType, line: 'vision', benefitBegin: '2026-03-01' });
@@ -41,5 +42,32 @@ describe('restoresEndedCoverage (INS03/HD01 025 Reinstatement)', () => {
     ['a removed change', 'removed', '2026-04-01', ended, false],
   ] as const)('when %s', (_label, status, coverage_start, lastSent, expected) => {
     expect(restoresEndedCoverage({ status, coverage_start }, lastSent)).toBe(expected);
+  });
+});
+
+describe('priorNameOf (2100B NM1*70: the name the carrier was last sent)', () => {
+  const now = { last_name: 'Stone-Park', first_name: 'Avery', middle_name: null };
+  it.each([
+    ['the last name changed', { last_name: 'Stone', first_name: 'Avery', middle_name: null }, { last: 'Stone', first: 'Avery', middle: null }],
+    ['a middle name was added', { last_name: 'Stone-Park', first_name: 'Avery', middle_name: 'Lee' }, { last: 'Stone-Park', first: 'Avery', middle: 'Lee' }],
+    ['nothing of the name changed (another demographic did)', now, null],
+    ['the name last sent is not known (sent before names were kept)', undefined, null],
+  ] as const)('when %s', (_label, sent, expected) => {
+    expect(priorNameOf(sent, now)).toEqual(expected);
+  });
+});
+
+describe('subscriberIdOf (REF*0F)', () => {
+  const member = (ssn: string | null, payroll: string | null = null) =>
+    ({ row: { id: 'mem_1', payroll_provider_external_id: payroll }, ssn }) as unknown as MemberFacts;
+  const guide = (source: CompanionGuide['subscriber_id_source']) => ({ subscriber_id_source: source }) as CompanionGuide;
+  it.each([
+    ['the SSN source and an SSN', guide('ssn'), member('123456789'), '123456789'],
+    ['the SSN source and no SSN: the member id', guide('ssn'), member(null), 'mem_1'],
+    ['the member id source', guide('member_id'), member('123456789'), 'mem_1'],
+    ['the payroll id source and a payroll id', guide('payroll_provider_external_id'), member(null, 'E1001'), 'E1001'],
+    ['the payroll id source and none: no id (left out)', guide('payroll_provider_external_id'), member('123456789'), undefined],
+  ] as const)('when %s', (_label, companionGuide, facts, expected) => {
+    expect(subscriberIdOf(companionGuide, facts)).toBe(expected);
   });
 });

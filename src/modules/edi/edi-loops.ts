@@ -11,7 +11,8 @@ import type { LineOfCoverage } from '../plans/plan.table.ts';
 import type { CompanionGuide } from './edi-profile.ts';
 import type { GroupCoverageItem } from '../coverage/group-coverage.repository.ts';
 import type { MemberFileRow } from './edi-file-content.repository.ts';
-import type { Address834, Coverage834, Dependent834, Subscriber834 } from './x12-834-records.ts';
+import type { Address834, Coverage834, DemographicChange834, Dependent834, PersonName834, Subscriber834 } from './x12-834-records.ts';
+import type { EventReasons } from './x12-834-reasons.ts';
 import { INSURANCE_LINE_CODES, type EmploymentStatus834, type MaintenanceReason, type MaintenanceType } from './x12-codes.ts';
 
 /** A member's personal data as the file needs it: the SSN decrypted only for the build. */
@@ -48,24 +49,6 @@ export function memberMaintenance(coverages: readonly Coverage834[], continuity:
   if (only === 'addition' && continuity.preexisting) return 'change';
   return only;
 }
-
-/** INS04 of a person's loop: why it is sent (005010X220A1 INS04, code source 1203/1201). */
-const MAINTENANCE_REASON_OF: Record<'terminated' | 'aged_out' | 'removed' | 'added' | 'changed' | 'reinstated' | 'demographics', MaintenanceReason> = {
-  // INS04 08 Termination of Employment: the member's termination ended the coverage.
-  terminated: 'termination_of_employment',
-  // INS04 07 Termination of Benefits: a dependent child past the plan's age limit.
-  aged_out: 'termination_of_benefits',
-  // INS04 07 Termination of Benefits: coverage ended by an election.
-  removed: 'termination_of_benefits',
-  // INS04 EC Member Benefit Selection: the member elected it.
-  added: 'member_benefit_selection',
-  // INS04 EC Member Benefit Selection.
-  changed: 'member_benefit_selection',
-  // INS04 41 Re-enrollment: coverage ended earlier starts again without a gap.
-  reinstated: 're_enrollment',
-  // INS04 25 Change in Identifying Data Elements: name, address, birth date, SSN or sex.
-  demographics: 'change_in_identifying_data',
-};
 
 function addressOf(json: string | null): Address834 | null {
   if (json === null) return null;
@@ -104,16 +87,42 @@ function employmentStatusOf(member: MemberFileRow, asOf: string): EmploymentStat
   return member.employment_status ?? 'active';
 }
 
-/** REF*0F: where the profile says the subscriber id comes from. */
+/**
+ * REF*0F: where the profile says the subscriber id comes from. A member without an SSN under the `ssn` source
+ * is identified by the member id (docs/decisions.md "Carrier EDI (X12 834)", Subscriber ids), NM108/NM109 left
+ * out, rather than left out of every file.
+ */
 export function subscriberIdOf(guide: CompanionGuide, member: MemberFacts): string | undefined {
   switch (guide.subscriber_id_source) {
     case 'ssn':
-      return member.ssn ?? undefined;
+      return member.ssn ?? member.row.id;
     case 'member_id':
       return member.row.id;
     case 'payroll_provider_external_id':
       return member.row.payroll_provider_external_id ?? undefined;
   }
+}
+
+/** A person's name as the carrier holds it: kept beside the digest, to send the prior name in 2100B. */
+export interface SentName {
+  last_name: string;
+  first_name: string | null;
+  middle_name: string | null;
+}
+
+/** The name of a member or dependent as the file sends it (members have no middle name). */
+export function sentNameOf(person: { kind: 'member'; facts: MemberFacts } | { kind: 'dependent'; row: DependentRow }): SentName {
+  return person.kind === 'member'
+    ? { last_name: person.facts.row.last_name, first_name: person.facts.row.first_name, middle_name: null }
+    : { last_name: person.row.last_name, first_name: person.row.first_name, middle_name: person.row.middle_name };
+}
+
+/** The prior name for 2100B: the name last sent when it differs from the name now, else null (nothing to correct, or not known). */
+export function priorNameOf(sent: SentName | undefined, now: SentName): PersonName834 | null {
+  if (sent === undefined) return null;
+  if (sent.last_name === now.last_name && (sent.first_name ?? null) === (now.first_name ?? null) && (sent.middle_name ?? null) === (now.middle_name ?? null))
+    return null;
+  return { last: sent.last_name, first: sent.first_name, middle: sent.middle_name };
 }
 
 /**
@@ -147,10 +156,21 @@ export function demographicsDigest(key: string, person: { kind: 'member'; facts:
   return hash('sha256', key + JSON.stringify(fields), 'base64url');
 }
 
+/** One 2300 loop of a person, with what the person's story needs besides the writer's fields. */
+interface CoverageLoop extends Coverage834 {
+  /** The coverage (enrolled plan) the loop is about. */
+  itemId: string;
+  /** INS04 the loop gives its person (the event behind it). */
+  reason: MaintenanceReason;
+  /** A change onto another plan: the coverage it replaces, as the termination that ends it the day before. */
+  replaces?: CoverageLoop;
+}
+
 /** One person's loops in the file. */
 interface PersonPart extends Continuity {
-  coverages: Coverage834[];
-  reason: MaintenanceReason | null;
+  loops: CoverageLoop[];
+  /** Set when the person's demographics differ from what the carrier was last sent. */
+  demographics: DemographicChange834 | null;
 }
 
 export interface SubscriberParts extends PersonPart {
@@ -159,13 +179,13 @@ export interface SubscriberParts extends PersonPart {
 }
 
 export function subscriberParts(member: MemberFacts): SubscriberParts {
-  return { member, coverages: [], reason: null, continuing: false, preexisting: false, dependents: new Map() };
+  return { member, loops: [], demographics: null, continuing: false, preexisting: false, dependents: new Map() };
 }
 
 function dependentPart(parts: SubscriberParts, row: DependentRow): PersonPart & { row: DependentRow } {
   const existing = parts.dependents.get(row.id);
   if (existing) return existing;
-  const created = { row, coverages: [] as Coverage834[], reason: null as MaintenanceReason | null, continuing: false, preexisting: false };
+  const created = { row, loops: [] as CoverageLoop[], demographics: null, continuing: false, preexisting: false };
   parts.dependents.set(row.id, created);
   return created;
 }
@@ -182,13 +202,13 @@ export interface CoverageContext {
 }
 
 /** Adds a loop to a person's part, noting whether the carrier keeps or already holds the person. */
-function addLoop(context: CoverageContext, part: PersonPart, personId: string, memberId: string, loop: Coverage834, item: GroupCoverageItem): void {
-  part.coverages.push(loop);
+function addLoop(context: CoverageContext, part: PersonPart, personId: string, memberId: string, loop: CoverageLoop): void {
+  part.loops.push(loop);
   if (!context.coveredInGroup) return;
   if (loop.maintenanceType === 'cancellation_or_termination' && loop.benefitEnd) {
-    part.continuing ||= context.coveredInGroup(personId, memberId, addDays(loop.benefitEnd, 1), item.id);
+    part.continuing ||= context.coveredInGroup(personId, memberId, addDays(loop.benefitEnd, 1), loop.itemId);
   }
-  if (loop.maintenanceType === 'addition') part.preexisting ||= context.coveredInGroup(personId, memberId, addDays(loop.benefitBegin, -1), item.id);
+  if (loop.maintenanceType === 'addition') part.preexisting ||= context.coveredInGroup(personId, memberId, addDays(loop.benefitBegin, -1), loop.itemId);
 }
 
 function coverageLoop(
@@ -198,10 +218,13 @@ function coverageLoop(
   relationships: readonly DependentRelationship[],
   begin: string,
   end: string | null,
-): Coverage834 {
+  reason: MaintenanceReason,
+): CoverageLoop {
   const tier = coverageTier(relationships);
   const lineCode = insuranceLineCodeOf(context.guide, item.line_of_coverage);
   return {
+    itemId: item.id,
+    reason,
     maintenanceType,
     line: item.line_of_coverage,
     ...(lineCode ? { insuranceLineCode: lineCode } : {}),
@@ -210,8 +233,9 @@ function coverageLoop(
     tier,
     benefitBegin: begin,
     // DTP*349 is the last day of coverage that ends: sent on terminations only, so that a carrier never reads
-    // a plan year's end on an addition or change as a termination date.
-    benefitEnd: maintenanceType === 'cancellation_or_termination' ? end : null,
+    // a plan year's end on an addition or change as a termination date. Coverage that never started (its last
+    // day before its first) is cancelled the 834 way: terminated on its first day (DTP*349 = DTP*348).
+    benefitEnd: maintenanceType === 'cancellation_or_termination' && end !== null ? (compareDates(end, begin) < 0 ? begin : end) : null,
   };
 }
 
@@ -222,11 +246,18 @@ function relationshipsOf(context: CoverageContext, enrolledPlanId: string): Depe
   });
 }
 
+/** What a benefit change is sent as, besides its rows: the INS04 codes of its event, and whether it reinstates. */
+export interface ChangeFacts {
+  reasons: EventReasons;
+  /** The change restores coverage this group's carrier was told had ended (INS03/HD01 025). */
+  reinstated: boolean;
+}
+
 /**
  * Adds one benefit change to its member's loops: the subscriber's 2300 and each affected dependent's (a
  * `new` adds everyone it covers, a `removed` ends everyone it covered, a `change` adds the dependents who
- * join, ends those who leave, and changes everyone when the plan or price changed). `reinstated`: the change
- * restores coverage this group's carrier was told had ended (INS03/HD01 025).
+ * join, ends those who leave, and changes everyone when the plan or price changed). INS04 comes from the
+ * event (`facts.reasons`): 08 for coverage the member's termination ends, 41 for reinstatements.
  */
 export function addBenefitChange(
   parts: SubscriberParts,
@@ -234,29 +265,29 @@ export function addBenefitChange(
   previous: GroupCoverageItem | undefined,
   next: GroupCoverageItem | undefined,
   context: CoverageContext,
-  reinstated: boolean,
+  facts: ChangeFacts,
 ): void {
   const kinds = JSON.parse(change.changes) as ChangeKind[];
+  const memberId = parts.member.row.id;
+  const people = (item: GroupCoverageItem) =>
+    context.dependentsOf(item.id).flatMap((id) => {
+      const row = context.dependentRow(id);
+      return row ? [row] : [];
+    });
   if (change.status === 'removed' && previous) {
     const end = change.coverage_end ?? previous.effective_end ?? previous.effective_start!;
     const begin = previous.effective_start ?? end;
-    const terminated = endedByTermination(parts.member.row, end);
+    const reason = endedByTermination(parts.member.row, end) ? 'termination_of_employment' : facts.reasons.ends;
     const relationships = relationshipsOf(context, previous.id);
-    addLoop(
-      context,
-      parts,
-      parts.member.row.id,
-      parts.member.row.id,
-      coverageLoop(context, 'cancellation_or_termination', previous, relationships, begin, end),
-      previous,
-    );
-    parts.reason ??= terminated ? MAINTENANCE_REASON_OF.terminated : MAINTENANCE_REASON_OF.removed;
-    for (const dependentId of context.dependentsOf(previous.id)) {
-      const row = context.dependentRow(dependentId);
-      if (!row) continue;
-      const part = dependentPart(parts, row);
-      addLoop(context, part, row.id, parts.member.row.id, coverageLoop(context, 'cancellation_or_termination', previous, relationships, begin, end), previous);
-      part.reason ??= terminated ? MAINTENANCE_REASON_OF.terminated : MAINTENANCE_REASON_OF.removed;
+    addLoop(context, parts, memberId, memberId, coverageLoop(context, 'cancellation_or_termination', previous, relationships, begin, end, reason));
+    for (const row of people(previous)) {
+      addLoop(
+        context,
+        dependentPart(parts, row),
+        row.id,
+        memberId,
+        coverageLoop(context, 'cancellation_or_termination', previous, relationships, begin, end, reason),
+      );
     }
     return;
   }
@@ -264,61 +295,57 @@ export function addBenefitChange(
   const begin = change.coverage_start ?? next.effective_start!;
   const end = next.effective_end;
   const relationships = relationshipsOf(context, next.id);
-  if (change.status === 'new' || reinstated) {
-    const type: MaintenanceType = reinstated ? 'reinstatement' : 'addition';
-    addLoop(context, parts, parts.member.row.id, parts.member.row.id, coverageLoop(context, type, next, relationships, begin, end), next);
-    parts.reason ??= reinstated ? MAINTENANCE_REASON_OF.reinstated : MAINTENANCE_REASON_OF.added;
-    for (const dependentId of context.dependentsOf(next.id)) {
-      const row = context.dependentRow(dependentId);
-      if (!row) continue;
-      const part = dependentPart(parts, row);
-      addLoop(context, part, row.id, parts.member.row.id, coverageLoop(context, type, next, relationships, begin, end), next);
-      part.reason ??= reinstated ? MAINTENANCE_REASON_OF.reinstated : MAINTENANCE_REASON_OF.added;
-    }
+  if (change.status === 'new' || facts.reinstated) {
+    const type: MaintenanceType = facts.reinstated ? 'reinstatement' : 'addition';
+    const reason: MaintenanceReason = facts.reinstated ? 're_enrollment' : facts.reasons.joins;
+    addLoop(context, parts, memberId, memberId, coverageLoop(context, type, next, relationships, begin, end, reason));
+    for (const row of people(next))
+      addLoop(context, dependentPart(parts, row), row.id, memberId, coverageLoop(context, type, next, relationships, begin, end, reason));
     return;
   }
   // A change: the plan (or its price, volume or dependents) moved on this line within the group.
-  addLoop(context, parts, parts.member.row.id, parts.member.row.id, coverageLoop(context, 'change', next, relationships, begin, end), next);
-  parts.reason ??= MAINTENANCE_REASON_OF.changed;
-  const before = new Set(previous ? context.dependentsOf(previous.id) : []);
-  const after = new Set(context.dependentsOf(next.id));
+  const joins = facts.reasons.joins;
   const planMoved = kinds.includes('plan_change') || kinds.includes('date_change');
-  for (const dependentId of after) {
-    const row = context.dependentRow(dependentId);
-    if (!row) continue;
-    if (!before.has(dependentId)) {
-      const part = dependentPart(parts, row);
-      addLoop(context, part, row.id, parts.member.row.id, coverageLoop(context, 'addition', next, relationships, begin, end), next);
-      part.reason ??= MAINTENANCE_REASON_OF.added;
-    } else if (planMoved) {
-      const part = dependentPart(parts, row);
-      addLoop(context, part, row.id, parts.member.row.id, coverageLoop(context, 'change', next, relationships, begin, end), next);
-      part.reason ??= MAINTENANCE_REASON_OF.changed;
-    }
+  // The coverage a plan change replaces, as the termination a person's story sends when it ends in this file.
+  const replaced = (): CoverageLoop | undefined =>
+    previous && previous.id !== next.id && kinds.includes('plan_change')
+      ? coverageLoop(
+          context,
+          'cancellation_or_termination',
+          previous,
+          relationshipsOf(context, previous.id),
+          previous.effective_start ?? begin,
+          addDays(begin, -1),
+          joins,
+        )
+      : undefined;
+  const changed = (): CoverageLoop => {
+    const loop = coverageLoop(context, 'change', next, relationships, begin, end, joins);
+    const replaces = replaced();
+    return replaces ? { ...loop, replaces } : loop;
+  };
+  addLoop(context, parts, memberId, memberId, changed());
+  const before = new Set(previous ? context.dependentsOf(previous.id) : []);
+  for (const row of people(next)) {
+    if (!before.has(row.id))
+      addLoop(context, dependentPart(parts, row), row.id, memberId, coverageLoop(context, 'addition', next, relationships, begin, end, joins));
+    else if (planMoved) addLoop(context, dependentPart(parts, row), row.id, memberId, changed());
   }
   if (!previous) return;
-  for (const dependentId of before) {
-    if (after.has(dependentId)) continue;
-    const row = context.dependentRow(dependentId);
-    if (!row) continue;
-    const part = dependentPart(parts, row);
+  const after = new Set(context.dependentsOf(next.id));
+  for (const row of people(previous)) {
+    if (after.has(row.id)) continue;
     // Covered through the day before the new coverage starts.
-    addLoop(
+    const loop = coverageLoop(
       context,
-      part,
-      row.id,
-      parts.member.row.id,
-      coverageLoop(
-        context,
-        'cancellation_or_termination',
-        previous,
-        relationshipsOf(context, previous.id),
-        previous.effective_start ?? begin,
-        addDays(begin, -1),
-      ),
+      'cancellation_or_termination',
       previous,
+      relationshipsOf(context, previous.id),
+      previous.effective_start ?? begin,
+      addDays(begin, -1),
+      facts.reasons.ends,
     );
-    part.reason ??= kinds.includes('dependent_change') && row.member_relationship !== 'spouse' ? MAINTENANCE_REASON_OF.aged_out : MAINTENANCE_REASON_OF.removed;
+    addLoop(context, dependentPart(parts, row), row.id, memberId, loop);
   }
 }
 
@@ -326,33 +353,92 @@ export function addBenefitChange(
 export function addCoverageInForce(parts: SubscriberParts, item: GroupCoverageItem, context: CoverageContext): void {
   const begin = item.effective_start!;
   const relationships = relationshipsOf(context, item.id);
-  parts.coverages.push(coverageLoop(context, 'audit_or_compare', item, relationships, begin, item.effective_end));
+  const loop = () => coverageLoop(context, 'audit_or_compare', item, relationships, begin, item.effective_end, 'no_reason_given');
+  parts.loops.push(loop());
   for (const dependentId of context.dependentsOf(item.id)) {
     const row = context.dependentRow(dependentId);
-    if (!row) continue;
-    dependentPart(parts, row).coverages.push(coverageLoop(context, 'audit_or_compare', item, relationships, begin, item.effective_end));
+    if (row) dependentPart(parts, row).loops.push(loop());
   }
 }
 
-/** Marks a person whose demographics changed with nothing else to send: a 001 loop with no 2300. */
-export function addDemographicChange(parts: SubscriberParts, dependent: DependentRow | undefined): void {
-  if (dependent) dependentPart(parts, dependent).reason ??= MAINTENANCE_REASON_OF.demographics;
-  else parts.reason ??= MAINTENANCE_REASON_OF.demographics;
+/** Marks a person whose demographics changed (their loop of its own: INS03 001, INS04 25, DTP*303, 2100B). */
+export function addDemographicChange(parts: SubscriberParts, dependent: DependentRow | undefined, change: DemographicChange834): void {
+  if (dependent) dependentPart(parts, dependent).demographics = change;
+  else parts.demographics = change;
+}
+
+/** A person's loop as the writer takes it: INS03, INS04, the 2300 loops and DTP*356/357. */
+interface PersonLoop {
+  maintenanceType: MaintenanceType;
+  maintenanceReason: MaintenanceReason | null;
+  coverages: Coverage834[];
+  eligibilityBegin: string | null;
+  eligibilityEnd: string | null;
+}
+
+function toCoverage834(loop: CoverageLoop): Coverage834 {
+  const { itemId: _itemId, reason: _reason, replaces: _replaces, ...coverage } = loop;
+  return coverage;
 }
 
 /**
- * DTP*356 and DTP*357 of a person's loop in a change file: the eligibility that begins with an addition of
- * someone new to the carrier (the first day of their coverage) or ends with the termination of all of it (the
- * last covered day); none when the carrier keeps covering them or already did.
+ * Each coverage's story in the file, one loop per coverage and kind: a coverage added and ended in the same
+ * file is one addition with its last day (DTP*349); a coverage changed (onto another plan) and ended is the
+ * termination of the plan it replaced (the day before the change) and of itself; identical loops once.
  */
-function eligibilityOf(part: PersonPart): { eligibilityBegin: string | null; eligibilityEnd: string | null } {
-  const types = new Set(part.coverages.map((coverage) => coverage.maintenanceType));
-  const only = types.size === 1 ? [...types][0] : undefined;
-  const begins = part.coverages.map((coverage) => coverage.benefitBegin).sort();
-  const ends = part.coverages.flatMap((coverage) => (coverage.benefitEnd ? [coverage.benefitEnd] : [])).sort();
+function coverageStories(loops: readonly CoverageLoop[]): CoverageLoop[] {
+  const endOf = new Map<string, CoverageLoop>();
+  for (const loop of loops) if (loop.maintenanceType === 'cancellation_or_termination') endOf.set(loop.itemId, loop);
+  const stories: CoverageLoop[] = [];
+  const seen = new Set<string>();
+  const push = (loop: CoverageLoop) => {
+    const key = `${loop.itemId}|${loop.maintenanceType}|${loop.benefitBegin}|${loop.benefitEnd ?? ''}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    stories.push(loop);
+  };
+  for (const loop of loops) {
+    const ended = endOf.get(loop.itemId);
+    if (loop.maintenanceType === 'cancellation_or_termination' || ended === undefined) push(loop);
+    else if (loop.maintenanceType === 'addition' || loop.maintenanceType === 'reinstatement') {
+      const last = ended.benefitEnd ?? null;
+      push({ ...loop, benefitEnd: last === null || compareDates(last, loop.benefitBegin) < 0 ? loop.benefitBegin : last });
+      seen.add(`${ended.itemId}|${ended.maintenanceType}|${ended.benefitBegin}|${ended.benefitEnd ?? ''}`);
+    } else if (loop.replaces) push(loop.replaces);
+  }
+  return stories;
+}
+
+/**
+ * A person's one loop in a change file, from their story in it (005010X220A1 INS03, 875): INS03 by
+ * memberMaintenance; a person whose coverage with the group all ends in the file is a termination (024) whose
+ * every HD is a 024 with its DTP*349, INS04 that of the last coverage to end (08 when the member's termination
+ * ended it), DTP*357 the last covered day; a person added and ended in one file is an addition with DTP*357.
+ * INS04 is the event's code; a subscriber in the file only for a dependent's loop is XN (notification only), one
+ * with a demographic change only 25.
+ */
+function personLoop(part: PersonPart): PersonLoop {
+  const stories = coverageStories(part.loops);
+  if (stories.length === 0) {
+    return {
+      maintenanceType: 'change',
+      maintenanceReason: part.demographics ? 'change_in_identifying_data' : 'notification_only',
+      coverages: [],
+      eligibilityBegin: null,
+      eligibilityEnd: null,
+    };
+  }
+  const maintenanceType = memberMaintenance(stories, part);
+  const ends = stories.flatMap((loop) => (loop.benefitEnd ? [loop.benefitEnd] : [])).sort(compareDates);
+  const storyEnds = !part.continuing && ends.length === stories.length;
+  const lastToEnd = storyEnds ? stories.filter((loop) => loop.benefitEnd === ends.at(-1)).at(-1) : undefined;
+  const newToCarrier = (maintenanceType === 'addition' || maintenanceType === 'reinstatement') && !part.preexisting;
   return {
-    eligibilityBegin: (only === 'addition' || only === 'reinstatement') && !part.preexisting ? (begins[0] ?? null) : null,
-    eligibilityEnd: only === 'cancellation_or_termination' && !part.continuing ? (ends.at(-1) ?? null) : null,
+    maintenanceType,
+    maintenanceReason: maintenanceType === 'cancellation_or_termination' && lastToEnd ? lastToEnd.reason : stories[0]!.reason,
+    coverages: stories.map(toCoverage834),
+    eligibilityBegin: newToCarrier ? ([...stories.map((loop) => loop.benefitBegin)].sort(compareDates)[0] ?? null) : null,
+    eligibilityEnd: storyEnds && (maintenanceType === 'cancellation_or_termination' || newToCarrier) ? (ends.at(-1) ?? null) : null,
   };
 }
 
@@ -367,22 +453,29 @@ export function toSubscriber834(
   const { row, ssn } = parts.member;
   const subscriberId = subscriberIdOf(guide, parts.member);
   if (subscriberId === undefined) return undefined;
+  const loopOf = (part: PersonPart): PersonLoop & { demographicChange: DemographicChange834 | null } =>
+    kind === 'full'
+      ? {
+          maintenanceType: 'audit_or_compare',
+          maintenanceReason: null,
+          coverages: part.loops.map(toCoverage834),
+          eligibilityBegin: null,
+          eligibilityEnd: null,
+          demographicChange: null,
+        }
+      : { ...personLoop(part), demographicChange: part.demographics };
   const dependents: Dependent834[] = [...parts.dependents.values()].map((part) => ({
-    maintenanceType: kind === 'full' ? 'audit_or_compare' : memberMaintenance(part.coverages, part),
-    maintenanceReason: kind === 'full' ? null : part.reason,
+    ...loopOf(part),
     name: { last: part.row.last_name, first: part.row.first_name, middle: part.row.middle_name },
     ssn: guide.send_dependent_ssn === true ? dependentSsn(part.row) : null,
     address: addressOf(part.row.address),
     dateOfBirth: part.row.dob,
     sex: part.row.biological_sex,
     relationship: part.row.member_relationship,
-    ...(kind === 'change' ? eligibilityOf(part) : {}),
-    coverages: part.coverages,
   }));
   const employmentStatus = employmentStatusOf(row, asOf);
   return {
-    maintenanceType: kind === 'full' ? 'audit_or_compare' : memberMaintenance(parts.coverages, parts),
-    maintenanceReason: kind === 'full' ? null : parts.reason,
+    ...loopOf(parts),
     name: { last: row.last_name, first: row.first_name },
     ssn: guide.send_member_ssn ? ssn : null,
     address: addressOf(row.address),
@@ -392,8 +485,6 @@ export function toSubscriber834(
     employmentStatus,
     employmentBegin: row.hire_date,
     employmentEnd: employmentStatus === 'terminated' ? row.termination_date : null,
-    ...(kind === 'change' ? eligibilityOf(parts) : {}),
-    coverages: parts.coverages,
     dependents,
   };
 }

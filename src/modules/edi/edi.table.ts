@@ -93,6 +93,8 @@ export interface EdiFileTable {
   missing: string | null;
   /** JSON text: LeftOut[]. */
   left_out: string;
+  /** JSON text: the benefit changes a change file could not carry for want of an 834 code of their line ({ benefit_change, line_of_coverage }[]). */
+  unmapped: string;
   delivery_method: EdiDeliveryMethod;
   delivery_attempts: number;
   delivery_error: string | null;
@@ -141,6 +143,10 @@ export interface EdiSentDemographicsTable {
   person_id: string;
   digest: string;
   edi_file_id: string;
+  /** The name as the file sent it (2100B of a later name change); null for people sent before names were kept. */
+  last_name: string | null;
+  first_name: string | null;
+  middle_name: string | null;
 }
 
 export type EdiProfileRow = Selectable<EdiProfileTable>;

@@ -88,6 +88,18 @@ export interface Coverage834 {
   benefitEnd?: string | null;
 }
 
+/**
+ * A change of a person's identifying data the carrier holds (005010X220A1 INS04 25): sent as a loop of its own
+ * with DTP*303 (maintenance effective) and, when the name changed, 2100A NM101 74 with the new name and 2100B
+ * (NM1*70) with the name as last sent.
+ */
+export interface DemographicChange834 {
+  /** The name the carrier was last sent, when the name changed; null otherwise (or when not known). */
+  priorName: PersonName834 | null;
+  /** DTP*303, 'YYYY-MM-DD'. */
+  effective: string;
+}
+
 export interface Member834 {
   /** INS03. */
   maintenanceType: MaintenanceType;
@@ -112,6 +124,8 @@ export interface Member834 {
   eligibilityEnd?: string | null;
   /** The 2300 loops, in order. */
   coverages: readonly Coverage834[];
+  /** A demographic change to send: its own loop before this one when the person has coverage loops, else this loop (which is then 001/25). */
+  demographicChange?: DemographicChange834 | null;
 }
 
 /** A subscriber and the dependents whose 2000 loops follow theirs. */

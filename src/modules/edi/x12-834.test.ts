@@ -6,7 +6,7 @@ import { DEPENDENT_RELATIONSHIPS, type DependentRelationship } from '../plans/co
 import { INDIVIDUAL_RELATIONSHIP_CODES } from './x12-codes.ts';
 import { write834, write834ToString } from './x12-834.ts';
 import type { Dependent834, Envelope834, Subscriber834 } from './x12-834-records.ts';
-import { ELEMENT_LENGTHS, ISA_LENGTH, X12ValueError, sanitizeElement, x12Date, x12SocialSecurityNumber } from './x12-elements.ts';
+import { ELEMENT_LENGTHS, ISA_LENGTH, X12ValueError, addressLineElements, sanitizeElement, x12Date, x12SocialSecurityNumber } from './x12-elements.ts';
 
 const ENVELOPE: Envelope834 = {
   sender: { qualifier: 'ZZ', id: 'BENEFITSCO' },
@@ -330,6 +330,35 @@ describe('write834: member loops', () => {
     expect(
       (await refusal(() => write834ToString(ENVELOPE, [subscriber({ coverages: [{ ...life, insuranceLineCode: 'LIF', coverageLevelCode: 'e1d' }] })]))).element,
     ).toBe('HD05');
+  });
+});
+
+describe('addressLineElements (005010X220A1 2100A N3: N301, N302 AN 1/55)', () => {
+  const long = '4417 North Independence Boulevard Southwest Building 7 Apartment 12B';
+  it.each<[string, [string, string | null], [string, string | undefined]]>([
+    ['a first line that fits, no second line', ['100 Market Street', null], ['100 Market Street', undefined]],
+    ['a first line that fits and a second line', ['100 Market Street', 'Apt 4'], ['100 Market Street', 'Apt 4']],
+    ['a first line of exactly 55', ['A'.repeat(55), 'Apt 4'], ['A'.repeat(55), 'Apt 4']],
+    [
+      'a first line past 55: the rest goes on in N302, cut at a space',
+      [long, null],
+      ['4417 North Independence Boulevard Southwest Building 7', 'Apartment 12B'],
+    ],
+    [
+      'a first line past 55 and a second line: the rest, then the second line',
+      [long, 'Rear'],
+      ['4417 North Independence Boulevard Southwest Building 7', 'Apartment 12B Rear'],
+    ],
+    ['a first line past 55 with no space to cut at', ['B'.repeat(60), null], ['B'.repeat(55), 'B'.repeat(5)]],
+    ['more than both elements hold: only the end of N302 is cut', ['C'.repeat(60), 'D'.repeat(60)], ['C'.repeat(55), `CCCCC ${'D'.repeat(49)}`]],
+    ['accents folded in both', ['1 Rue de l’Église', 'Bâtiment B'], ["1 Rue de l'Eglise", 'Batiment B']],
+  ])('when %s, then N301 and N302 are as expected', (_label, [line1, line2], expected) => {
+    expect(addressLineElements(line1, line2)).toEqual(expected);
+  });
+
+  it('when a line holds a delimiter, then it is refused naming the element', () => {
+    expect(() => addressLineElements('1 Main St', 'Apt ~2')).toThrow(/N302/);
+    expect(() => addressLineElements('1 Main St: Apt 2', null)).toThrow(/N301/);
   });
 });
 

@@ -20,8 +20,9 @@ import {
   type DateQualifier,
 } from './x12-codes.ts';
 import { envelopeSegments, type EnvelopeSegments } from './x12-834-envelope.ts';
-import type { Coverage834, Envelope834, Member834, Subscriber834, Write834Options } from './x12-834-records.ts';
+import type { Coverage834, DemographicChange834, Envelope834, Member834, PersonName834, Subscriber834, Write834Options } from './x12-834-records.ts';
 import {
+  addressLineElements,
   code,
   dateSegment,
   optionalElement,
@@ -36,27 +37,39 @@ import {
 /** A chunk is handed on once it holds this much text: bounded memory whatever the file's size. */
 const CHUNK_SIZE = 64 * 1024;
 
-/** The 2100A member name, address and demographics (NM1, N3, N4, DMG). */
-function memberNameSegments(member: Member834): string[] {
-  const name = member.name;
+/** NM103-NM107 of a person's name. */
+function nameElements(name: PersonName834): (string | undefined)[] {
+  return [
+    sanitizeElement('NM103', name.last, 'text'),
+    optionalElement('NM104', name.first, 'text'),
+    optionalElement('NM105', name.middle, 'text'),
+    undefined, // NM106: not used
+    optionalElement('NM107', name.suffix, 'text'),
+  ];
+}
+
+/**
+ * The 2100A member name, address and demographics (NM1, N3, N4, DMG), then, when the loop corrects the
+ * person's name, 2100B with the name the carrier holds (NM1*70).
+ */
+function memberNameSegments(member: Member834, correction?: DemographicChange834): string[] {
   const ssn = member.ssn === undefined || member.ssn === null ? undefined : x12SocialSecurityNumber(member.ssn);
+  const priorName = correction?.priorName ?? undefined;
   const segments = [
     segment(
       'NM1',
-      'IL', // NM101: Insured or Subscriber (the member the loop is about)
+      // NM101 (98): 74 Corrected Insured when the loop corrects the identifying data (2100B names what it was),
+      // IL Insured or Subscriber otherwise (005010X220A1 2100A NM101).
+      priorName === undefined ? 'IL' : '74',
       '1', // NM102: Person
-      sanitizeElement('NM103', name.last, 'text'),
-      optionalElement('NM104', name.first, 'text'),
-      optionalElement('NM105', name.middle, 'text'),
-      undefined,
-      optionalElement('NM107', name.suffix, 'text'),
+      ...nameElements(member.name),
       ssn === undefined ? undefined : '34', // NM108: Social Security Number
       ssn,
     ),
   ];
   const address = member.address;
   if (address !== undefined && address !== null) {
-    segments.push(segment('N3', sanitizeElement('N301', address.line1, 'text'), optionalElement('N302', address.line2, 'text')));
+    segments.push(segment('N3', ...addressLineElements(address.line1, address.line2)));
     const country = optionalElement('N404', address.country, 'identifier');
     segments.push(
       segment(
@@ -70,6 +83,9 @@ function memberNameSegments(member: Member834): string[] {
     );
   }
   segments.push(segment('DMG', 'D8', x12Date('DMG02', member.dateOfBirth), code('DMG03', GENDER_CODES, member.sex ?? 'unknown')));
+  // 2100B Incorrect Member Name (005010X220A1): NM101 70 Prior Incorrect Insured, the name as last sent. Its DMG
+  // is sent only when the birth date or gender is corrected, which the service cannot tell apart: none.
+  if (priorName !== undefined) segments.push(segment('NM1', '70', '1', ...nameElements(priorName)));
   return segments;
 }
 
@@ -103,7 +119,11 @@ function coverageSegments(coverages: readonly Coverage834[]): string[] {
       ),
       dateSegment('benefit_begin', 'DTP03', coverage.benefitBegin),
     );
-    if (coverage.benefitEnd !== undefined && coverage.benefitEnd !== null) segments.push(dateSegment('benefit_end', 'DTP03', coverage.benefitEnd));
+    if (coverage.benefitEnd !== undefined && coverage.benefitEnd !== null) {
+      // A benefit never ends before it begins: cancelling coverage that never started ends it on its first day.
+      if (coverage.benefitEnd < coverage.benefitBegin) throw new X12ValueError('DTP03', 'DTP*349 is before DTP*348');
+      segments.push(dateSegment('benefit_end', 'DTP03', coverage.benefitEnd));
+    }
   }
   return segments;
 }
@@ -121,37 +141,80 @@ function optionalDate(segments: string[], qualifier: DateQualifier, date: string
   if (date !== undefined && date !== null) segments.push(dateSegment(qualifier, 'DTP03', date));
 }
 
+/**
+ * The 2000 loops of one person: a demographic change (INS03 001, INS04 25 Change in Identifying Data Elements,
+ * DTP*303, 2100B) is a loop of its own, never merged into the loop of another change of the person, so that it
+ * comes first when the person has coverage loops too; then the person's own loop.
+ */
+function personSegments(
+  member: Member834,
+  insElements: (loop: Member834) => (string | undefined)[],
+  dates: (loop: Member834, segments: string[]) => void,
+  subscriberId: string,
+): string[] {
+  const segments: string[] = [];
+  const loops: { loop: Member834; correction?: DemographicChange834 }[] = [];
+  const change = member.demographicChange ?? undefined;
+  if (change !== undefined && member.coverages.length > 0) {
+    loops.push({
+      loop: {
+        ...member,
+        maintenanceType: 'change',
+        maintenanceReason: 'change_in_identifying_data',
+        eligibilityBegin: null,
+        eligibilityEnd: null,
+        coverages: [],
+      },
+      correction: change,
+    });
+    loops.push({ loop: member });
+  } else loops.push(change === undefined ? { loop: member } : { loop: member, correction: change });
+  for (const { loop, correction } of loops) {
+    segments.push(segment('INS', ...insElements(loop)));
+    segments.push(segment('REF', '0F', subscriberId));
+    const policyNumber = optionalElement('REF02', loop.memberPolicyNumber, 'identifier');
+    if (policyNumber !== undefined) segments.push(segment('REF', '1L', policyNumber));
+    // DTP*303 Maintenance Effective (005010X220A1 2000 DTP01): when the demographic change takes effect.
+    if (correction !== undefined) optionalDate(segments, 'maintenance_effective', correction.effective);
+    dates(loop, segments);
+    segments.push(...memberNameSegments(loop, correction), ...coverageSegments(loop.coverages));
+  }
+  return segments;
+}
+
 /** The 2000 loop of a subscriber, then one per dependent (INS01 N) with the subscriber's REF*0F. */
 function familySegments(subscriber: Subscriber834): string[] {
   const subscriberId = sanitizeElement('REF02', subscriber.subscriberId, 'identifier');
-  const segments = [
-    segment(
-      'INS',
+  const segments = personSegments(
+    subscriber,
+    (loop) => [
       'Y',
       INDIVIDUAL_RELATIONSHIP_CODES.self,
-      ...maintenanceElements(subscriber),
-      undefined, // INS06 Medicare status
-      undefined, // INS07 COBRA qualifying event
+      ...maintenanceElements(loop),
+      '', // INS06 Medicare status
+      '', // INS07 COBRA qualifying event
       code('INS08', EMPLOYMENT_STATUS_CODES, subscriber.employmentStatus),
-    ),
-    segment('REF', '0F', subscriberId),
-  ];
-  const policyNumber = optionalElement('REF02', subscriber.memberPolicyNumber, 'identifier');
-  if (policyNumber !== undefined) segments.push(segment('REF', '1L', policyNumber));
-  optionalDate(segments, 'employment_begin', subscriber.employmentBegin);
-  optionalDate(segments, 'employment_end', subscriber.employmentEnd);
-  optionalDate(segments, 'eligibility_begin', subscriber.eligibilityBegin);
-  optionalDate(segments, 'eligibility_end', subscriber.eligibilityEnd);
-  segments.push(...memberNameSegments(subscriber), ...coverageSegments(subscriber.coverages));
-
+    ],
+    (loop, dates) => {
+      optionalDate(dates, 'employment_begin', subscriber.employmentBegin);
+      optionalDate(dates, 'employment_end', subscriber.employmentEnd);
+      optionalDate(dates, 'eligibility_begin', loop.eligibilityBegin);
+      optionalDate(dates, 'eligibility_end', loop.eligibilityEnd);
+    },
+    subscriberId,
+  );
   for (const dependent of subscriber.dependents ?? []) {
-    segments.push(segment('INS', 'N', code('INS02', INDIVIDUAL_RELATIONSHIP_CODES, dependent.relationship), ...maintenanceElements(dependent)));
-    segments.push(segment('REF', '0F', subscriberId));
-    const dependentPolicyNumber = optionalElement('REF02', dependent.memberPolicyNumber, 'identifier');
-    if (dependentPolicyNumber !== undefined) segments.push(segment('REF', '1L', dependentPolicyNumber));
-    optionalDate(segments, 'eligibility_begin', dependent.eligibilityBegin);
-    optionalDate(segments, 'eligibility_end', dependent.eligibilityEnd);
-    segments.push(...memberNameSegments(dependent), ...coverageSegments(dependent.coverages));
+    segments.push(
+      ...personSegments(
+        dependent,
+        (loop) => ['N', code('INS02', INDIVIDUAL_RELATIONSHIP_CODES, dependent.relationship), ...maintenanceElements(loop)],
+        (loop, dates) => {
+          optionalDate(dates, 'eligibility_begin', loop.eligibilityBegin);
+          optionalDate(dates, 'eligibility_end', loop.eligibilityEnd);
+        },
+        subscriberId,
+      ),
+    );
   }
   return segments;
 }

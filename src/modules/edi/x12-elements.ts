@@ -5,6 +5,7 @@
  */
 import { parseDate } from '../../shared/dates.ts';
 import { ssnProblem } from '../../shared/ssn.ts';
+import { foldToX12, x12FoldedTextProblem } from '../../shared/x12-text.ts';
 import { DATE_QUALIFIERS, lookupCode, type DateQualifier } from './x12-codes.ts';
 
 /** The delimiters written (ISA: element separator at position 3, ISA11 repetition, ISA16 component, then the terminator). */
@@ -57,39 +58,56 @@ export type X12FreeFormElement = keyof typeof ELEMENT_LENGTHS;
 
 /**
  * How a value is made to fit: `text` (names, addresses, descriptions) is folded to ASCII letters where it can
- * be (José -> Jose), its runs of white space made one space, trimmed and cut to the element's maximum; an
- * `identifier` is only trimmed, and one too long is refused, since a cut identifier names someone else.
+ * be (José -> Jose, Weiß -> Weiss: shared/x12-text.ts, the fold the API's check uses), its runs of white space
+ * made one space, trimmed and cut to the element's maximum; an `identifier` is only trimmed, and one too long is
+ * refused, since a cut identifier names someone else.
  */
 export type X12ValueKind = 'text' | 'identifier';
 
-/** Printable ASCII: the 005010 basic and extended character sets together. */
-const CHARACTER_SET = /^[\x20-\x7E]*$/;
 /** Printable ASCII, no leading, trailing or doubled space: already what the sanitizer would make of it. */
 const PLAIN_TEXT = /^(?:[\x21-\x7E]+(?: [\x21-\x7E]+)*)?$/;
-/** Any of X12_DELIMITERS. */
-const DELIMITER_SEARCH = /[*~:^]/;
-const COMBINING_MARKS = /\p{M}/gu;
-const WHITE_SPACE_RUNS = /\s+/g;
+
+/** `value` folded (text) or trimmed (identifier) and checked against the X12 character set, not yet cut to a length. */
+function fittedValue(element: X12FreeFormElement, value: string, kind: X12ValueKind): string {
+  if (typeof value !== 'string') throw new X12ValueError(element, 'must be a string');
+  // Most values are plain printable ASCII with single spaces: they need no normalizing (the common case, which
+  // a 50,000-member file meets a million times).
+  const fitted = PLAIN_TEXT.test(value) ? value : kind === 'text' ? foldToX12(value) : value.trim();
+  const problem = x12FoldedTextProblem(fitted);
+  if (problem !== undefined) throw new X12ValueError(element, problem);
+  return fitted;
+}
 
 /**
  * The one sanitizer of element values. Refuses a value that is not a string, holds a delimiter (`*`, `~`, `:`,
  * `^`) or a character outside the X12 character set, or is shorter than the element's minimum once made to fit.
  */
 export function sanitizeElement(element: X12FreeFormElement, value: string, kind: X12ValueKind): string {
-  if (typeof value !== 'string') throw new X12ValueError(element, 'must be a string');
   const [min, max] = ELEMENT_LENGTHS[element];
-  // Most values are plain printable ASCII with single spaces: they need no normalizing (the common case, which
-  // a 50,000-member file meets a million times).
-  const plain = PLAIN_TEXT.test(value);
-  let fitted = plain ? value : kind === 'text' ? value.normalize('NFKD').replace(COMBINING_MARKS, '').replace(WHITE_SPACE_RUNS, ' ').trim() : value.trim();
-  if (DELIMITER_SEARCH.test(fitted)) throw new X12ValueError(element, 'holds an X12 delimiter (* ~ : ^)');
-  if (!CHARACTER_SET.test(fitted)) throw new X12ValueError(element, 'holds a character outside the X12 character set (printable ASCII)');
+  let fitted = fittedValue(element, value, kind);
   if (fitted.length > max) {
     if (kind === 'identifier') throw new X12ValueError(element, `is longer than ${max} characters`);
     fitted = fitted.slice(0, max).trimEnd();
   }
   if (fitted.length < min) throw new X12ValueError(element, min === 1 ? 'is empty' : `is shorter than ${min} characters`);
   return fitted;
+}
+
+/**
+ * N301 and N302 of an address (005010X220A1 2100A N3: N301 Address Information, N302 the second line "required
+ * if a second address line exists", each AN 1/55): a first line longer than 55 characters goes on in N302 (cut
+ * at the last space that fits, else at 55), followed by the second line; only what is longer than the two
+ * elements together is cut, never the apartment of a first line that fits.
+ */
+export function addressLineElements(line1: string, line2: string | null | undefined): [n301: string, n302: string | undefined] {
+  const max = ELEMENT_LENGTHS.N301[1];
+  const first = fittedValue('N301', line1, 'text');
+  const second = line2 === undefined || line2 === null || (typeof line2 === 'string' && line2.trim() === '') ? '' : fittedValue('N302', line2, 'text');
+  if (first.length <= max) return [sanitizeElement('N301', first, 'text'), second === '' ? undefined : sanitizeElement('N302', second, 'text')];
+  const space = first.lastIndexOf(' ', max);
+  const cut = space > 0 ? space : max;
+  const rest = `${first.slice(cut).trim()} ${second}`.trim();
+  return [sanitizeElement('N301', first.slice(0, cut), 'text'), sanitizeElement('N302', rest, 'text')];
 }
 
 /** `value` when given (not undefined, null or blank), sanitized; undefined otherwise. */

@@ -12,6 +12,7 @@ import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { applyChanges } from '../../shared/patch.ts';
 import { ssnProblem, type SsnDigester } from '../../shared/ssn.ts';
+import { assertPersonTextCarriersCanRead } from '../../shared/x12-text.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { NewNotification } from '../notifications/notification.service.ts';
 import { selectPlanConfiguration, waitingPeriodEnd } from '../plan-configurations/eligibility.ts';
@@ -96,6 +97,7 @@ export class MemberService {
   }
 
   async createMember(scope: Scope, input: CreateMemberBody): Promise<MemberResponse> {
+    assertPersonTextCarriersCanRead(input);
     return this.#db.transaction().execute(async (trx) => {
       await assertReferencesVisible(trx, scope, { employer: input.employer });
       const subclasses = input.subclasses ?? [];
@@ -148,6 +150,7 @@ export class MemberService {
   }
 
   async updateMember(scope: Scope, id: string, input: UpdateMemberBody): Promise<MemberResponse> {
+    assertPersonTextCarriersCanRead(input);
     return this.#db.transaction().execute(async (trx) => {
       const current = await repository.lockMemberById(trx, scope, id);
       if (!current) throw new NotFound('member');
