@@ -13,7 +13,7 @@ import { sql, type Kysely } from 'kysely';
  *   without a code, a member an 834 cannot carry, a carrier's refusal), each recorded once per `alert_key`.
  *
  * The ledger starts from the coverage held now: for each member, carrier group and line, the latest coverage
- * entry of an approved, synced or failed enrollment is taken as told (open-ended when it ends with its plan
+ * entry of an approved, synced or failed enrollment (not a line a carrier rejected) is taken as told (open-ended when it ends with its plan
  * year, else told to end on its last day).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -88,6 +88,8 @@ async function backfillLedger(db: Kysely<unknown>): Promise<void> {
       join enrollments e on e.id = ep.enrollment_id
       join plans p on p.id = ep.plan_id
       where e.status in ('approved', 'synced', 'failed')
+        and not (e.status = 'failed' and exists (
+          select 1 from benefit_changes bc where bc.next_enrollment_plan_id = ep.id and bc.delivery_state = 'rejected'))
         and (ep.effective_end is null or ep.effective_start is null or ep.effective_end >= ep.effective_start)
       order by ep.member_id, p.group_id, p.line_of_coverage, ep.effective_start, ep.id`.execute(db)
   ).rows;

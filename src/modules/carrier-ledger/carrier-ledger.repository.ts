@@ -38,14 +38,16 @@ export function findToldRows(db: Executor, providerId: string, groupId: string, 
     .execute();
 }
 
-/** The rows of `changeIds` reached their carrier at `at` (those not told already). */
+/**
+ * The rows of `changeIds` reached their carrier at `at` (rows told already keep their first time), and stand:
+ * a change completed by hand after a refusal is the carrier holding it after all.
+ */
 export async function markTold(trx: Transaction<Database>, changeIds: readonly string[], at: string): Promise<void> {
   if (changeIds.length === 0) return;
   await trx
     .updateTable('carrier_ledger')
-    .set({ told_at: at })
+    .set((eb) => ({ told_at: eb.fn.coalesce('told_at', eb.val(at)), refused_at: null }))
     .where('benefit_change_id', 'in', [...changeIds])
-    .where('told_at', 'is', null)
     .execute();
 }
 
