@@ -4,6 +4,7 @@ import { createDependent } from '../helpers/people-factories.ts';
 import { compositeRates, contributionStrategy, createPlan, createPlanConfiguration } from '../helpers/plan-factories.ts';
 import { activeWindow, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
+import { expectGuideConformant, type EdiFileRecord } from '../helpers/x12.ts';
 
 // Retroactive events reach forward (docs/decisions.md "Life events", "Enrollments"): an enrollment whose start is
 // before the member's later elections on a line puts the people it adds on every one of them, priced again. Worlds
@@ -65,13 +66,13 @@ async function eventsOf(w: EnrollmentWorld, objectId: string, type: string): Pro
 
 /**
  * The world's employer with a 2026 medical plan whose new hires are covered from the first of the month after
- * the hire date (composite rates: member 512.40, member_child 905.15), in the world's manual group.
+ * the hire date (composite rates: member 512.40, member_child 905.15), in the world's manual group (or `group`).
  */
-async function newHireWorld() {
+async function newHireWorld(group?: (w: EnrollmentWorld) => string) {
   at('2026-03-02');
   const w = await createEnrollmentWorld(t);
   const plan = await createPlan(w.admin, {
-    group: w.groups.manualGroup.id,
+    group: group?.(w) ?? w.groups.manualGroup.id,
     plan_name: 'Gold PPO (new hires)',
     line_of_coverage: 'medical',
     premium_type: 'composite',
@@ -141,6 +142,45 @@ describe('a birth before a new hire’s coverage starts (finding: the later memb
       },
     ]);
     expect(await changesOf(w, fromDecember.enrollment)).toMatchObject([{ status: 'no_change', coverage_start: '2026-12-01' }]);
+  });
+
+  it("when the plan's carrier takes 834 files, then a full file as of 12-15 carries the baby with the member (employee and child)", async () => {
+    const { w, plan } = await newHireWorld((world) => world.groups.ediGroup.id);
+    await ok(
+      w.admin.request('PUT', `/groups/${w.groups.ediGroup.id}/edi_profile`, {
+        body: {
+          interchange_sender: { qualifier: 'ZZ', id: 'WORLDWIDGETS' },
+          interchange_receiver: { qualifier: 'ZZ', id: 'WORLDHEALTH' },
+          application_sender_code: 'WORLDWIDGETS',
+          application_receiver_code: 'WORLDHEALTH',
+          sponsor: { name: 'World Widgets Inc', tax_id: '123456789' },
+          payer: { name: 'World Health Co', id: '987654321' },
+          companion_guide: { subscriber_id_source: 'ssn' },
+          delivery: { method: 'download' },
+        },
+      }),
+    );
+    at('2026-11-20');
+    const member = await createMember(w.admin, { employer: w.employer.id, dob: '1990-04-04', hire_date: '2026-11-10', ssn: '123456789' });
+    await approved(w, member.id, { category: 'qle', reason: 'new_hire', change_date: '2026-11-10', enrolled_plans: [{ plan: plan.id }] });
+    at('2026-12-05');
+    const baby = await createDependent(w.admin, { member: member.id, member_relationship: 'child', first_name: 'Nell', dob: '2026-11-24' });
+    await approved(w, member.id, {
+      category: 'qle',
+      reason: 'new_child',
+      change_date: '2026-11-24',
+      effective_start: '2026-11-24',
+      enrolled_plans: [{ plan: plan.id, enrolled_dependents: [{ dependent: baby.id }] }],
+    });
+
+    const record = (await ok(w.admin.post('/edi_files', { group: w.groups.ediGroup.id, kind: 'full', as_of: '2026-12-15' }), 201)) as EdiFileRecord;
+    const content = (await w.admin.get(`/edi_files/${record.id}/content`)).text;
+    const segments = await expectGuideConformant(record, content);
+    expect(segments.filter((segment) => segment.name === 'INS').map((ins) => [ins['1'], ins['2']])).toEqual([
+      ['Y', '18'],
+      ['N', '19'],
+    ]);
+    expect(segments.filter((segment) => segment.name === 'HD').map((hd) => hd['5'])).toEqual(['ECH', 'ECH']);
   });
 });
 
