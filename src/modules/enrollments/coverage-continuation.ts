@@ -1,5 +1,6 @@
 /**
- * Coverage that changes mid-way (an age-out, an EOI approved after approval) is never edited in place: the
+ * Coverage that changes mid-way (an age-out, an EOI approved after approval, a later election that an earlier
+ * event amends: later-elections.ts) is never edited in place: the
  * engine records a continuation, an enrollment of the service starting on the day of the change that elects the
  * stored elections again with the volumes it is given, priced again, submitted and approved in the caller's
  * transaction. Approval then ends the old coverage the day before and records the benefit changes, like any

@@ -138,9 +138,16 @@ export class LaterElections {
       done.updated = enrollmentOfCoverage(entry);
       done.replaced.push({ line: entry.line_of_coverage, start: action.by.start });
     }
-    const amends = amendment.actions.flatMap(({ action, entry }) => (action.kind === 'amend' ? [{ entry, adding: action.adding }] : []));
-    if (amends.length === 0) return done;
+    const asked = amendment.actions.flatMap(({ action, entry }) => (action.kind === 'amend' ? [{ entry, adding: action.adding }] : []));
+    if (asked.length === 0) return done;
     const stored = await repository.findElections(trx, [later.id]);
+    // A person the later enrollment waives on the line stays waived.
+    const waived = (line: LineOfCoverage, dependentId: string) =>
+      stored.waivers.some((waiver) => waiver.dependent_id === dependentId && waiver.line_of_coverage === line);
+    const amends = asked
+      .map(({ entry, adding }) => ({ entry, adding: adding.filter((id) => !waived(entry.line_of_coverage, id)) }))
+      .filter(({ adding }) => adding.length > 0);
+    if (amends.length === 0) return done.replaced.length > 0 ? done : undefined;
     const amended = withAdded(stored, amends, input.elections, this.#clock.now().toISOString());
     const plans = amends.map(({ entry }) => stored.plans.find((plan) => plan.id === entry.id)!);
     if (later.status === 'pending') {
