@@ -98,3 +98,24 @@ export async function endCoverageReplacedBy(trx: Executor, { start, previous, en
   }
   return [...changed.values()];
 }
+
+/**
+ * Coverage that coverage starting on `start` takes over, when that was not found as the coverage in force on
+ * `start` (an approval reaching forward to later elections, enrollments/later-elections.ts): each entry ends the
+ * day before `start` unless it ends sooner, so that one entry per line is in force on every date (cancelled when
+ * it starts on `start`). Returns the new last day of each entry it ended, by enrolled plan id.
+ */
+export async function endCoverageBefore(
+  trx: Executor,
+  entries: readonly Pick<EnrolledPlanRow, 'id' | 'effective_end'>[],
+  start: string,
+): Promise<Map<string, string>> {
+  const ended = new Map<string, string>();
+  for (const entry of entries) {
+    const lastDay = lastDayWhenReplaced({ effectiveEnd: entry.effective_end }, start);
+    if (lastDay === entry.effective_end) continue;
+    await repository.endCoverage(trx, entry.id, lastDay);
+    ended.set(entry.id, lastDay);
+  }
+  return ended;
+}

@@ -73,6 +73,33 @@ const coverageInForceOnLines = cachedQuery((db, memberId: string, lines: readonl
     .orderBy('enrolled_plans.created_at', 'desc'),
 );
 
+/**
+ * The member's elections on `lines` that start after `date`, of enrollments other than `exceptEnrollmentId` that
+ * are coverage (isCoverage) or pending approval, leaving out cancelled coverage (ending before it starts): what
+ * an enrollment starting on `date` reaches forward to (enrollments/later-elections.ts). Earliest first.
+ */
+export function findElectionsStartingAfter(
+  db: Executor,
+  memberId: string,
+  lines: readonly LineOfCoverage[],
+  date: string,
+  exceptEnrollmentId: string,
+): Promise<CoverageEntry[]> {
+  if (lines.length === 0) return Promise.resolve([]);
+  return selectCoverageEntries(db)
+    .where('enrolled_plans.member_id', '=', memberId)
+    .where('plans.line_of_coverage', 'in', [...lines])
+    .where('enrolled_plans.effective_start', '>', date)
+    .where('enrollments.id', '!=', exceptEnrollmentId)
+    .where((eb) => eb.or([isCoverage()(eb), eb('enrollments.status', '=', 'pending' satisfies EnrollmentStatus)]))
+    .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>=', eb.ref('enrolled_plans.effective_start'))]))
+    .orderBy('enrolled_plans.effective_start')
+    .orderBy('enrolled_plans.created_at')
+    .orderBy('enrolled_plans.enrollment_id')
+    .orderBy('enrolled_plans.position')
+    .execute();
+}
+
 /** The member's coverage in force on `date` (coverageInForceOn), the latest starting one per line. */
 export async function findAllCoverageInForce(db: Executor, memberId: string, date: string) {
   const rows = await db

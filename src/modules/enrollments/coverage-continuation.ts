@@ -1,5 +1,6 @@
 /**
- * Coverage that changes mid-way (an age-out, an EOI approved after approval) is never edited in place: the
+ * Coverage that changes mid-way (an age-out, an EOI approved after approval, a later election that an earlier
+ * event amends: later-elections.ts) is never edited in place: the
  * engine records a continuation, an enrollment of the service starting on the day of the change that elects the
  * stored elections again with the volumes it is given, priced again, submitted and approved in the caller's
  * transaction. Approval then ends the old coverage the day before and records the benefit changes, like any
@@ -13,7 +14,7 @@ import { findCoverageOfPlansOn } from '../coverage/coverage.repository.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import { reelect } from './election-builder.ts';
-import type { EnrollmentApproval } from './enrollment-approval.ts';
+import type { StoredApproval } from './enrollment-approval.ts';
 import { serviceEnrollmentRow } from './enrollment-lifecycle.ts';
 import { ENROLLMENT_EVENT_ACTIONS } from './enrollment-status.ts';
 import * as repository from './enrollment.repository.ts';
@@ -24,9 +25,9 @@ type Elections = repository.Elections;
 
 export class CoverageContinuation {
   readonly #clock: Clock;
-  readonly #approval: EnrollmentApproval;
+  readonly #approval: StoredApproval;
 
-  constructor(options: { clock: Clock; approval: EnrollmentApproval }) {
+  constructor(options: { clock: Clock; approval: StoredApproval }) {
     this.#clock = options.clock;
     this.#approval = options.approval;
   }
@@ -75,9 +76,10 @@ export class CoverageContinuation {
 
   /**
    * Coverage the service continues from the enrollment `row` (pending, inserted here): the stored elections
-   * `plans` elected again from `row`'s start with the volumes `kept` gives (by position in `plans`), priced on
-   * them, keeping cards and client-given prices, then approved as stored (events `created` and `submitted` go
-   * first). The caller holds the member's lock and wakes the job worker after commit.
+   * `plans` elected again from `row`'s start with the persons `stored` gives them and the volumes `kept` gives (by
+   * position in `plans`; a person without one has the volume requested decided anew), priced on them, keeping
+   * cards and client-given prices, then approved as stored (events `created` and `submitted` go first), without
+   * reaching forward. The caller holds the member's lock and wakes the job worker after commit.
    */
   async continueCoverageIn(
     trx: Transaction<Database>,
@@ -98,6 +100,6 @@ export class CoverageContinuation {
       eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.save_and_submit, row),
     ];
     // Approved as stored: the rows just written, the member locked by the caller.
-    await this.#approval.approveStored(trx, row, elections, recorded);
+    await this.#approval.approve(trx, row, elections, recorded);
   }
 }

@@ -243,6 +243,24 @@ describe('buildElections', () => {
     expect(elections.plans[0]).toMatchObject(kept.member);
   });
 
+  it("when a birth names this year's plan and next year's without a start, then next year's covers from its plan year's first day", () => {
+    const medical2027 = plan('pln_medical_2027', { effective_start: '2027-01-01', effective_end: '2027-12-31', previous_plan_id: medical.id });
+    const birth = enrollment({ reason: 'new_child', change_date: '2026-12-10', effective_start: '2026-12-10' });
+    const elections = buildElections(
+      facts({ plans: new Map([medical, medical2027].map((p) => [p.id, p])) }),
+      request([{ plan: medical.id }, { plan: medical2027.id }], { enrollment: birth }),
+    );
+    expect(elections.plans.map((p) => [p.effective_start, p.effective_end])).toEqual([
+      ['2026-12-10', '2026-12-31'],
+      ['2027-01-01', '2027-12-31'],
+    ]);
+    // A plan of a later year alone is not moved (submission refuses its start before the plan year).
+    expect(
+      buildElections(facts({ plans: new Map([[medical2027.id, medical2027]]) }), request([{ plan: medical2027.id }], { enrollment: birth })).plans[0]!
+        .effective_start,
+    ).toBe('2026-12-10');
+  });
+
   it("when a new hire's enrollment has no start, then the configuration's coverage start rule gives it", () => {
     const newHire = enrollment({ reason: 'new_hire', change_date: member.hire_date, effective_start: null });
     const elections = buildElections(facts(), request([{ plan: medical.id }], { enrollment: newHire }));

@@ -224,12 +224,27 @@ function coveredDependents(facts: ElectionFacts, member: MemberRow, input: Enrol
   return covered;
 }
 
-/** The election's first day: as given, else the enrollment's, else (a new hire's) the plan configuration's rule, else the plan's. */
+/**
+ * The election's first day: as given; for the plan of a later plan year than another plan the enrollment elects on
+ * its line (a birth's next plan year, enrollment-rules.ts PLAN_YEAR_SPAN_REASONS), that plan year's first day; else
+ * the enrollment's, else (a new hire's) the plan configuration's rule, else the plan's.
+ */
 function coverageStart(facts: ElectionFacts, request: ElectionRequest, input: EnrolledPlanInput, plan: PlanRow): string {
   const { enrollment, member } = request;
   const configuration = isNewHireStart(enrollment) ? selectPlanConfiguration(facts.subclassIds, facts.configurations.get(plan.id) ?? []) : undefined;
   const ruleStart = configuration && newHireCoverageStart(member.hire_date, configuration.waiting_period_days, configuration.coverage_start_rule);
-  return input.effective_start ?? enrollment.effective_start ?? ruleStart ?? plan.effective_start;
+  return input.effective_start ?? laterPlanYearStart(facts, request, plan) ?? enrollment.effective_start ?? ruleStart ?? plan.effective_start;
+}
+
+/** `plan`'s first day when its plan year starts after the enrollment does and after another plan the enrollment elects on its line ends. */
+function laterPlanYearStart(facts: ElectionFacts, request: ElectionRequest, plan: PlanRow): string | undefined {
+  const start = request.enrollment.effective_start;
+  if (start === null || compareDates(plan.effective_start, start) <= 0) return undefined;
+  const follows = request.plans.some((other) => {
+    const earlier = facts.plans.get(other.plan);
+    return earlier !== undefined && earlier.line_of_coverage === plan.line_of_coverage && compareDates(earlier.effective_end, plan.effective_start) < 0;
+  });
+  return follows ? plan.effective_start : undefined;
 }
 
 /** The volumes of the member and each covered dependent: kept ones as given, else decided (docs/decisions.md "Enrollments", EOI). */

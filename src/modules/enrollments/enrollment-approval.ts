@@ -2,7 +2,9 @@
  * Approval, pending -> approved (docs/decisions.md "Enrollments"): the status moves, then the
  * CoverageChangeRecorder ends the coverage the enrollment replaces, records one benefit change per line it
  * touches (docs/decisions.md "Benefit changes and carriers"), its COBRA event if any (docs/decisions.md "COBRA
- * events"), the events and the member's `enrollment_approved` notification, in the caller's transaction.
+ * events"), the events and the member's `enrollment_approved` notification, in the caller's transaction. An
+ * approval asked for (not a continuation's) then reaches forward to the member's later elections on its lines
+ * (later-elections.ts).
  */
 import type { Kysely } from 'kysely';
 import type { Executor, Transaction } from '../../db/database.ts';
@@ -24,54 +26,35 @@ import * as repository from './enrollment.repository.ts';
 import { enrollmentNotification, toEnrollmentResponse } from './enrollment.response.ts';
 import type { EnrollmentResponse } from './enrollment.schemas.ts';
 import type { EnrollmentRow } from './enrollment.table.ts';
+import type { LaterElections } from './later-elections.ts';
 import { findPlansByIds } from '../plans/plan.repository.ts';
 
 type Elections = repository.Elections;
 
-export class EnrollmentApproval {
-  readonly #db: Kysely<Database>;
+/**
+ * Approves an enrollment as stored, its member locked by the caller, without reaching forward: the first step of
+ * every approval, and the whole of a continuation's (coverage-continuation.ts), whose rows it has just stored.
+ */
+export class StoredApproval {
   readonly #clock: Clock;
   readonly #recorder: CoverageChangeRecorder;
 
-  constructor(options: { db: Kysely<Database>; clock: Clock; recorder: CoverageChangeRecorder }) {
-    this.#db = options.db;
+  constructor(options: { clock: Clock; recorder: CoverageChangeRecorder }) {
     this.#clock = options.clock;
     this.#recorder = options.recorder;
   }
 
-  /** `POST /enrollments/{id}/approve`, in a transaction of its own (its carrier jobs wake the worker by jobs/job-wake.ts). */
-  async approve(scope: Scope, id: string): Promise<EnrollmentResponse> {
-    return transactionRetriedOnConflict(this.#db, async (trx) => this.approveIn(trx, scope, id));
-  }
-
   /**
-   * Approval inside the caller's transaction (also passive open enrollment's); the caller wakes the job worker
-   * once it has committed. `withEvents`, the caller's own, are recorded first.
-   *
-   * Locks: the member only, as every path that changes a member's enrollments locks them (so approvals of two
-   * enrollments of one member run one after the other). The enrollment row needs no lock: the conditional
-   * status update refuses it if another request moved it since it was read, and a pending enrollment's fields
-   * do not change (EOI decisions lock the row through lockMemberThenEnrollment, so the update waits for them).
+   * Approves `enrollment` (pending, as stored) with its `elections` (as stored); `withEvents`, the caller's own,
+   * are recorded first. Returns the enrollment as approved (its status rolled up) and the coverage it replaced
+   * and elected.
    */
-  async approveIn(trx: Transaction<Database>, scope: Scope, id: string, withEvents: readonly NewEvent[] = []): Promise<EnrollmentResponse> {
-    const enrollment = await repository.findEnrollmentById(trx, scope, id);
-    if (!enrollment) throw new NotFound('enrollment');
-    const member = await lockMemberById(trx, scope, enrollment.member_id);
-    if (!member) throw new NotFound('enrollment');
-    return this.approveStored(trx, enrollment, await repository.findElections(trx, [id]), withEvents);
-  }
-
-  /**
-   * Approves `enrollment` (pending, as stored) with its `elections` (as stored), its member locked by the
-   * caller: approveIn after its reads, and the engine's approvals of rows it has just stored (continuations),
-   * which need not read back what they hold.
-   */
-  async approveStored(
+  async approve(
     trx: Transaction<Database>,
     enrollment: EnrollmentRow,
     elections: Elections,
     withEvents: readonly NewEvent[],
-  ): Promise<EnrollmentResponse> {
+  ): Promise<{ approved: EnrollmentRow; coverage: ElectedCoverage }> {
     const approvedAt = this.#clock.now().toISOString();
     await moveEnrollment(trx, enrollment, 'approve', { approved_at: approvedAt });
     const coverage = await electedCoverage(trx, enrollment, elections, toDateString(this.#clock.now()));
@@ -82,7 +65,47 @@ export class EnrollmentApproval {
       move: { kind: 'replacement', coverage },
       notification: enrollmentNotification(enrollment, 'enrollment_approved', 'member'),
     });
-    return toEnrollmentResponse({ ...approved, status }, elections);
+    return { approved: { ...approved, status }, coverage };
+  }
+}
+
+export class EnrollmentApproval {
+  readonly #db: Kysely<Database>;
+  readonly #stored: StoredApproval;
+  readonly #laterElections: LaterElections;
+
+  constructor(options: { db: Kysely<Database>; stored: StoredApproval; laterElections: LaterElections }) {
+    this.#db = options.db;
+    this.#stored = options.stored;
+    this.#laterElections = options.laterElections;
+  }
+
+  /** `POST /enrollments/{id}/approve`, in a transaction of its own (its carrier jobs wake the worker by jobs/job-wake.ts). */
+  async approve(scope: Scope, id: string): Promise<EnrollmentResponse> {
+    return transactionRetriedOnConflict(this.#db, async (trx) => this.approveIn(trx, scope, id));
+  }
+
+  /**
+   * Approval inside the caller's transaction (also passive open enrollment's); the caller wakes the job worker
+   * once it has committed. `withEvents`, the caller's own, are recorded first. Then the approval reaches forward
+   * to the member's later elections on its lines (later-elections.ts), in this transaction.
+   *
+   * Locks: the member only, as every path that changes a member's enrollments locks them (so approvals of two
+   * enrollments of one member run one after the other). The enrollment row needs no lock: the conditional
+   * status update refuses it if another request moved it since it was read, and a pending enrollment's fields
+   * do not change (EOI decisions lock the row through lockMemberThenEnrollment, so the update waits for them).
+   * The later elections it amends are locked after the member (lockMemberThenEnrollment).
+   */
+  async approveIn(trx: Transaction<Database>, scope: Scope, id: string, withEvents: readonly NewEvent[] = []): Promise<EnrollmentResponse> {
+    const enrollment = await repository.findEnrollmentById(trx, scope, id);
+    if (!enrollment) throw new NotFound('enrollment');
+    const member = await lockMemberById(trx, scope, enrollment.member_id);
+    if (!member) throw new NotFound('enrollment');
+    const elections = await repository.findElections(trx, [id]);
+    const { approved, coverage } = await this.#stored.approve(trx, enrollment, elections, withEvents);
+    // Its own elections' ends may move there (a later election takes over): `elections` shows them as they are.
+    await this.#laterElections.reachForwardIn(trx, scope, { enrollment: approved, member, elections, previous: coverage.previous });
+    return toEnrollmentResponse(approved, elections);
   }
 }
 

@@ -1,4 +1,4 @@
-import { compareDates } from '../../shared/dates.ts';
+import { addDays, compareDates } from '../../shared/dates.ts';
 import { inputError, type InputError } from '../../shared/errors.ts';
 import {
   ageOutDate,
@@ -85,6 +85,8 @@ export interface ConfigurationFacts {
 export interface PlanFacts {
   id: string;
   employerId: string;
+  /** The plan's carrier group. */
+  groupId: string;
   lineOfCoverage: LineOfCoverage;
   effectiveStart: string;
   effectiveEnd: string;
@@ -145,6 +147,7 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
   }
 
   const linesElected = new Map<LineOfCoverage, number>();
+  const electedByLine = new Map<LineOfCoverage, number[]>();
   facts.plans.forEach((elected, index) => {
     const at = (...path: (string | number)[]) => ['enrolled_plans', index, ...path];
     const plan = elected.plan;
@@ -152,12 +155,8 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
       errors.push(inputError(at('plan'), "No such plan for the member's employer."));
       return;
     }
-    const previous = linesElected.get(plan.lineOfCoverage);
-    if (previous !== undefined) {
-      errors.push(inputError(at('plan'), `Only one plan per line of coverage: enrolled_plans.${previous} is already ${plan.lineOfCoverage}.`));
-    } else {
-      linesElected.set(plan.lineOfCoverage, index);
-    }
+    if (!linesElected.has(plan.lineOfCoverage)) linesElected.set(plan.lineOfCoverage, index);
+    electedByLine.set(plan.lineOfCoverage, [...(electedByLine.get(plan.lineOfCoverage) ?? []), index]);
     const configuration = selectPlanConfiguration(member.subclassIds, plan.configurations);
     if (!configuration) {
       errors.push(inputError(at('plan'), 'The member is not eligible for this plan (no plan configuration applies to them).'));
@@ -251,6 +250,8 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
     });
   });
 
+  for (const indices of electedByLine.values()) errors.push(...planYearErrors(facts, indices));
+
   facts.waivers.forEach((waiver, index) => {
     const elected = linesElected.get(waiver.lineOfCoverage);
     if (elected !== undefined) {
@@ -265,6 +266,84 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
       errors.push(inputError(['coverage_waivers', index, 'dependent'], 'No such dependent of the member.'));
     }
   });
+  return errors;
+}
+
+/**
+ * A birth, an adoption or a placement for adoption covers the child from the event on (29 U.S.C. 1181(f)(2)(C);
+ * 26 CFR 54.9801-6(b)), also past the end of the plan year it falls in: such an enrollment may name, on one line,
+ * the plan of each plan year it spans (this year's plan from the event, the next year's from its first day), each
+ * covering the child in its own plan year. Every other enrollment elects one plan per line.
+ */
+export const PLAN_YEAR_SPAN_REASONS: readonly EnrollmentReason[] = ['new_child', 'adopted_child'];
+
+const PLAN_YEAR_SPAN_SOURCE = '29 U.S.C. 1181(f)(2)(C); 26 CFR 54.9801-6(b)';
+
+/**
+ * The plans elected on one line (`indices` into `facts.plans`, plans that exist): one, or for a
+ * PLAN_YEAR_SPAN_REASONS enrollment one per plan year, in consecutive plan years of one carrier group, each but the
+ * last running to its plan year's end and each but the first starting on its plan year's first day (no gap, no
+ * overlap). A plan year's own dates and the persons on it are checked like any election.
+ */
+function planYearErrors(facts: SubmissionFacts, indices: readonly number[]): InputError[] {
+  if (indices.length < 2) return [];
+  const { enrollment } = facts;
+  const planOf = (index: number) => facts.plans[index]!.plan!;
+  const line = planOf(indices[0]!).lineOfCoverage;
+  if (enrollment.category !== 'qle' || !PLAN_YEAR_SPAN_REASONS.includes(enrollment.reason as EnrollmentReason)) {
+    return indices
+      .slice(1)
+      .map((index) =>
+        inputError(
+          ['enrolled_plans', index, 'plan'],
+          `Only one plan per line of coverage: enrolled_plans.${indices[0]} is already ${line}. Only a new_child or adopted_child enrollment names the plan of each plan year it spans (${PLAN_YEAR_SPAN_SOURCE}).`,
+        ),
+      );
+  }
+  const startOf = (index: number) => facts.plans[index]!.coverageStart ?? planOf(index).effectiveStart;
+  const ordered = [...indices].sort((a, b) => compareDates(startOf(a), startOf(b)) || a - b);
+  const errors: InputError[] = [];
+  for (const [position, index] of ordered.entries()) {
+    if (position === 0) continue;
+    const previousIndex = ordered[position - 1]!;
+    const previous = planOf(previousIndex);
+    const plan = planOf(index);
+    const nextYear = addDays(previous.effectiveEnd, 1);
+    if (plan.effectiveStart !== nextYear) {
+      errors.push(
+        inputError(
+          ['enrolled_plans', index, 'plan'],
+          `A ${enrollment.reason} enrollment names one ${line} plan per plan year it spans: this plan's year starts on ${plan.effectiveStart}, not on ${nextYear}, the day after the plan year of enrolled_plans.${previousIndex} ends (${PLAN_YEAR_SPAN_SOURCE}).`,
+        ),
+      );
+      continue;
+    }
+    if (plan.groupId !== previous.groupId) {
+      errors.push(
+        inputError(
+          ['enrolled_plans', index, 'plan'],
+          `The plans of the plan years a ${enrollment.reason} enrollment spans are of one carrier group, that of enrolled_plans.${previousIndex}: a move to another carrier is an election of the new plan year's open enrollment.`,
+        ),
+      );
+    }
+    const start = facts.plans[index]!.coverageStart;
+    if (start !== null && start !== plan.effectiveStart) {
+      errors.push(
+        inputError(
+          ['enrolled_plans', index, 'effective_start'],
+          `The next plan year's plan covers from its first day, ${plan.effectiveStart}, the day after enrolled_plans.${previousIndex} ends (${PLAN_YEAR_SPAN_SOURCE}).`,
+        ),
+      );
+    }
+    if (facts.plans[previousIndex]!.coverageEnd !== previous.effectiveEnd) {
+      errors.push(
+        inputError(
+          ['enrolled_plans', previousIndex, 'effective_end'],
+          `Coverage runs to the end of its plan year, ${previous.effectiveEnd}, when the next plan year's plan (enrolled_plans.${index}) follows (${PLAN_YEAR_SPAN_SOURCE}).`,
+        ),
+      );
+    }
+  }
   return errors;
 }
 

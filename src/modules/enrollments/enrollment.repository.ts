@@ -126,6 +126,11 @@ export async function insertElections(trx: Executor, elections: Elections): Prom
   await insertRows(trx, 'beneficiary_designations', elections.designations);
 }
 
+/** Dependents added to enrolled plans that exist (an amendment in place: later-elections.ts). */
+export async function insertEnrolledDependents(trx: Executor, rows: readonly EnrolledDependentRow[]): Promise<void> {
+  await insertRows(trx, 'enrolled_dependents', rows);
+}
+
 /** Enrolled plans, their dependents and the waivers of several enrollments, in their positions. */
 export async function findElections(db: Executor, enrollmentIds: readonly string[]): Promise<Elections> {
   if (enrollmentIds.length === 0) return { plans: [], dependents: [], waivers: [], designations: [], lines: new Map() };

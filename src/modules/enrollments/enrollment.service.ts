@@ -5,8 +5,10 @@
  *   reopen, cancel;
  * - `eoiDecisions` (eoi-decisions.ts): EOI decisions before and after approval;
  * - `approvals` (enrollment-approval.ts): pending -> approved, through the CoverageChangeRecorder
- *   (coverage/coverage-change-recorder.ts), which records what any change of coverage causes;
- * - `continuations` (coverage-continuation.ts): coverage that changes mid-way (age-outs, EOI raises);
+ *   (coverage/coverage-change-recorder.ts), which records what any change of coverage causes, then reaching
+ *   forward to the member's later elections (later-elections.ts);
+ * - `continuations` (coverage-continuation.ts): coverage that changes mid-way (age-outs, EOI raises, later
+ *   elections amended by an earlier event), approved as stored (StoredApproval) without reaching forward;
  *
  * and elections are built and priced by election-builder.ts (facts loaded once, then a pure build). Routes call
  * the units; other modules call the methods below, which keep the names they know.
@@ -20,10 +22,11 @@ import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import type { QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
 import { CoverageChangeRecorder, type BenefitChangeRecorder } from '../coverage/coverage-change-recorder.ts';
 import { CoverageContinuation } from './coverage-continuation.ts';
-import { EnrollmentApproval } from './enrollment-approval.ts';
+import { EnrollmentApproval, StoredApproval } from './enrollment-approval.ts';
 import { EnrollmentDrafts } from './enrollment-drafts.ts';
 import type { EnrollmentResponse } from './enrollment.schemas.ts';
 import { EoiDecisions } from './eoi-decisions.ts';
+import { LaterElections } from './later-elections.ts';
 
 export interface EnrollmentServiceOptions {
   db: Kysely<Database>;
@@ -44,8 +47,10 @@ export class EnrollmentService {
     const { db, clock, commit } = options;
     const recorder = new CoverageChangeRecorder({ benefitChanges: options.benefitChanges, qualifyingEvents: options.qualifyingEvents, commit });
     this.drafts = new EnrollmentDrafts({ db, clock, commit });
-    this.approvals = new EnrollmentApproval({ db, clock, recorder });
-    this.continuations = new CoverageContinuation({ clock, approval: this.approvals });
+    const stored = new StoredApproval({ clock, recorder });
+    this.continuations = new CoverageContinuation({ clock, approval: stored });
+    const laterElections = new LaterElections({ clock, commit, continuation: this.continuations });
+    this.approvals = new EnrollmentApproval({ db, stored, laterElections });
     this.eoiDecisions = new EoiDecisions({ db, clock, commit, continuation: this.continuations });
   }
 

@@ -329,7 +329,10 @@ export interface LineBeforeAfter {
   /** Where the line is in the request: an enrolled_plans index or a coverage_waivers index. */
   path: (string | number)[];
   before: { planId: string; dependents: ReadonlyMap<string, DependentRelationship> } | null;
+  /** What the enrollment elects on the line from its start (its first plan year's plan). */
   after: { planId: string; previousPlanId: string | null; dependents: ReadonlyMap<string, DependentRelationship> } | null;
+  /** The plans of the later plan years the enrollment names on the line (a birth's or an adoption's), with their persons. */
+  laterPlanYears?: readonly { path: (string | number)[]; dependents: ReadonlyMap<string, DependentRelationship> }[];
 }
 
 export interface LifeEventFacts {
@@ -411,6 +414,17 @@ export function lifeEventErrors(facts: LifeEventFacts): InputError[] {
         );
     }
     added = new Set([...added, ...addedHere.values()]);
+    // The child is covered from the event on (29 U.S.C. 1181(f)(2)(C)): on every plan year's plan the enrollment names.
+    for (const later of line.laterPlanYears ?? []) {
+      for (const [who, person] of addedHere) {
+        if (person === 'child' && !later.dependents.has(who))
+          refuse(
+            later.path,
+            'plan_years',
+            `dependent ${who} (${PERSON_WORDS[person]}) added on ${line.lineOfCoverage} must be covered on the plan of each plan year the enrollment names`,
+          );
+      }
+    }
     const moved = line.before && line.after && line.before.planId !== line.after.planId && line.after.previousPlanId !== line.before.planId;
     if (moved && (rule.changePlan === 'never' || (rule.changePlan === 'with_enrollment' && addedHere.size === 0))) {
       refuse(

@@ -5,6 +5,7 @@
  * return every refusal at its field path, so that one 400 lists them all.
  */
 import type { Executor } from '../../db/database.ts';
+import { compareDates } from '../../shared/dates.ts';
 import { inputError, type InputError } from '../../shared/errors.ts';
 import { findCoverageInForce } from '../coverage/coverage.repository.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
@@ -16,7 +17,7 @@ import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
 import { isNewHireStart } from './election-builder.ts';
 import { submissionErrors, type DependentFacts, type SubmissionFacts } from './enrollment-rules.ts';
 import * as repository from './enrollment.repository.ts';
-import type { EnrollmentRow } from './enrollment.table.ts';
+import type { EnrolledPlanRow, EnrollmentRow } from './enrollment.table.ts';
 import { lifeEventErrors, lifeEventRule, type LifeEventReason, type LineBeforeAfter } from './life-events.ts';
 import { findDependentsByIds } from '../dependents/dependent.repository.ts';
 import { findMemberSubclassIds } from '../members/member.repository.ts';
@@ -133,6 +134,7 @@ function submissionFacts(read: {
         plan: plan && {
           id: plan.id,
           employerId: plan.employer_id,
+          groupId: plan.group_id,
           lineOfCoverage: plan.line_of_coverage,
           effectiveStart: plan.effective_start,
           effectiveEnd: plan.effective_end,
@@ -196,17 +198,21 @@ async function linesBeforeAndAfter(
     return row ? { planId: row.plan_id, dependents: persons(beforeDependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)) } : null;
   };
   return lines.map((line): LineBeforeAfter => {
-    const election = electedPlans.find(({ plan }) => plan.line_of_coverage === line);
+    // A birth or an adoption may name the plan of each plan year it spans: the first (earliest start) is the election judged.
+    const [election, ...laterPlanYears] = electedPlans
+      .filter(({ plan }) => plan.line_of_coverage === line)
+      .sort((a, b) => compareDates(a.row.effective_start ?? start, b.row.effective_start ?? start) || a.row.position - b.row.position);
     if (!election) {
       const waiverIndex = elections.waivers.findIndex((waiver) => waiver.dependent_id === null && waiver.line_of_coverage === line);
       return { lineOfCoverage: line, path: ['coverage_waivers', waiverIndex], before: before(line), after: null };
     }
-    const dependents = persons(elections.dependents.filter((d) => d.enrolled_plan_id === election.row.id).map((d) => d.dependent_id));
+    const personsOn = (row: EnrolledPlanRow) => persons(elections.dependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id));
     return {
       lineOfCoverage: line,
       path: ['enrolled_plans', election.row.position],
       before: before(line),
-      after: { planId: election.plan.id, previousPlanId: election.plan.previous_plan_id, dependents },
+      after: { planId: election.plan.id, previousPlanId: election.plan.previous_plan_id, dependents: personsOn(election.row) },
+      laterPlanYears: laterPlanYears.map(({ row }) => ({ path: ['enrolled_plans', row.position], dependents: personsOn(row) })),
     };
   });
 }
