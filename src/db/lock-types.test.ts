@@ -40,7 +40,7 @@ async function outsideATransaction(db: Kysely<Database>) {
   // @ts-expect-error -- a transition is a conditional UPDATE inside the transaction that checked it
   await transitionEnrollment(db, 'enrollment_1', ['pending'], 'approved');
   // @ts-expect-error -- a transition is a conditional UPDATE inside the transaction that checked it
-  await transitionDelivery(db, 'benefit_change_1', 'send');
+  await transitionDelivery(db, 'benefit_change_1', 'send', '2026-01-01T00:00:00.000Z');
   // @ts-expect-error -- a transition is a conditional UPDATE inside the transaction that checked it
   await transitionWindow(db, 'window_1', ['build_in_progress'], 'active');
 }
@@ -58,7 +58,7 @@ async function inATransaction(trx: Transaction<Database>) {
   await lockEmployerRow(trx, 'prov_1', 'employer_1');
   await lockProviderEndpoints(trx, 'prov_1');
   await transitionEnrollment(trx, 'enrollment_1', ['pending'], 'approved');
-  await transitionDelivery(trx, 'benefit_change_1', 'send');
+  await transitionDelivery(trx, 'benefit_change_1', 'send', '2026-01-01T00:00:00.000Z');
   await transitionWindow(trx, 'window_1', ['build_in_progress'], 'active');
 }
 

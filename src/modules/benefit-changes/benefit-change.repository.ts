@@ -56,6 +56,7 @@ export async function updateBenefitChange(
   trx: Transaction<Database>,
   row: Pick<BenefitChangeRow, 'id' | 'provider_id' | 'memo' | 'assignee' | 'completed_at' | 'delivery_state'>,
   from: DeliveryState,
+  at: string,
 ): Promise<void> {
   await trx
     .updateTable('benefit_changes')
@@ -63,7 +64,7 @@ export async function updateBenefitChange(
     .where('id', '=', row.id)
     .where('provider_id', '=', row.provider_id)
     .execute();
-  if (from !== row.delivery_state) await syncWithDelivery(trx, [row.id], row.delivery_state, new Date().toISOString());
+  if (from !== row.delivery_state) await syncWithDelivery(trx, [row.id], row.delivery_state, at);
 }
 
 /**
@@ -75,6 +76,7 @@ export async function transitionDelivery(
   trx: Transaction<Database>,
   id: string,
   action: DeliveryAction,
+  at: string,
   fields: { completed_at?: string | null; memo?: string | null } = {},
 ): Promise<boolean> {
   const { from, to } = DELIVERY_TRANSITIONS[action];
@@ -85,7 +87,7 @@ export async function transitionDelivery(
     .where('delivery_state', 'in', [...from])
     .executeTakeFirst();
   const applied = result.numUpdatedRows > 0n;
-  if (applied) await syncWithDelivery(trx, [id], to, new Date().toISOString());
+  if (applied) await syncWithDelivery(trx, [id], to, at);
   return applied;
 }
 
@@ -98,6 +100,7 @@ export async function transitionChangesOfEdiFile(
   trx: Transaction<Database>,
   fileId: string,
   action: 'deliver_file' | 'file_accept' | 'file_return',
+  at: string,
   fields: { completed_at?: string | null; memo?: string | null } = {},
 ): Promise<BenefitChangeRow[]> {
   const { from, to } = DELIVERY_TRANSITIONS[action];
@@ -112,7 +115,7 @@ export async function transitionChangesOfEdiFile(
     trx,
     moved.map((change) => change.id),
     to,
-    new Date().toISOString(),
+    at,
   );
   return moved;
 }

@@ -165,7 +165,7 @@ export class BenefitChangeService {
       if (!current) throw new NotFound('benefit change');
       let updated = applyChanges(current, input, ['memo', 'assignee']);
       if (input.completed_at !== undefined) updated = { ...updated, ...(await this.#completion(trx, current, input.completed_at)) };
-      await repository.updateBenefitChange(trx, updated, current.delivery_state);
+      await repository.updateBenefitChange(trx, updated, current.delivery_state, this.#clock.now().toISOString());
       const events = await rollUpEnrollment(trx, current.enrollment_id, [eventOf('benefit_change', deliveryEventAction(current, updated), updated)]);
       await this.#changes.commit(trx, { events });
       return toBenefitChangeResponse(updated);
@@ -191,7 +191,7 @@ export class BenefitChangeService {
         completed_at: null,
         memo: reason,
       };
-      if (!(await repository.transitionDelivery(trx, current.id, 'refuse', { completed_at: null, memo: reason }))) {
+      if (!(await repository.transitionDelivery(trx, current.id, 'refuse', this.#clock.now().toISOString(), { completed_at: null, memo: reason }))) {
         throw new InvalidState('The benefit change changed while this request ran; read it again.');
       }
       const events = await rollUpEnrollment(trx, current.enrollment_id, [eventOf('benefit_change', 'rejected', refused)]);

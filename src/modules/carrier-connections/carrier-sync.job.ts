@@ -44,7 +44,8 @@ async function sendBenefitChange({ db, clock, changes, adapter }: CarrierJobDepe
 
   await db.transaction().execute(async (trx) => {
     const sent = { delivery_state: DELIVERY_TRANSITIONS.send.to };
-    if (await transitionDelivery(trx, id, 'send')) await changes.commit(trx, { events: [eventOf('benefit_change', 'sent', { ...change, ...sent })] });
+    if (await transitionDelivery(trx, id, 'send', clock.now().toISOString()))
+      await changes.commit(trx, { events: [eventOf('benefit_change', 'sent', { ...change, ...sent })] });
   });
   const outcome = await adapter.send(toCarrierChange(found));
 
@@ -53,7 +54,7 @@ async function sendBenefitChange({ db, clock, changes, adapter }: CarrierJobDepe
       ? (['carrier_accept', { completed_at: clock.now().toISOString(), memo: `Accepted by carrier: ${outcome.reference}`.slice(0, MEMO_MAX_LENGTH) }] as const)
       : (['carrier_reject', { memo: outcome.reason.slice(0, MEMO_MAX_LENGTH) }] as const);
     const settled = { ...change, ...fields, delivery_state: DELIVERY_TRANSITIONS[action].to };
-    if (!(await transitionDelivery(trx, id, action, fields))) return;
+    if (!(await transitionDelivery(trx, id, action, clock.now().toISOString(), fields))) return;
     const events = await rollUpEnrollment(trx, change.enrollment_id, [eventOf('benefit_change', settled.delivery_state, settled)]);
     // The carrier API's final refusal is a business refusal: the member and the employer are told, as for one an admin records.
     await changes.commit(trx, { events, alerts: outcome.accepted ? [] : refusalAlerts(settled) });

@@ -316,7 +316,7 @@ export class EdiAcknowledgements {
     await fileRepository.updateFile(trx, updated);
     if (verdict.result === 'rejected') return [...(await this.#returnChanges(trx, file, verdict, now)), eventOf('edi_file', 'rejected', updated)];
     const memo = `Accepted by the carrier's ${verdict.kind} for file ${file.id} (ISA13 ${file.interchange_control_number}): ${verdict.codes.join(' ')}`;
-    const settled = await transitionChangesOfEdiFile(trx, file.id, 'file_accept', { completed_at: now, memo });
+    const settled = await transitionChangesOfEdiFile(trx, file.id, 'file_accept', now, { completed_at: now, memo });
     const byEnrollment = Map.groupBy(settled, (change) => change.enrollment_id);
     const events: NewEvent[] = [];
     for (const enrollmentId of [...byEnrollment.keys()].sort()) {
@@ -334,7 +334,7 @@ export class EdiAcknowledgements {
    */
   async #returnChanges(trx: Transaction<Database>, file: EdiFileRow, verdict: Verdict, now: string): Promise<NewEvent[]> {
     const memo = `Sent back: the carrier's ${verdict.kind} rejected file ${file.id} (ISA13 ${file.interchange_control_number}): ${verdict.codes.join(' ')}. The next change file (or POST /edi_files/${file.id}/resend) carries it again.`;
-    const returned = await transitionChangesOfEdiFile(trx, file.id, 'file_return', { completed_at: null, memo: truncate(memo, MEMO_MAX_LENGTH) });
+    const returned = await transitionChangesOfEdiFile(trx, file.id, 'file_return', now, { completed_at: null, memo: truncate(memo, MEMO_MAX_LENGTH) });
     await fileRepository.markFileChangesReturned(trx, file.id, now);
     return returned.map((change) => eventOf('benefit_change', 'returned', change));
   }

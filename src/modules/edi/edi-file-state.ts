@@ -34,7 +34,7 @@ export async function recordDelivered(trx: Transaction<Database>, clock: Clock, 
     remote_path: remotePath ?? file.remote_path,
   };
   await fileRepository.updateFile(trx, updated);
-  const sent = await transitionChangesOfEdiFile(trx, file.id, 'deliver_file');
+  const sent = await transitionChangesOfEdiFile(trx, file.id, 'deliver_file', clock.now().toISOString());
   return [...sent.map((change) => eventOf('benefit_change', 'sent', change)), eventOf('edi_file', 'delivered', updated)];
 }
 
