@@ -10,7 +10,7 @@ import type { MemberRange } from '../coverage/group-coverage.repository.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { EnrollmentCategory } from '../enrollments/enrollment.table.ts';
 import type { MemberRow } from '../members/member.table.ts';
-import type { SentName } from './edi-loops.ts';
+import type { SentName } from './edi-people.ts';
 
 /**
  * The group's benefit changes still waiting for a file that no file carries (a file a 999/TA1 rejected carries

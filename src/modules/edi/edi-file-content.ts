@@ -13,16 +13,13 @@ import {
   addBenefitChange,
   addCoverageInForce,
   addDemographicChange,
-  demographicsDigest,
   insuranceLineCodeOf,
-  priorNameOf,
   restoresEndedCoverage,
-  sentNameOf,
   subscriberParts,
   type CoverageContext,
-  type MemberFacts,
   type SubscriberParts,
 } from './edi-loops.ts';
+import { demographicsDigest, priorNameOf, sentNameOf, type MemberFacts } from './edi-people.ts';
 import type { CompanionGuide } from './edi-profile.ts';
 import type { DemographicChange834 } from './x12-834-records.ts';
 import * as contentRepository from './edi-file-content.repository.ts';

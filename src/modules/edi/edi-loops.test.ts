@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { endedByTermination, memberMaintenance, priorNameOf, restoresEndedCoverage, subscriberIdOf, type MemberFacts } from './edi-loops.ts';
+import { endedByTermination, memberMaintenance, restoresEndedCoverage } from './edi-loops.ts';
+import { priorNameOf, subscriberIdOf, type MemberFacts } from './edi-people.ts';
 import type { CompanionGuide } from './edi-profile.ts';
 import type { Coverage834 } from './x12-834-records.ts';
 
