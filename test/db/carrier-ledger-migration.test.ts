@@ -187,6 +187,59 @@ describe(`the carrier ledger's starting point (2026-12-01T0001) on ${testDatabas
     });
   });
 
+  it('when a 999/TA1 rejected a file before this release, then its changes go back to wait for a file, their enrollment failed by nothing else is approved again, and the ledger holds the line as waiting for that change', async () => {
+    await insertWorld();
+    const owned = { provider_id: 'prov_1', created_at: CREATED_AT };
+    await db.updateTable('carrier_groups').set({ connection_method: 'edi' }).where('id', '=', 'grp_1').execute();
+    await db.updateTable('benefit_changes').set({ connection_method: 'edi' }).where('id', '=', 'bc_vision').execute();
+    await db
+      .insertInto('edi_files')
+      .values({
+        ...owned,
+        id: 'edi_rejected',
+        employer_id: 'er_1',
+        group_id: 'grp_1',
+        kind: 'change',
+        action: 'change',
+        as_of: '2026-11-22',
+        status: 'rejected',
+        interchange_control_number: 1,
+        group_control_number: 1,
+        transaction_set_control_number: '0001',
+        usage_indicator: 'T',
+        member_count: 1,
+        segment_count: 20,
+        byte_count: 900,
+        benefit_change_count: 1,
+        file_name: 'x.x12',
+        content_sha256: 'abc',
+        left_out: '[]',
+        delivery_method: 'download',
+        delivery_attempts: 1,
+        acknowledged_at: CREATED_AT,
+      })
+      .execute();
+    await db
+      .insertInto('edi_file_changes')
+      .values({ benefit_change_id: 'bc_vision', edi_file_id: 'edi_rejected', position: 0, returned_at: CREATED_AT })
+      .execute();
+    await carrierLedgerAlerts.up(db);
+
+    const change = await db.selectFrom('benefit_changes').selectAll().where('id', '=', 'bc_vision').executeTakeFirstOrThrow();
+    expect([change.delivery_state, change.completed_at]).toStrictEqual(['awaiting_file', null]);
+    expect(change.memo).toContain('999/TA1 rejected the file');
+    const statuses = await db.selectFrom('enrollments').select(['id', 'status']).orderBy('id').execute();
+    expect(Object.fromEntries(statuses.map((row) => [row.id, row.status]))).toMatchObject({ enr_failed: 'approved', enr_pending: 'pending' });
+    const vision = await db.selectFrom('carrier_ledger').selectAll().where('line_of_coverage', '=', 'vision').executeTakeFirstOrThrow();
+    expect([vision.source, vision.benefit_change_id, vision.told_at, vision.coverage_start, vision.coverage_end]).toStrictEqual([
+      'benefit_change',
+      'bc_vision',
+      null,
+      '2026-03-01',
+      null,
+    ]);
+  });
+
   it('when there is no coverage, then the ledger starts empty, and down drops both tables', async () => {
     await carrierLedgerAlerts.up(db);
     expect(await db.selectFrom('carrier_ledger').selectAll().execute()).toStrictEqual([]);

@@ -12,8 +12,10 @@ import { sql, type Kysely } from 'kysely';
  * - `alerts`: things a person must act on that the contract's notification types do not name (an 834 line
  *   without a code, a member an 834 cannot carry, a carrier's refusal), each recorded once per `alert_key`.
  *
- * The ledger starts from the coverage held now: for each member, carrier group and line, the latest coverage
- * entry of an approved, synced or failed enrollment (not a line a carrier rejected) is taken as told (open-ended when it ends with its plan
+ * First, files a 999/TA1 rejected give their changes back to be sent (sendBackRejectedFiles). Then the ledger
+ * starts from the coverage held now: for each member, carrier group and line, the latest coverage entry of an
+ * approved, synced or failed enrollment (not a line a carrier rejected) is taken as told, or as waiting for
+ * its own change when that change has not reached the carrier yet (open-ended when it ends with its plan
  * year, else told to end on its last day).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -57,7 +59,30 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('alerts_related_object').on('alerts').column('related_object_id').execute();
 
+  await sendBackRejectedFiles(db);
   await backfillLedger(db);
+}
+
+/**
+ * Until this release a 999/TA1 rejecting a file rejected its benefit changes (and failed their enrollments,
+ * taking the lines out of coverage). It is a syntax acknowledgement, not a carrier's refusal: each such change
+ * goes back to wait for a file, and an enrollment failed by nothing else is approved again, so its coverage
+ * stands. An `edi` change could be rejected only that way. No events are recorded for this repair (a migration
+ * does not write the event log); the memo says what happened.
+ */
+async function sendBackRejectedFiles(db: Kysely<unknown>): Promise<void> {
+  await sql`
+    update benefit_changes
+    set delivery_state = 'awaiting_file', completed_at = null,
+        memo = 'Sent back at the upgrade: a 999/TA1 rejected the file that carried it, which is not a refusal; the next change file carries it again.'
+    where delivery_state = 'rejected' and connection_method = 'edi'
+      and exists (
+        select 1 from edi_file_changes fc join edi_files f on f.id = fc.edi_file_id
+        where fc.benefit_change_id = benefit_changes.id and f.status = 'rejected')`.execute(db);
+  await sql`
+    update enrollments set status = 'approved'
+    where status = 'failed'
+      and not exists (select 1 from benefit_changes bc where bc.enrollment_id = enrollments.id and bc.delivery_state = 'rejected')`.execute(db);
 }
 
 interface EntryRow {
@@ -75,6 +100,8 @@ interface EntryRow {
   line_of_coverage: string;
   previous_plan_id: string | null;
   plan_end: string;
+  /** The latest change of the entry (its add or change, or its removal) still on its way to the carrier, if any. */
+  open_change_id: string | null;
 }
 
 async function backfillLedger(db: Kysely<unknown>): Promise<void> {
@@ -83,7 +110,10 @@ async function backfillLedger(db: Kysely<unknown>): Promise<void> {
     await sql<EntryRow>`
       select ep.id, ep.provider_id, e.employer_id, ep.member_id, ep.plan_id, ep.effective_start, ep.effective_end,
              ep.volume_cents, ep.employer_contribution_cents, ep.member_contribution_cents,
-             p.group_id, p.line_of_coverage, p.previous_plan_id, p.effective_end as plan_end
+             p.group_id, p.line_of_coverage, p.previous_plan_id, p.effective_end as plan_end,
+             (select max(bc.id) from benefit_changes bc
+              where (bc.next_enrollment_plan_id = ep.id or (bc.previous_enrollment_plan_id = ep.id and bc.status = 'removed'))
+                and bc.delivery_state in ('manual', 'queued', 'awaiting_file')) as open_change_id
       from enrolled_plans ep
       join enrollments e on e.id = ep.enrollment_id
       join plans p on p.id = ep.plan_id
@@ -126,8 +156,9 @@ async function backfillLedger(db: Kysely<unknown>): Promise<void> {
         insert into carrier_ledger (id, provider_id, employer_id, group_id, member_id, line_of_coverage, benefit_change_id, source,
           enrolled_plan_id, plan_id, coverage_start, coverage_end, item, told_at, refused_at, created_at)
         values (${`cl_0migration${String(sequence).padStart(10, '0')}`}, ${entry.provider_id}, ${entry.employer_id}, ${entry.group_id},
-          ${entry.member_id}, ${entry.line_of_coverage}, ${null}, ${'migration'}, ${entry.id}, ${entry.plan_id}, ${entry.effective_start},
-          ${toldEnd}, ${JSON.stringify(item)}, ${now}, ${null}, ${now})`.execute(db);
+          ${entry.member_id}, ${entry.line_of_coverage}, ${entry.open_change_id}, ${entry.open_change_id === null ? 'migration' : 'benefit_change'},
+          ${entry.id}, ${entry.plan_id}, ${entry.effective_start}, ${toldEnd}, ${JSON.stringify(item)},
+          ${entry.open_change_id === null ? now : null}, ${null}, ${now})`.execute(db);
     }
   }
 }
