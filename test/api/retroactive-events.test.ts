@@ -277,6 +277,9 @@ describe('a December birth after open enrollment (finding: covered on the curren
     expect(birthChanges).toHaveLength(1);
     expect(birthChanges[0]).toMatchObject({ status: 'change', next_enrollment_plan: birth.enrolled_plans[0].id, coverage_start: '2026-12-10' });
     expect(birthChanges[0]!.changes).toContain('dependent_change');
+    // Measured against what the carrier holds on the birth date (the 2026 plan), not next year's election told since.
+    expect(birthChanges[0]!.changes).not.toContain('plan_change');
+    expect(birthChanges[0]!.previous_enrollment_plan).not.toBe(y.openEnrollment!.enrolled_plans[0].id);
     const continued = await changesOf(y.w, next.enrollment);
     expect(continued).toHaveLength(1);
     expect(continued[0]).toMatchObject({
