@@ -228,6 +228,40 @@ describe('recording qualifying events', () => {
     ]);
   });
 
+  it("when a medicare_eligible enrollment drops the spouse for the spouse's own Medicare entitlement, then nothing is recorded: 1163(4) is the employee's entitlement", async () => {
+    const w = await createEnrollmentWorld(t);
+    await familyCoverage(w, { medical: [w.family.spouse.id] });
+    const dropped = await qle(w, 'medicare_eligible', {
+      medicare_entitled_dependent: w.family.spouse.id,
+      enrolled_plans: [{ plan: w.plans.medical.id }, { plan: w.plans.dental.id }],
+    });
+    expect(dropped.medicare_entitled_dependent).toBe(w.family.spouse.id);
+    expect(await cobraEventsOf(w.admin, w.member.id)).toEqual([]);
+    // The same drop for the employee's own entitlement is the spouse's qualifying event.
+    const v = await createEnrollmentWorld(t);
+    await familyCoverage(v, { medical: [v.family.spouse.id] });
+    await qle(v, 'medicare_eligible', { enrolled_plans: [{ plan: v.plans.medical.id }, { plan: v.plans.dental.id }] });
+    expect(
+      (await cobraEventsOf(v.admin, v.member.id)).map((event: { event_type: string; dependents: string[] }) => [event.event_type, event.dependents]),
+    ).toEqual([['medicare_entitlement', [v.family.spouse.id]]]);
+  });
+
+  it('when medicare_entitled_dependent names no dependent of the member, or goes with another reason, then a 400 names it', async () => {
+    const w = await createEnrollmentWorld(t);
+    const other = await createEnrollmentWorld(t);
+    const body = { member: w.member.id, category: 'qle', change_date: '2026-02-27', effective_start: '2026-03-01' };
+    const stranger = await w.admin.post('/enrollments', { ...body, reason: 'medicare_eligible', medicare_entitled_dependent: other.family.spouse.id });
+    expect(stranger.status).toBe(400);
+    expect(stranger.body.input_errors.map((error: { field_path: string[] }) => error.field_path.join('.'))).toEqual(['medicare_entitled_dependent']);
+    const wrongReason = await w.admin.post('/enrollments', { ...body, reason: 'marriage', medicare_entitled_dependent: w.family.spouse.id });
+    expect(wrongReason.status).toBe(400);
+    expect(wrongReason.body.input_errors.map((error: { field_path: string[] }) => error.field_path.join('.'))).toEqual(['medicare_entitled_dependent']);
+    const created = await ok(w.admin.post('/enrollments', { ...body, reason: 'medicare_eligible', medicare_entitled_dependent: w.family.spouse.id }), 201);
+    const switched = await w.admin.patch(`/enrollments/${created.id}`, { reason: 'divorce' });
+    expect(switched.status).toBe(400);
+    expect((await ok(w.admin.patch(`/enrollments/${created.id}`, { medicare_entitled_dependent: null }))).medicare_entitled_dependent).toBeNull();
+  });
+
   it("when a dependent_aged_out enrollment drops a child, then the child's ceasing to be a dependent is recorded with that child only", async () => {
     const w = await createEnrollmentWorld(t);
     const { child, grownChild } = w.family;

@@ -17,7 +17,10 @@ import type { CobraEventLossRow, CobraEventRow } from './cobra-event.table.ts';
 
 /** What an approval knows of the coverage it changes: the member's coverage before and after, line by line. */
 export interface CoverageChange {
-  enrollment: Pick<EnrollmentRow, 'id' | 'provider_id' | 'employer_id' | 'member_id' | 'reason' | 'change_date' | 'effective_start'>;
+  enrollment: Pick<
+    EnrollmentRow,
+    'id' | 'provider_id' | 'employer_id' | 'member_id' | 'reason' | 'change_date' | 'effective_start' | 'medicare_entitled_dependent_id'
+  >;
   /** Every entry of coverage in force that the enrollment replaces (several per line allowed). */
   before: readonly CoverageHeld[];
   /** Every entry the enrollment elects (several per line allowed). */
@@ -109,7 +112,7 @@ export class CobraEventService implements QualifyingEventRecorder {
   async recordCoverageLoss(trx: Transaction<Database>, change: CoverageChange): Promise<NewEvent[]> {
     const { enrollment, firstDayWithout } = change;
     const losses = groupHealthLost(change.before, change.after);
-    const rule = qualifyingEventOf(enrollment.reason, losses);
+    const rule = qualifyingEventOf(enrollment.reason, losses, { medicareEntitledDependentId: enrollment.medicare_entitled_dependent_id });
     if (!rule) return [];
     const row: CobraEventRow = {
       id: newId('cobra_event'),

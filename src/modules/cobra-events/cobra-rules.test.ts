@@ -101,6 +101,15 @@ describe('qualifyingEventOf', () => {
   ] as const)('when the reason is %s and the losses are %j, then the event is %s', (reason, losses, eventType) => {
     expect(qualifyingEventOf(reason, losses)?.eventType).toBe(eventType);
   });
+
+  // 29 U.S.C. 1163(4): the covered employee's entitlement only. A spouse's own entitlement is none.
+  it.each([
+    ['the employee (none named)', null, [dependentLoss('medical', 'dep_spouse')], 'medicare_entitlement'],
+    ['the spouse, dropped', 'dep_spouse', [dependentLoss('medical', 'dep_spouse')], undefined],
+    ['the spouse, the member leaving too', 'dep_spouse', [memberLoss('medical', 'dep_spouse')], undefined],
+  ] as const)('when a medicare_eligible enrollment records the entitlement of %s, then the event is %s', (_whose, dependentId, losses, eventType) => {
+    expect(qualifyingEventOf('medicare_eligible', losses, { medicareEntitledDependentId: dependentId })?.eventType).toBe(eventType);
+  });
 });
 
 describe('qualifyingEventDate', () => {

@@ -165,11 +165,19 @@ function isEnrollmentReason(reason: string): reason is EnrollmentReason {
 /**
  * The qualifying event an enrollment with `reason` makes of these losses, or undefined: its reason must map
  * to one, and a qualified beneficiary of that event must lose coverage (an event is a qualifying event only if
- * it causes a loss, 29 U.S.C. 1163 and 26 CFR 54.4980B-4 Q&A-1(c)).
+ * it causes a loss, 29 U.S.C. 1163 and 26 CFR 54.4980B-4 Q&A-1(c)). A `medicare_eligible` enrollment that
+ * names a dependent's own entitlement (`medicareEntitledDependentId`) is none.
  */
-export function qualifyingEventOf(reason: string | null, losses: readonly LineLoss[]): QualifyingEventRule | undefined {
+export function qualifyingEventOf(
+  reason: string | null,
+  losses: readonly LineLoss[],
+  enrollment: { medicareEntitledDependentId: string | null } = { medicareEntitledDependentId: null },
+): QualifyingEventRule | undefined {
   const found = reason !== null && isEnrollmentReason(reason) ? QUALIFYING_EVENTS[reason] : null;
   if (!found) return undefined;
+  // 29 U.S.C. 1163(4) is the covered employee's entitlement: a dependent's own Medicare entitlement ends that
+  // dependent's coverage as a life event, no qualifying event (docs/decisions.md "COBRA events").
+  if (reason === 'medicare_eligible' && enrollment.medicareEntitledDependentId !== null) return undefined;
   const memberLost = losses.some((loss) => loss.memberLost);
   if (found.requiresMemberLoss && !memberLost) return undefined;
   const dependentsLost = losses.some((loss) => loss.dependentIds.length > 0);

@@ -12,7 +12,8 @@ import type { Database } from '../../db/schema.ts';
 import { transactionRetriedOnConflict } from '../../db/transaction-conflicts.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { toDateString } from '../../shared/dates.ts';
-import { InvalidState, NotFound, PermissionDenied, ValidationFailed, inputError } from '../../shared/errors.ts';
+import { InvalidState, NotFound, PermissionDenied, ValidationFailed, inputError, validationFailed } from '../../shared/errors.ts';
+import { findDependentsByIds } from '../dependents/dependent.repository.ts';
 import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -74,6 +75,7 @@ export class EnrollmentDrafts {
         : undefined;
     const row = newEnrollmentRow(member, input, options.windowId ?? openWindow?.id ?? null, options.overrideBy ?? null, this.#clock.now().toISOString());
     await assertDocumentsVisible(trx, member, input.qualifying_life_event_documents ?? []);
+    await assertMedicareEntitledDependent(trx, member, row);
     if (row.category === 'carrier_sync' && row.effective_start === null) {
       throw new ValidationFailed([inputError(['effective_start'], 'A carrier_sync enrollment records coverage from a date: give effective_start.')]);
     }
@@ -122,6 +124,7 @@ export class EnrollmentDrafts {
       }
       const updated = editedRow(current, input, overrideBy, this.#clock.now().toISOString());
       await assertDocumentsVisible(trx, member, input.qualifying_life_event_documents ?? []);
+      await assertMedicareEntitledDependent(trx, member, updated);
       const stored = await repository.findElections(trx, [id]);
       const datesChanged = updated.effective_start !== current.effective_start || updated.effective_end !== current.effective_end;
       let elections: Elections = stored;
@@ -216,6 +219,7 @@ function newEnrollmentRow(member: MemberRow, input: CreateEnrollmentBody, window
     open_enrollment_window_id: windowId,
     cancellation_reason: null,
     other_coverage: input.other_coverage ?? null,
+    medicare_entitled_dependent_id: input.medicare_entitled_dependent ?? null,
     ...rulesOverrideColumns(input.rules_override, overrideBy, now),
     created_at: now,
   };
@@ -233,6 +237,8 @@ function editedRow(current: EnrollmentRow, input: UpdateEnrollmentBody, override
       input.qualifying_life_event_documents !== undefined ? JSON.stringify(input.qualifying_life_event_documents) : current.qualifying_life_event_documents,
     metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
     other_coverage: input.other_coverage !== undefined ? input.other_coverage : current.other_coverage,
+    medicare_entitled_dependent_id:
+      input.medicare_entitled_dependent !== undefined ? input.medicare_entitled_dependent : current.medicare_entitled_dependent_id,
     ...(input.rules_override !== undefined ? rulesOverrideColumns(input.rules_override, overrideBy, now) : {}),
   };
 }
@@ -256,6 +262,24 @@ function rulesOverrideColumns(
   if (!input) return { rules_override_reason: null, rules_override_api_key_id: null, rules_override_at: null };
   if (by === null) throw new PermissionDenied('Only admin API keys may set rules_override.');
   return { rules_override_reason: input.reason, rules_override_api_key_id: by, rules_override_at: now };
+}
+
+/**
+ * `medicare_entitled_dependent` names whose own Medicare entitlement a `medicare_eligible` enrollment records:
+ * one of the member's dependents, and only on that reason (docs/decisions.md "COBRA events").
+ */
+async function assertMedicareEntitledDependent(
+  trx: Executor,
+  member: MemberRow,
+  row: Pick<EnrollmentRow, 'reason' | 'medicare_entitled_dependent_id'>,
+): Promise<void> {
+  const id = row.medicare_entitled_dependent_id;
+  if (id === null) return;
+  if (row.reason !== 'medicare_eligible') {
+    throw validationFailed(['medicare_entitled_dependent'], 'Only a medicare_eligible enrollment names whose Medicare entitlement it records.');
+  }
+  const [dependent] = await findDependentsByIds(trx, member.provider_id, [id]);
+  if (dependent?.member_id !== member.id) throw validationFailed(['medicare_entitled_dependent'], 'No such dependent of the member.');
 }
 
 async function assertDocumentsVisible(trx: Executor, member: MemberRow, ids: readonly string[]): Promise<void> {

@@ -79,6 +79,7 @@ export function serviceEnrollmentRow(
     open_enrollment_window_id: null,
     cancellation_reason: null,
     other_coverage: null,
+    medicare_entitled_dependent_id: null,
     rules_override_reason: null,
     rules_override_api_key_id: null,
     rules_override_at: null,

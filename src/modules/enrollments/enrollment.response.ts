@@ -74,6 +74,7 @@ export function toEnrollmentResponse(row: EnrollmentRow, elections: Elections): 
     open_enrollment_window: row.open_enrollment_window_id,
     cancellation_reason: row.cancellation_reason,
     other_coverage: row.other_coverage,
+    medicare_entitled_dependent: row.medicare_entitled_dependent_id,
     rules_override:
       row.rules_override_reason === null
         ? null

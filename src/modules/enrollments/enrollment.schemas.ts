@@ -122,6 +122,13 @@ const elections = {
       }),
     ),
   ),
+  medicare_entitled_dependent: Type.Optional(
+    Nullable({
+      ...IdSchema,
+      description:
+        "medicare_eligible only: the member's dependent whose own Medicare entitlement this records (they may drop that dependent's coverage; no COBRA event). Null or absent: the employee's own entitlement, a COBRA qualifying event for the spouse and children who lose coverage (29 U.S.C. 1163(4)).",
+    }),
+  ),
   rules_override: Type.Optional(
     Nullable(
       Type.Object(
@@ -253,6 +260,7 @@ export const EnrollmentSchema = Type.Object(
       }),
     ),
     other_coverage: Nullable(StringEnum(OTHER_COVERAGE_TYPES)),
+    medicare_entitled_dependent: Nullable(IdSchema),
     rules_override: Nullable(
       Type.Object(
         { reason: Type.String(), api_key: IdSchema, created_at: TimestampSchema },

@@ -44,6 +44,8 @@ export interface EnrollmentTable {
   cancellation_reason: EnrollmentCancellationReason | null;
   /** OTHER_COVERAGE_TYPES (life-events.ts): the other coverage a lost/gained-coverage event is about. */
   other_coverage: OtherCoverageType | null;
+  /** medicare_eligible only: the dependent whose own Medicare entitlement it records; null for the employee's. */
+  medicare_entitled_dependent_id: string | null;
   /** An admin's rules_override: why, by which API key, when (all null without one). */
   rules_override_reason: string | null;
   rules_override_api_key_id: string | null;
