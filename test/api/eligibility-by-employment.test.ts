@@ -79,18 +79,18 @@ describe('eligibility by scheduled hours and employment status', () => {
 
 describe("a new hire's coverage start", () => {
   it.each([
-    ['end_of_waiting_period', 30, '2026-02-01', '2026-03-03'],
-    ['end_of_waiting_period', 0, '2026-02-10', '2026-02-10'],
+    ['end_of_waiting_period', 30, '2026-02-01', '2026-03-03', ''],
+    ['end_of_waiting_period', 0, '2026-02-10', '2026-02-10', ''],
     // The day after the waiting period is a first of the month: coverage starts then (coincident).
-    ['first_of_month_following_waiting_period', 29, '2026-01-31', '2026-03-01'],
-    ['first_of_month_following_waiting_period', 30, '2026-01-31', '2026-04-01'],
-    ['date_of_hire', 0, '2026-02-15', '2026-02-15'],
+    ['first_of_month_following_waiting_period', 29, '2026-01-31', '2026-03-01', ', or the first of a later month up to 2026-06-01'],
+    ['first_of_month_following_waiting_period', 30, '2026-01-31', '2026-04-01', ', or the first of a later month up to 2026-07-01'],
+    ['date_of_hire', 0, '2026-02-15', '2026-02-15', ''],
     // Strictly the month after the hire date, even for a hire on the first.
-    ['first_of_month_following_hire', 0, '2026-02-01', '2026-03-01'],
-    ['first_of_month_following_hire', 0, '2026-01-31', '2026-02-01'],
+    ['first_of_month_following_hire', 0, '2026-02-01', '2026-03-01', ', or the first of a later month up to 2026-06-01'],
+    ['first_of_month_following_hire', 0, '2026-01-31', '2026-02-01', ', or the first of a later month up to 2026-05-01'],
   ] as const)(
     'when the rule is %s with %i days of waiting and the hire date %s, then coverage starts on %s when none is given; a day later is refused',
-    async (rule, days, hireDate, expected) => {
+    async (rule, days, hireDate, expected, later) => {
       const plan = await configuredPlan({ coverage_start_rule: rule, waiting_period_days: days });
       const member = await createMember(world.w.admin, { employer: world.w.employer.id, hire_date: hireDate });
       const computed = await newHireEnrollment(member, plan);
@@ -101,7 +101,7 @@ describe("a new hire's coverage start", () => {
       const other = await createMember(world.w.admin, { employer: world.w.employer.id, hire_date: hireDate });
       const late = await newHireEnrollment(other, plan, { effective_start: addDays(expected, 1) });
       expect(pathsAndMessages(late.submitted)).toEqual([
-        `enrolled_plans.0.effective_start: A new hire's coverage on this plan starts on ${expected} (coverage_start_rule ${rule}, from the hire date ${hireDate}).`,
+        `enrolled_plans.0.effective_start: A new hire's coverage on this plan starts as coverage_start_rule ${rule} says from the hire date ${hireDate} and a ${days}-day waiting period: expected ${expected}${later}.`,
       ]);
     },
   );
@@ -113,7 +113,7 @@ describe("a new hire's coverage start", () => {
     expect((await newHireEnrollment(member, plan, { effective_start: '2026-03-03', ...override })).submitted.status).toBe(200);
     const early = await createMember(world.w.admin, { employer: world.w.employer.id, hire_date: '2026-02-01' });
     expect(pathsAndMessages((await newHireEnrollment(early, plan, { effective_start: '2026-03-02', ...override })).submitted)).toEqual([
-      'enrolled_plans.0.effective_start: The waiting period ends on 2026-03-03; coverage cannot start before.',
+      'enrolled_plans.0.effective_start: The waiting period ends on 2026-03-03; coverage cannot start before: expected 2026-03-03 or later.',
     ]);
   });
 });

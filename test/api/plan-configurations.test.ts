@@ -55,7 +55,7 @@ describe('POST /plan_configurations', () => {
     expect((await t.admin.get(`/plan_configurations/${response.body.id}`)).body).toEqual(response.body);
   });
 
-  it('when only the plan is given, then the defaults apply: 0 days, termination_date, 26, date_of_birth, no subclass', async () => {
+  it('when only the plan is given, then the defaults apply: 0 days, termination_date, 26, date_of_birth, no subclass, first_of_month_following_waiting_period', async () => {
     const plan = await createPlan(t.admin);
     const response = await t.admin.post('/plan_configurations', { plan: plan.id });
     expect(response.status).toBe(201);
@@ -67,7 +67,7 @@ describe('POST /plan_configurations', () => {
       dependent_age_limit: 26,
       dependent_age_out_rule: 'date_of_birth',
       required_subclass: null,
-      coverage_start_rule: 'end_of_waiting_period',
+      coverage_start_rule: 'first_of_month_following_waiting_period',
       minimum_hours_per_week: null,
       eligible_employment_statuses: null,
       contribution_strategy: null,
@@ -97,6 +97,27 @@ describe('POST /plan_configurations', () => {
       }
     },
   );
+
+  it.each([
+    [60, 'first_of_month_following_waiting_period'],
+    [61, 'end_of_waiting_period'],
+    [90, 'end_of_waiting_period'],
+  ] as const)(
+    'when coverage_start_rule is not given and waiting_period_days is %i, then it is %s (a first of the month after more than 60 days would pass the ACA 90-day limit)',
+    async (days, rule) => {
+      const plan = await createPlan(t.admin);
+      const response = await t.admin.post('/plan_configurations', { plan: plan.id, waiting_period_days: days });
+      expect(response.status, response.text).toBe(201);
+      expect(response.body.coverage_start_rule).toBe(rule);
+    },
+  );
+
+  it('when a configuration of the old default (end_of_waiting_period) is changed without naming the rule, then it keeps its rule', async () => {
+    const configuration = await createPlanConfiguration(t.admin, { coverage_start_rule: 'end_of_waiting_period' });
+    const patched = await t.admin.patch(`/plan_configurations/${configuration.id}`, { waiting_period_days: 30, dependent_age_limit: 25 });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.coverage_start_rule).toBe('end_of_waiting_period');
+  });
 
   it.each([0, 90])('when waiting_period_days is %i, then 201', async (days) => {
     const configuration = await createPlanConfiguration(t.admin, { waiting_period_days: days });

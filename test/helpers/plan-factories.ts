@@ -63,9 +63,14 @@ export async function createPlan(client: ApiClient, overrides: Record<string, un
   });
 }
 
-/** A plan configuration through the API; without `plan`, a new plan (of `employer` when given) is created. */
+/**
+ * A plan configuration through the API; without `plan`, a new plan (of `employer` when given) is created. Its
+ * coverage_start_rule is end_of_waiting_period unless given (the API's default before
+ * first_of_month_following_waiting_period, which the tests written then count on); pass
+ * `coverage_start_rule: undefined` to let the API choose.
+ */
 export async function createPlanConfiguration(client: ApiClient, overrides: Record<string, unknown> & { employer?: string } = {}) {
   const { employer, ...rest } = overrides;
   const plan = rest.plan ?? (await createPlan(client, employer === undefined ? {} : { employer })).id;
-  return created(client, '/plan_configurations', { ...rest, plan });
+  return created(client, '/plan_configurations', { coverage_start_rule: 'end_of_waiting_period', ...rest, plan });
 }

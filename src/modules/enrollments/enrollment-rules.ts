@@ -4,7 +4,9 @@ import {
   ageOutDate,
   employmentIneligibility,
   isChildEligibleOn,
-  newHireCoverageStart,
+  describeNewHireStartChoice,
+  isAllowedNewHireStart,
+  newHireStartChoice,
   selectPlanConfiguration,
   waitingPeriodEnd,
   type AgeOutRule,
@@ -171,7 +173,12 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
     const start = elected.coverageStart;
     if (start !== null) {
       if (compareDates(start, plan.effectiveStart) < 0 || compareDates(start, plan.effectiveEnd) > 0) {
-        errors.push(inputError(at('effective_start'), `The plan is offered from ${plan.effectiveStart} to ${plan.effectiveEnd}.`));
+        errors.push(
+          inputError(
+            at('effective_start'),
+            `The plan is offered from ${plan.effectiveStart} to ${plan.effectiveEnd}: expected a start from ${plan.effectiveStart} to ${plan.effectiveEnd}.`,
+          ),
+        );
       }
       if (elected.coverageEnd !== null && compareDates(elected.coverageEnd, start) < 0) {
         errors.push(inputError(at('effective_end'), 'Coverage cannot end before it starts.'));
@@ -180,22 +187,29 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
       }
       if (configuration) {
         const eligibleFrom = waitingPeriodEnd(member.hireDate, configuration.waiting_period_days);
-        const newHireFrom = facts.newHireStart
-          ? newHireCoverageStart(member.hireDate, configuration.waiting_period_days, configuration.coverage_start_rule)
+        const newHireChoice = facts.newHireStart
+          ? newHireStartChoice(member.hireDate, configuration.waiting_period_days, configuration.coverage_start_rule, plan.effectiveEnd)
           : undefined;
-        if (newHireFrom !== undefined && start !== newHireFrom) {
+        if (newHireChoice !== undefined && !isAllowedNewHireStart(start, newHireChoice)) {
           errors.push(
             inputError(
               at('effective_start'),
-              `A new hire's coverage on this plan starts on ${newHireFrom} (coverage_start_rule ${configuration.coverage_start_rule}, from the hire date ${member.hireDate}).`,
+              `A new hire's coverage on this plan starts as coverage_start_rule ${configuration.coverage_start_rule} says from the hire date ${member.hireDate} and a ${configuration.waiting_period_days}-day waiting period: ${describeNewHireStartChoice(newHireChoice)}.`,
             ),
           );
         } else if (compareDates(start, eligibleFrom) < 0) {
-          errors.push(inputError(at('effective_start'), `The waiting period ends on ${eligibleFrom}; coverage cannot start before.`));
+          errors.push(
+            inputError(at('effective_start'), `The waiting period ends on ${eligibleFrom}; coverage cannot start before: expected ${eligibleFrom} or later.`),
+          );
         }
       }
       if (member.terminationDate !== null && compareDates(start, member.terminationDate) > 0) {
-        errors.push(inputError(at('effective_start'), `The member was terminated on ${member.terminationDate}; coverage cannot start after.`));
+        errors.push(
+          inputError(
+            at('effective_start'),
+            `The member was terminated on ${member.terminationDate}; coverage cannot start after: expected ${member.terminationDate} at the latest.`,
+          ),
+        );
       }
     }
     if (plan.volumeRules !== null) errors.push(...volumeErrors(plan.volumeRules, elected, at));

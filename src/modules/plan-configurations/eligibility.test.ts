@@ -9,11 +9,17 @@ import {
   employmentIneligibility,
   isChildEligibleOn,
   MAX_WAITING_PERIOD_DAYS_BEFORE_FIRST_OF_MONTH,
+  defaultCoverageStartRule,
+  describeNewHireStartChoice,
+  isAllowedNewHireStart,
+  LATER_FIRST_OF_MONTH_ALLOWED,
   newHireCoverageStart,
+  newHireStartChoice,
   selectPlanConfiguration,
   waitingPeriodEnd,
   type AgeOutRule,
   type ConfigurationCandidate,
+  type CoverageStartRule,
   type TerminationPolicy,
 } from './eligibility.ts';
 
@@ -254,6 +260,71 @@ describe('newHireCoverageStart', () => {
     // The day after the period falls on the 2nd of a 31-day month: the next first is 30 days on.
     expect(newHireCoverageStart('2026-11-03', MAX_WAITING_PERIOD_DAYS_BEFORE_FIRST_OF_MONTH, 'first_of_month_following_waiting_period')).toBe('2027-02-01');
     expect(daysBetween('2026-11-03', '2027-02-01')).toBeLessThanOrEqual(90);
+  });
+});
+
+describe('defaultCoverageStartRule', () => {
+  it.each([
+    [0, 'first_of_month_following_waiting_period'],
+    [60, 'first_of_month_following_waiting_period'],
+    [61, 'end_of_waiting_period'],
+    [90, 'end_of_waiting_period'],
+  ] as const)('with %i days of waiting period, a configuration created without a rule gets %s', (days, rule) => {
+    expect(defaultCoverageStartRule(days)).toBe(rule);
+  });
+});
+
+describe('newHireStartChoice and isAllowedNewHireStart', () => {
+  it('lets a member choose a later first of the month under the two first-of-the-month rules only', () => {
+    expect(LATER_FIRST_OF_MONTH_ALLOWED).toEqual({
+      end_of_waiting_period: false,
+      first_of_month_following_waiting_period: true,
+      date_of_hire: false,
+      first_of_month_following_hire: true,
+    });
+  });
+
+  // Each rule: the rule's date is in; for first-of-the-month rules the third later first is the last day in and
+  // the fourth the first day out; a day that is not a first, and any day but the rule's for day rules, is out.
+  it.each<[CoverageStartRule, string, number, string, boolean]>([
+    ['end_of_waiting_period', '2026-02-10', 0, '2026-02-10', true],
+    ['end_of_waiting_period', '2026-02-10', 0, '2026-03-01', false],
+    ['end_of_waiting_period', '2026-02-10', 0, '2026-02-09', false],
+    ['date_of_hire', '2026-02-15', 0, '2026-02-15', true],
+    ['date_of_hire', '2026-02-15', 0, '2026-03-01', false],
+    ['first_of_month_following_waiting_period', '2026-02-10', 0, '2026-03-01', true],
+    ['first_of_month_following_waiting_period', '2026-02-10', 0, '2026-06-01', true],
+    ['first_of_month_following_waiting_period', '2026-02-10', 0, '2026-07-01', false],
+    ['first_of_month_following_waiting_period', '2026-02-10', 0, '2026-04-02', false],
+    ['first_of_month_following_waiting_period', '2026-02-10', 0, '2026-02-01', false],
+    // 30 days from Jan 31 end on Mar 2: the rule's date is Apr 1; a first before it is out.
+    ['first_of_month_following_waiting_period', '2026-01-31', 30, '2026-03-01', false],
+    ['first_of_month_following_waiting_period', '2026-01-31', 30, '2026-04-01', true],
+    ['first_of_month_following_waiting_period', '2026-01-31', 30, '2026-07-01', true],
+    ['first_of_month_following_waiting_period', '2026-01-31', 30, '2026-08-01', false],
+    ['first_of_month_following_hire', '2026-02-01', 0, '2026-03-01', true],
+    ['first_of_month_following_hire', '2026-02-01', 0, '2026-06-01', true],
+    ['first_of_month_following_hire', '2026-02-01', 0, '2026-07-01', false],
+    ['first_of_month_following_hire', '2026-02-01', 0, '2026-02-01', false],
+  ])('%s, hire %s, %i days: %s is allowed: %s', (rule, hireDate, days, start, allowed) => {
+    expect(isAllowedNewHireStart(start, newHireStartChoice(hireDate, days, rule, '2026-12-31'))).toBe(allowed);
+  });
+
+  it.each([
+    // The plan year ends before three later firsts: the last first of the month within it is the latest.
+    ['2026-09-20', '2026-12-31', '2026-10-01', '2026-12-01'],
+    ['2026-11-20', '2026-12-31', '2026-12-01', undefined],
+    // Across the year end on a plan running on.
+    ['2026-11-20', '2027-12-31', '2026-12-01', '2027-03-01'],
+  ] as const)('from a hire on %s on a plan ending %s, the rule expects %s and allows up to %s', (hireDate, planEnd, expected, latest) => {
+    expect(newHireStartChoice(hireDate, 0, 'first_of_month_following_waiting_period', planEnd)).toEqual({ expected, latest });
+  });
+
+  it('says what it expects in the words of the 400', () => {
+    expect(describeNewHireStartChoice({ expected: '2026-12-01', latest: undefined })).toBe('expected 2026-12-01');
+    expect(describeNewHireStartChoice({ expected: '2026-12-01', latest: '2027-03-01' })).toBe(
+      'expected 2026-12-01, or the first of a later month up to 2027-03-01',
+    );
   });
 });
 

@@ -84,6 +84,38 @@ export const COVERAGE_START_RULES = [
 ] as const;
 export type CoverageStartRule = (typeof COVERAGE_START_RULES)[number];
 
+/**
+ * Which rules let the member choose a later start than the rule's date (docs/decisions.md "Enrollments", a new
+ * hire's coverage start), one row per rule. A first-of-the-month rule lets the member choose the first of a later
+ * month, up to LATER_FIRST_OF_MONTH_LIMIT_MONTHS months after the rule's date and within the plan year; a rule
+ * naming a day (the end of the waiting period, the hire date) takes that day only. Source: 29 CFR
+ * 2590.715-2708(a): a plan whose members can elect coverage beginning within the 90-day limit does not break it
+ * because a member takes, or may take, more time; how much more is the plan's rule (this table).
+ */
+export const LATER_FIRST_OF_MONTH_ALLOWED: Readonly<Record<CoverageStartRule, boolean>> = {
+  end_of_waiting_period: false,
+  first_of_month_following_waiting_period: true,
+  date_of_hire: false,
+  first_of_month_following_hire: true,
+};
+
+/**
+ * How far a chosen later first of the month may be from the rule's date: 3 months, so that an HR platform counting
+ * its own waiting period of up to 60 days before the first of the month (the longest the ACA limit leaves room for)
+ * is accepted against a plan that counts none.
+ */
+export const LATER_FIRST_OF_MONTH_LIMIT_MONTHS = 3;
+
+/**
+ * The coverage_start_rule of a configuration created without one: the first of the month after the waiting
+ * period, the start most HR platforms send; a waiting period over MAX_WAITING_PERIOD_DAYS_BEFORE_FIRST_OF_MONTH
+ * days leaves that rule no room within the ACA limit, so such a configuration starts at the end of the waiting
+ * period. Configurations stored before this default keep the rule they have.
+ */
+export function defaultCoverageStartRule(waitingPeriodDays: number): CoverageStartRule {
+  return waitingPeriodDays > MAX_WAITING_PERIOD_DAYS_BEFORE_FIRST_OF_MONTH ? 'end_of_waiting_period' : 'first_of_month_following_waiting_period';
+}
+
 /** Rules counted from the hire date alone: they allow no waiting period. */
 export const HIRE_DATE_RULES: ReadonlySet<CoverageStartRule> = new Set(['date_of_hire', 'first_of_month_following_hire']);
 
@@ -106,6 +138,43 @@ export function newHireCoverageStart(hireDate: string, waitingPeriodDays: number
     case 'first_of_month_following_hire':
       return firstOfNextMonth(hireDate);
   }
+}
+
+/** The starts a new hire's coverage may take under a rule: `expected`, or a first of the month after it up to `latest`. */
+export interface NewHireStartChoice {
+  expected: string;
+  /** The latest first of the month the member may choose instead; undefined when the rule allows only `expected`. */
+  latest: string | undefined;
+}
+
+/**
+ * The starts a new hire may take on a plan whose year ends on `planEnd`: the rule's date, or where the rule allows
+ * (LATER_FIRST_OF_MONTH_ALLOWED) the first of a later month, at most LATER_FIRST_OF_MONTH_LIMIT_MONTHS months
+ * later and within the plan year.
+ */
+export function newHireStartChoice(hireDate: string, waitingPeriodDays: number, rule: CoverageStartRule, planEnd: string): NewHireStartChoice {
+  const expected = newHireCoverageStart(hireDate, waitingPeriodDays, rule);
+  if (!LATER_FIRST_OF_MONTH_ALLOWED[rule]) return { expected, latest: undefined };
+  assertCalendarDate(planEnd);
+  let latest: string | undefined;
+  let candidate = expected;
+  for (let month = 0; month < LATER_FIRST_OF_MONTH_LIMIT_MONTHS; month += 1) {
+    candidate = firstOfNextMonth(candidate);
+    if (compareDates(candidate, planEnd) > 0) break;
+    latest = candidate;
+  }
+  return { expected, latest };
+}
+
+/** Whether `start` is one of the starts `choice` allows. */
+export function isAllowedNewHireStart(start: string, choice: NewHireStartChoice): boolean {
+  if (start === choice.expected) return true;
+  return choice.latest !== undefined && start.endsWith('-01') && compareDates(start, choice.expected) > 0 && compareDates(start, choice.latest) <= 0;
+}
+
+/** What the rule expects, as the 400 says it: "expected 2026-12-01" or "expected 2026-12-01, or the first of a later month up to 2027-03-01". */
+export function describeNewHireStartChoice(choice: NewHireStartChoice): string {
+  return choice.latest === undefined ? `expected ${choice.expected}` : `expected ${choice.expected}, or the first of a later month up to ${choice.latest}`;
 }
 
 /** The first day of the month after the one `date` is in. */

@@ -36,10 +36,9 @@ const dependentAgeLimit = { minimum: 0, maximum: MAX_DEPENDENT_AGE_LIMIT, descri
 const TerminationPolicySchema = StringEnum(TERMINATION_POLICIES, { description: "When coverage ends after the member's termination date" });
 const AgeOutRuleSchema = StringEnum(AGE_OUT_RULES, { description: 'Which day a child reaching the age limit loses coverage' });
 const RequiredSubclassSchema = Nullable(IdSchema);
-const CoverageStartRuleSchema = StringEnum(COVERAGE_START_RULES, {
-  description:
-    "When a new hire's coverage starts (new_hire and rehire enrollments): end_of_waiting_period (the day after the waiting period; the hire date without one), first_of_month_following_waiting_period (that day if a first of the month, else the next first; at most 60 days of waiting period, for the ACA 90-day limit), date_of_hire or first_of_month_following_hire (both without a waiting period)",
-});
+const COVERAGE_START_RULE_DESCRIPTION =
+  "When a new hire's coverage starts (new_hire and rehire enrollments): end_of_waiting_period (the day after the waiting period; the hire date without one), first_of_month_following_waiting_period (that day if a first of the month, else the next first; at most 60 days of waiting period, for the ACA 90-day limit), date_of_hire or first_of_month_following_hire (both without a waiting period). Under the two first-of-the-month rules a member may choose instead the first of a later month, up to 3 months later and within the plan year";
+const CoverageStartRuleSchema = StringEnum(COVERAGE_START_RULES, { description: COVERAGE_START_RULE_DESCRIPTION });
 const MinimumHoursSchema = Nullable(
   Type.Number({
     minimum: 0,
@@ -87,7 +86,12 @@ export const CreatePlanConfigurationBodySchema = Type.Object(
     dependent_age_limit: Type.Optional(Type.Integer({ ...dependentAgeLimit, default: 26 })),
     dependent_age_out_rule: Type.Optional(StringEnum(AGE_OUT_RULES, { description: 'Defaults to date_of_birth', default: 'date_of_birth' })),
     required_subclass: Type.Optional(RequiredSubclassSchema),
-    coverage_start_rule: Type.Optional(StringEnum(COVERAGE_START_RULES, { ...CoverageStartRuleSchema, default: 'end_of_waiting_period' })),
+    // No schema default: the default depends on waiting_period_days (defaultCoverageStartRule), which the validator cannot see.
+    coverage_start_rule: Type.Optional(
+      StringEnum(COVERAGE_START_RULES, {
+        description: `${COVERAGE_START_RULE_DESCRIPTION}. Defaults to first_of_month_following_waiting_period, or to end_of_waiting_period when waiting_period_days is over 60 (configurations created before this default keep the rule they have)`,
+      }),
+    ),
     minimum_hours_per_week: Type.Optional(MinimumHoursSchema),
     eligible_employment_statuses: Type.Optional(EligibleStatusesSchema),
     metadata: Type.Optional(MetadataSchema),

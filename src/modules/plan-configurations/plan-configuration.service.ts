@@ -6,7 +6,7 @@ import type { Database } from '../../db/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { NotFound, ValidationFailed, inputError, type InputError } from '../../shared/errors.ts';
 import type { EmploymentStatus } from '../members/member.table.ts';
-import { HIRE_DATE_RULES, MAX_WAITING_PERIOD_DAYS_BEFORE_FIRST_OF_MONTH } from './eligibility.ts';
+import { defaultCoverageStartRule, HIRE_DATE_RULES, MAX_WAITING_PERIOD_DAYS_BEFORE_FIRST_OF_MONTH } from './eligibility.ts';
 import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { fromCents, toCents } from '../../shared/money.ts';
@@ -107,7 +107,7 @@ export class PlanConfigurationService {
         dependent_age_limit: input.dependent_age_limit ?? 26,
         dependent_age_out_rule: input.dependent_age_out_rule ?? 'date_of_birth',
         required_subclass_id: requiredSubclassId,
-        coverage_start_rule: input.coverage_start_rule ?? 'end_of_waiting_period',
+        coverage_start_rule: input.coverage_start_rule ?? defaultCoverageStartRule(input.waiting_period_days ?? 0),
         minimum_hours_per_week: input.minimum_hours_per_week ?? null,
         eligible_employment_statuses: input.eligible_employment_statuses ? JSON.stringify(input.eligible_employment_statuses) : null,
         contribution_strategy: null,
