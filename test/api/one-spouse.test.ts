@@ -164,7 +164,9 @@ describe('submission: an ex-spouse is not an eligible dependent after the divorc
       relationship_end_date: '2026-02-25',
     });
     const spouse = await createDependent(world.w.admin, { member: member.id, member_relationship: 'domestic_partner', dob: '1990-01-01' });
-    const refused = inputErrors(await submitQle(member.id, [former.id, spouse.id], { reason: 'lost_coverage', change_date: '2026-02-25', effective_start: '2026-02-25' }));
+    const refused = inputErrors(
+      await submitQle(member.id, [former.id, spouse.id], { reason: 'lost_coverage', change_date: '2026-02-25', effective_start: '2026-02-25' }),
+    );
     expect(refused.map((error) => error.path)).toEqual(['enrolled_plans.0.enrolled_dependents.1.dependent']);
     expect(refused[0]!.message).toContain('enrolled_dependents.0');
   });

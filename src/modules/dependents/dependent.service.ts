@@ -152,7 +152,8 @@ export class DependentService {
       // Clearing has_disability clears its certification with it, unless the request sets both.
       if (input.has_disability === false && input.disability_certified_on === undefined) updated.disability_certified_on = null;
       this.#assertCertification(Boolean(updated.has_disability), updated.disability_certified_on, updated.dob);
-      const relationshipPath = input.member_relationship === undefined && input.relationship_end_date !== undefined ? 'relationship_end_date' : 'member_relationship';
+      const relationshipPath =
+        input.member_relationship === undefined && input.relationship_end_date !== undefined ? 'relationship_end_date' : 'member_relationship';
       this.#assertRelationshipEnd(updated.member_relationship, updated.relationship_end_date, updated.dob, relationshipPath);
       await this.#assertOneCurrentSpouse(trx, updated, relationshipPath);
       await repository.updateDependent(trx, updated);
