@@ -27,6 +27,7 @@ import * as ssnRulesLeftOut from './migrations/2026-11-30T0003-ssn-rules-left-ou
 import * as carrierLedgerAlerts from './migrations/2026-12-01T0001-carrier-ledger-alerts.ts';
 import * as ediSentNamesUnmapped from './migrations/2026-12-01T0002-edi-sent-names-unmapped.ts';
 import * as ediFileReturns from './migrations/2026-12-01T0003-edi-file-returns.ts';
+import * as dependentRelationshipEnd from './migrations/2026-12-02T0001-dependent-relationship-end.ts';
 import * as medicareEntitledDependent from './migrations/2026-12-02T0003-medicare-entitled-dependent.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
@@ -58,6 +59,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-01T0001-carrier-ledger-alerts': carrierLedgerAlerts,
   '2026-12-01T0002-edi-sent-names-unmapped': ediSentNamesUnmapped,
   '2026-12-01T0003-edi-file-returns': ediFileReturns,
+  '2026-12-02T0001-dependent-relationship-end': dependentRelationshipEnd,
   '2026-12-02T0003-medicare-entitled-dependent': medicareEntitledDependent,
 };
 

@@ -40,6 +40,7 @@ describe('POST /dependents', () => {
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
       ...body,
+      relationship_end_date: null,
       id: expect.stringMatching(/^dep_[A-Za-z0-9]{20}$/),
       enrolled_plans: [],
       // One year of certification (coverage-rules/eligibility: disabilityCertifiedThrough).
@@ -66,6 +67,7 @@ describe('POST /dependents', () => {
       middle_name: null,
       last_name: 'Rivera',
       member_relationship: 'child',
+      relationship_end_date: null,
       ssn_last_four: null,
       dob: '2015-06-01',
       biological_sex: null,

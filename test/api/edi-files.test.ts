@@ -392,15 +392,9 @@ describe('834 change files: one scenario each, against its golden file', () => {
 
   it("when the profile sends dependents' SSNs, then a dependent given one carries it (NM108 34), decrypted only for the file; otherwise no dependent does", async () => {
     const w = await ediWorld();
-    const { member } = await hiredFamily(w);
-    const spouse = await createDependent(w.admin, {
-      member: member.id,
-      member_relationship: 'spouse',
-      first_name: 'Sage',
-      last_name: 'Stone',
-      dob: '1988-01-02',
-      ssn: '234567890',
-    });
+    const { member, spouse } = await hiredFamily(w);
+    // The member's spouse (one current spouse per member) is given an SSN.
+    await ok(w.admin.patch(`/dependents/${spouse.id}`, { ssn: '234567890' }));
     await newHireElection(w, member, [visionCare(w, [spouse])]);
     const withoutSsn = await buildFile(w, { group: w.groups.ediGroup.id, kind: 'full', as_of: '2026-03-01' });
     const dependentNames = (file: BuiltFile) => segmentsNamed(file, 'NM1').slice(1);

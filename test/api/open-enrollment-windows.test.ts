@@ -632,6 +632,22 @@ describe("renewals: members carried into next year's plans", () => {
     });
   });
 
+  it('when a passive window completes after the covered spouse became an ex-spouse, then the ex-spouse is left behind and the rest is carried (one spouse or partner)', async () => {
+    const r = await renewalWorld();
+    // The divorce, recorded after the coverage: an ex-spouse is not an eligible dependent after the divorce date.
+    await ok(r.w.admin.patch(`/dependents/${r.spouse.id}`, { member_relationship: 'ex_spouse', relationship_end_date: '2026-02-27' }));
+    const window = await renewalWindow(r, 'passive');
+    await ok(r.w.admin.post(`/open_enrollment_windows/${window.id}/close`));
+    await ok(r.w.admin.post(`/open_enrollment_windows/${window.id}/complete`));
+    await runJobs();
+
+    const enrollments = (await ok(r.w.admin.get(`/enrollments?member=${r.member.id}`))).results as any[];
+    const passive = enrollments.find((enrollment) => enrollment.reason === 'passive_open_enrollment');
+    expect(passive?.status).toBe('approved');
+    const medical = passive.enrolled_plans.find((plan: { plan: string }) => plan.plan === r.medical2027.id);
+    expect(medical.enrolled_dependents.map((dependent: { dependent: string }) => dependent.dependent)).toEqual([r.child.id]);
+  });
+
   it('when a passive window completes, then the move to the successor is the same coverage: a change (never removed + new), previous_plan set in the change report', async () => {
     const r = await renewalWorld();
     const window = await renewalWindow(r, 'passive');

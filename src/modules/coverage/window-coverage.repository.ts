@@ -45,6 +45,7 @@ export async function findCoveredLinesOn(db: Executor, memberId: string, date: s
             'dependents.dob',
             'dependents.has_disability',
             'dependents.disability_certified_on',
+            'dependents.relationship_end_date',
           ])
           .where(
             'enrolled_dependents.enrolled_plan_id',

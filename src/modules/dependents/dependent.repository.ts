@@ -6,6 +6,7 @@ import type { Scope } from '../../shared/tenancy.ts';
 import { findEnrollmentIdsNamingDependent, removeDependentFromEnrollments } from '../coverage/coverage-links.repository.ts';
 import type { EnrollmentRow } from '../enrollments/enrollment.table.ts';
 import type { DependentRow } from './dependent.table.ts';
+import { CURRENT_SPOUSE_RELATIONSHIPS } from './spouse-rules.ts';
 
 function dependents(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('dependents').selectAll(), scope, 'dependents', 'employer_id');
@@ -59,4 +60,19 @@ export async function lockEnrollmentsNamingDependent(
 export async function deleteDependentAndCoverage(trx: Executor, dependentId: string, unsentEnrollmentIds: readonly string[]): Promise<void> {
   await removeDependentFromEnrollments(trx, dependentId, unsentEnrollmentIds);
   await trx.deleteFrom('dependents').where('id', '=', dependentId).execute();
+}
+
+/**
+ * The member's other dependents that may be a current spouse or partner (spouse-like, no relationship_end_date),
+ * oldest first; the caller holds the member's lock, so that two requests cannot each add one.
+ */
+export function findOpenSpouseLikeDependentsOfMember(db: Executor, memberId: string, exceptId: string | null): Promise<DependentRow[]> {
+  let query = db
+    .selectFrom('dependents')
+    .selectAll()
+    .where('member_id', '=', memberId)
+    .where('member_relationship', 'in', CURRENT_SPOUSE_RELATIONSHIPS)
+    .where('relationship_end_date', 'is', null);
+  if (exceptId !== null) query = query.where('id', '!=', exceptId);
+  return query.orderBy('created_at').orderBy('id').execute();
 }

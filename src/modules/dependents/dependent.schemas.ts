@@ -26,6 +26,7 @@ export const DependentSchema = Type.Object(
     middle_name: Nullable(Type.String({ maxLength: 255 })),
     last_name: Type.String(),
     member_relationship: StringEnum(DEPENDENT_RELATIONSHIPS),
+    relationship_end_date: Nullable(DateSchema),
     ssn_last_four: Nullable(Type.String()),
     dob: DateSchema,
     biological_sex: Nullable(StringEnum(BIOLOGICAL_SEXES)),
@@ -56,7 +57,18 @@ const CertifiedOnSchema = Type.Optional(
   ),
 );
 
+const RelationshipEndDateSchema = Type.Optional(
+  Nullable(
+    Type.String({
+      format: 'date',
+      description:
+        "A spouse's, domestic partner's or civil-union partner's (or ex_spouse's) divorce or dissolution date: the last day the relationship, and the dependent's eligibility as a spouse or partner, lasts; from the next day they are not an eligible dependent. Only for those relationships; not in the future, not before dob. A member has at most one current spouse or partner (spouse, domestic_partner or civil_union without this date); an ex_spouse is covered only through this date.",
+    }),
+  ),
+);
+
 const writable = {
+  relationship_end_date: RelationshipEndDateSchema,
   disability_certified_on: CertifiedOnSchema,
   middle_name: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   ssn_last_four: Type.Optional(Nullable(LastFourDigitsSchema)),

@@ -23,6 +23,8 @@ import { assertPersonTextCarriersCanRead } from '../../shared/x12-text.ts';
 import * as repository from './dependent.repository.ts';
 import type { CreateDependentBody, DependentResponse, UpdateDependentBody } from './dependent.schemas.ts';
 import type { DependentRow } from './dependent.table.ts';
+import { isCurrentSpouseRecord } from './spouse-rules.ts';
+import { isSpouseLike, type DependentRelationship } from '../plans/coverage-tier.ts';
 
 /**
  * Coverage in these enrollments was sent to a carrier; it changes only through a new enrollment (docs/decisions.md
@@ -38,6 +40,7 @@ export function toDependentResponse(row: DependentRow, enrolledPlans: string[]):
     middle_name: row.middle_name,
     last_name: row.last_name,
     member_relationship: row.member_relationship,
+    relationship_end_date: row.relationship_end_date,
     ssn_last_four: row.ssn_last_four,
     dob: row.dob,
     biological_sex: row.biological_sex,
@@ -77,6 +80,7 @@ export class DependentService {
       if (!member) throw validationFailed(['member'], 'No such member.');
       this.#assertDobNotInFuture(input.dob);
       this.#assertCertification(input.has_disability ?? false, input.disability_certified_on ?? null, input.dob);
+      this.#assertRelationshipEnd(input.member_relationship, input.relationship_end_date ?? null, input.dob, 'relationship_end_date');
       const row: DependentRow = {
         id: newId('dependent'),
         provider_id: scope.providerId,
@@ -86,6 +90,7 @@ export class DependentService {
         middle_name: input.middle_name ?? null,
         last_name: input.last_name,
         member_relationship: input.member_relationship,
+        relationship_end_date: input.relationship_end_date ?? null,
         ...this.#ssnColumns(input.ssn, input.ssn_last_four, null),
         dob: input.dob,
         biological_sex: input.biological_sex ?? null,
@@ -95,6 +100,7 @@ export class DependentService {
         metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
         created_at: this.#clock.now().toISOString(),
       };
+      await this.#assertOneCurrentSpouse(trx, row, 'member_relationship');
       await repository.insertDependent(trx, row);
       await this.#changes.commit(trx, { events: [eventOf('dependent', 'created', row)] });
       return toDependentResponse(row, []);
@@ -119,6 +125,10 @@ export class DependentService {
   async updateDependent(scope: Scope, id: string, input: UpdateDependentBody): Promise<DependentResponse> {
     assertPersonTextCarriersCanRead(input);
     return this.#db.transaction().execute(async (trx) => {
+      // The member first, then the dependent (the order a delete takes): one current spouse per member holds under races.
+      const found = await repository.findDependentById(trx, scope, id);
+      if (!found) throw new NotFound('dependent');
+      await lockMemberById(trx, scope, found.member_id);
       const current = await repository.lockDependentById(trx, scope, id);
       if (!current) throw new NotFound('dependent');
       if (input.dob !== undefined) this.#assertDobNotInFuture(input.dob);
@@ -128,6 +138,7 @@ export class DependentService {
           'middle_name',
           'last_name',
           'member_relationship',
+          'relationship_end_date',
           'ssn_last_four',
           'dob',
           'biological_sex',
@@ -141,6 +152,10 @@ export class DependentService {
       // Clearing has_disability clears its certification with it, unless the request sets both.
       if (input.has_disability === false && input.disability_certified_on === undefined) updated.disability_certified_on = null;
       this.#assertCertification(Boolean(updated.has_disability), updated.disability_certified_on, updated.dob);
+      const relationshipPath =
+        input.member_relationship === undefined && input.relationship_end_date !== undefined ? 'relationship_end_date' : 'member_relationship';
+      this.#assertRelationshipEnd(updated.member_relationship, updated.relationship_end_date, updated.dob, relationshipPath);
+      await this.#assertOneCurrentSpouse(trx, updated, relationshipPath);
       await repository.updateDependent(trx, updated);
       await this.#changes.commit(trx, { events: [eventOf('dependent', 'updated', updated)] });
       return this.#withEnrolledPlans(trx, updated);
@@ -176,6 +191,44 @@ export class DependentService {
       });
       return { id, object: 'dependent', deleted: true };
     });
+  }
+
+  /**
+   * relationship_end_date (a divorce or dissolution date): only on a spouse-like relationship, not in the future,
+   * not before the date of birth. `path` names the field a refusal about the relationship itself goes to.
+   */
+  #assertRelationshipEnd(
+    relationship: DependentRelationship,
+    endDate: string | null,
+    dob: string,
+    path: 'member_relationship' | 'relationship_end_date',
+  ): void {
+    if (endDate === null) return;
+    if (!isSpouseLike(relationship))
+      throw validationFailed(
+        [path],
+        `A relationship_end_date (a divorce or dissolution date) is only for a spouse, domestic_partner, civil_union or ex_spouse, not a ${relationship}; send relationship_end_date: null with it.`,
+      );
+    if (compareDates(endDate, toDateString(this.#clock.now())) > 0)
+      throw validationFailed(['relationship_end_date'], 'The relationship end date (the divorce or dissolution date) cannot be in the future.');
+    if (compareDates(endDate, dob) < 0) throw validationFailed(['relationship_end_date'], 'The relationship end date cannot be before the date of birth.');
+  }
+
+  /**
+   * One current spouse or partner per member (spouse-rules.ts): a dependent that is one (spouse, domestic_partner
+   * or civil_union without relationship_end_date) is refused while another dependent of the member is one.
+   * The caller holds the member's lock.
+   */
+  async #assertOneCurrentSpouse(trx: Executor, row: DependentRow, path: 'member_relationship' | 'relationship_end_date'): Promise<void> {
+    if (!isCurrentSpouseRecord(row.member_relationship, row.relationship_end_date)) return;
+    const other = (await repository.findOpenSpouseLikeDependentsOfMember(trx, row.member_id, row.id)).find((dependent) =>
+      isCurrentSpouseRecord(dependent.member_relationship, dependent.relationship_end_date),
+    );
+    if (other === undefined) return;
+    throw validationFailed(
+      [path],
+      `The member already has a current spouse or partner: dependent ${other.id} (${other.member_relationship}), and has at most one at a time. End that relationship first: PATCH /dependents/${other.id} with relationship_end_date (the divorce or dissolution date), and member_relationship ex_spouse for a divorce.`,
+    );
   }
 
   /** disability_certified_on: only with has_disability, not in the future, not before the date of birth. */

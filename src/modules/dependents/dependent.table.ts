@@ -21,6 +21,8 @@ export interface DependentTable {
   has_disability: boolean | number;
   /** The day the disability was last certified (see coverage-rules.ts disabilityCertificationExpiresOn). */
   disability_certified_on: string | null;
+  /** A spouse-like dependent's divorce or dissolution date: the last day of the relationship (spouse-rules.ts). */
+  relationship_end_date: string | null;
   metadata: string;
   created_at: string;
 }

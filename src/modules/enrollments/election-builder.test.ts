@@ -80,6 +80,7 @@ const spouse: DependentRow = {
   address: null,
   has_disability: false,
   disability_certified_on: null,
+  relationship_end_date: null,
   metadata: '{}',
   created_at: '2026-01-01T00:00:00.000Z',
 };

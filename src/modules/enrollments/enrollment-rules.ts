@@ -12,7 +12,8 @@ import {
   type AgeOutRule,
   type CoverageStartRule,
 } from '../plan-configurations/eligibility.ts';
-import { isChildLike, type DependentRelationship } from '../plans/coverage-tier.ts';
+import { isChildLike, isSpouseLike, type DependentRelationship } from '../plans/coverage-tier.ts';
+import { spouseRuleSource, spouseStandingOn } from '../dependents/spouse-rules.ts';
 import { fromBasisPoints, toBasisPoints } from '../plans/pricing.ts';
 import type { VolumeRules } from '../plans/plan.schemas.ts';
 import { fromCents, toCents, toCentsOrNull } from '../../shared/money.ts';
@@ -105,6 +106,8 @@ export interface DependentFacts {
   dob: string;
   /** The last day a current disability certification counts (disabilityCertifiedThrough), or null. */
   disabilityCertifiedThrough: string | null;
+  /** A spouse-like dependent's divorce or dissolution date (the last day of the relationship), or null. */
+  relationshipEndDate: string | null;
 }
 
 export interface SubmissionFacts {
@@ -238,6 +241,7 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
       errors.push(inputError(at('primary_care_provider'), 'This plan requires a primary care provider.'));
     }
     const seen = new Set<string>();
+    let spouseIndex: number | undefined;
     elected.dependents.forEach(({ dependent }, dependentIndex) => {
       const path = at('enrolled_dependents', dependentIndex, 'dependent');
       if (!dependent || dependent.memberId !== member.id) {
@@ -246,6 +250,9 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
       }
       if (seen.has(dependent.id)) errors.push(inputError(path, 'The dependent is listed twice on this plan.'));
       seen.add(dependent.id);
+      const spouseError = spouseErrorOn(dependent, start, spouseIndex, dependentIndex);
+      if (spouseError !== undefined) errors.push(inputError(path, spouseError));
+      else if (isSpouseLike(dependent.relationship)) spouseIndex ??= dependentIndex;
       if (configuration && start !== null && isChildLike(dependent.relationship)) {
         const { dependent_age_limit: limit, dependent_age_out_rule: rule } = configuration;
         if (compareDates(dependent.dob, start) > 0) {
@@ -281,6 +288,26 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
     }
   });
   return errors;
+}
+
+/**
+ * A spouse-like dependent on one election (docs/decisions.md "Dependents, beneficiaries and pay rates", One
+ * spouse or partner; the rows and their source: dependents/spouse-rules.ts): covered only through the
+ * relationship_end_date (the divorce or dissolution date, that day included), an ex_spouse only with that date
+ * known, and one spouse or partner per election (`firstSpouseIndex`, the one already on it).
+ */
+function spouseErrorOn(dependent: DependentFacts, start: string | null, firstSpouseIndex: number | undefined, index: number): string | undefined {
+  if (!isSpouseLike(dependent.relationship)) return undefined;
+  // Without a coverage start (refused at effective_start) only the one-per-plan rule is judged.
+  const standing = start === null ? 'current' : spouseStandingOn(dependent.relationship, dependent.relationshipEndDate, start);
+  const source = `Source: ${spouseRuleSource(dependent.relationship)}.`;
+  if (standing === 'end_date_unknown')
+    return `An ex_spouse is an eligible dependent only through the divorce date: record it as the dependent's relationship_end_date. ${source}`;
+  if (standing === 'ended')
+    return `The relationship ended on ${dependent.relationshipEndDate} (relationship_end_date): the dependent is not an eligible spouse or partner for coverage starting on ${start}. ${source}`;
+  if (firstSpouseIndex !== undefined && firstSpouseIndex !== index)
+    return `One spouse or partner per plan: enrolled_dependents.${firstSpouseIndex} is already the member's spouse or partner on this plan. ${source}`;
+  return undefined;
 }
 
 /**

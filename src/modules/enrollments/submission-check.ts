@@ -113,6 +113,7 @@ function submissionFacts(read: {
           relationship: dependent.member_relationship,
           dob: dependent.dob,
           disabilityCertifiedThrough: disabilityCertifiedThrough(Boolean(dependent.has_disability), dependent.disability_certified_on),
+          relationshipEndDate: dependent.relationship_end_date,
         }
       : undefined;
   };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgeOutRule } from '../plan-configurations/eligibility.ts';
 import type { VolumeRules } from '../plans/plan.schemas.ts';
+import type { DependentRelationship } from '../plans/coverage-tier.ts';
 import {
   carriedPlan,
   carriedVolumeCents,
@@ -49,17 +50,32 @@ describe('isDependentCarried', () => {
     dependent_age_limit: 26,
     dependent_age_out_rule: 'date_of_birth',
   };
-  const child = (dob: string, disabilityCertifiedThrough: string | null = null): DependentFacts => ({ relationship: 'child', dob, disabilityCertifiedThrough });
+  const child = (dob: string, disabilityCertifiedThrough: string | null = null): DependentFacts => ({
+    relationship: 'child',
+    dob,
+    disabilityCertifiedThrough,
+    relationshipEndDate: null,
+  });
+  const partner = (relationship: DependentRelationship, relationshipEndDate: string | null): DependentFacts => ({
+    relationship,
+    dob: '1950-01-01',
+    disabilityCertifiedThrough: null,
+    relationshipEndDate,
+  });
   const cases: [string, DependentFacts, typeof configuration | undefined, boolean][] = [
-    ['a spouse', { relationship: 'spouse', dob: '1950-01-01', disabilityCertifiedThrough: null }, configuration, true],
-    ["an ex-spouse covered in the spouse's place", { relationship: 'ex_spouse', dob: '1950-01-01', disabilityCertifiedThrough: null }, configuration, true],
+    ['a spouse', partner('spouse', null), configuration, true],
+    // One spouse or partner (dependents/spouse-rules.ts): the relationship_end_date is the last day in.
+    ['an ex-spouse whose divorce date is the renewal date', partner('ex_spouse', RENEWAL), configuration, true],
+    ['an ex-spouse divorced the day before the renewal date', partner('ex_spouse', '2026-12-31'), configuration, false],
+    ['an ex-spouse without a divorce date on record', partner('ex_spouse', null), configuration, false],
+    ['a domestic partner whose partnership was dissolved before the renewal date', partner('domestic_partner', '2026-06-30'), configuration, false],
     ['a young child', child('2012-01-01'), configuration, true],
     ['a child turning 26 on the renewal date (covered through the day before)', child('2001-01-01'), configuration, false],
     ['a child turning 26 the day after the renewal date', child('2001-01-02'), configuration, true],
     ['a child who turned 26 in December', child('2000-12-15'), configuration, false],
     ['a child past the limit with a disability certified through the renewal date', child('1990-01-01', RENEWAL), configuration, true],
     ['a child past the limit whose disability certification lapsed the day before', child('1990-01-01', '2026-12-31'), configuration, false],
-    ['a grandchild past the limit (child-like)', { relationship: 'grandchild', dob: '1999-01-01', disabilityCertifiedThrough: null }, configuration, false],
+    ['a grandchild past the limit (child-like)', { ...child('1999-01-01'), relationship: 'grandchild' }, configuration, false],
     [
       'a child aged out under end_of_year only at the end of 2026',
       child('2000-12-15'),

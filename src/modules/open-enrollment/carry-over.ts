@@ -9,7 +9,8 @@ import { compareDates } from '../../shared/dates.ts';
 import { toCentsOrNull } from '../../shared/money.ts';
 import { guaranteedIssueCents, spouseMaximumCents } from '../enrollments/enrollment-rules.ts';
 import { isChildEligibleOn, type AgeOutRule } from '../plan-configurations/eligibility.ts';
-import { isChildLike, type DependentRelationship } from '../plans/coverage-tier.ts';
+import { isChildLike, isSpouseLike, type DependentRelationship } from '../plans/coverage-tier.ts';
+import { spouseStandingOn } from '../dependents/spouse-rules.ts';
 import type { VolumeRules } from '../plans/plan.schemas.ts';
 
 export interface OfferedPlan {
@@ -39,10 +40,14 @@ export interface DependentFacts {
   dob: string;
   /** The last day a current disability certification counts (disabilityCertifiedThrough), or null. */
   disabilityCertifiedThrough: string | null;
+  /** A spouse-like dependent's divorce or dissolution date (the last day of the relationship), or null. */
+  relationshipEndDate: string | null;
 }
 
 /**
- * Whether a covered dependent comes along: spouse-like dependents always; a child while still within the age
+ * Whether a covered dependent comes along: a spouse-like dependent while still the member's spouse or partner on
+ * the renewal date (not past a relationship_end_date, and an ex-spouse only with one: dependents/spouse-rules.ts,
+ * as at submission); a child while still within the age
  * limit of the member's configuration of the new plan on the renewal date (a child with a disability certified through the renewal date stays,
  * as at submission). Without a configuration the member is not eligible for the plan at all and submission
  * refuses the line; the dependents are kept for it to say so.
@@ -52,6 +57,7 @@ export function isDependentCarried(
   configuration: { dependent_age_limit: number; dependent_age_out_rule: AgeOutRule } | undefined,
   renewalDate: string,
 ): boolean {
+  if (isSpouseLike(dependent.relationship)) return spouseStandingOn(dependent.relationship, dependent.relationshipEndDate, renewalDate) === 'current';
   if (!isChildLike(dependent.relationship) || configuration === undefined) return true;
   return isChildEligibleOn(
     dependent.dob,

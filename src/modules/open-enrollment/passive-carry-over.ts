@@ -132,6 +132,7 @@ export class PassiveCarryOver {
                 relationship: dependent.member_relationship,
                 dob: dependent.dob,
                 disabilityCertifiedThrough: disabilityCertifiedThrough(Boolean(dependent.has_disability), dependent.disability_certified_on),
+                relationshipEndDate: dependent.relationship_end_date,
               },
               configuration,
               window.renewal_date,

@@ -27,7 +27,7 @@ const RELATIONSHIP_KIND = {
   spouse: 'spouse_like',
   domestic_partner: 'spouse_like',
   civil_union: 'spouse_like',
-  // An ex-spouse covered under a divorce decree is covered in the spouse's place.
+  // An ex-spouse is covered in the spouse's place, only through the divorce date (dependents/spouse-rules.ts).
   ex_spouse: 'spouse_like',
   child: 'child_like',
   grandchild: 'child_like',
