@@ -205,6 +205,10 @@ describe('addDays', () => {
     ['2025-01-30', -60, '2024-12-01'],
     ['2024-03-10', 1, '2024-03-11'],
     ['2024-11-03', 1, '2024-11-04'],
+    // The last date the API accepts is as far as arithmetic goes: last day in, and past it.
+    ['9999-12-30', 1, '9999-12-31'],
+    ['9999-12-31', 1, '9999-12-31'],
+    ['9999-12-01', 90, '9999-12-31'],
   ])('when %s moves %i days, then it is %s', (date, days, expected) => {
     expect(addDays(date, days)).toBe(expected);
   });

@@ -73,7 +73,12 @@ export function daysInMonth(year: number, month: number): number {
 }
 
 /** The UTC calendar date of an instant. */
+/**
+ * The instant's UTC date. Arithmetic that runs past the last date the API accepts (a waiting period or a first
+ * of the month after a hire on 9999-12-31) stops at it: every date the service computes is one it can compare.
+ */
 export function toDateString(instant: Date): string {
+  if (instant.getUTCFullYear() > 9999) return LAST_DATE;
   return instant.toISOString().slice(0, 10);
 }
 

@@ -2,7 +2,7 @@
  * Who a plan configuration covers and until when (docs/decisions.md "Enrollments", "The daily sweep" and
  * "Terminations"). Dates are 'YYYY-MM-DD' strings; every function is pure and throws RangeError on malformed input.
  */
-import { addDays, addYears, compareDates, endOfMonth, endOfYear, isCalendarDate } from '../../shared/dates.ts';
+import { LAST_DATE, addDays, addYears, compareDates, endOfMonth, endOfYear, isCalendarDate } from '../../shared/dates.ts';
 
 function assertCalendarDate(value: string): void {
   if (!isCalendarDate(value)) throw new RangeError(`not a calendar date: ${value}`);
@@ -181,6 +181,8 @@ export function describeNewHireStartChoice(choice: NewHireStartChoice): string {
 export function firstOfNextMonth(date: string): string {
   assertCalendarDate(date);
   const [year, month] = date.split('-').map(Number) as [number, number];
+  // No month follows December 9999 (the last the API accepts): its last day stands for it (dates.ts LAST_DATE).
+  if (year === 9999 && month === 12) return LAST_DATE;
   return month === 12 ? `${String(year + 1).padStart(4, '0')}-01-01` : `${String(year).padStart(4, '0')}-${String(month + 1).padStart(2, '0')}-01`;
 }
 
