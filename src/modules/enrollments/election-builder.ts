@@ -20,7 +20,7 @@ import { parseVolumeRules } from '../plans/plan.service.ts';
 import type { PlanRow } from '../plans/plan.table.ts';
 import { toBasisPoints } from '../plans/pricing.ts';
 import { electionPrice } from './enrollment-pricing.ts';
-import { decideVolume, guaranteedIssueCents, INITIAL_ELECTION_REASONS } from './enrollment-rules.ts';
+import { decideVolume, guaranteedIssueCents, INITIAL_ELECTION_REASONS } from './volume-decisions.ts';
 import * as repository from './enrollment.repository.ts';
 import { primaryCareProviderJson, takesDesignations } from './enrollment.response.ts';
 import type { CoverageWaiverInput, EnrolledPlanInput } from './enrollment.schemas.ts';

@@ -5,7 +5,7 @@
 import { compareDates } from '../../shared/dates.ts';
 import type { Elections } from './enrollment.repository.ts';
 import { designationInputs, money, parsePrimaryCareProvider } from './enrollment.response.ts';
-import type { VolumeDecision } from './enrollment-rules.ts';
+import type { VolumeDecision } from './volume-decisions.ts';
 import type { EnrolledPlanInput } from './enrollment.schemas.ts';
 import type { EnrolledDependentRow, EnrolledPlanRow } from './enrollment.table.ts';
 

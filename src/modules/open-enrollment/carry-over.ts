@@ -7,7 +7,7 @@
  */
 import { compareDates } from '../../shared/dates.ts';
 import { toCentsOrNull } from '../../shared/money.ts';
-import { guaranteedIssueCents, spouseMaximumCents } from '../enrollments/enrollment-rules.ts';
+import { guaranteedIssueCents, spouseMaximumCents } from '../enrollments/volume-decisions.ts';
 import { isChildEligibleOn, type AgeOutRule } from '../plan-configurations/eligibility.ts';
 import { isChildLike, isSpouseLike, type DependentRelationship } from '../plans/coverage-tier.ts';
 import { spouseStandingOn } from '../dependents/spouse-rules.ts';
