@@ -246,6 +246,39 @@ describe('recording qualifying events', () => {
     ).toEqual([['medicare_entitlement', [v.family.spouse.id]]]);
   });
 
+  it("when a spouse's own Medicare entitlement also drops the child or the member's line, then a 400 names the drop rule; the spouse alone is accepted (26 CFR 1.125-4(e))", async () => {
+    const w = await createEnrollmentWorld(t);
+    const { spouse, child } = w.family;
+    await familyCoverage(w, { medical: [spouse.id, child.id] });
+    const body = {
+      category: 'qle',
+      reason: 'medicare_eligible',
+      change_date: '2026-02-27',
+      effective_start: '2026-03-01',
+      medicare_entitled_dependent: spouse.id,
+    };
+    const submit = async (extra: Record<string, unknown>) => {
+      const created = await ok(w.admin.post('/enrollments', { member: w.member.id, ...body, ...extra }), 201);
+      return w.admin.post(`/enrollments/${created.id}/save_and_submit`);
+    };
+    const childToo = await submit({
+      enrolled_plans: [{ plan: w.plans.medical.id }, { plan: w.plans.dental.id, enrolled_dependents: [{ dependent: spouse.id }] }],
+    });
+    expect(childToo.status).toBe(400);
+    expect(childToo.body.input_errors.map((error: { message: string }) => error.message).join(' ')).toContain(
+      `medicare_eligible/drop: only dependent ${spouse.id}`,
+    );
+    const memberToo = await submit({ coverage_waivers: waive('medical') });
+    expect(memberToo.status).toBe(400);
+    const spouseOnly = await submit({
+      enrolled_plans: [
+        { plan: w.plans.medical.id, enrolled_dependents: [{ dependent: child.id }] },
+        { plan: w.plans.dental.id, enrolled_dependents: [{ dependent: spouse.id }] },
+      ],
+    });
+    expect(spouseOnly.status).toBe(200);
+  });
+
   it('when medicare_entitled_dependent names no dependent of the member, or goes with another reason, then a 400 names it', async () => {
     const w = await createEnrollmentWorld(t);
     const other = await createEnrollmentWorld(t);

@@ -339,6 +339,8 @@ export interface LifeEventFacts {
   reason: LifeEventReason;
   changeDate: string;
   otherCoverage: OtherCoverageType | null;
+  /** medicare_eligible: the dependent whose own entitlement it records (only they may be dropped), or null for the employee's. */
+  medicareEntitledDependentId?: string | null;
   /** The day of submission. */
   today: string;
   hireDate: string;
@@ -406,7 +408,15 @@ export function lifeEventErrors(facts: LifeEventFacts): InputError[] {
         );
     }
     for (const [who, person] of droppedHere) {
-      if (!rule.drop.includes(person))
+      // 26 CFR 1.125-4(e): the person entitled to Medicare may drop coverage; a dependent's own entitlement drops that dependent only.
+      const entitled = facts.reason === 'medicare_eligible' ? (facts.medicareEntitledDependentId ?? null) : null;
+      if (entitled !== null && who !== entitled)
+        refuse(
+          line.path,
+          'drop',
+          `only dependent ${entitled}, whose own Medicare entitlement it records, may be dropped; ${who === 'member' ? `${line.lineOfCoverage} of the member` : `dependent ${who}`} stays`,
+        );
+      else if (!rule.drop.includes(person))
         refuse(
           line.path,
           'drop',

@@ -54,6 +54,7 @@ export async function checkSubmission(
           reason: enrollment.reason as LifeEventReason,
           changeDate: enrollment.change_date,
           otherCoverage: enrollment.other_coverage,
+          medicareEntitledDependentId: enrollment.medicare_entitled_dependent_id,
           today,
           hireDate: member.hire_date,
           effectiveStart: enrollment.effective_start,
