@@ -85,7 +85,7 @@ describe('toldCoverageAt: the told coverage a new coverage is measured against',
     effectiveStart: '2027-01-01',
     effectiveEnd: '2027-12-31',
   });
-  const plans = (map: ReturnType<typeof toldCoverageAt>) => [...map.values()].flat().map((told) => told.item.planId);
+  const plans = (told: ReturnType<typeof toldCoverageAt>) => told.map((entry) => entry.item.planId);
 
   it('coverage carried across the plan year (open-ended) is held on the renewal day: a switch must end it', () => {
     expect(plans(toldCoverageAt(byKey(aetna), '2027-01-01', [kaiser2027]))).toEqual(['plan_aetna_2026']);

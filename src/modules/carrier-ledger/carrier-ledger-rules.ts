@@ -51,7 +51,7 @@ export function ledgerKey(groupId: string, lineOfCoverage: LineOfCoverage): stri
 }
 
 /**
- * The told coverage that a coverage starting on `start` is measured against, per line (docs/decisions.md
+ * The told coverage that a coverage starting on `start` is measured against, at most one per group and line (docs/decisions.md
  * "Benefit changes and carriers"), from `expected`: per group and line, the carrier's picture once every
  * recorded change reaches it (the entries it was or will be told, in order, none it refused):
  *
@@ -63,14 +63,8 @@ export function ledgerKey(groupId: string, lineOfCoverage: LineOfCoverage): stri
  *
  * Cancelled entries and coverage told to end before `start` are nothing to measure against.
  */
-export function toldCoverageAt(expected: LedgerByKey, start: string, next: readonly CoverageItem[]): Map<LineOfCoverage, LedgerEntry[]> {
-  const byLine = new Map<LineOfCoverage, LedgerEntry[]>();
-  for (const entries of expected.values()) {
-    const measured = believedOn(entries, start) ?? laterCoverageReached(entries, start, next);
-    if (measured === undefined) continue;
-    byLine.set(measured.lineOfCoverage, [...(byLine.get(measured.lineOfCoverage) ?? []), measured]);
-  }
-  return byLine;
+export function toldCoverageAt(expected: LedgerByKey, start: string, next: readonly CoverageItem[]): LedgerEntry[] {
+  return [...expected.values()].flatMap((entries) => believedOn(entries, start) ?? laterCoverageReached(entries, start, next) ?? []);
 }
 
 /** The first coverage of `entries` starting after `start` that holds on its own start and that a `next` item of its group reaches. */

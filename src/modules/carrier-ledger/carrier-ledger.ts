@@ -123,12 +123,8 @@ export async function recordHeldCoverage(trx: Transaction<Database>, owner: Owne
  * every entry recorded (told or waiting), oldest first, but none a carrier refused.
  */
 export async function expectedCoverage(db: Executor, memberId: string, lines: readonly LineOfCoverage[]): Promise<LedgerByKey> {
-  const byKey = new Map<string, LedgerEntry[]>();
-  for (const row of await repository.findStandingRows(db, memberId, [...new Set(lines)])) {
-    const key = ledgerKey(row.group_id, row.line_of_coverage);
-    byKey.set(key, [...(byKey.get(key) ?? []), entryOf(row)]);
-  }
-  return byKey;
+  const entries = (await repository.findStandingRows(db, memberId, [...new Set(lines)])).map(entryOf);
+  return Map.groupBy(entries, (entry) => ledgerKey(entry.groupId, entry.lineOfCoverage));
 }
 
 /**
@@ -168,15 +164,10 @@ export interface CarrierBelief {
  * The reconciliation reads this; nothing that decides coverage does.
  */
 export async function carrierBelief(db: Executor, input: { providerId: string; groupId: string; memberId: string; day: string }): Promise<CarrierBelief[]> {
-  const byLine = new Map<LineOfCoverage, LedgerEntry[]>();
-  for (const row of await repository.findToldRows(db, input.providerId, input.groupId, input.memberId)) {
-    const list = byLine.get(row.line_of_coverage) ?? [];
-    list.push(entryOf(row));
-    byLine.set(row.line_of_coverage, list);
-  }
+  const told = (await repository.findToldRows(db, input.providerId, input.groupId, input.memberId)).map(entryOf);
   const beliefs: CarrierBelief[] = [];
-  for (const [line, told] of byLine) {
-    const entry = believedOn(told, input.day);
+  for (const [line, toldOfLine] of Map.groupBy(told, (entry) => entry.lineOfCoverage)) {
+    const entry = believedOn(toldOfLine, input.day);
     if (entry === undefined) continue;
     beliefs.push({
       lineOfCoverage: line,

@@ -145,8 +145,7 @@ export class CoverageChangeRecorder {
         const lines = [...next.map((item) => item.lineOfCoverage), ...waivedLines];
         // What the carriers were told, not our coverage before: a carrier holds coverage past a plan year's end
         // until it is told otherwise (carrier-ledger-rules.ts toldCoverageAt).
-        const told = toldCoverageAt(await expectedCoverage(trx, enrollment.member_id, lines), start, next);
-        const toldItems = [...told.values()].flat().map((entry) => entry.item);
+        const toldItems = toldCoverageAt(await expectedCoverage(trx, enrollment.member_id, lines), start, next).map((entry) => entry.item);
         const updated = await endCoverageReplacedBy(trx, move.coverage);
         return { updated, changes: diffCoverage(toldItems, next, waivedLines, start), loss: { enrollment, before: previous, after: next, firstDayWithout: start } };
       }
