@@ -20,7 +20,7 @@ import type {
 } from '../modules/enrollments/enrollment.table.ts';
 import type { GroupTable } from '../modules/groups/group.table.ts';
 import type { MemberIdCardTable } from '../modules/member-id-cards/member-id-card.table.ts';
-import type { MemberSubclassTable, MemberTable } from '../modules/members/member.table.ts';
+import type { MemberEmploymentEventTable, MemberSubclassTable, MemberTable } from '../modules/members/member.table.ts';
 import type { NotificationTable } from '../modules/notifications/notification.table.ts';
 import type { PayRateTable } from '../modules/pay-rates/pay-rate.table.ts';
 import type { PlanConfigurationTable } from '../modules/plan-configurations/plan-configuration.table.ts';
@@ -56,6 +56,7 @@ export interface Database {
   subclasses: SubclassTable;
   members: MemberTable;
   member_subclasses: MemberSubclassTable;
+  member_employment_events: MemberEmploymentEventTable;
   dependents: DependentTable;
   beneficiaries: BeneficiaryTable;
   pay_rates: PayRateTable;

@@ -5,6 +5,7 @@ import { compareCodeUnits } from './text.ts';
 export const ID_PREFIXES = {
   employer: 'er',
   member: 'mem',
+  employment_event: 'empev',
   dependent: 'dep',
   beneficiary: 'ben',
   carrier: 'carr',

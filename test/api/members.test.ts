@@ -60,6 +60,9 @@ describe('members: create and read', () => {
       ...withoutSsn,
       id: expect.stringMatching(/^mem_/),
       ssn_last_four: '6789',
+      original_hire_date: body.hire_date,
+      termination_reason: null,
+      date_of_death: null,
       enrollments: [],
       created_at: t.clock.now().toISOString(),
     });

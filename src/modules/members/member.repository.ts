@@ -177,6 +177,7 @@ export async function deleteMemberAndRecords(trx: Executor, memberId: string) {
   const beneficiaries = await trx.deleteFrom('beneficiaries').where('member_id', '=', memberId).returning(owned).execute();
   const dependents = await trx.deleteFrom('dependents').where('member_id', '=', memberId).returning(owned).execute();
   await trx.deleteFrom('edi_left_out').where('member_id', '=', memberId).execute();
+  await trx.deleteFrom('member_employment_events').where('member_id', '=', memberId).execute();
   const unlinkedDocuments = await trx.updateTable('documents').set({ member_id: null }).where('member_id', '=', memberId).returning(owned).execute();
   await trx.deleteFrom('members').where('id', '=', memberId).execute();
   return { enrollments, memberIdCards, payRates, beneficiaries, dependents, unlinkedDocuments };

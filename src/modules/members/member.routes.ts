@@ -1,7 +1,10 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Paginator } from '../../http/pagination.ts';
 import { registerResourceRoutes } from '../../http/resource-routes.ts';
-import { CreateMemberBodySchema, ListMembersQuerySchema, MemberSchema, UpdateMemberBodySchema } from './member.schemas.ts';
+import { IdParamsSchema, errorResponses } from '../../http/schemas.ts';
+import { scopeOf } from '../../shared/tenancy.ts';
+import { CreateMemberBodySchema, EmploymentHistorySchema, ListMembersQuerySchema, MemberSchema, UpdateMemberBodySchema } from './member.schemas.ts';
 import type { MemberService } from './member.service.ts';
 
 export function registerMemberRoutes(app: FastifyInstance, deps: { members: MemberService; pages: Paginator }): void {
@@ -31,4 +34,17 @@ export function registerMemberRoutes(app: FastifyInstance, deps: { members: Memb
       run: (scope, id) => members.deleteMember(scope, id),
     },
   });
+
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/members/:public_id/employment_history',
+    {
+      schema: {
+        tags: ['Members'],
+        summary: "The member's employment history: hires, terminations, rehires, leaves and changes of hours or status, oldest first (not paginated)",
+        params: IdParamsSchema,
+        response: { 200: EmploymentHistorySchema, ...errorResponses(401, 404, 429) },
+      },
+    },
+    async (request) => members.getEmploymentHistory(scopeOf(request.auth), request.params.public_id),
+  );
 }

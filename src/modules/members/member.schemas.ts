@@ -13,7 +13,7 @@ import {
   TimestampSchema,
 } from '../../http/schemas.ts';
 import { PhoneNumberSchema } from '../employers/employer.schemas.ts';
-import { BIOLOGICAL_SEXES, EMPLOYMENT_STATUSES, PAY_FREQUENCIES } from './member.table.ts';
+import { BIOLOGICAL_SEXES, EMPLOYMENT_EVENT_TYPES, EMPLOYMENT_STATUSES, LEAVE_TYPES, PAY_FREQUENCIES, TERMINATION_REASONS } from './member.table.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
 
@@ -29,7 +29,10 @@ export const MemberSchema = Type.Object(
     phone_number: Nullable(Type.String()),
     address: AddressResponseSchema,
     hire_date: DateSchema,
+    original_hire_date: Type.Unsafe<string>({ ...DateSchema, description: 'The first hire date, kept when a rehire moves hire_date' }),
     termination_date: Nullable(DateSchema),
+    termination_reason: Nullable(StringEnum(TERMINATION_REASONS)),
+    date_of_death: Nullable(DateSchema),
     biological_sex: Nullable(StringEnum(BIOLOGICAL_SEXES)),
     employment_status: Nullable(StringEnum(EMPLOYMENT_STATUSES)),
     hours_worked: Nullable(Type.Number()),
@@ -59,6 +62,17 @@ const writable = {
   email: Type.Optional(Nullable(EmailSchema)),
   phone_number: Type.Optional(Nullable(PhoneNumberSchema)),
   termination_date: Type.Optional(Nullable(DateSchema)),
+  termination_reason: Type.Optional(
+    Nullable(
+      StringEnum(TERMINATION_REASONS, {
+        description:
+          'Why the employment ended (needs termination_date; cleared when termination_date is cleared or moved without it). Decides the COBRA event and the 834 INS04: docs/decisions.md "Employment history".',
+      }),
+    ),
+  ),
+  date_of_death: Type.Optional(
+    Nullable(Type.Unsafe<string>({ ...DateSchema, description: 'Without a termination_date, the employment ends that day with termination_reason death.' })),
+  ),
   biological_sex: Type.Optional(Nullable(StringEnum(BIOLOGICAL_SEXES))),
   employment_status: Type.Optional(Nullable(StringEnum(EMPLOYMENT_STATUSES))),
   hours_worked: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 168, description: 'Hours per week' }))),
@@ -90,3 +104,40 @@ export const UpdateMemberBodySchema = Type.Object(
 export type UpdateMemberBody = Static<typeof UpdateMemberBodySchema>;
 
 export const ListMembersQuerySchema = Type.Object({ ...PageQuerySchema, employer: Type.Optional(IdSchema) }, { additionalProperties: false });
+
+const EmploymentEventDetailsSchema = Type.Object(
+  {
+    termination_reason: Type.Optional(Nullable(StringEnum(TERMINATION_REASONS))),
+    withdrawn: Type.Optional(Type.Boolean()),
+    corrected_from: Type.Optional(DateSchema),
+    leave_type: Type.Optional(StringEnum(LEAVE_TYPES)),
+    hours_before: Type.Optional(Nullable(Type.Number())),
+    hours_after: Type.Optional(Nullable(Type.Number())),
+    status_before: Type.Optional(Nullable(Type.String())),
+    status_after: Type.Optional(Nullable(Type.String())),
+    previous_termination_date: Type.Optional(DateSchema),
+    days_away: Type.Optional(Type.Integer()),
+    rehire_rule: Type.Optional(Type.String()),
+    elections: Type.Optional(StringEnum(['reinstated', 'elect_anew'] as const)),
+    waiting_period_waived: Type.Optional(Type.Object({ reason: Type.String() })),
+  },
+  { description: "The entry's own values; which appear depends on event_type (docs/decisions.md \"Employment history\")" },
+);
+
+export const EmploymentEventSchema = Type.Object(
+  {
+    id: IdSchema,
+    member: IdSchema,
+    event_type: StringEnum(EMPLOYMENT_EVENT_TYPES),
+    effective_date: DateSchema,
+    details: EmploymentEventDetailsSchema,
+    recorded_at: TimestampSchema,
+  },
+  { title: 'EmploymentEvent' },
+);
+export type EmploymentEventResponse = Static<typeof EmploymentEventSchema>;
+
+export const EmploymentHistorySchema = Type.Object(
+  { object: Type.Literal('list'), results: Type.Array(EmploymentEventSchema) },
+  { title: 'EmploymentHistory' },
+);

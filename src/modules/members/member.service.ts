@@ -18,9 +18,11 @@ import type { NewNotification } from '../notifications/notification.service.ts';
 import { selectPlanConfiguration, waitingPeriodEnd } from '../plan-configurations/eligibility.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
+import { appendEmploymentEvents, findEmploymentEvents, parseDetails } from './employment-history.repository.ts';
+import { employmentEventsOf, employmentProblems, withDeathCompleted } from './employment-history.ts';
 import * as repository from './member.repository.ts';
-import type { CreateMemberBody, MemberResponse, UpdateMemberBody } from './member.schemas.ts';
-import type { MemberRow } from './member.table.ts';
+import type { CreateMemberBody, EmploymentEventResponse, MemberResponse, UpdateMemberBody } from './member.schemas.ts';
+import type { MemberEmploymentEventRow, MemberRow } from './member.table.ts';
 
 /** What a change of termination_date does to coverage (the coverage module's CoverageTerminations). */
 export interface TerminationOfCoverage {
@@ -43,7 +45,10 @@ export function toMemberResponse(row: MemberRow, links: { subclasses: string[]; 
     phone_number: row.phone_number,
     address: parseAddress(row.address),
     hire_date: row.hire_date,
+    original_hire_date: row.original_hire_date ?? row.hire_date,
     termination_date: row.termination_date,
+    termination_reason: row.termination_reason,
+    date_of_death: row.date_of_death,
     biological_sex: row.biological_sex,
     employment_status: row.employment_status,
     hours_worked: row.hours_worked,
@@ -101,7 +106,7 @@ export class MemberService {
     return this.#db.transaction().execute(async (trx) => {
       await assertReferencesVisible(trx, scope, { employer: input.employer });
       const subclasses = input.subclasses ?? [];
-      const row: MemberRow = {
+      const row: MemberRow = withDeathCompleted({
         id: newId('member'),
         provider_id: scope.providerId,
         employer_id: input.employer,
@@ -113,7 +118,10 @@ export class MemberService {
         phone_number: input.phone_number ?? null,
         address: JSON.stringify(input.address),
         hire_date: input.hire_date,
+        original_hire_date: input.hire_date,
         termination_date: input.termination_date ?? null,
+        termination_reason: input.termination_reason ?? null,
+        date_of_death: input.date_of_death ?? null,
         biological_sex: input.biological_sex ?? null,
         employment_status: input.employment_status ?? null,
         hours_worked: input.hours_worked ?? null,
@@ -123,10 +131,11 @@ export class MemberService {
         business_unit_id: input.business_unit ?? null,
         metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
         created_at: this.#clock.now().toISOString(),
-      };
+      });
       await this.#assertConsistent(trx, row, subclasses, input.ssn);
       await withDistinctSsn(() => repository.insertMember(trx, row));
       await repository.replaceMemberSubclasses(trx, row.id, subclasses);
+      await appendEmploymentEvents(trx, row, employmentEventsOf(null, row, toDateString(this.#clock.now())), row.created_at);
       const notifications = await this.#newMemberNotifications(trx, row, subclasses);
       if (row.termination_date !== null) notifications.push(terminatedNotification(row));
       await this.#changes.commit(trx, { events: [eventOf('member', 'created', row)], notifications });
@@ -154,8 +163,7 @@ export class MemberService {
     return this.#db.transaction().execute(async (trx) => {
       const current = await repository.lockMemberById(trx, scope, id);
       if (!current) throw new NotFound('member');
-      const updated: MemberRow = {
-        ...applyChanges(current, input, [
+      const changed = applyChanges(current, input, [
           'first_name',
           'last_name',
           'dob',
@@ -169,17 +177,27 @@ export class MemberService {
           'pay_frequency',
           'payroll_provider_external_id',
           'job_title',
-        ]),
+          'termination_reason',
+          'date_of_death',
+        ]);
+      const updated: MemberRow = withDeathCompleted({
+        ...changed,
         ...(input.ssn !== undefined ? this.#ssnColumns(input.ssn) : {}),
+        // A hire date corrected before any rehire is the original one corrected.
+        original_hire_date: current.original_hire_date === null || current.original_hire_date === current.hire_date ? changed.hire_date : current.original_hire_date,
+        // A termination cleared or moved without a reason said again has none.
+        termination_reason:
+          input.termination_reason !== undefined || changed.termination_date === current.termination_date ? changed.termination_reason : null,
         address: input.address ? JSON.stringify(input.address) : current.address,
         business_unit_id: input.business_unit !== undefined ? input.business_unit : current.business_unit_id,
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
-      };
+      });
       const links = (await repository.findMemberLinks(trx, [id])).get(id)!;
       const subclasses = input.subclasses ?? links.subclasses;
       await this.#assertConsistent(trx, updated, subclasses, input.ssn);
       await withDistinctSsn(() => repository.updateMember(trx, updated));
       if (input.subclasses !== undefined) await repository.replaceMemberSubclasses(trx, id, subclasses);
+      await appendEmploymentEvents(trx, updated, employmentEventsOf(current, updated, toDateString(this.#clock.now())), this.#clock.now().toISOString());
       const terminated = updated.termination_date !== null && updated.termination_date !== current.termination_date;
       // Committed before the coverage changes, which record their own events (coverage/termination.service.ts),
       // so that the member's event and notice come first, as they always have.
@@ -198,6 +216,13 @@ export class MemberService {
     const today = toDateString(this.#clock.now());
     await this.#terminations.undoIn(trx, member, today);
     if (member.termination_date !== null && compareDates(member.termination_date, today) < 0) await this.#terminations.applyIn(trx, member, today);
+  }
+
+  /** The member's employment history, oldest entry first. */
+  async getEmploymentHistory(scope: Scope, id: string): Promise<{ object: 'list'; results: EmploymentEventResponse[] }> {
+    const member = await repository.findMemberById(this.#db, scope, id);
+    if (!member) throw new NotFound('member');
+    return { object: 'list', results: (await findEmploymentEvents(this.#db, id)).map(toEmploymentEventResponse) };
   }
 
   /**
@@ -255,6 +280,7 @@ export class MemberService {
     if (row.termination_date !== null && compareDates(row.termination_date, row.hire_date) < 0) {
       errors.push(inputError(['termination_date'], 'The termination date cannot be before the hire date.'));
     }
+    errors.push(...employmentProblems(row, today));
     if (row.business_unit_id !== null && !(await repository.isEmployerBusinessUnit(trx, row.provider_id, row.employer_id, row.business_unit_id))) {
       errors.push(inputError(['business_unit'], "No such business unit for the member's employer."));
     }
@@ -290,6 +316,10 @@ export class MemberService {
     }
     return false;
   }
+}
+
+export function toEmploymentEventResponse(row: MemberEmploymentEventRow): EmploymentEventResponse {
+  return { id: row.id, member: row.member_id, event_type: row.event_type, effective_date: row.effective_date, details: parseDetails(row), recorded_at: row.recorded_at };
 }
 
 /** member_terminated to the employer, once per termination date. */

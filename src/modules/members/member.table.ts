@@ -4,6 +4,19 @@ export const EMPLOYMENT_STATUSES = ['full_time', 'part_time', 'seasonal', 'tempo
 export type EmploymentStatus = (typeof EMPLOYMENT_STATUSES)[number];
 export const PAY_FREQUENCIES = ['weekly', 'biweekly', 'semimonthly', 'monthly'] as const;
 export const BIOLOGICAL_SEXES = ['male', 'female'] as const;
+/** Why the employment ended (docs/decisions.md "Employment history"): what COBRA and the 834 make of it. */
+export const TERMINATION_REASONS = [
+  'voluntary',
+  'involuntary',
+  'gross_misconduct',
+  'layoff',
+  'retirement',
+  'death',
+  'reduction_in_hours',
+  'leave',
+  'other',
+] as const;
+export type TerminationReason = (typeof TERMINATION_REASONS)[number];
 
 export interface MemberTable {
   id: string;
@@ -21,8 +34,14 @@ export interface MemberTable {
   phone_number: string | null;
   /** Address as JSON text. */
   address: string;
+  /** The latest hire date: the rehire's, after a rehire. */
   hire_date: string;
+  /** The first hire date, kept through rehires (null only in a row not yet written: the migration backfilled it). */
+  original_hire_date: string | null;
   termination_date: string | null;
+  /** Why the employment ended; null without a termination_date, or when HR did not say. */
+  termination_reason: TerminationReason | null;
+  date_of_death: string | null;
   biological_sex: (typeof BIOLOGICAL_SEXES)[number] | null;
   employment_status: (typeof EMPLOYMENT_STATUSES)[number] | null;
   hours_worked: number | null;
@@ -41,3 +60,24 @@ export interface MemberSubclassTable {
 }
 
 export type MemberRow = Selectable<MemberTable>;
+
+/** The kinds of employment history entries (docs/decisions.md "Employment history"). */
+export const EMPLOYMENT_EVENT_TYPES = ['hire', 'termination', 'rehire', 'leave_of_absence', 'return_from_leave', 'change_of_hours', 'change_of_status'] as const;
+export type EmploymentEventType = (typeof EMPLOYMENT_EVENT_TYPES)[number];
+export const LEAVE_TYPES = ['fmla', 'military', 'medical', 'personal', 'other'] as const;
+export type LeaveType = (typeof LEAVE_TYPES)[number];
+
+/** One entry of a member's employment history, in the order it was recorded (`position`). */
+export interface MemberEmploymentEventTable {
+  id: string;
+  provider_id: string;
+  member_id: string;
+  event_type: EmploymentEventType;
+  effective_date: string;
+  /** JSON text: the entry's own values (EmploymentEventDetails). */
+  details: string;
+  position: number;
+  recorded_at: string;
+}
+
+export type MemberEmploymentEventRow = Selectable<MemberEmploymentEventTable>;
