@@ -63,6 +63,7 @@ describe('members: create and read', () => {
       original_hire_date: body.hire_date,
       termination_reason: null,
       date_of_death: null,
+      rehire_rule: null,
       enrollments: [],
       created_at: t.clock.now().toISOString(),
     });

@@ -42,6 +42,7 @@ describe('POST /plan_configurations', () => {
       coverage_start_rule: 'first_of_month_following_waiting_period',
       minimum_hours_per_week: 30,
       eligible_employment_statuses: ['full_time', 'seasonal'],
+      waiting_period_waiver_allowed: true,
       metadata: { source: 'renewal-2026' },
     };
     const response = await t.admin.post('/plan_configurations', body);
@@ -70,6 +71,7 @@ describe('POST /plan_configurations', () => {
       coverage_start_rule: 'first_of_month_following_waiting_period',
       minimum_hours_per_week: null,
       eligible_employment_statuses: null,
+      waiting_period_waiver_allowed: false,
       contribution_strategy: null,
       metadata: {},
       created_at: t.clock.now().toISOString(),

@@ -31,6 +31,7 @@ import { findDependentsByIds } from '../dependents/dependent.repository.ts';
 import { findMemberSubclassIds } from '../members/member.repository.ts';
 import { findPlanConfigurationsForPlans } from '../plan-configurations/plan-configuration.repository.ts';
 import { findPlansByIds } from '../plans/plan.repository.ts';
+import { waitingPeriodBasis } from '../members/rehire-rules.ts';
 
 type Elections = repository.Elections;
 
@@ -232,7 +233,8 @@ function coveredDependents(facts: ElectionFacts, member: MemberRow, input: Enrol
 function coverageStart(facts: ElectionFacts, request: ElectionRequest, input: EnrolledPlanInput, plan: PlanRow): string {
   const { enrollment, member } = request;
   const configuration = isNewHireStart(enrollment) ? selectPlanConfiguration(facts.subclassIds, facts.configurations.get(plan.id) ?? []) : undefined;
-  const ruleStart = configuration && newHireCoverageStart(member.hire_date, configuration.waiting_period_days, configuration.coverage_start_rule);
+  const basis = configuration && waitingPeriodBasis({ hireDate: member.hire_date, rehireRule: member.rehire_rule }, configuration, { overridden: false });
+  const ruleStart = configuration && basis && newHireCoverageStart(basis.from, basis.days, configuration.coverage_start_rule);
   return input.effective_start ?? laterPlanYearStart(facts, request, plan) ?? enrollment.effective_start ?? ruleStart ?? plan.effective_start;
 }
 

@@ -18,6 +18,7 @@ import { spouseRuleSource, spouseStandingOn } from '../dependents/spouse-rules.t
 import { fromBasisPoints } from '../plans/pricing.ts';
 import type { VolumeRules } from '../plans/plan.schemas.ts';
 import type { LineOfCoverage, RateBasis } from '../plans/plan.table.ts';
+import { waitingPeriodBasis } from '../members/rehire-rules.ts';
 
 /** Enrollment.reason: the contract's values (docs/api.md "Enrollment"). */
 export const ENROLLMENT_REASONS = [
@@ -83,6 +84,7 @@ export interface ConfigurationFacts {
   minimum_hours_per_week: number | null;
   /** JSON text of the eligible employment statuses, or null for any. */
   eligible_employment_statuses: string | null;
+  waiting_period_waiver_allowed: boolean | number;
 }
 
 export interface PlanFacts {
@@ -115,6 +117,8 @@ export interface SubmissionFacts {
     id: string;
     employerId: string;
     hireDate: string;
+    /** The rule of the member's latest rehire (members/rehire-rules.ts), null if never rehired. */
+    rehireRule: string | null;
     terminationDate: string | null;
     subclassIds: readonly string[];
     hoursWorked: number | null;
@@ -122,7 +126,14 @@ export interface SubmissionFacts {
   };
   /** A new_hire or rehire enrollment without a rules_override: coverage starts as the configuration's coverage_start_rule says. */
   newHireStart: boolean;
-  enrollment: { category: 'qle' | 'open_enrollment' | 'carrier_sync'; reason: string | null; changeDate: string | null; effectiveStart: string | null };
+  enrollment: {
+    category: 'qle' | 'open_enrollment' | 'carrier_sync';
+    reason: string | null;
+    changeDate: string | null;
+    effectiveStart: string | null;
+    /** An admin's rules_override is set: it waives the waiting period where the configuration allows it. */
+    overridden: boolean;
+  };
   plans: readonly {
     /** Undefined when the plan does not exist for the caller. */
     plan: PlanFacts | undefined;
@@ -189,15 +200,15 @@ export function submissionErrors(facts: SubmissionFacts): InputError[] {
         errors.push(inputError(at('effective_end'), `Coverage cannot end after the plan year, which ends on ${plan.effectiveEnd}.`));
       }
       if (configuration) {
-        const eligibleFrom = waitingPeriodEnd(member.hireDate, configuration.waiting_period_days);
-        const newHireChoice = facts.newHireStart
-          ? newHireStartChoice(member.hireDate, configuration.waiting_period_days, configuration.coverage_start_rule, plan.effectiveEnd)
-          : undefined;
+        // A rehire that starts no new waiting period, or a waiver, counts none (members/rehire-rules.ts).
+        const basis = waitingPeriodBasis(member, configuration, { overridden: enrollment.overridden });
+        const eligibleFrom = waitingPeriodEnd(basis.from, basis.days);
+        const newHireChoice = facts.newHireStart ? newHireStartChoice(basis.from, basis.days, configuration.coverage_start_rule, plan.effectiveEnd) : undefined;
         if (newHireChoice !== undefined && !isAllowedNewHireStart(start, newHireChoice)) {
           errors.push(
             inputError(
               at('effective_start'),
-              `A new hire's coverage on this plan starts as coverage_start_rule ${configuration.coverage_start_rule} says from the hire date ${member.hireDate} and a ${configuration.waiting_period_days}-day waiting period: ${describeNewHireStartChoice(newHireChoice)}.`,
+              `A new hire's coverage on this plan starts as coverage_start_rule ${configuration.coverage_start_rule} says from the hire date ${basis.from} and a ${basis.days}-day waiting period: ${describeNewHireStartChoice(newHireChoice)}.`,
             ),
           );
         } else if (compareDates(start, eligibleFrom) < 0) {

@@ -208,3 +208,9 @@ export async function updateEnrolledDependentVolume(
 ): Promise<void> {
   await trx.updateTable('enrolled_dependents').set(set).where('id', '=', id).execute();
 }
+
+/** Enrolled plans by id (the caller read the ids from the database), in id order. */
+export function findEnrolledPlansByIds(db: Executor, ids: readonly string[]): Promise<EnrolledPlanRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('enrolled_plans').selectAll().where('id', 'in', ids).orderBy('id').execute();
+}

@@ -22,6 +22,7 @@ import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import type { QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
 import { CoverageChangeRecorder, type BenefitChangeRecorder } from '../coverage/coverage-change-recorder.ts';
 import { CoverageContinuation } from './coverage-continuation.ts';
+import { RehireReinstatement } from './rehire-reinstatement.ts';
 import { EnrollmentApproval, StoredApproval } from './enrollment-approval.ts';
 import { EnrollmentDrafts } from './enrollment-drafts.ts';
 import type { EnrollmentResponse } from './enrollment.schemas.ts';
@@ -42,6 +43,7 @@ export class EnrollmentService {
   readonly approvals: EnrollmentApproval;
   readonly continuations: CoverageContinuation;
   readonly eoiDecisions: EoiDecisions;
+  readonly rehires: RehireReinstatement;
 
   constructor(options: EnrollmentServiceOptions) {
     const { db, clock, commit } = options;
@@ -52,6 +54,7 @@ export class EnrollmentService {
     const laterElections = new LaterElections({ clock, commit, continuation: this.continuations });
     this.approvals = new EnrollmentApproval({ db, stored, laterElections });
     this.eoiDecisions = new EoiDecisions({ db, clock, commit, continuation: this.continuations });
+    this.rehires = new RehireReinstatement({ clock, continuation: this.continuations });
   }
 
   /** Passive open enrollment: creates an enrollment linked to `windowId` in the caller's transaction. */
@@ -67,6 +70,11 @@ export class EnrollmentService {
   /** Passive open enrollment: approval in the caller's transaction (the job worker is woken after the commit by jobs/job-wake.ts). */
   async approveEnrollmentIn(trx: Transaction<Database>, scope: Scope, id: string): Promise<EnrollmentResponse> {
     return this.approvals.approveIn(trx, scope, id);
+  }
+
+  /** A rehire within 30 days, the member locked by the caller (RehireReinstatement.reinstateIn). */
+  async reinstateIn(...args: Parameters<RehireReinstatement['reinstateIn']>): Promise<boolean> {
+    return this.rehires.reinstateIn(...args);
   }
 
   /** The daily sweep's age-outs, the member locked by the caller (CoverageContinuation.endDependentCoverageIn). */

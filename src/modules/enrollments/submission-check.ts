@@ -123,13 +123,20 @@ function submissionFacts(read: {
       id: member.id,
       employerId: member.employer_id,
       hireDate: member.hire_date,
+      rehireRule: member.rehire_rule,
       terminationDate: member.termination_date,
       subclassIds: read.subclassIds,
       hoursWorked: member.hours_worked,
       employmentStatus: member.employment_status,
     },
     newHireStart: isNewHireStart(enrollment),
-    enrollment: { category: enrollment.category, reason: enrollment.reason, changeDate: enrollment.change_date, effectiveStart: enrollment.effective_start },
+    enrollment: {
+      category: enrollment.category,
+      reason: enrollment.reason,
+      changeDate: enrollment.change_date,
+      effectiveStart: enrollment.effective_start,
+      overridden: enrollment.rules_override_reason !== null,
+    },
     plans: elections.plans.map((elected) => {
       const plan = plans.get(elected.plan_id);
       return {

@@ -5,8 +5,8 @@
  * transaction of the write.
  */
 import { compareDates } from '../../shared/dates.ts';
-import { inputError, type InputError } from '../../shared/errors.ts';
-import type { EmploymentEventType, LeaveType, MemberRow, TerminationReason } from './member.table.ts';
+import { InvalidState, ValidationFailed, inputError, type AppError, type InputError } from '../../shared/errors.ts';
+import type { EmploymentEventType, LeaveType, MemberEmploymentEventRow, MemberRow, TerminationReason } from './member.table.ts';
 
 /** What an entry holds besides its type and date (stored as JSON; every field optional). */
 export interface EmploymentEventDetails {
@@ -25,7 +25,7 @@ export interface EmploymentEventDetails {
   days_away?: number;
   rehire_rule?: string;
   /** A rehire's elections: reinstated, or the member elects anew. */
-  elections?: 'reinstated' | 'elect_anew';
+  elections?: 'reinstate' | 'elect_anew';
   /** An admin's override of a waiting period, with the admin's reason (the audit trail). */
   waiting_period_waived?: { reason: string };
 }
@@ -58,6 +58,16 @@ export function employmentEventsOf(before: EmploymentFields | null, after: Emplo
   } else if (after.termination_date !== null && (after.termination_date !== before.termination_date || after.termination_reason !== before.termination_reason)) {
     events.push({ type: 'termination', effectiveDate: after.termination_date, details: { termination_reason: after.termination_reason } });
   }
+  return [...events, ...workChangesOf(before, after, today)];
+}
+
+/** The changes of hours and of employment status between two versions of a member, as of `today`. */
+export function workChangesOf(
+  before: Pick<MemberRow, 'hours_worked' | 'employment_status'>,
+  after: Pick<MemberRow, 'hours_worked' | 'employment_status'>,
+  today: string,
+): NewEmploymentEvent[] {
+  const events: NewEmploymentEvent[] = [];
   if (after.hours_worked !== before.hours_worked) {
     events.push({ type: 'change_of_hours', effectiveDate: today, details: { hours_before: before.hours_worked, hours_after: after.hours_worked } });
   }
@@ -65,6 +75,39 @@ export function employmentEventsOf(before: EmploymentFields | null, after: Emplo
     events.push({ type: 'change_of_status', effectiveDate: today, details: { status_before: before.employment_status, status_after: after.employment_status } });
   }
   return events;
+}
+
+/** The leave the member is on: the latest leave_of_absence with no return_from_leave after it, if any. */
+export function leaveInProgress(history: readonly Pick<MemberEmploymentEventRow, 'event_type' | 'effective_date' | 'details'>[]): { effectiveDate: string; leaveType: LeaveType } | undefined {
+  const last = history.findLast((row) => row.event_type === 'leave_of_absence' || row.event_type === 'return_from_leave');
+  if (last?.event_type !== 'leave_of_absence') return undefined;
+  return { effectiveDate: last.effective_date, leaveType: (JSON.parse(last.details) as EmploymentEventDetails).leave_type ?? 'other' };
+}
+
+/**
+ * Why a leave of absence, or a return from one, cannot be recorded: a 400 on its fields, or a 409 when the
+ * member's state does not allow it (a leave while on leave or after the termination, a return without a leave).
+ */
+export function leaveProblem(
+  member: Pick<MemberRow, 'hire_date' | 'termination_date'>,
+  input: { event_type: 'leave_of_absence' | 'return_from_leave'; effective_date: string; leave_type?: LeaveType | undefined },
+  onLeave: { effectiveDate: string } | undefined,
+): AppError | undefined {
+  if (input.event_type === 'leave_of_absence') {
+    if (input.leave_type === undefined) return new ValidationFailed([inputError(['leave_type'], 'A leave_of_absence needs its leave_type.')]);
+    if (onLeave) return new InvalidState(`The member is on a leave of absence since ${onLeave.effectiveDate}: record the return_from_leave first.`);
+    if (member.termination_date !== null) return new InvalidState('The member has a termination_date: a leave of absence is recorded for an employee.');
+    if (compareDates(input.effective_date, member.hire_date) < 0) {
+      return new ValidationFailed([inputError(['effective_date'], `A leave cannot start before the hire date: expected ${member.hire_date} or later.`)]);
+    }
+    return undefined;
+  }
+  if (input.leave_type !== undefined) return new ValidationFailed([inputError(['leave_type'], 'A return_from_leave returns from the leave recorded: leave_type is for leave_of_absence.')]);
+  if (!onLeave) return new InvalidState('The member is not on a leave of absence: there is nothing to return from.');
+  if (compareDates(input.effective_date, onLeave.effectiveDate) < 0) {
+    return new ValidationFailed([inputError(['effective_date'], `The leave began on ${onLeave.effectiveDate}: expected ${onLeave.effectiveDate} or later.`)]);
+  }
+  return undefined;
 }
 
 type DeathFields = Pick<MemberRow, 'termination_date' | 'termination_reason' | 'date_of_death'>;

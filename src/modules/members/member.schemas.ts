@@ -14,6 +14,7 @@ import {
 } from '../../http/schemas.ts';
 import { PhoneNumberSchema } from '../employers/employer.schemas.ts';
 import { BIOLOGICAL_SEXES, EMPLOYMENT_EVENT_TYPES, EMPLOYMENT_STATUSES, LEAVE_TYPES, PAY_FREQUENCIES, TERMINATION_REASONS } from './member.table.ts';
+import { REHIRE_RULES } from './rehire-rules.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
 
@@ -33,6 +34,11 @@ export const MemberSchema = Type.Object(
     termination_date: Nullable(DateSchema),
     termination_reason: Nullable(StringEnum(TERMINATION_REASONS)),
     date_of_death: Nullable(DateSchema),
+    rehire_rule: Nullable(
+      StringEnum(REHIRE_RULES, {
+        description: 'The rule of the latest rehire (POST /members/{id}/rehire); null for a member never rehired. docs/decisions.md "Employment history"',
+      }),
+    ),
     biological_sex: Nullable(StringEnum(BIOLOGICAL_SEXES)),
     employment_status: Nullable(StringEnum(EMPLOYMENT_STATUSES)),
     hours_worked: Nullable(Type.Number()),
@@ -118,7 +124,7 @@ const EmploymentEventDetailsSchema = Type.Object(
     previous_termination_date: Type.Optional(DateSchema),
     days_away: Type.Optional(Type.Integer()),
     rehire_rule: Type.Optional(Type.String()),
-    elections: Type.Optional(StringEnum(['reinstated', 'elect_anew'] as const)),
+    elections: Type.Optional(StringEnum(['reinstate', 'elect_anew'] as const)),
     waiting_period_waived: Type.Optional(Type.Object({ reason: Type.String() })),
   },
   { description: "The entry's own values; which appear depends on event_type (docs/decisions.md \"Employment history\")" },
@@ -141,3 +147,31 @@ export const EmploymentHistorySchema = Type.Object(
   { object: Type.Literal('list'), results: Type.Array(EmploymentEventSchema) },
   { title: 'EmploymentHistory' },
 );
+
+export const RehireMemberBodySchema = Type.Object(
+  {
+    rehire_date: Type.Unsafe<string>({ ...DateSchema, description: 'The first day of the new employment: after the termination_date on record' }),
+    elections: Type.Optional(
+      StringEnum(['reinstate', 'elect_anew'] as const, {
+        description:
+          'For a rehire within 30 days of the termination: reinstate (the default) gives back the coverage the termination ended, from rehire_date; elect_anew leaves the member to enroll (reason rehire). Only elect_anew is accepted for a later rehire.',
+      }),
+    ),
+    hours_worked: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 168, description: 'Hours per week in the new employment' }))),
+    employment_status: Type.Optional(Nullable(StringEnum(EMPLOYMENT_STATUSES))),
+  },
+  { title: 'RehireMemberBody', additionalProperties: false },
+);
+export type RehireMemberBody = Static<typeof RehireMemberBodySchema>;
+
+export const CreateEmploymentEventBodySchema = Type.Object(
+  {
+    event_type: StringEnum(['leave_of_absence', 'return_from_leave'] as const, {
+      description: 'The entries recorded by hand; hires, terminations, rehires and changes of hours or status are recorded by the member writes that make them',
+    }),
+    effective_date: DateSchema,
+    leave_type: Type.Optional(StringEnum(LEAVE_TYPES, { description: 'Required for leave_of_absence' })),
+  },
+  { title: 'CreateEmploymentEventBody', additionalProperties: false },
+);
+export type CreateEmploymentEventBody = Static<typeof CreateEmploymentEventBodySchema>;

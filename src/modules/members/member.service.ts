@@ -19,15 +19,21 @@ import { selectPlanConfiguration, waitingPeriodEnd } from '../plan-configuration
 import { eventOf } from '../events/event-data.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import { appendEmploymentEvents, findEmploymentEvents, parseDetails } from './employment-history.repository.ts';
-import { employmentEventsOf, employmentProblems, withDeathCompleted } from './employment-history.ts';
+import { employmentEventsOf, employmentProblems, leaveInProgress, leaveProblem, withDeathCompleted, workChangesOf } from './employment-history.ts';
+import { daysAway, rehireRuleOf } from './rehire-rules.ts';
 import * as repository from './member.repository.ts';
-import type { CreateMemberBody, EmploymentEventResponse, MemberResponse, UpdateMemberBody } from './member.schemas.ts';
+import type { CreateEmploymentEventBody, CreateMemberBody, EmploymentEventResponse, MemberResponse, RehireMemberBody, UpdateMemberBody } from './member.schemas.ts';
 import type { MemberEmploymentEventRow, MemberRow } from './member.table.ts';
 
 /** What a change of termination_date does to coverage (the coverage module's CoverageTerminations). */
 export interface TerminationOfCoverage {
   applyIn(trx: Transaction<Database>, member: MemberRow, today: string): Promise<number>;
   undoIn(trx: Transaction<Database>, member: MemberRow, today: string): Promise<number>;
+}
+
+/** A rehire's reinstatement of the coverage its termination ended (enrollments/rehire-reinstatement.ts). */
+export interface ElectionReinstatement {
+  reinstateIn(trx: Transaction<Database>, member: MemberRow, terminationDate: string, rehireDate: string): Promise<boolean>;
 }
 
 /** A welcome goes to members hired within the last 30 days or hired for a future date (docs/decisions.md "Notifications"). */
@@ -49,6 +55,7 @@ export function toMemberResponse(row: MemberRow, links: { subclasses: string[]; 
     termination_date: row.termination_date,
     termination_reason: row.termination_reason,
     date_of_death: row.date_of_death,
+    rehire_rule: row.rehire_rule as MemberResponse['rehire_rule'],
     biological_sex: row.biological_sex,
     employment_status: row.employment_status,
     hours_worked: row.hours_worked,
@@ -84,6 +91,7 @@ export class MemberService {
   readonly #ssnDigester: SsnDigester;
   readonly #changes: ChangeCommit;
   readonly #terminations: TerminationOfCoverage;
+  readonly #reinstatement: ElectionReinstatement;
 
   constructor(options: {
     db: Kysely<Database>;
@@ -92,6 +100,7 @@ export class MemberService {
     ssnDigester: SsnDigester;
     changes: ChangeCommit;
     terminations: TerminationOfCoverage;
+    reinstatement: ElectionReinstatement;
   }) {
     this.#db = options.db;
     this.#clock = options.clock;
@@ -99,6 +108,7 @@ export class MemberService {
     this.#ssnDigester = options.ssnDigester;
     this.#changes = options.changes;
     this.#terminations = options.terminations;
+    this.#reinstatement = options.reinstatement;
   }
 
   async createMember(scope: Scope, input: CreateMemberBody): Promise<MemberResponse> {
@@ -122,6 +132,7 @@ export class MemberService {
         termination_date: input.termination_date ?? null,
         termination_reason: input.termination_reason ?? null,
         date_of_death: input.date_of_death ?? null,
+        rehire_rule: null,
         biological_sex: input.biological_sex ?? null,
         employment_status: input.employment_status ?? null,
         hours_worked: input.hours_worked ?? null,
@@ -216,6 +227,80 @@ export class MemberService {
     const today = toDateString(this.#clock.now());
     await this.#terminations.undoIn(trx, member, today);
     if (member.termination_date !== null && compareDates(member.termination_date, today) < 0) await this.#terminations.applyIn(trx, member, today);
+  }
+
+  /**
+   * Rehires a terminated member on `rehire_date` by the rule of rehire-rules.ts (how long they were away):
+   * hire_date becomes the rehire date (original_hire_date stays), the termination is cleared, and the rule is
+   * recorded on the member and in the history. A termination that has not taken effect is undone (coverage goes
+   * on without a break); one that has, for a rehire within 30 days, has its coverage reinstated from the rehire
+   * date unless the member elects anew. One transaction, the member locked.
+   */
+  async rehireMember(scope: Scope, id: string, input: RehireMemberBody): Promise<MemberResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const current = await repository.lockMemberById(trx, scope, id);
+      if (!current) throw new NotFound('member');
+      const terminationDate = current.termination_date;
+      if (terminationDate === null) throw new InvalidState('The member has no termination_date: only a terminated member can be rehired.');
+      if (current.date_of_death !== null) throw new InvalidState('The member has a date_of_death: a deceased member cannot be rehired.');
+      if (compareDates(input.rehire_date, terminationDate) <= 0) {
+        throw new ValidationFailed([
+          inputError(['rehire_date'], `The rehire date must be after the termination date ${terminationDate}: expected ${addDays(terminationDate, 1)} or later.`),
+        ]);
+      }
+      const rule = rehireRuleOf(terminationDate, input.rehire_date);
+      const elections = input.elections ?? (rule.reinstatesElections ? 'reinstate' : 'elect_anew');
+      if (elections === 'reinstate' && !rule.reinstatesElections) {
+        throw new ValidationFailed([
+          inputError(
+            ['elections'],
+            `Prior elections are reinstated only for a rehire within 30 days of the termination (expected a rehire_date up to ${addDays(terminationDate, 30)}); this one is a ${rule.rule}: elect anew.`,
+          ),
+        ]);
+      }
+      const updated: MemberRow = {
+        ...applyChanges(current, input, ['hours_worked', 'employment_status']),
+        hire_date: input.rehire_date,
+        termination_date: null,
+        termination_reason: null,
+        rehire_rule: rule.rule,
+      };
+      const links = (await repository.findMemberLinks(trx, [id])).get(id)!;
+      await this.#assertConsistent(trx, updated, links.subclasses, undefined);
+      await repository.updateMember(trx, updated);
+      const now = this.#clock.now().toISOString();
+      await appendEmploymentEvents(
+        trx,
+        updated,
+        [
+          {
+            type: 'rehire',
+            effectiveDate: input.rehire_date,
+            details: { previous_termination_date: terminationDate, days_away: daysAway(terminationDate, input.rehire_date), rehire_rule: rule.rule, elections },
+          },
+          ...workChangesOf(current, updated, toDateString(this.#clock.now())),
+        ],
+        now,
+      );
+      await this.#changes.commit(trx, { events: [eventOf('member', 'updated', updated)] });
+      await this.#applyTerminationChange(trx, updated);
+      if (elections === 'reinstate') await this.#reinstatement.reinstateIn(trx, updated, terminationDate, input.rehire_date);
+      return this.#withLinks(trx, updated);
+    });
+  }
+
+  /** Records a leave of absence or the return from one in the member's history (docs/decisions.md "Employment history"). */
+  async recordEmploymentEvent(scope: Scope, id: string, input: CreateEmploymentEventBody): Promise<EmploymentEventResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const member = await repository.lockMemberById(trx, scope, id);
+      if (!member) throw new NotFound('member');
+      const onLeave = leaveInProgress(await findEmploymentEvents(trx, id));
+      const problem = leaveProblem(member, input, onLeave);
+      if (problem) throw problem;
+      const leaveType = input.event_type === 'leave_of_absence' ? input.leave_type : onLeave?.leaveType;
+      const [row] = await appendEmploymentEvents(trx, member, [{ type: input.event_type, effectiveDate: input.effective_date, details: leaveType === undefined ? {} : { leave_type: leaveType } }], this.#clock.now().toISOString());
+      return toEmploymentEventResponse(row!);
+    });
   }
 
   /** The member's employment history, oldest entry first. */

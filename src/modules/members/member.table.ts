@@ -42,6 +42,8 @@ export interface MemberTable {
   /** Why the employment ended; null without a termination_date, or when HR did not say. */
   termination_reason: TerminationReason | null;
   date_of_death: string | null;
+  /** The rule of the latest rehire (members/rehire-rules.ts RehireRule), null for a member never rehired. */
+  rehire_rule: string | null;
   biological_sex: (typeof BIOLOGICAL_SEXES)[number] | null;
   employment_status: (typeof EMPLOYMENT_STATUSES)[number] | null;
   hours_worked: number | null;

@@ -54,10 +54,15 @@ const EligibleStatusesSchema = Nullable(
     description: "The members' employment_status values eligible; null for any",
   }),
 );
+const WaiverAllowedSchema = Type.Boolean({
+  description:
+    "Whether an admin's rules_override on an enrollment waives this configuration's waiting period (recorded on the enrollment with the admin's key and reason); false by default",
+});
 const employmentFields = {
   coverage_start_rule: CoverageStartRuleSchema,
   minimum_hours_per_week: MinimumHoursSchema,
   eligible_employment_statuses: EligibleStatusesSchema,
+  waiting_period_waiver_allowed: WaiverAllowedSchema,
 };
 
 export const PlanConfigurationSchema = Type.Object(
@@ -94,6 +99,7 @@ export const CreatePlanConfigurationBodySchema = Type.Object(
     ),
     minimum_hours_per_week: Type.Optional(MinimumHoursSchema),
     eligible_employment_statuses: Type.Optional(EligibleStatusesSchema),
+    waiting_period_waiver_allowed: Type.Optional(WaiverAllowedSchema),
     metadata: Type.Optional(MetadataSchema),
   },
   { title: 'CreatePlanConfigurationBody', additionalProperties: false },
@@ -111,6 +117,7 @@ export const UpdatePlanConfigurationBodySchema = Type.Object(
     coverage_start_rule: Type.Optional(CoverageStartRuleSchema),
     minimum_hours_per_week: Type.Optional(MinimumHoursSchema),
     eligible_employment_statuses: Type.Optional(EligibleStatusesSchema),
+    waiting_period_waiver_allowed: Type.Optional(WaiverAllowedSchema),
     metadata: Type.Optional(MetadataSchema),
   },
   { title: 'UpdatePlanConfigurationBody', additionalProperties: false },

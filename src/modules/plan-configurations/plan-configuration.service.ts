@@ -48,6 +48,7 @@ export function toPlanConfigurationResponse(row: PlanConfigurationRow): PlanConf
     coverage_start_rule: row.coverage_start_rule,
     minimum_hours_per_week: row.minimum_hours_per_week,
     eligible_employment_statuses: parseEmploymentStatuses(row.eligible_employment_statuses),
+    waiting_period_waiver_allowed: Boolean(row.waiting_period_waiver_allowed),
     contribution_strategy: parseContributionStrategy(row.contribution_strategy),
     metadata: parseMetadata(row.metadata),
     created_at: row.created_at,
@@ -110,6 +111,7 @@ export class PlanConfigurationService {
         coverage_start_rule: input.coverage_start_rule ?? defaultCoverageStartRule(input.waiting_period_days ?? 0),
         minimum_hours_per_week: input.minimum_hours_per_week ?? null,
         eligible_employment_statuses: input.eligible_employment_statuses ? JSON.stringify(input.eligible_employment_statuses) : null,
+        waiting_period_waiver_allowed: input.waiting_period_waiver_allowed ?? false,
         contribution_strategy: null,
         metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
         created_at: this.#clock.now().toISOString(),
@@ -149,6 +151,7 @@ export class PlanConfigurationService {
           'coverage_start_rule',
           'minimum_hours_per_week',
         ]),
+        waiting_period_waiver_allowed: input.waiting_period_waiver_allowed ?? current.waiting_period_waiver_allowed,
         required_subclass_id: input.required_subclass !== undefined ? input.required_subclass : current.required_subclass_id,
         eligible_employment_statuses:
           input.eligible_employment_statuses !== undefined

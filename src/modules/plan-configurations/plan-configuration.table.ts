@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 import type { AgeOutRule, CoverageStartRule, TerminationPolicy } from './eligibility.ts';
 
 export interface PlanConfigurationTable {
@@ -17,6 +17,8 @@ export interface PlanConfigurationTable {
   minimum_hours_per_week: number | null;
   /** JSON text: the employment statuses eligible (EMPLOYMENT_STATUSES), or null for any. */
   eligible_employment_statuses: string | null;
+  /** Whether an admin's rules_override on an enrollment waives the waiting period (members/rehire-rules.ts waitingPeriodBasis). */
+  waiting_period_waiver_allowed: Generated<boolean | number>;
   /** JSON text of the ContributionStrategy (POST /plan_configurations/{id}/contribution_strategy), or null until one is set. */
   contribution_strategy: string | null;
   metadata: string;
