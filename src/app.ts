@@ -33,6 +33,7 @@ import { registerMemberIdCardRoutes } from './modules/member-id-cards/member-id-
 import { registerMemberRoutes } from './modules/members/member.routes.ts';
 import { registerNotificationRoutes } from './modules/notifications/notification.routes.ts';
 import { registerAlertRoutes } from './modules/alerts/alert.routes.ts';
+import { registerReconciliationRoutes } from './modules/reconciliation/reconciliation.routes.ts';
 import { registerOpenEnrollmentWindowRoutes } from './modules/open-enrollment/open-enrollment-window.routes.ts';
 import { registerPayRateRoutes } from './modules/pay-rates/pay-rate.routes.ts';
 import { registerPlanConfigurationRoutes } from './modules/plan-configurations/plan-configuration.routes.ts';
@@ -108,6 +109,7 @@ function registerRoutes(app: FastifyInstance, services: Services, pages: Paginat
   registerEmployerRoutes(app, { employers: services.employers, pages });
   registerCarrierRoutes(app, { carriers: services.carriers, pages });
   registerGroupRoutes(app, { groups: services.groups, pages });
+  registerReconciliationRoutes(app, { reconciliation: services.reconciliation });
   registerBusinessUnitRoutes(app, { businessUnits: services.businessUnits, pages });
   registerSubclassRoutes(app, { subclasses: services.subclasses, pages });
   registerNotificationRoutes(app, { notifications: services.notifications, pages });

@@ -32,6 +32,7 @@ import { MemberIdCardService } from './modules/member-id-cards/member-id-card.se
 import { MemberService } from './modules/members/member.service.ts';
 import { NotificationService } from './modules/notifications/notification.service.ts';
 import { AlertService } from './modules/alerts/alert.service.ts';
+import { ReconciliationService } from './modules/reconciliation/reconciliation.service.ts';
 import { openEnrollmentJobHandlers } from './modules/open-enrollment/passive-rollover.job.ts';
 import { PayRateService } from './modules/pay-rates/pay-rate.service.ts';
 import { PlanConfigurationService } from './modules/plan-configurations/plan-configuration.service.ts';
@@ -61,6 +62,7 @@ export interface Services extends BackgroundServices {
   subclasses: SubclassService;
   notifications: NotificationService;
   alerts: AlertService;
+  reconciliation: ReconciliationService;
   events: EventService;
   members: MemberService;
   plans: PlanService;
@@ -99,6 +101,7 @@ export function buildServices(deps: ServiceDependencies): Services {
     subclasses: new SubclassService(db, clock, changes),
     notifications: new NotificationService(db),
     alerts: new AlertService(db),
+    reconciliation: new ReconciliationService(db, clock),
     events: new EventService(db),
     members: new MemberService({
       db,

@@ -173,3 +173,35 @@ export async function findCoverageOfGroupOfMembers(db: Executor, providerId: str
   }
   return found;
 }
+
+/**
+ * Coverage in force on `date` on the group's plans (optionally of one member), with volumes and plan year ends,
+ * latest start first per member and line (then latest recorded): the first row of each member and line is its
+ * coverage that day (reconciliation/reconciliation.service.ts).
+ */
+export function findGroupCoverageForReconciliation(db: Executor, providerId: string, groupId: string, date: string, memberId: string | undefined) {
+  let query = db
+    .selectFrom('enrolled_plans')
+    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
+    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
+    .select([
+      'enrolled_plans.id',
+      'enrolled_plans.member_id',
+      'enrolled_plans.plan_id',
+      'enrolled_plans.effective_start',
+      'enrolled_plans.effective_end',
+      'enrolled_plans.volume_cents',
+      'plans.line_of_coverage',
+      'plans.effective_end as plan_end',
+    ])
+    .where('plans.provider_id', '=', providerId)
+    .where('plans.group_id', '=', groupId)
+    .where(coverageInForceOn(date));
+  if (memberId !== undefined) query = query.where('enrolled_plans.member_id', '=', memberId);
+  return query
+    .orderBy('enrolled_plans.member_id')
+    .orderBy('plans.line_of_coverage')
+    .orderBy('enrolled_plans.effective_start', 'desc')
+    .orderBy('enrolled_plans.created_at', 'desc')
+    .execute();
+}
