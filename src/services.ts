@@ -103,7 +103,7 @@ export function buildServices(deps: ServiceDependencies): Services {
     members: new MemberService({ db, clock, encrypter, ssnDigester: new SsnDigester(encryptionKey), changes, terminations: background.terminations }),
     plans: new PlanService(db, clock, changes),
     planConfigurations: new PlanConfigurationService(db, clock, changes),
-    dependents: new DependentService({ db, clock, changes, encrypter }),
+    dependents: new DependentService({ db, clock, changes, encrypter, relationshipEnds: background.relationshipEnds }),
     beneficiaries: new BeneficiaryService(db, clock, changes),
     payRates: new PayRateService(db, clock, changes),
     documents: new DocumentService(db, clock, changes),
