@@ -206,9 +206,70 @@ describe('a domestic partnership dissolved', () => {
   );
 });
 
-describe('later plan years respect the end date (one rule with renewal: dependents/spouse-rules.ts)', () => {
-  const at = (date: string) => t.clock.set(`${date}T15:00:00.000Z`);
+const at = (date: string) => t.clock.set(`${date}T15:00:00.000Z`);
 
+describe("every coverage of the ex-spouse ends, a later plan year's too", () => {
+  it('when the 2027 election already covers the spouse, then the divorce ends the 2026 coverage on its date and the 2027 coverage from its first day, with one COBRA event', async () => {
+    at('2026-03-02');
+    const w = await createEnrollmentWorld(t);
+    const medical2027 = await ok(w.admin.post(`/plans/${w.plans.medical.id}/renew`, { plan_name: 'Gold PPO 2027', effective_end: '2027-12-31' }), 201);
+    const member = await createMember(w.admin, { employer: w.employer.id, dob: '1988-08-08', hire_date: '2020-01-01' });
+    const spouse = await createDependent(w.admin, { member: member.id, member_relationship: 'spouse', dob: '1989-09-09' });
+    await ok(
+      w.admin.post('/enrollments', {
+        member: member.id,
+        category: 'carrier_sync',
+        effective_start: '2026-01-01',
+        enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: [{ dependent: spouse.id }] }],
+      }),
+      201,
+    );
+    at('2026-11-02');
+    await activeWindow(w.admin, {
+      employer: w.employer.id,
+      start_date: '2026-11-01',
+      end_date: '2026-11-30',
+      renewal_date: '2027-01-01',
+      plans: [medical2027.id],
+    });
+    const openEnrollment = await ok(
+      w.admin.post('/enrollments', {
+        member: member.id,
+        category: 'open_enrollment',
+        reason: 'open_enrollment',
+        effective_start: '2027-01-01',
+        enrolled_plans: [{ plan: medical2027.id, enrolled_dependents: [{ dependent: spouse.id }] }],
+      }),
+      201,
+    );
+    await ok(w.admin.post(`/enrollments/${openEnrollment.id}/save_and_submit`));
+    await ok(w.admin.post(`/enrollments/${openEnrollment.id}/approve`));
+    expect((await dependentsOn(w, member.id, '2027-01-01')).medical).toEqual([spouse.id]);
+
+    at('2026-11-05');
+    await ok(w.admin.patch(`/dependents/${spouse.id}`, { member_relationship: 'ex_spouse', relationship_end_date: '2026-10-31' }));
+    const medicalOn = async (date: string) => (await dependentsOn(w, member.id, date)).medical;
+    expect([await medicalOn('2026-10-31'), await medicalOn('2026-11-01'), await medicalOn('2027-01-01')]).toEqual([[spouse.id], [], []]);
+    const divorces = await enrollmentsOf(w, member.id, 'divorce');
+    expect(divorces.map((e) => [e.effective_start, e.change_date]).sort()).toEqual([
+      ['2026-11-01', '2026-10-31'],
+      ['2027-01-01', '2026-10-31'],
+    ]);
+    expect(await cobraEventsOf(w, member.id)).toEqual([
+      expect.objectContaining({
+        event_type: 'divorce_or_legal_separation',
+        event_date: '2026-10-31',
+        coverage_lost_date: '2026-11-01',
+        dependents: [spouse.id],
+      }),
+    ]);
+    // The sweep after it finds nothing left.
+    expect((await sweep.run('2026-11-06')).relationship_coverage_ended).toBe(0);
+    at('2026-03-02');
+  });
+});
+
+describe('later plan years respect the end date (one rule with renewal: dependents/spouse-rules.ts)', () => {
   it('when a marriage reaches forward to the approved 2027 election, then a spouse whose relationship ends before 2027 is not added there; one without an end date is', async () => {
     const story = async (relationshipEndDate: string | null) => {
       at('2026-03-02');
