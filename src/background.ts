@@ -10,6 +10,7 @@ import type { Wakeable } from './jobs/job-wake.ts';
 import { BenefitChangeService } from './modules/benefit-changes/benefit-change.service.ts';
 import { ChangeCommit } from './modules/change-commit/change-commit.ts';
 import { CobraEventService } from './modules/cobra-events/cobra-event.service.ts';
+import { RelationshipEnds } from './modules/coverage/relationship-ends.ts';
 import { CoverageTerminations } from './modules/coverage/termination.service.ts';
 import { DailySweep, type SweepOptions } from './modules/daily-sweep/sweep.service.ts';
 import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
@@ -38,6 +39,8 @@ export interface BackgroundServices {
   cobraEvents: CobraEventService;
   enrollments: EnrollmentService;
   terminations: CoverageTerminations;
+  /** A divorce or dissolution ending the former partner's coverage (PATCH /dependents/{id} and the sweep). */
+  relationshipEnds: RelationshipEnds;
   windows: OpenEnrollmentWindowService;
   sweep: DailySweep;
 }
@@ -53,6 +56,7 @@ export function buildBackgroundServices(deps: BackgroundDependencies, sweep: Swe
   const enrollments = new EnrollmentService({ db, clock, commit: changes, benefitChanges, qualifyingEvents: cobraEvents });
   const terminations = new CoverageTerminations({ db, clock, commit: changes, benefitChanges, qualifyingEvents: cobraEvents });
   const windows = new OpenEnrollmentWindowService({ db, clock, changes, enrollments });
+  const relationshipEnds = new RelationshipEnds({ db, coverage: enrollments });
   return {
     db,
     clock,
@@ -62,8 +66,9 @@ export function buildBackgroundServices(deps: BackgroundDependencies, sweep: Swe
     cobraEvents,
     enrollments,
     terminations,
+    relationshipEnds,
     windows,
-    sweep: new DailySweep({ ...sweep, db, changes, windows, coverage: enrollments, terminations, worker: deps.worker }),
+    sweep: new DailySweep({ ...sweep, db, changes, windows, coverage: enrollments, terminations, relationshipEnds, worker: deps.worker }),
   };
 }
 

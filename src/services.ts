@@ -114,7 +114,7 @@ export function buildServices(deps: ServiceDependencies): Services {
     }),
     plans: new PlanService(db, clock, changes),
     planConfigurations: new PlanConfigurationService(db, clock, changes),
-    dependents: new DependentService({ db, clock, changes, encrypter }),
+    dependents: new DependentService({ db, clock, changes, encrypter, relationshipEnds: background.relationshipEnds }),
     beneficiaries: new BeneficiaryService(db, clock, changes),
     payRates: new PayRateService(db, clock, changes),
     documents: new DocumentService(db, clock, changes),

@@ -339,7 +339,7 @@ describe('dates every category keeps', () => {
       enrolled_plans: [{ plan: world.w.plans.medical.id }],
     });
     expect(refusedBy(await world.w.admin.post(`/enrollments/${refused.body.id}/save_and_submit`))).toEqual([
-      "effective_start: Open enrollment elections start on the window's renewal_date, 2026-04-01.",
+      "effective_start: Open enrollment elections start on the window's renewal_date: expected 2026-04-01.",
     ]);
     await approvedEnrollment(world.w, { member: member.id, effective_start: NEXT_MONTH, enrolled_plans: [{ plan: world.w.plans.medical.id }] });
   });

@@ -91,7 +91,6 @@ describe('one current spouse or partner per member (dependent records)', () => {
 
   it.each([
     ['on a child', { member_relationship: 'child', relationship_end_date: '2026-01-01' }],
-    ['in the future', { member_relationship: 'ex_spouse', relationship_end_date: '2026-03-03' }],
     ['before the date of birth', { member_relationship: 'ex_spouse', dob: '1990-01-01', relationship_end_date: '1989-12-31' }],
   ])('when relationship_end_date is %s, then 400 at relationship_end_date', async (_case, body) => {
     const member = await newMember();
@@ -99,9 +98,11 @@ describe('one current spouse or partner per member (dependent records)', () => {
     expect(inputErrors(response).map((error) => error.path)).toEqual(['relationship_end_date']);
   });
 
-  it('when relationship_end_date is today, then it is accepted (the last day of the relationship)', async () => {
+  it('when relationship_end_date is today or later, then it is accepted (the last day of the relationship; a later one ends coverage by the sweep)', async () => {
     const dependent = await createDependent(world.w.admin, { member_relationship: 'civil_union', dob: '1986-02-02', relationship_end_date: '2026-03-02' });
     expect(dependent.relationship_end_date).toBe('2026-03-02');
+    const later = await createDependent(world.w.admin, { member_relationship: 'ex_spouse', dob: '1986-02-02', relationship_end_date: '2026-03-03' });
+    expect(later.relationship_end_date).toBe('2026-03-03');
   });
 });
 

@@ -411,7 +411,7 @@ describe('a birth or an adoption naming the plan of each plan year it spans (29 
         ]),
       ),
     ).toEqual([
-      `enrolled_plans.1.effective_start: The next plan year's plan covers from its first day, 2027-01-01, the day after enrolled_plans.0 ends ${SOURCE}.`,
+      `enrolled_plans.1.effective_start: The next plan year's plan covers from its first day, the day after enrolled_plans.0 ends: expected 2027-01-01 ${SOURCE}.`,
     ]);
   });
 

@@ -45,21 +45,39 @@ export async function insertCobraEvent(trx: Transaction<Database>, row: CobraEve
 }
 
 /**
- * Inserts the losses, skipping those already recorded for the same event (type and date) of the member and
- * the same first day without coverage.
+ * Inserts the losses (all of one event: member, type, date and first day without coverage), skipping those
+ * already recorded for the same event (type and date) of the member and the same first day without coverage,
+ * and those the person suffered for that event on an earlier day: who ceased to be covered on the line then
+ * loses nothing new when a later election of it ends too (a later plan year's coverage of an ex-spouse that
+ * the divorce ends, coverage/relationship-ends.ts).
  * Returns the rows that were new (RETURNING answers only the rows an INSERT ... ON CONFLICT DO NOTHING
  * inserted, on both databases), in the order given.
  */
 export async function insertNewLosses(trx: Transaction<Database>, rows: readonly CobraEventLossRow[]): Promise<CobraEventLossRow[]> {
   if (rows.length === 0) return [];
+  const lostEarlier = new Set((await lossesOnEarlierDays(trx, rows[0]!)).map((row) => `${row.line_of_coverage}|${row.person_id}`));
+  const fresh = rows.filter((row) => !lostEarlier.has(`${row.line_of_coverage}|${row.person_id}`));
+  if (fresh.length === 0) return [];
   // From a cached statement text (src/db/bulk-insert.ts): the daily sweep records thousands of these.
   const positions = new Set(
-    await insertRows(trx, 'cobra_event_losses', rows, {
+    await insertRows(trx, 'cobra_event_losses', fresh, {
       skipConflictsOn: ['member_id', 'event_type', 'event_date', 'coverage_lost_date', 'line_of_coverage', 'person_id'],
       returning: 'position',
     }),
   );
-  return rows.filter((row) => positions.has(row.position));
+  return fresh.filter((row) => positions.has(row.position));
+}
+
+/** The losses recorded for the event of `loss` (member, type, date) with an earlier first day without coverage. */
+function lossesOnEarlierDays(trx: Transaction<Database>, loss: CobraEventLossRow) {
+  return trx
+    .selectFrom('cobra_event_losses')
+    .select(['line_of_coverage', 'person_id'])
+    .where('member_id', '=', loss.member_id)
+    .where('event_type', '=', loss.event_type)
+    .where('event_date', '=', loss.event_date)
+    .where('coverage_lost_date', '<', loss.coverage_lost_date)
+    .execute();
 }
 
 /** Takes back an event none of whose losses was new (inside the transaction that inserted it). */

@@ -4,6 +4,7 @@ import { cachedQuery } from '../../db/query-cache.ts';
 import type { Database } from '../../db/schema.ts';
 import { selectCoverageEntries, type CoverageEntry } from './coverage-entry.ts';
 import type { EnrolledDependentRow, EnrolledPlanRow, EnrollmentStatus } from '../enrollments/enrollment.table.ts';
+import type { DependentRelationship } from '../plans/coverage-tier.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { coverageInForceOn, isCoverage, latestPerLine } from './coverage-in-force.ts';
 import type { CoverageTerminationItemRow, CoverageTerminationRow } from './coverage.table.ts';
@@ -195,6 +196,51 @@ export async function findEnrollmentsNotApproved(trx: Transaction<Database>, mem
     .execute();
   const starts = Map.groupBy(plans, (plan) => plan.enrollment_id);
   return enrollments.map((row) => ({ row, planStarts: (starts.get(row.id) ?? []).flatMap((plan) => (plan.effective_start === null ? [] : [plan.effective_start])) }));
+}
+
+/**
+ * The member's coverage (isCoverage) that covers the dependent and runs past `lastDay` (or starts after it): what
+ * a relationship_end_date of `lastDay` ends (relationship-ends.ts). Earliest first.
+ */
+export function findCoverageOfDependentRunningPast(trx: Transaction<Database>, memberId: string, dependentId: string, lastDay: string) {
+  return trx
+    .selectFrom('enrolled_plans')
+    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
+    .innerJoin('enrolled_dependents', 'enrolled_dependents.enrolled_plan_id', 'enrolled_plans.id')
+    .select(['enrolled_plans.plan_id', 'enrolled_plans.effective_start', 'enrolled_plans.effective_end'])
+    .where('enrolled_plans.member_id', '=', memberId)
+    .where('enrolled_dependents.dependent_id', '=', dependentId)
+    .where(isCoverage())
+    .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>', lastDay)]))
+    .orderBy('enrolled_plans.effective_start')
+    .orderBy('enrolled_plans.id')
+    .execute();
+}
+
+/**
+ * Spouse-like dependents (`relationships`) whose relationship_end_date is before `day` and who are still covered
+ * after it (coverage running past that date, not cancelled): the sweep's candidates for ending their coverage
+ * (relationship-ends.ts). Members in id order (the lock order), one row per dependent.
+ */
+export function findDependentsCoveredPastRelationshipEnd(db: Executor, day: string, relationships: readonly DependentRelationship[]) {
+  return db
+    .selectFrom('dependents')
+    .select(['dependents.member_id', 'dependents.id as dependent_id'])
+    .distinct()
+    .innerJoin('enrolled_dependents', 'enrolled_dependents.dependent_id', 'dependents.id')
+    .innerJoin('enrolled_plans', 'enrolled_plans.id', 'enrolled_dependents.enrolled_plan_id')
+    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
+    .where('dependents.relationship_end_date', 'is not', null)
+    .where('dependents.relationship_end_date', '<', day)
+    .where('dependents.member_relationship', 'in', relationships)
+    .where(isCoverage())
+    .where((eb) =>
+      eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>', eb.ref('dependents.relationship_end_date'))]),
+    )
+    .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>=', eb.ref('enrolled_plans.effective_start'))]))
+    .orderBy('dependents.member_id')
+    .orderBy('dependents.id')
+    .execute();
 }
 
 /**

@@ -35,6 +35,14 @@ export interface CoverageEnder {
   ): Promise<boolean>;
 }
 
+/** What the sweep needs from the coverage module to end the coverage of divorced or dissolved partners (coverage/relationship-ends.ts). */
+export interface RelationshipEndRules {
+  /** Candidates: dependents whose relationship ended before `day` and who are still covered after it, members in id order. */
+  findDue(day: string): Promise<{ member_id: string; dependent_id: string }[]>;
+  /** Ends the dependent's coverage as their relationship_end_date says (decided again under the caller's lock on the member). */
+  applyIn(trx: Transaction<Database>, member: MemberRow, dependentId: string, today: string): Promise<boolean>;
+}
+
 /** What the sweep needs from the coverage module to carry out terminations (coverage/termination.service.ts). */
 export interface TerminationRules {
   applyIn(trx: Transaction<Database>, member: MemberRow, today: string): Promise<number>;
@@ -67,6 +75,7 @@ export interface SweepSummary {
   newly_eligible: number;
   dependent_age_out: number;
   dependent_coverage_ended: number;
+  relationship_coverage_ended: number;
   open_enrollment_reminder: number;
   windows_closed: number;
   coverage_ended: number;
@@ -85,6 +94,7 @@ export class DailySweep {
   readonly #windows: WindowRules;
   readonly #coverage: CoverageEnder;
   readonly #terminations: TerminationRules;
+  readonly #relationshipEnds: RelationshipEndRules;
   readonly #worker: Wakeable | undefined;
   readonly #batchSize: number;
   readonly #batchesAtOnce: number;
@@ -96,6 +106,7 @@ export class DailySweep {
       windows: WindowRules;
       coverage: CoverageEnder;
       terminations: TerminationRules;
+      relationshipEnds: RelationshipEndRules;
       /** Woken after each rule that enqueued jobs (jobs/job-wake.ts); absent where no worker runs (`benefits sweep`). */
       worker?: Wakeable | undefined;
     },
@@ -106,6 +117,7 @@ export class DailySweep {
     this.#windows = options.windows;
     this.#coverage = options.coverage;
     this.#terminations = options.terminations;
+    this.#relationshipEnds = options.relationshipEnds;
     this.#worker = options.worker;
     this.#batchSize = options.batchSize ?? SWEEP_BATCH_SIZE;
     this.#batchesAtOnce = options.batchesAtOnce ?? (db.getExecutor().adapter instanceof PostgresAdapter ? SWEEP_BATCHES_AT_ONCE : 1);
@@ -126,6 +138,7 @@ export class DailySweep {
       day,
       newly_eligible: newlyEligible,
       ...coverage.ageOuts,
+      relationship_coverage_ended: coverage.relationshipEnds,
       open_enrollment_reminder: reminders,
       windows_closed: await this.#rule(() => this.#windows.closeWindowsPastEnd(day)),
       coverage_ended: coverage.ended,
@@ -141,10 +154,38 @@ export class DailySweep {
     return wakingAfter(this.#worker, work);
   }
 
-  /** Age-outs, then terminations: one member's changes never run in two transactions at once. */
-  async #changeCoverage(day: string): Promise<{ ageOuts: { dependent_age_out: number; dependent_coverage_ended: number }; ended: number }> {
+  /** Age-outs, then divorces and dissolutions, then terminations: one member's changes never run in two transactions at once. */
+  async #changeCoverage(
+    day: string,
+  ): Promise<{ ageOuts: { dependent_age_out: number; dependent_coverage_ended: number }; relationshipEnds: number; ended: number }> {
     const ageOuts = await this.#rule(() => this.#ageOuts(day));
-    return { ageOuts, ended: await this.#rule(() => this.#endCoverageOfTerminatedMembers(day)) };
+    const relationshipEnds = await this.#rule(() => this.#endCoverageOfFormerPartners(day));
+    return { ageOuts, relationshipEnds, ended: await this.#rule(() => this.#endCoverageOfTerminatedMembers(day)) };
+  }
+
+  /**
+   * Spouses and partners whose relationship_end_date is before `day` and who are still covered after it
+   * (docs/decisions.md, A divorce or dissolution ends coverage): the coverage module ends that coverage
+   * (RelationshipEndRules.applyIn), with the member locked, in batches of members (#inBatches). applyIn decides
+   * again under the lock, so a rerun, a concurrent sweep or a PATCH that got there first changes nothing more.
+   */
+  async #endCoverageOfFormerPartners(day: string): Promise<number> {
+    const due = await this.#relationshipEnds.findDue(day);
+    if (due.length === 0) return 0;
+    const byMember = [...Map.groupBy(due, (row) => row.member_id).entries()].sort(([a], [b]) => compareIds(a, b));
+    return this.#inBatches(byMember, async (trx, batch) => {
+      let done = 0;
+      const locked = await lockMembersByIds(
+        trx,
+        batch.map(([memberId]) => memberId),
+      );
+      for (const [memberId, rows] of batch) {
+        const member = locked.get(memberId);
+        if (member === undefined) continue;
+        for (const row of rows) if (await this.#relationshipEnds.applyIn(trx, member, row.dependent_id, day)) done += 1;
+      }
+      return done;
+    });
   }
 
   /** newly_eligible to members whose waiting period for some running plan ends on `day` (once per member). */

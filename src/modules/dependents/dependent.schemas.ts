@@ -62,7 +62,7 @@ const RelationshipEndDateSchema = Type.Optional(
     Type.String({
       format: 'date',
       description:
-        "A spouse's, domestic partner's or civil-union partner's (or ex_spouse's) divorce or dissolution date: the last day the relationship, and the dependent's eligibility as a spouse or partner, lasts; from the next day they are not an eligible dependent. Only for those relationships; not in the future, not before dob. A member has at most one current spouse or partner (spouse, domestic_partner or civil_union without this date); an ex_spouse is covered only through this date.",
+        "A spouse's, domestic partner's or civil-union partner's (or ex_spouse's) divorce or dissolution date: the last day the relationship, and the dependent's eligibility as a spouse or partner, lasts; from the next day they are not an eligible dependent. Only for those relationships; not before dob. It ends the dependent's coverage: every coverage naming them goes on without them from the next day (a service enrollment with reason divorce, or domestic_partnership for a partner), at once when that day has come, else by the daily sweep on it; until then it can be cleared or moved. A member has at most one current spouse or partner (spouse, domestic_partner or civil_union without this date); an ex_spouse is covered only through this date.",
     }),
   ),
 );

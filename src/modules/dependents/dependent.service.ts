@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Executor } from '../../db/database.ts';
+import type { Executor, Transaction } from '../../db/database.ts';
 import type { Page, PageRequest } from '../../db/keyset.ts';
 import { assertReferencesVisible } from '../../db/references.ts';
 import type { Database } from '../../db/schema.ts';
@@ -15,6 +15,7 @@ import type { Scope } from '../../shared/tenancy.ts';
 import { findEnrolledPlanIdsOfDependents } from '../coverage/coverage-links.repository.ts';
 import { SENT_ENROLLMENT_STATUSES } from '../enrollments/enrollment.table.ts';
 import { lockMemberById } from '../members/member.repository.ts';
+import type { MemberRow } from '../members/member.table.ts';
 import { disabilityCertifiedThrough } from '../plan-configurations/eligibility.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
@@ -23,7 +24,7 @@ import { assertPersonTextCarriersCanRead } from '../../shared/x12-text.ts';
 import * as repository from './dependent.repository.ts';
 import type { CreateDependentBody, DependentResponse, UpdateDependentBody } from './dependent.schemas.ts';
 import type { DependentRow } from './dependent.table.ts';
-import { isCurrentSpouseRecord } from './spouse-rules.ts';
+import { isCurrentSpouseRecord, isRelationshipEndDue, relationshipEndOf } from './spouse-rules.ts';
 import { isSpouseLike, type DependentRelationship } from '../plans/coverage-tier.ts';
 
 /**
@@ -54,6 +55,11 @@ export function toDependentResponse(row: DependentRow, enrolledPlans: string[]):
   };
 }
 
+/** Ending a former spouse's or partner's coverage as their relationship_end_date says (coverage/relationship-ends.ts). */
+export interface RelationshipEndCoverage {
+  applyIn(trx: Transaction<Database>, member: MemberRow, dependentId: string, today: string): Promise<boolean>;
+}
+
 function addressJson(address: Address | null | undefined): string | null {
   return address ? JSON.stringify(address) : null;
 }
@@ -63,12 +69,14 @@ export class DependentService {
   readonly #clock: Clock;
   readonly #changes: ChangeCommit;
   readonly #encrypter: Encrypter;
+  readonly #relationshipEnds: RelationshipEndCoverage;
 
-  constructor(options: { db: Kysely<Database>; clock: Clock; changes: ChangeCommit; encrypter: Encrypter }) {
+  constructor(options: { db: Kysely<Database>; clock: Clock; changes: ChangeCommit; encrypter: Encrypter; relationshipEnds: RelationshipEndCoverage }) {
     this.#db = options.db;
     this.#clock = options.clock;
     this.#changes = options.changes;
     this.#encrypter = options.encrypter;
+    this.#relationshipEnds = options.relationshipEnds;
   }
 
   async createDependent(scope: Scope, input: CreateDependentBody): Promise<DependentResponse> {
@@ -128,7 +136,7 @@ export class DependentService {
       // The member first, then the dependent (the order a delete takes): one current spouse per member holds under races.
       const found = await repository.findDependentById(trx, scope, id);
       if (!found) throw new NotFound('dependent');
-      await lockMemberById(trx, scope, found.member_id);
+      const member = await lockMemberById(trx, scope, found.member_id);
       const current = await repository.lockDependentById(trx, scope, id);
       if (!current) throw new NotFound('dependent');
       if (input.dob !== undefined) this.#assertDobNotInFuture(input.dob);
@@ -158,6 +166,11 @@ export class DependentService {
       await this.#assertOneCurrentSpouse(trx, updated, relationshipPath);
       await repository.updateDependent(trx, updated);
       await this.#changes.commit(trx, { events: [eventOf('dependent', 'updated', updated)] });
+      // A divorce or dissolution date already past ends the dependent's coverage now, in this transaction; a
+      // later one is the daily sweep's (docs/decisions.md, A divorce or dissolution ends coverage).
+      const today = toDateString(this.#clock.now());
+      const end = relationshipEndOf(updated.member_relationship, updated.relationship_end_date);
+      if (member && end !== undefined && isRelationshipEndDue(end, today)) await this.#relationshipEnds.applyIn(trx, member, updated.id, today);
       return this.#withEnrolledPlans(trx, updated);
     });
   }
@@ -194,8 +207,8 @@ export class DependentService {
   }
 
   /**
-   * relationship_end_date (a divorce or dissolution date): only on a spouse-like relationship, not in the future,
-   * not before the date of birth. `path` names the field a refusal about the relationship itself goes to.
+   * relationship_end_date (a divorce or dissolution date): only on a spouse-like relationship, not before the date
+   * of birth. A future date is accepted (a decree's effective date): the sweep ends the coverage the day after it. `path` names the field a refusal about the relationship itself goes to.
    */
   #assertRelationshipEnd(
     relationship: DependentRelationship,
@@ -209,8 +222,6 @@ export class DependentService {
         [path],
         `A relationship_end_date (a divorce or dissolution date) is only for a spouse, domestic_partner, civil_union or ex_spouse, not a ${relationship}; send relationship_end_date: null with it.`,
       );
-    if (compareDates(endDate, toDateString(this.#clock.now())) > 0)
-      throw validationFailed(['relationship_end_date'], 'The relationship end date (the divorce or dissolution date) cannot be in the future.');
     if (compareDates(endDate, dob) < 0) throw validationFailed(['relationship_end_date'], 'The relationship end date cannot be before the date of birth.');
   }
 

@@ -16,12 +16,19 @@ import type { MemberRow } from '../members/member.table.ts';
 import { reelect } from './election-builder.ts';
 import type { StoredApproval } from './enrollment-approval.ts';
 import { serviceEnrollmentRow } from './enrollment-lifecycle.ts';
+import type { EnrollmentReason } from './enrollment-rules.ts';
 import { ENROLLMENT_EVENT_ACTIONS } from './enrollment-status.ts';
 import * as repository from './enrollment.repository.ts';
 import type { EnrolledPlanRow, EnrollmentRow } from './enrollment.table.ts';
 import { keepCardsAndClientPrices, latestPerPlan, storedVolumes, type KeptVolumes } from './stored-elections.ts';
 
 type Elections = repository.Elections;
+
+/** Why dependents' coverage ends mid-way: the reason of the enrollment recorded, and its change date. */
+export interface DependentCoverageEndCause {
+  reason: Extract<EnrollmentReason, 'dependent_aged_out' | 'divorce' | 'domestic_partnership'>;
+  changeDate: string;
+}
 
 export class CoverageContinuation {
   readonly #clock: Clock;
@@ -42,12 +49,17 @@ export class CoverageContinuation {
    * and the COBRA event of a child ceasing to be a dependent (29 U.S.C. 1163(5)). Decides again under the
    * caller's lock on the member: coverage no longer in force on `firstDayOut`, or a dependent no longer on it, is
    * left alone. Returns whether it changed anything. The caller wakes the job worker after commit.
+   *
+   * `cause` names another event that ends dependents' coverage the same way: a divorce or dissolution
+   * (coverage/relationship-ends.ts) gives its reason (`divorce`: the COBRA event of 29 U.S.C. 1163(3)) and its
+   * date as the change date (the divorce date, the event's date).
    */
   async endDependentCoverageIn(
     trx: Transaction<Database>,
     member: MemberRow,
     firstDayOut: string,
     leaving: ReadonlyMap<string, ReadonlySet<string>>,
+    cause: DependentCoverageEndCause = { reason: 'dependent_aged_out', changeDate: firstDayOut },
   ): Promise<boolean> {
     const current = latestPerPlan(await findCoverageOfPlansOn(trx, member.id, [...leaving.keys()], firstDayOut));
     const stored = await repository.findEnrolledDependentsOf(
@@ -62,8 +74,8 @@ export class CoverageContinuation {
     );
     const row = serviceEnrollmentRow(member, {
       status: 'pending',
-      reason: 'dependent_aged_out',
-      changeDate: firstDayOut,
+      reason: cause.reason,
+      changeDate: cause.changeDate,
       effectiveStart: firstDayOut,
       now: this.#clock.now().toISOString(),
     });

@@ -383,7 +383,7 @@ function planYearErrors(facts: SubmissionFacts, indices: readonly number[]): Inp
       errors.push(
         inputError(
           ['enrolled_plans', index, 'effective_start'],
-          `The next plan year's plan covers from its first day, ${plan.effectiveStart}, the day after enrolled_plans.${previousIndex} ends (${PLAN_YEAR_SPAN_SOURCE}).`,
+          `The next plan year's plan covers from its first day, the day after enrolled_plans.${previousIndex} ends: expected ${plan.effectiveStart} (${PLAN_YEAR_SPAN_SOURCE}).`,
         ),
       );
     }

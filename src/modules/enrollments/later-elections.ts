@@ -27,6 +27,7 @@ import { findMemberSubclassIds } from '../members/member.repository.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import { disabilityCertifiedThrough, isChildEligibleOn, selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
 import { findPlanConfigurationsForPlans } from '../plan-configurations/plan-configuration.repository.ts';
+import { isSpouseEligibleOn } from '../dependents/spouse-rules.ts';
 import { isChildLike } from '../plans/coverage-tier.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import type { CoverageContinuation } from './coverage-continuation.ts';
@@ -219,7 +220,10 @@ export class LaterElections {
     await repository.insertEnrolledDependents(trx, added);
   }
 
-  /** Whether each person added may be covered on a later election: a child within the age limit of its plan's configuration on its start. */
+  /**
+   * Whether each person added may be covered on a later election: a spouse or partner whose relationship has not
+   * ended before its start, a child within the age limit of its plan's configuration on its start.
+   */
   async #eligibility(
     trx: Transaction<Database>,
     member: MemberRow,
@@ -235,6 +239,9 @@ export class LaterElections {
     return (dependentId, election) => {
       const dependent = dependents.get(dependentId);
       if (!dependent) return false;
+      // A spouse or partner only while the relationship lasts on the election's start (spouse-rules.ts, as at renewal).
+      const spouseEligible = isSpouseEligibleOn(dependent.member_relationship, dependent.relationship_end_date, election.start);
+      if (spouseEligible !== undefined) return spouseEligible;
       if (!isChildLike(dependent.member_relationship)) return true;
       const configuration = selectPlanConfiguration(subclassIds, configurations.get(planOf.get(election.enrolledPlanId)!) ?? []);
       if (!configuration) return true;

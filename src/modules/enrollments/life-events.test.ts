@@ -45,6 +45,23 @@ describe('the life event table', () => {
     expect(messages({ effectiveStart: start })).toEqual(expected);
   });
 
+  it.each([
+    ['new_child', '2026-12-11', 'expected 2026-12-10'],
+    ['marriage', '2027-01-02', 'expected 2026-12-10 to 2027-01-01'],
+  ] as const)('a %s refused for coverage from %s says the start the rule expects: %s', (reason, start, expected) => {
+    const [error, ...others] = lifeEventErrors({
+      reason,
+      changeDate: '2026-12-10',
+      otherCoverage: null,
+      today: '2026-12-15',
+      hireDate: '2020-01-01',
+      effectiveStart: start,
+      lines: [],
+    }).filter((refusal) => refusal.message.includes('/coverage_start'));
+    expect(others).toEqual([]);
+    expect(error!.message).toContain(`: ${expected} (`);
+  });
+
   it('names the window by the hire date for a new hire, whatever change_date says', () => {
     expect(messages({ reason: 'new_hire', hireDate: '2026-11-15', changeDate: '2026-12-15' })).toEqual([]);
     expect(messages({ reason: 'new_hire', hireDate: '2026-11-14', changeDate: '2026-12-15' })).toEqual(['reason: new_hire/window']);

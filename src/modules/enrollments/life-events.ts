@@ -378,7 +378,7 @@ export function lifeEventErrors(facts: LifeEventFacts): InputError[] {
 
   const start = facts.effectiveStart;
   if (start !== null && rule.coverageStart === 'event_date' && start !== facts.changeDate) {
-    refuse(['effective_start'], 'coverage_start', `coverage starts on the event date, ${facts.changeDate}`);
+    refuse(['effective_start'], 'coverage_start', `coverage starts on the event date: expected ${facts.changeDate}`);
   }
   if (start !== null && rule.coverageStart === 'by_first_of_next_month') {
     const latest = firstOfNextMonth(facts.today);
@@ -386,7 +386,7 @@ export function lifeEventErrors(facts: LifeEventFacts): InputError[] {
       refuse(
         ['effective_start'],
         'coverage_start',
-        `coverage starts between the event (${facts.changeDate}) and the first of the month after the request (${latest})`,
+        `coverage starts between the event and the first of the month after the request: expected ${facts.changeDate} to ${latest}`,
       );
     }
   }

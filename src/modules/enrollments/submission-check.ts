@@ -89,7 +89,7 @@ async function windowOfSubmission(trx: Executor, enrollment: EnrollmentRow, elec
   );
   // Open enrollment elections take effect on the window's renewal date, the first day of the new plan year.
   if (window.renewalDate !== null && enrollment.effective_start !== null && enrollment.effective_start !== window.renewalDate) {
-    errors.push(inputError(['effective_start'], `Open enrollment elections start on the window's renewal_date, ${window.renewalDate}.`));
+    errors.push(inputError(['effective_start'], `Open enrollment elections start on the window's renewal_date: expected ${window.renewalDate}.`));
   }
   return { errors, windowId: window.id };
 }

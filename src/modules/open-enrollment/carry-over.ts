@@ -9,8 +9,8 @@ import { compareDates } from '../../shared/dates.ts';
 import { toCentsOrNull } from '../../shared/money.ts';
 import { guaranteedIssueCents, spouseMaximumCents } from '../enrollments/volume-decisions.ts';
 import { isChildEligibleOn, type AgeOutRule } from '../plan-configurations/eligibility.ts';
-import { isChildLike, isSpouseLike, type DependentRelationship } from '../plans/coverage-tier.ts';
-import { spouseStandingOn } from '../dependents/spouse-rules.ts';
+import { isChildLike, type DependentRelationship } from '../plans/coverage-tier.ts';
+import { isSpouseEligibleOn } from '../dependents/spouse-rules.ts';
 import type { VolumeRules } from '../plans/plan.schemas.ts';
 
 export interface OfferedPlan {
@@ -57,7 +57,8 @@ export function isDependentCarried(
   configuration: { dependent_age_limit: number; dependent_age_out_rule: AgeOutRule } | undefined,
   renewalDate: string,
 ): boolean {
-  if (isSpouseLike(dependent.relationship)) return spouseStandingOn(dependent.relationship, dependent.relationshipEndDate, renewalDate) === 'current';
+  const spouseEligible = isSpouseEligibleOn(dependent.relationship, dependent.relationshipEndDate, renewalDate);
+  if (spouseEligible !== undefined) return spouseEligible;
   if (!isChildLike(dependent.relationship) || configuration === undefined) return true;
   return isChildEligibleOn(
     dependent.dob,
