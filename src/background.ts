@@ -10,6 +10,7 @@ import type { Wakeable } from './jobs/job-wake.ts';
 import { BenefitChangeService } from './modules/benefit-changes/benefit-change.service.ts';
 import { ChangeCommit } from './modules/change-commit/change-commit.ts';
 import { CobraEventService } from './modules/cobra-events/cobra-event.service.ts';
+import { EligibilityLosses } from './modules/coverage/eligibility-loss.service.ts';
 import { CoverageTerminations } from './modules/coverage/termination.service.ts';
 import { DailySweep, type SweepOptions } from './modules/daily-sweep/sweep.service.ts';
 import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
@@ -38,6 +39,8 @@ export interface BackgroundServices {
   cobraEvents: CobraEventService;
   enrollments: EnrollmentService;
   terminations: CoverageTerminations;
+  /** Losses of eligibility by hours or employment status (coverage/eligibility-loss.service.ts). */
+  eligibility: EligibilityLosses;
   windows: OpenEnrollmentWindowService;
   sweep: DailySweep;
 }
@@ -52,6 +55,7 @@ export function buildBackgroundServices(deps: BackgroundDependencies, sweep: Swe
   // No `jobs` for the engine: whoever runs its work wakes the worker after it (jobs/job-wake.ts).
   const enrollments = new EnrollmentService({ db, clock, commit: changes, benefitChanges, qualifyingEvents: cobraEvents });
   const terminations = new CoverageTerminations({ db, clock, commit: changes, benefitChanges, qualifyingEvents: cobraEvents });
+  const eligibility = new EligibilityLosses({ db, clock, commit: changes, terminations });
   const windows = new OpenEnrollmentWindowService({ db, clock, changes, enrollments });
   return {
     db,
@@ -62,8 +66,9 @@ export function buildBackgroundServices(deps: BackgroundDependencies, sweep: Swe
     cobraEvents,
     enrollments,
     terminations,
+    eligibility,
     windows,
-    sweep: new DailySweep({ ...sweep, db, changes, windows, coverage: enrollments, terminations, worker: deps.worker }),
+    sweep: new DailySweep({ ...sweep, db, changes, windows, coverage: enrollments, terminations, eligibility, worker: deps.worker }),
   };
 }
 

@@ -29,6 +29,7 @@ import * as ediSentNamesUnmapped from './migrations/2026-12-01T0002-edi-sent-nam
 import * as ediFileReturns from './migrations/2026-12-01T0003-edi-file-returns.ts';
 import * as dependentRelationshipEnd from './migrations/2026-12-02T0001-dependent-relationship-end.ts';
 import * as medicareEntitledDependent from './migrations/2026-12-02T0003-medicare-entitled-dependent.ts';
+import * as eligibilityLoss from './migrations/2026-12-04T0201-eligibility-loss.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-01T0003-edi-file-returns': ediFileReturns,
   '2026-12-02T0001-dependent-relationship-end': dependentRelationshipEnd,
   '2026-12-02T0003-medicare-entitled-dependent': medicareEntitledDependent,
+  '2026-12-04T0201-eligibility-loss': eligibilityLoss,
 };
 
 export class MigrationError extends Error {

@@ -28,6 +28,11 @@ export interface TerminationOfCoverage {
   undoIn(trx: Transaction<Database>, member: MemberRow, today: string): Promise<number>;
 }
 
+/** What a change of hours_worked or employment_status does to coverage (the coverage module's EligibilityLosses). */
+export interface EligibilityOfCoverage {
+  applyEmploymentChangeIn(trx: Transaction<Database>, before: MemberRow, after: MemberRow): Promise<void>;
+}
+
 /** A welcome goes to members hired within the last 30 days or hired for a future date (docs/decisions.md "Notifications"). */
 const WELCOME_WINDOW_DAYS = 30;
 
@@ -79,6 +84,7 @@ export class MemberService {
   readonly #ssnDigester: SsnDigester;
   readonly #changes: ChangeCommit;
   readonly #terminations: TerminationOfCoverage;
+  readonly #eligibility: EligibilityOfCoverage;
 
   constructor(options: {
     db: Kysely<Database>;
@@ -87,6 +93,7 @@ export class MemberService {
     ssnDigester: SsnDigester;
     changes: ChangeCommit;
     terminations: TerminationOfCoverage;
+    eligibility: EligibilityOfCoverage;
   }) {
     this.#db = options.db;
     this.#clock = options.clock;
@@ -94,6 +101,7 @@ export class MemberService {
     this.#ssnDigester = options.ssnDigester;
     this.#changes = options.changes;
     this.#terminations = options.terminations;
+    this.#eligibility = options.eligibility;
   }
 
   async createMember(scope: Scope, input: CreateMemberBody): Promise<MemberResponse> {
@@ -185,6 +193,7 @@ export class MemberService {
       // so that the member's event and notice come first, as they always have.
       await this.#changes.commit(trx, { events: [eventOf('member', 'updated', updated)], notifications: terminated ? [terminatedNotification(updated)] : [] });
       if (updated.termination_date !== current.termination_date) await this.#applyTerminationChange(trx, updated);
+      await this.#eligibility.applyEmploymentChangeIn(trx, current, updated);
       return toMemberResponse(updated, { subclasses, enrollments: links.enrollments });
     });
   }
