@@ -131,6 +131,22 @@ describe('hours drop below the minimum (monthly measurement, 26 CFR 54.4980H-3(c
     expect(await cobraEventsOf(w, member.id)).toEqual([]);
   });
 
+  it('when a member losing eligibility is terminated sooner, then the termination ends the coverage and is the only qualifying event', async () => {
+    const { w, member } = await coveredWorld({ minimum_hours_per_week: 30, termination_policy: 'termination_date' });
+    await ok(w.admin.patch(`/members/${member.id}`, { hours_worked: 20 }));
+    await ok(w.admin.patch(`/members/${member.id}`, { termination_date: '2026-03-10' }));
+
+    await sweep.run('2026-03-11');
+    expect(await linesOn(w, member.id, '2026-03-10')).toContain('medical');
+    expect(await linesOn(w, member.id, '2026-03-11')).not.toContain('medical');
+    await sweep.run('2026-04-01');
+    const events = await cobraEventsOf(w, member.id);
+    expect(events.map((e) => e.event_type)).not.toContain('reduction_of_hours');
+    expect(events).toContainEqual(
+      expect.objectContaining({ event_type: 'termination', coverage_lost_date: '2026-03-11', lines_of_coverage: expect.arrayContaining(['medical']) }),
+    );
+  });
+
   it('when the member has no coverage the change affects, then the update does nothing else', async () => {
     const { w, member } = await coveredWorld({ minimum_hours_per_week: null });
     const uncovered = await createMember(w.admin, { employer: w.employer.id, hire_date: '2020-01-01', hours_worked: 40 });

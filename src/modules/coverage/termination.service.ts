@@ -241,7 +241,11 @@ export class CoverageTerminations {
       termination = (await repository.claimCobraRecording(trx, termination.id, this.#clock.now().toISOString())) ?? termination;
     }
     const enrollment = await trx.selectFrom('enrollments').selectAll().where('id', '=', termination.enrollment_id).executeTakeFirstOrThrow();
-    const items = await repository.findTerminationItems(trx, termination.id);
+    // A loss of eligibility whose coverage a termination ended sooner (or anything else changed since) lost
+    // nothing itself: only the plans that still end where it ended them are its loss.
+    const items = (await repository.findTerminationItems(trx, termination.id)).filter(
+      (item) => termination.cause !== 'eligibility_loss' || item.effective_end === item.ended_on,
+    );
     const dependents = await repository.findDependentIdsOfPlans(
       trx,
       items.map((item) => item.id),
