@@ -131,6 +131,20 @@ describe('hours drop below the minimum (monthly measurement, 26 CFR 54.4980H-3(c
     expect(await cobraEventsOf(w, member.id)).toEqual([]);
   });
 
+  it('when hours come back enough for one of two plans the loss ended, then that plan is given back and the other still ends on the same day', async () => {
+    const { w, member } = await coveredWorld({ minimum_hours_per_week: 30 });
+    await ok(w.admin.patch(`/plan_configurations/${await configurationOf(w, w.plans.dental.id)}`, { minimum_hours_per_week: 20 }));
+    await ok(w.admin.patch(`/members/${member.id}`, { hours_worked: 10 }));
+    expect(await linesOn(w, member.id, '2026-04-01')).toEqual([]);
+
+    await ok(w.admin.patch(`/members/${member.id}`, { hours_worked: 25 }));
+
+    expect(await linesOn(w, member.id, '2026-03-31')).toEqual(['dental', 'medical']);
+    expect(await linesOn(w, member.id, '2026-04-01')).toEqual(['dental']);
+    await sweep.run('2026-04-01');
+    expect(await cobraEventsOf(w, member.id)).toEqual([expect.objectContaining({ event_type: 'reduction_of_hours', lines_of_coverage: ['medical'] })]);
+  });
+
   it('when a member losing eligibility is terminated sooner, then the termination ends the coverage and is the only qualifying event', async () => {
     const { w, member } = await coveredWorld({ minimum_hours_per_week: 30, termination_policy: 'termination_date' });
     await ok(w.admin.patch(`/members/${member.id}`, { hours_worked: 20 }));
@@ -230,6 +244,28 @@ describe('look-back measurement (26 CFR 54.4980H-3(d))', () => {
 });
 
 describe('the daily sweep catches members who fall out of eligibility by date', () => {
+  it('when a configuration comes to admit full_time employees only, then the sweep starts the loss of the seasonal member and leaves the full_time one', async () => {
+    const { w, member: seasonal } = await coveredWorld({ minimum_hours_per_week: null }, { employment_status: 'seasonal' });
+    const fullTime = await createMember(w.admin, { employer: w.employer.id, hire_date: '2020-01-01', employment_status: 'full_time' });
+    await ok(
+      w.admin.post('/enrollments', {
+        member: fullTime.id,
+        category: 'carrier_sync',
+        effective_start: '2026-01-01',
+        enrolled_plans: [{ plan: w.plans.medical.id }],
+      }),
+      201,
+    );
+    await ok(w.admin.patch(`/plan_configurations/${await configurationOf(w, w.plans.medical.id)}`, { eligible_employment_statuses: ['full_time'] }));
+
+    await sweep.run('2026-05-10');
+
+    expect(await linesOn(w, seasonal.id, '2026-05-31')).toEqual(['dental', 'medical']);
+    expect(await linesOn(w, seasonal.id, '2026-06-01')).toEqual(['dental']);
+    expect(await linesOn(w, fullTime.id, '2026-06-01')).toEqual(['medical']);
+    expect(await employmentChanges(w, fullTime.id)).toEqual([]);
+  });
+
   it("when next plan year's medical requires 30 hours and a 20-hour member holds it, then the sweep of its first day starts the loss (once), ending it at the end of that month", async () => {
     const { w, member } = await coveredWorld({ minimum_hours_per_week: null }, { hours_worked: 20 });
     const medical2027 = await ok(w.admin.post(`/plans/${w.plans.medical.id}/renew`, { plan_name: 'Gold PPO 2027', effective_end: '2027-12-31' }), 201);

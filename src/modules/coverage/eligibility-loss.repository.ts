@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { HoursMeasurement } from './eligibility-loss-rules.ts';
 import { isCoverage } from './coverage-in-force.ts';
@@ -13,9 +14,10 @@ export function findHoursMeasurement(db: Executor, employerId: string): Promise<
 
 /**
  * Coverage (isCoverage) in force on `day` and running past it, of members not terminated before `day`, on plans
- * with a configuration that may exclude the member on their hours or status: one with a minimum the member's
- * hours_worked does not reach (or no hours on record), or one with a list of employment statuses (checked
- * exactly by the caller, with the configuration that applies to the member). Coverage elected under a rules
+ * with a configuration that excludes the member on their hours or status: a minimum the member's hours_worked
+ * does not reach (or no hours on record), or a list of employment statuses (JSON text, '["full_time"]') without
+ * the member's (or no status on record). Which configuration applies to the member (subclasses) the caller
+ * decides, exactly. Coverage elected under a rules
  * override is left out: an admin decided it. The daily sweep's candidates for a loss of eligibility.
  */
 export function findCoverageMaybeOutOfEligibility(db: Executor, day: string) {
@@ -49,7 +51,14 @@ export function findCoverageMaybeOutOfEligibility(db: Executor, day: string) {
           .whereRef('plan_configurations.plan_id', '=', 'enrolled_plans.plan_id')
           .where((c) =>
             c.or([
-              c('plan_configurations.eligible_employment_statuses', 'is not', null),
+              c.and([
+                c('plan_configurations.eligible_employment_statuses', 'is not', null),
+                c.or([
+                  c('members.employment_status', 'is', null),
+                  // A closed list of plain words: its JSON text holds the quoted status when the status is in it.
+                  sql<boolean>`${sql.ref('plan_configurations.eligible_employment_statuses')} not like '%"' || ${sql.ref('members.employment_status')} || '"%'`,
+                ]),
+              ]),
               c.and([
                 c('plan_configurations.minimum_hours_per_week', 'is not', null),
                 c.or([c('members.hours_worked', 'is', null), c('members.hours_worked', '<', c.ref('plan_configurations.minimum_hours_per_week'))]),
