@@ -11,6 +11,7 @@ import { BenefitChangeService } from './modules/benefit-changes/benefit-change.s
 import { ChangeCommit } from './modules/change-commit/change-commit.ts';
 import { CobraEventService } from './modules/cobra-events/cobra-event.service.ts';
 import { RelationshipEnds } from './modules/coverage/relationship-ends.ts';
+import { EligibilityLosses } from './modules/coverage/eligibility-loss.service.ts';
 import { CoverageTerminations } from './modules/coverage/termination.service.ts';
 import { DailySweep, type SweepOptions } from './modules/daily-sweep/sweep.service.ts';
 import { EnrollmentService } from './modules/enrollments/enrollment.service.ts';
@@ -41,6 +42,8 @@ export interface BackgroundServices {
   terminations: CoverageTerminations;
   /** A divorce or dissolution ending the former partner's coverage (PATCH /dependents/{id} and the sweep). */
   relationshipEnds: RelationshipEnds;
+  /** Losses of eligibility by hours or employment status (coverage/eligibility-loss.service.ts). */
+  eligibility: EligibilityLosses;
   windows: OpenEnrollmentWindowService;
   sweep: DailySweep;
 }
@@ -55,6 +58,7 @@ export function buildBackgroundServices(deps: BackgroundDependencies, sweep: Swe
   // No `jobs` for the engine: whoever runs its work wakes the worker after it (jobs/job-wake.ts).
   const enrollments = new EnrollmentService({ db, clock, commit: changes, benefitChanges, qualifyingEvents: cobraEvents });
   const terminations = new CoverageTerminations({ db, clock, commit: changes, benefitChanges, qualifyingEvents: cobraEvents });
+  const eligibility = new EligibilityLosses({ db, clock, commit: changes, terminations });
   const windows = new OpenEnrollmentWindowService({ db, clock, changes, enrollments });
   const relationshipEnds = new RelationshipEnds({ db, coverage: enrollments });
   return {
@@ -67,8 +71,9 @@ export function buildBackgroundServices(deps: BackgroundDependencies, sweep: Swe
     enrollments,
     terminations,
     relationshipEnds,
+    eligibility,
     windows,
-    sweep: new DailySweep({ ...sweep, db, changes, windows, coverage: enrollments, terminations, relationshipEnds, worker: deps.worker }),
+    sweep: new DailySweep({ ...sweep, db, changes, windows, coverage: enrollments, terminations, relationshipEnds, eligibility, worker: deps.worker }),
   };
 }
 

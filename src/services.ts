@@ -111,6 +111,7 @@ export function buildServices(deps: ServiceDependencies): Services {
       changes,
       terminations: background.terminations,
       reinstatement: background.enrollments,
+      eligibility: background.eligibility,
     }),
     plans: new PlanService(db, clock, changes),
     planConfigurations: new PlanConfigurationService(db, clock, changes),

@@ -31,6 +31,7 @@ import * as dependentRelationshipEnd from './migrations/2026-12-02T0001-dependen
 import * as medicareEntitledDependent from './migrations/2026-12-02T0003-medicare-entitled-dependent.ts';
 import * as employmentHistory from './migrations/2026-12-04T0001-employment-history.ts';
 import * as rehires from './migrations/2026-12-04T0002-rehires.ts';
+import * as eligibilityLoss from './migrations/2026-12-04T0201-eligibility-loss.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-02T0003-medicare-entitled-dependent': medicareEntitledDependent,
   '2026-12-04T0001-employment-history': employmentHistory,
   '2026-12-04T0002-rehires': rehires,
+  '2026-12-04T0201-eligibility-loss': eligibilityLoss,
 };
 
 export class MigrationError extends Error {

@@ -129,7 +129,7 @@ describe('benefits sweep', () => {
     const result = await runCli(['sweep', '--date', '2026-03-24'], { DATABASE_URL: database.url });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      'Sweep of 2026-03-24: newly_eligible 0, dependent_age_out 0, dependent_coverage_ended 0, relationship_coverage_ended 0, open_enrollment_reminder 0, windows_closed 0, coverage_ended 0, termination_cobra_events 0.',
+      'Sweep of 2026-03-24: newly_eligible 0, dependent_age_out 0, dependent_coverage_ended 0, relationship_coverage_ended 0, open_enrollment_reminder 0, windows_closed 0, coverage_ended 0, eligibility_lost 0, termination_cobra_events 0.',
     );
     const badDate = await runCli(['sweep', '--date', '2026-02-30'], { DATABASE_URL: database.url });
     expect(badDate.code).toBe(1);

@@ -21,6 +21,9 @@ describe('/employers', () => {
       address: address({ line2: 'Suite 4' }),
       external_id: 'payroll-77',
       metadata: { region: 'midwest' },
+      hours_measurement_method: 'look_back',
+      stability_period_start: '01-01',
+      stability_period_months: 12,
     };
     const response = await t.admin.post('/employers', body);
     expect(response.status).toBe(201);
@@ -31,7 +34,17 @@ describe('/employers', () => {
 
   it('when optional fields are left out, then they read as null and metadata as {}', async () => {
     const employer = await createEmployer(t.admin);
-    expect(employer).toMatchObject({ trade_name: null, federal_ein: null, email: null, phone_number: null, external_id: null, metadata: {} });
+    expect(employer).toMatchObject({
+      trade_name: null,
+      federal_ein: null,
+      email: null,
+      phone_number: null,
+      external_id: null,
+      metadata: {},
+      hours_measurement_method: 'monthly',
+      stability_period_start: null,
+      stability_period_months: null,
+    });
   });
 
   it.each([

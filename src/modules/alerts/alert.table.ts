@@ -12,9 +12,10 @@ export type AlertAudience = (typeof ALERT_AUDIENCES)[number];
  * What happened. edi_unmapped_line: a benefit change waits for an 834 code mapping of its line;
  * edi_left_out: an 834 build could not carry a member; benefit_change_refused: a carrier refused a benefit change;
  * enrollment_amended: an approved enrollment that starts earlier amended (or replaced) a later election of the
- * member (enrollments/later-elections.ts).
+ * member (enrollments/later-elections.ts); eligibility_lost: a member's hours or employment status no longer meet a
+ * plan configuration and their coverage on it ends (coverage/eligibility-loss.service.ts).
  */
-export const ALERT_KINDS = ['edi_unmapped_line', 'edi_left_out', 'benefit_change_refused', 'enrollment_amended'] as const;
+export const ALERT_KINDS = ['edi_unmapped_line', 'edi_left_out', 'benefit_change_refused', 'enrollment_amended', 'eligibility_lost'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export interface AlertTable {

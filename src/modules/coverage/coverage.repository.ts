@@ -7,7 +7,7 @@ import type { EnrolledDependentRow, EnrolledPlanRow, EnrollmentStatus } from '..
 import type { DependentRelationship } from '../plans/coverage-tier.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { coverageInForceOn, isCoverage, latestPerLine } from './coverage-in-force.ts';
-import type { CoverageTerminationItemRow, CoverageTerminationRow } from './coverage.table.ts';
+import type { CoverageEndCause, CoverageTerminationItemRow, CoverageTerminationRow } from './coverage.table.ts';
 
 /**
  * Every coverage entry of the member (isCoverage, any dates) that runs past `date` or starts after it: what a
@@ -273,6 +273,7 @@ export function findCoverageOfTerminatedMembers(db: Executor, day: string) {
             .select('coverage_termination_items.enrolled_plan_id')
             .whereRef('coverage_termination_items.enrolled_plan_id', '=', 'enrolled_plans.id')
             .whereRef('coverage_terminations.termination_date', '=', 'members.termination_date')
+            .where('coverage_terminations.cause', '=', 'termination')
             .where('coverage_terminations.undone_at', 'is', null),
         ),
       ),
@@ -286,12 +287,13 @@ export async function insertTermination(trx: Transaction<Database>, row: Coverag
   await insertRows(trx, 'coverage_termination_items', items);
 }
 
-/** The member's terminations applied and not undone, oldest first. */
-export function findTerminationsInEffect(trx: Transaction<Database>, memberId: string): Promise<CoverageTerminationRow[]> {
+/** The member's coverage ends of `cause` applied and not undone, oldest first. */
+export function findTerminationsInEffect(trx: Transaction<Database>, memberId: string, cause: CoverageEndCause): Promise<CoverageTerminationRow[]> {
   return trx
     .selectFrom('coverage_terminations')
     .selectAll()
     .where('member_id', '=', memberId)
+    .where('cause', '=', cause)
     .where('undone_at', 'is', null)
     .orderBy('created_at')
     .orderBy('id')
@@ -324,7 +326,13 @@ export async function supersedeTerminationsAfter(trx: Transaction<Database>, mem
 }
 
 const supersedingTerminations = cachedQuery((db, at: string, memberId: string, terminationDate: string) =>
-  db.updateTable('coverage_terminations').set({ undone_at: at }).where('member_id', '=', memberId).where('undone_at', 'is', null).where('termination_date', '>', terminationDate),
+  db
+    .updateTable('coverage_terminations')
+    .set({ undone_at: at })
+    .where('member_id', '=', memberId)
+    .where('cause', '=', 'termination')
+    .where('undone_at', 'is', null)
+    .where('termination_date', '>', terminationDate),
 );
 
 export async function markUndone(trx: Transaction<Database>, id: string, at: string, byEnrollmentId: string): Promise<void> {

@@ -1,5 +1,9 @@
 import type { Selectable } from 'kysely';
 
+/** Why coverage ended: the member's termination, or a loss of eligibility by hours or status (eligibility-loss.service.ts). */
+export const COVERAGE_END_CAUSES = ['termination', 'eligibility_loss'] as const;
+export type CoverageEndCause = (typeof COVERAGE_END_CAUSES)[number];
+
 /** A termination applied to a member's coverage (see termination.service.ts); internal, not an API record. */
 export interface CoverageTerminationTable {
   id: string;
@@ -7,6 +11,8 @@ export interface CoverageTerminationTable {
   member_id: string;
   /** The qle `terminated` enrollment carrying its `removed` benefit changes. */
   enrollment_id: string;
+  cause: CoverageEndCause;
+  /** The termination date, or for a loss of eligibility the day of the change of hours or status. */
   termination_date: string;
   /** The last day of the coverage it ended (the plan configuration's termination policy). */
   coverage_end: string;

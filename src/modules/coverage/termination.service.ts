@@ -8,6 +8,7 @@ import { newId } from '../../shared/ids.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import type { CoverageChange, QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
 import { serviceEnrollmentRow } from '../enrollments/enrollment-lifecycle.ts';
+import { enrollmentNotification } from '../enrollments/enrollment.response.ts';
 import { ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS } from '../enrollments/enrollment-status.ts';
 import * as enrollments from '../enrollments/enrollment.repository.ts';
 import type { EnrollmentRow } from '../enrollments/enrollment.table.ts';
@@ -20,10 +21,34 @@ import { CoverageChangeRecorder, type BenefitChangeRecorder } from './coverage-c
 import { cancelledByTermination, coverageLostBy, enrollmentStart, terminationCoverageEnd, terminationEffect, undoableOn, type TerminationEffect } from './coverage-rules.ts';
 import type { CoverageEntry } from './coverage-entry.ts';
 import * as repository from './coverage.repository.ts';
-import type { CoverageTerminationItemRow, CoverageTerminationRow } from './coverage.table.ts';
+import type { CoverageEndCause, CoverageTerminationItemRow, CoverageTerminationRow } from './coverage.table.ts';
 import { findPlanConfigurationsForPlans } from '../plan-configurations/plan-configuration.repository.ts';
 
 type Entry = CoverageEntry;
+
+/** Coverage a coverage end ends or cancels, and how (terminationEffect). */
+export type EndedCoverage = { row: Entry; effect: TerminationEffect };
+
+/**
+ * What each cause of a coverage end records, one row per cause: the reason of its `qle` enrollment (which
+ * decides its COBRA qualifying event, cobra-rules.ts), whether it cancels enrollments not yet approved, and
+ * whether the member is told `enrollment_approved` (a termination's employer was told `member_terminated`).
+ */
+const END_CAUSES: Readonly<Record<CoverageEndCause, { reason: 'terminated' | 'employment_change'; cancelsEnrollments: boolean; notifiesMember: boolean }>> = {
+  // 29 U.S.C. 1163(2): termination of employment.
+  termination: { reason: 'terminated', cancelsEnrollments: true, notifiesMember: false },
+  // 29 U.S.C. 1163(2): reduction of hours (docs/decisions.md "Loss of eligibility").
+  eligibility_loss: { reason: 'employment_change', cancelsEnrollments: false, notifiesMember: true },
+};
+
+/** One coverage end to apply: why, the day of its cause, its last day of coverage and what it ends. */
+export interface CoverageEndInput {
+  cause: CoverageEndCause;
+  /** The termination date, or the day of the change of hours or status. */
+  changeDate: string;
+  coverageEnd: string;
+  ended: readonly EndedCoverage[];
+}
 
 /**
  * What a member's termination does to their coverage (docs/decisions.md "Terminations"), applied by the daily
@@ -79,7 +104,7 @@ export class CoverageTerminations {
     if (rows.length === 0) return 0;
     const configurations = Map.groupBy(await findPlanConfigurationsForPlans(trx, member.provider_id, rows.map((row) => row.plan_id)), (c) => c.plan_id);
     const subclassIds = await findMemberSubclassIds(trx, member.id);
-    const byEnd = new Map<string, { row: Entry; effect: TerminationEffect }[]>();
+    const byEnd = new Map<string, EndedCoverage[]>();
     for (const row of rows) {
       const coverageEnd = terminationCoverageEnd(terminationDate, subclassIds, configurations.get(row.plan_id) ?? []);
       const effect = terminationEffect({ effectiveStart: row.effective_start, effectiveEnd: row.effective_end }, coverageEnd);
@@ -87,16 +112,22 @@ export class CoverageTerminations {
       byEnd.set(coverageEnd, [...(byEnd.get(coverageEnd) ?? []), { row, effect }]);
     }
     const ends = [...byEnd.keys()].sort(compareDates);
-    for (const coverageEnd of ends) await this.#applyEnd(trx, member, terminationDate, coverageEnd, byEnd.get(coverageEnd)!, today);
+    for (const coverageEnd of ends) await this.endCoverageIn(trx, member, { cause: 'termination', changeDate: terminationDate, coverageEnd, ended: byEnd.get(coverageEnd)! }, today);
     return ends.length;
   }
 
-  async #applyEnd(trx: Transaction<Database>, member: MemberRow, terminationDate: string, coverageEnd: string, ended: { row: Entry; effect: TerminationEffect }[], today: string): Promise<void> {
+  /**
+   * Applies one coverage end (a termination's, or a loss of eligibility's: coverage/eligibility-loss.service.ts)
+   * as of `today`: its enrollment, its record, the coverage ended with what it causes. Returns the record.
+   */
+  async endCoverageIn(trx: Transaction<Database>, member: MemberRow, input: CoverageEndInput, today: string): Promise<CoverageTerminationRow> {
+    const { cause, changeDate, coverageEnd, ended } = input;
+    const rules = END_CAUSES[cause];
     const now = this.#clock.now().toISOString();
     const lines = [...new Set(ended.map(({ row }) => row.line_of_coverage))];
     const enrollment = await this.#insertApprovedEnrollment(trx, member, {
-      reason: 'terminated',
-      changeDate: terminationDate,
+      reason: rules.reason,
+      changeDate,
       effectiveStart: addDays(coverageEnd, 1),
       waivedLines: lines,
     });
@@ -109,7 +140,8 @@ export class CoverageTerminations {
       provider_id: member.provider_id,
       member_id: member.id,
       enrollment_id: enrollment.row.id,
-      termination_date: terminationDate,
+      cause,
+      termination_date: changeDate,
       coverage_end: coverageEnd,
       created_at: now,
       cobra_recorded_at: lost ? now : null,
@@ -124,7 +156,7 @@ export class CoverageTerminations {
       position,
     }));
     await repository.insertTermination(trx, termination, items);
-    const cancelled = await this.#cancelEnrollmentsStartingAfter(trx, member.id, coverageEnd);
+    const cancelled = rules.cancelsEnrollments ? await this.#cancelEnrollmentsStartingAfter(trx, member.id, coverageEnd) : [];
     const rows = ended.map(({ row }) => row);
     await this.#recorder.record(trx, {
       enrollment: enrollment.row,
@@ -135,7 +167,9 @@ export class CoverageTerminations {
         loss: lost ? coverageLoss(termination, enrollment.row, rows, dependents) : undefined,
       },
       cancelled,
+      notification: rules.notifiesMember ? enrollmentNotification(enrollment.row, 'enrollment_approved', 'member') : undefined,
     });
+    return termination;
   }
 
   /**
@@ -146,19 +180,21 @@ export class CoverageTerminations {
    * how many terminations it undid.
    */
   async undoIn(trx: Transaction<Database>, member: MemberRow, today: string): Promise<number> {
-    const undone = (await repository.findTerminationsInEffect(trx, member.id)).filter(
+    const undone = (await repository.findTerminationsInEffect(trx, member.id, 'termination')).filter(
       (termination) =>
         (member.termination_date === null || compareDates(termination.termination_date, member.termination_date) < 0) && undoableOn(termination.coverage_end, today),
     );
     // Newest first: each gives back the end the one before it left, which that one then gives back in turn.
-    for (const termination of undone.reverse()) await this.#undo(trx, member, termination, today);
+    for (const termination of undone.reverse()) await this.undoEndIn(trx, member, termination, today);
     return undone.length;
   }
 
-  async #undo(trx: Transaction<Database>, member: MemberRow, termination: CoverageTerminationRow, today: string): Promise<void> {
+  /** Gives back what one coverage end (not yet in effect on `today`) ended: see undoIn. */
+  async undoEndIn(trx: Transaction<Database>, member: MemberRow, termination: CoverageTerminationRow, today: string): Promise<void> {
     const items = await repository.findTerminationItems(trx, termination.id);
     const enrollment = await this.#insertApprovedEnrollment(trx, member, {
-      // The employment goes on: a change of employment status (docs/decisions.md "Terminations": an undone termination).
+      // The employment goes on, or the hours are back: a change of employment status (docs/decisions.md
+      // "Terminations": an undone termination; "Loss of eligibility").
       reason: 'employment_change',
       changeDate: today,
       effectiveStart: addDays(termination.coverage_end, 1),
@@ -205,7 +241,11 @@ export class CoverageTerminations {
       termination = (await repository.claimCobraRecording(trx, termination.id, this.#clock.now().toISOString())) ?? termination;
     }
     const enrollment = await trx.selectFrom('enrollments').selectAll().where('id', '=', termination.enrollment_id).executeTakeFirstOrThrow();
-    const items = await repository.findTerminationItems(trx, termination.id);
+    // A loss of eligibility whose coverage a termination ended sooner (or anything else changed since) lost
+    // nothing itself: only the plans that still end where it ended them are its loss.
+    const items = (await repository.findTerminationItems(trx, termination.id)).filter(
+      (item) => termination.cause !== 'eligibility_loss' || item.effective_end === item.ended_on,
+    );
     const dependents = await repository.findDependentIdsOfPlans(
       trx,
       items.map((item) => item.id),

@@ -49,6 +49,12 @@ export interface TerminationRules {
   recordDueCobraEvents(day: string, batchSize: number): Promise<number>;
 }
 
+/** What the sweep needs from the coverage module to catch losses of eligibility by date (coverage/eligibility-loss.service.ts). */
+export interface EligibilityRules {
+  findMembersOutOfEligibility(day: string): Promise<string[]>;
+  applyIn(trx: Transaction<Database>, member: MemberRow, changeDate: string, today: string): Promise<number>;
+}
+
 /**
  * Members whose coverage the sweep changes go this many to a transaction: one commit each (on SQLite a
  * commit with its sync costs about as much as changing a member) while no lock is held long (a batch takes
@@ -79,6 +85,9 @@ export interface SweepSummary {
   open_enrollment_reminder: number;
   windows_closed: number;
   coverage_ended: number;
+  /** Members whose coverage the sweep started to end because their hours or status no longer meet a configuration. */
+  eligibility_lost: number;
+  /** COBRA events of terminations and of losses of eligibility whose coverage was lost. */
   termination_cobra_events: number;
 }
 
@@ -95,6 +104,7 @@ export class DailySweep {
   readonly #coverage: CoverageEnder;
   readonly #terminations: TerminationRules;
   readonly #relationshipEnds: RelationshipEndRules;
+  readonly #eligibility: EligibilityRules;
   readonly #worker: Wakeable | undefined;
   readonly #batchSize: number;
   readonly #batchesAtOnce: number;
@@ -107,6 +117,7 @@ export class DailySweep {
       coverage: CoverageEnder;
       terminations: TerminationRules;
       relationshipEnds: RelationshipEndRules;
+      eligibility: EligibilityRules;
       /** Woken after each rule that enqueued jobs (jobs/job-wake.ts); absent where no worker runs (`benefits sweep`). */
       worker?: Wakeable | undefined;
     },
@@ -118,6 +129,7 @@ export class DailySweep {
     this.#coverage = options.coverage;
     this.#terminations = options.terminations;
     this.#relationshipEnds = options.relationshipEnds;
+    this.#eligibility = options.eligibility;
     this.#worker = options.worker;
     this.#batchSize = options.batchSize ?? SWEEP_BATCH_SIZE;
     this.#batchesAtOnce = options.batchesAtOnce ?? (db.getExecutor().adapter instanceof PostgresAdapter ? SWEEP_BATCHES_AT_ONCE : 1);
@@ -142,6 +154,7 @@ export class DailySweep {
       open_enrollment_reminder: reminders,
       windows_closed: await this.#rule(() => this.#windows.closeWindowsPastEnd(day)),
       coverage_ended: coverage.ended,
+      eligibility_lost: coverage.eligibilityLost,
       termination_cobra_events: await this.#rule(() => this.#terminations.recordDueCobraEvents(day, this.#batchSize)),
     };
   }
@@ -154,13 +167,20 @@ export class DailySweep {
     return wakingAfter(this.#worker, work);
   }
 
-  /** Age-outs, then divorces and dissolutions, then terminations: one member's changes never run in two transactions at once. */
-  async #changeCoverage(
-    day: string,
-  ): Promise<{ ageOuts: { dependent_age_out: number; dependent_coverage_ended: number }; relationshipEnds: number; ended: number }> {
+  /**
+   * Age-outs, then divorces and dissolutions, then terminations, then losses of eligibility: one member's changes
+   * never run in two transactions at once.
+   */
+  async #changeCoverage(day: string): Promise<{
+    ageOuts: { dependent_age_out: number; dependent_coverage_ended: number };
+    relationshipEnds: number;
+    ended: number;
+    eligibilityLost: number;
+  }> {
     const ageOuts = await this.#rule(() => this.#ageOuts(day));
     const relationshipEnds = await this.#rule(() => this.#endCoverageOfFormerPartners(day));
-    return { ageOuts, relationshipEnds, ended: await this.#rule(() => this.#endCoverageOfTerminatedMembers(day)) };
+    const ended = await this.#rule(() => this.#endCoverageOfTerminatedMembers(day));
+    return { ageOuts, relationshipEnds, ended, eligibilityLost: await this.#rule(() => this.#endCoverageOfIneligibleMembers(day)) };
   }
 
   /**
@@ -185,6 +205,26 @@ export class DailySweep {
         for (const row of rows) if (await this.#relationshipEnds.applyIn(trx, member, row.dependent_id, day)) done += 1;
       }
       return done;
+    });
+  }
+
+  /**
+   * Members with coverage in force whose plan configuration no longer admits them on `day` (hours or status; a
+   * configuration of a new plan year, say): the coverage module starts their loss of eligibility, the change dated
+   * `day` (EligibilityRules.applyIn), with the member locked, in batches; it decides again under the lock and
+   * leaves coverage already ending by the loss's end alone, so a rerun finds nothing left to do.
+   */
+  async #endCoverageOfIneligibleMembers(day: string): Promise<number> {
+    const members = await this.#eligibility.findMembersOutOfEligibility(day);
+    return this.#inBatches(members, async (trx, batch) => {
+      let started = 0;
+      const locked = await lockMembersByIds(trx, batch);
+      for (const memberId of batch) {
+        const member = locked.get(memberId);
+        if (member && (member.termination_date === null || compareDates(member.termination_date, day) >= 0))
+          started += await this.#eligibility.applyIn(trx, member, day, day);
+      }
+      return started;
     });
   }
 

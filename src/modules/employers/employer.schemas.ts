@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { HOURS_MEASUREMENT_METHODS } from '../coverage/eligibility-loss-rules.ts';
 import {
   AddressResponseSchema,
   AddressSchema,
@@ -8,6 +9,7 @@ import {
   MetadataSchema,
   Nullable,
   PageQuerySchema,
+  StringEnum,
   TimestampSchema,
 } from '../../http/schemas.ts';
 
@@ -25,6 +27,9 @@ export const EmployerSchema = Type.Object(
     address: AddressResponseSchema,
     external_id: Nullable(Type.String()),
     metadata: MetadataResponseSchema,
+    hours_measurement_method: StringEnum(HOURS_MEASUREMENT_METHODS),
+    stability_period_start: Nullable(Type.String()),
+    stability_period_months: Nullable(Type.Integer()),
     created_at: TimestampSchema,
   },
   { title: 'Employer' },
@@ -38,6 +43,18 @@ const writable = {
   phone_number: Type.Optional(Nullable(PhoneNumberSchema)),
   external_id: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   metadata: Type.Optional(MetadataSchema),
+  hours_measurement_method: Type.Optional(
+    StringEnum(HOURS_MEASUREMENT_METHODS, {
+      description:
+        'How full-time status is measured (26 CFR 54.4980H-3): monthly (default) or look_back; decides when a loss of eligibility by hours ends coverage.',
+    }),
+  ),
+  stability_period_start: Type.Optional(
+    Nullable(Type.String({ pattern: '^[0-9]{2}-[0-9]{2}$', description: 'MM-DD: the first day of the stability periods each year; required with look_back.' })),
+  ),
+  stability_period_months: Type.Optional(
+    Nullable(Type.Integer({ minimum: 6, maximum: 12, description: 'Length of a stability period: 6 or 12 months; required with look_back.' })),
+  ),
 };
 
 export const CreateEmployerBodySchema = Type.Object(

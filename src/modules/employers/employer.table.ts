@@ -1,4 +1,5 @@
-import type { Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
+import type { HoursMeasurementMethod } from '../coverage/eligibility-loss-rules.ts';
 
 export interface EmployerTable {
   id: string;
@@ -13,6 +14,11 @@ export interface EmployerTable {
   external_id: string | null;
   /** Metadata as JSON text. */
   metadata: string;
+  /** How full-time status is measured, which decides when a loss of eligibility ends coverage (eligibility-loss-rules.ts). */
+  hours_measurement_method: Generated<HoursMeasurementMethod>;
+  /** 'MM-DD': the first day of the stability periods each year (look_back). */
+  stability_period_start: string | null;
+  stability_period_months: number | null;
   created_at: string;
 }
 

@@ -34,7 +34,7 @@ export class RehireReinstatement {
    * anything.
    */
   async reinstateIn(trx: Transaction<Database>, member: MemberRow, terminationDate: string, rehireDate: string): Promise<boolean> {
-    const termination = (await findTerminationsInEffect(trx, member.id)).filter((row) => row.termination_date === terminationDate).at(-1);
+    const termination = (await findTerminationsInEffect(trx, member.id, 'termination')).filter((row) => row.termination_date === terminationDate).at(-1);
     if (!termination) return false;
     const items = await findTerminationItems(trx, termination.id);
     const covered = new Set((await findCoveredLinesOn(trx, member.id, rehireDate)).map((line) => line.line_of_coverage));

@@ -36,6 +36,11 @@ export interface ElectionReinstatement {
   reinstateIn(trx: Transaction<Database>, member: MemberRow, terminationDate: string, rehireDate: string): Promise<boolean>;
 }
 
+/** What a change of hours_worked or employment_status does to coverage (the coverage module's EligibilityLosses). */
+export interface EligibilityOfCoverage {
+  applyEmploymentChangeIn(trx: Transaction<Database>, before: MemberRow, after: MemberRow): Promise<void>;
+}
+
 /** A welcome goes to members hired within the last 30 days or hired for a future date (docs/decisions.md "Notifications"). */
 const WELCOME_WINDOW_DAYS = 30;
 
@@ -92,6 +97,7 @@ export class MemberService {
   readonly #changes: ChangeCommit;
   readonly #terminations: TerminationOfCoverage;
   readonly #reinstatement: ElectionReinstatement;
+  readonly #eligibility: EligibilityOfCoverage;
 
   constructor(options: {
     db: Kysely<Database>;
@@ -101,6 +107,7 @@ export class MemberService {
     changes: ChangeCommit;
     terminations: TerminationOfCoverage;
     reinstatement: ElectionReinstatement;
+    eligibility: EligibilityOfCoverage;
   }) {
     this.#db = options.db;
     this.#clock = options.clock;
@@ -109,6 +116,7 @@ export class MemberService {
     this.#changes = options.changes;
     this.#terminations = options.terminations;
     this.#reinstatement = options.reinstatement;
+    this.#eligibility = options.eligibility;
   }
 
   async createMember(scope: Scope, input: CreateMemberBody): Promise<MemberResponse> {
@@ -214,6 +222,7 @@ export class MemberService {
       // so that the member's event and notice come first, as they always have.
       await this.#changes.commit(trx, { events: [eventOf('member', 'updated', updated)], notifications: terminated ? [terminatedNotification(updated)] : [] });
       if (updated.termination_date !== current.termination_date) await this.#applyTerminationChange(trx, updated);
+      await this.#eligibility.applyEmploymentChangeIn(trx, current, updated);
       return toMemberResponse(updated, { subclasses, enrollments: links.enrollments });
     });
   }
@@ -285,6 +294,8 @@ export class MemberService {
       await this.#changes.commit(trx, { events: [eventOf('member', 'updated', updated)] });
       await this.#applyTerminationChange(trx, updated);
       if (elections === 'reinstate') await this.#reinstatement.reinstateIn(trx, updated, terminationDate, input.rehire_date);
+      // Hours or a status of the new employment that the reinstated plans do not admit start their loss.
+      await this.#eligibility.applyEmploymentChangeIn(trx, current, updated);
       return this.#withLinks(trx, updated);
     });
   }
