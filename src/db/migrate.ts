@@ -30,6 +30,7 @@ import * as ediFileReturns from './migrations/2026-12-01T0003-edi-file-returns.t
 import * as dependentRelationshipEnd from './migrations/2026-12-02T0001-dependent-relationship-end.ts';
 import * as medicareEntitledDependent from './migrations/2026-12-02T0003-medicare-entitled-dependent.ts';
 import * as employmentHistory from './migrations/2026-12-04T0001-employment-history.ts';
+import * as cobraCoveragePeriods from './migrations/2026-12-04T0301-cobra-coverage-periods.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -63,6 +64,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-02T0001-dependent-relationship-end': dependentRelationshipEnd,
   '2026-12-02T0003-medicare-entitled-dependent': medicareEntitledDependent,
   '2026-12-04T0001-employment-history': employmentHistory,
+  '2026-12-04T0301-cobra-coverage-periods': cobraCoveragePeriods,
 };
 
 export class MigrationError extends Error {
