@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDailySweep } from '../../src/app.ts';
 import { createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { ApiClient, createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
 
@@ -99,6 +100,31 @@ describe('the event type and length follow from the termination reason (29 U.S.C
       }),
     ]);
   });
+
+  it.each([
+    ['gross_misconduct', []],
+    ['reduction_in_hours', [['reduction_of_hours', 18, '2027-09-01']]],
+  ])(
+    'when the reason is corrected to %s after the termination applied and before the coverage is lost, then the sweep of the first day without coverage records %j: the reason on record then decides',
+    async (corrected, expected) => {
+      const w = await createEnrollmentWorld(t);
+      for (const plan of [w.plans.medical, w.plans.dental, w.plans.vision]) {
+        const configuration = (await ok(w.admin.get(`/plan_configurations?plan=${plan.id}`))).results[0].id as string;
+        await ok(w.admin.patch(`/plan_configurations/${configuration}`, { termination_policy: 'end_of_month' }));
+      }
+      await familyCoverage(w);
+      // Applied at once (past); the group health coverage runs to 2026-03-31, lost from 2026-04-01.
+      await ok(w.admin.patch(`/members/${w.member.id}`, { termination_date: '2026-03-01', termination_reason: 'voluntary' }));
+      expect(await cobraEventsOf(w)).toEqual([]);
+      await ok(w.admin.patch(`/members/${w.member.id}`, { termination_reason: corrected }));
+      const sweep = buildDailySweep({ db: t.database.db, clock: t.clock });
+      await sweep.run('2026-04-01');
+      await sweep.run('2026-04-02');
+      // One per coverage end: life ends on the termination date, the group health lines at the end of the month.
+      expect((await serviceEnrollmentsOf(w)).map((e) => e.reason)).toEqual(['terminated', 'terminated']);
+      expect((await cobraEventsOf(w)).map((e) => [e.event_type, e.maximum_coverage_months, e.coverage_period_end])).toEqual(expected);
+    },
+  );
 
   it.each(['voluntary', 'involuntary', 'layoff', 'retirement', 'leave', 'other'])('when the termination reason is %s, then a termination of 18 months', async (reason) => {
     const { events } = await terminatedFor(reason);
