@@ -175,6 +175,7 @@ export class CobraEventService implements QualifyingEventRecorder {
     }
     return [eventOf('cobra_event', 'created', row)];
   }
+
   /**
    * Records a Social Security disability determination of a qualified beneficiary of the event, extending its 18
    * months to 29 (29 U.S.C. 1162(2)(A)(viii); cobra-periods.ts): 409 for an event without 18 months to extend,

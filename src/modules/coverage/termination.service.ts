@@ -191,8 +191,8 @@ export class CoverageTerminations {
         for (const due of batch) {
           const member = await lockMemberById(trx, { providerId: due.provider_id, employerId: null }, due.member_id);
           const termination = await repository.claimCobraRecording(trx, due.id, this.#clock.now().toISOString());
-          if (!termination || !member) continue;
-          await this.#recorder.recordLoss(trx, await this.#lossOf(trx, termination, member.termination_reason));
+          if (!termination) continue;
+          await this.#recorder.recordLoss(trx, await this.#lossOf(trx, termination, member?.termination_reason ?? null));
           done += 1;
         }
         return done;
