@@ -54,7 +54,7 @@ export function buildBackgroundServices(deps: BackgroundDependencies, sweep: Swe
   const eventLog = buildEventLog({ clock });
   const changes = buildChangeCommit({ clock }, eventLog);
   const benefitChanges = new BenefitChangeService(db, clock, changes);
-  const cobraEvents = new CobraEventService(db, clock);
+  const cobraEvents = new CobraEventService(db, clock, changes);
   // No `jobs` for the engine: whoever runs its work wakes the worker after it (jobs/job-wake.ts).
   const enrollments = new EnrollmentService({ db, clock, commit: changes, benefitChanges, qualifyingEvents: cobraEvents });
   const terminations = new CoverageTerminations({ db, clock, commit: changes, benefitChanges, qualifyingEvents: cobraEvents });

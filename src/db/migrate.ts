@@ -32,6 +32,7 @@ import * as medicareEntitledDependent from './migrations/2026-12-02T0003-medicar
 import * as employmentHistory from './migrations/2026-12-04T0001-employment-history.ts';
 import * as rehires from './migrations/2026-12-04T0002-rehires.ts';
 import * as eligibilityLoss from './migrations/2026-12-04T0201-eligibility-loss.ts';
+import * as cobraCoveragePeriods from './migrations/2026-12-04T0301-cobra-coverage-periods.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-04T0001-employment-history': employmentHistory,
   '2026-12-04T0002-rehires': rehires,
   '2026-12-04T0201-eligibility-loss': eligibilityLoss,
+  '2026-12-04T0301-cobra-coverage-periods': cobraCoveragePeriods,
 };
 
 export class MigrationError extends Error {

@@ -90,6 +90,11 @@ describe('recording qualifying events', () => {
         event_date: '2026-03-10',
         coverage_lost_date: '2026-03-11',
         ...familyLosses(w),
+        qualified_beneficiaries: [w.member.id, w.family.spouse.id, w.family.child.id],
+        // 29 U.S.C. 1162(2)(A)(i): 18 months after the qualifying event.
+        maximum_coverage_months: 18,
+        coverage_period_end: '2027-09-10',
+        disability_determination: null,
         created_at: expect.any(String),
       },
     ]);

@@ -237,6 +237,66 @@ describe("each person's story in one loop (005010X220A1 INS03/INS04, HD01, DTP*3
   });
 });
 
+describe("the termination's reason and the employment status (005010X220A1 INS04 1203, INS08 584)", () => {
+  /** A couple covered since their hire, already sent to the carrier, whose employment then ends on 2026-03-20 as `change` says. */
+  async function endedCouple(change: Record<string, unknown>) {
+    const w = await ediWorld();
+    const { member, spouse } = await hiredCouple(w);
+    await newHire(w, member, [spouse]);
+    await buildFile(w);
+    t.clock.set('2026-03-21T15:00:00.000Z');
+    await ok(w.admin.patch(`/members/${member.id}`, change));
+    await sweep.run('2026-03-21');
+    return buildFile(w);
+  }
+
+  it.each([
+    // INS04 03 Death: a death ends the employment, and the family's coverage, that day; INS08 TE.
+    ['a death', '03', 'TE', { date_of_death: '2026-03-20' }],
+    // INS04 04 Retirement; INS08 RT Retired.
+    ['a retirement', '04', 'RT', { termination_date: '2026-03-20', termination_reason: 'retirement' }],
+    // INS04 40 Lay Off without Benefits: the termination ends the coverage.
+    ['a layoff', '40', 'TE', { termination_date: '2026-03-20', termination_reason: 'layoff' }],
+    // INS04 38 Leave of Absence without Benefits.
+    ['a leave', '38', 'TE', { termination_date: '2026-03-20', termination_reason: 'leave' }],
+    ['a voluntary termination', '08', 'TE', { termination_date: '2026-03-20', termination_reason: 'voluntary' }],
+    ['gross misconduct', '08', 'TE', { termination_date: '2026-03-20', termination_reason: 'gross_misconduct' }],
+    ['a termination without a reason', '08', 'TE', { termination_date: '2026-03-20' }],
+  ])('when the employment ends by %s, then each loop ends (024) with INS04 %s and the subscriber has INS08 %s', async (_label, reason, status, change) => {
+    const file = await endedCouple(change);
+    expect(memberLoops(file)).toEqual([
+      ['Y', '18', '024', reason, status],
+      ['N', '01', '024', reason, ''],
+    ]);
+    for (const loop of personLoops(file)) expect(coverageOf(loop)).toEqual([['024', 'Vision Care', '20260301', '20260320']]);
+  });
+
+  it("when the member's latest leave entry is a leave of absence without a return, then INS08 is L1; after the return, the employment status again", async () => {
+    const w = await ediWorld();
+    const { member } = await hiredCouple(w);
+    const db = t.database.db;
+    const { provider_id } = await db.selectFrom('members').select('provider_id').where('id', '=', member.id).executeTakeFirstOrThrow();
+    // The employment history as a leave records it (no API writes leaves yet).
+    const entry = (position: number, event_type: 'leave_of_absence' | 'return_from_leave', effective_date: string) => ({
+      id: `employment_event_leave_test_${member.id}_${position}`,
+      provider_id,
+      member_id: member.id,
+      event_type,
+      effective_date,
+      details: '{"leave_type":"fmla"}',
+      position,
+      recorded_at: '2026-03-01T12:00:00.000Z',
+    });
+    await db.insertInto('member_employment_events').values(entry(100, 'leave_of_absence', '2026-03-01')).execute();
+    await newHire(w, member);
+    expect(memberLoops(await buildFile(w))).toEqual([['Y', '18', '021', '28', 'L1']]);
+
+    await db.insertInto('member_employment_events').values(entry(101, 'return_from_leave', '2026-03-02')).execute();
+    await ok(w.admin.patch(`/members/${member.id}`, { first_name: 'Averie' }));
+    expect(memberLoops(await buildFile(w)).map((loop) => loop[4])).toEqual(['FT']);
+  });
+});
+
 describe('addresses continued in N302 (005010X220A1 2100A N3, N301/N302 AN 1/55)', () => {
   it('when the first address line is longer than 55 characters, then it goes on in N302 before the second line, and nothing of it is lost', async () => {
     const w = await ediWorld();

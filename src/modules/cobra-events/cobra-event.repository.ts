@@ -84,3 +84,18 @@ function lossesOnEarlierDays(trx: Transaction<Database>, loss: CobraEventLossRow
 export async function deleteCobraEvent(trx: Transaction<Database>, id: string): Promise<void> {
   await trx.deleteFrom('cobra_events').where('id', '=', id).execute();
 }
+
+/**
+ * Records the disability determination that extends an event, if none was recorded (a conditional UPDATE: of two
+ * concurrent requests one wins). Returns the row updated, or undefined when another determination got there first.
+ */
+export async function recordDisabilityExtension(
+  trx: Transaction<Database>,
+  id: string,
+  extension: Pick<
+    CobraEventRow,
+    'maximum_coverage_months' | 'coverage_period_end' | 'disability_person_id' | 'disabled_on' | 'disability_determined_on' | 'disability_recorded_at'
+  >,
+): Promise<CobraEventRow | undefined> {
+  return trx.updateTable('cobra_events').set(extension).where('id', '=', id).where('disability_recorded_at', 'is', null).returningAll().executeTakeFirst();
+}

@@ -1,10 +1,16 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Paginator } from '../../http/pagination.ts';
 import { registerResourceRoutes } from '../../http/resource-routes.ts';
-import { CobraEventSchema, ListCobraEventsQuerySchema } from './cobra-event.schemas.ts';
+import { IdParamsSchema, errorResponses } from '../../http/schemas.ts';
+import { scopeOf } from '../../shared/tenancy.ts';
+import { CobraEventSchema, DisabilityDeterminationBodySchema, ListCobraEventsQuerySchema } from './cobra-event.schemas.ts';
 import type { CobraEventService } from './cobra-event.service.ts';
 
-/** Read-only: events are recorded by the approvals (and daily sweeps) that end group health coverage. */
+/**
+ * Events are recorded by the approvals (and daily sweeps) that end group health coverage; the one change a client
+ * makes is a disability determination that extends one.
+ */
 export function registerCobraEventRoutes(app: FastifyInstance, deps: { cobraEvents: CobraEventService; pages: Paginator }): void {
   const { cobraEvents, pages } = deps;
   registerResourceRoutes(app, pages, {
@@ -18,4 +24,18 @@ export function registerCobraEventRoutes(app: FastifyInstance, deps: { cobraEven
     },
     get: { summary: 'Retrieve a COBRA qualifying event', run: (scope, id) => cobraEvents.getCobraEvent(scope, id) },
   });
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    '/cobra_events/:public_id/disability_determination',
+    {
+      schema: {
+        tags: ['COBRA events'],
+        summary:
+          'Record a Social Security disability determination of a qualified beneficiary, extending a termination or reduction_of_hours event to 29 months (29 U.S.C. 1162(2)(A)(viii))',
+        params: IdParamsSchema,
+        body: DisabilityDeterminationBodySchema,
+        response: { 200: CobraEventSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request) => cobraEvents.recordDisabilityDetermination(scopeOf(request.auth), request.params.public_id, request.body),
+  );
 }

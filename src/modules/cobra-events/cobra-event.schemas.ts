@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateSchema, IdSchema, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
+import { DateSchema, IdSchema, Nullable, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
 import { ID_PATTERN } from '../../shared/ids.ts';
 import { COBRA_EVENT_TYPES } from './cobra-event.table.ts';
 
@@ -31,6 +31,30 @@ export const CobraEventSchema = Type.Object(
       }),
       { description: 'Who lost each line' },
     ),
+    qualified_beneficiaries: Type.Array(IdSchema, {
+      description:
+        'Who lost coverage and is a qualified beneficiary by 29 U.S.C. 1167(3): the member only after termination or reduction_of_hours, and the dependents who lost coverage (whether each is a spouse or child, not, say, a domestic partner, remains the administrator\'s determination)',
+    }),
+    maximum_coverage_months: Type.Integer({
+      enum: [18, 29, 36],
+      description:
+        '29 U.S.C. 1162(2)(A): 18 for termination and reduction_of_hours (29 once a disability determination extends it), 36 for every other event type',
+    }),
+    coverage_period_end: Type.String({
+      format: 'date',
+      description: 'The last day of continuation coverage, YYYY-MM-DD: event_date moved maximum_coverage_months months (Jan 31 + 1 month is the last day of February)',
+    }),
+    disability_determination: Nullable(
+      Type.Object(
+        {
+          person: DescribedId('The disabled qualified beneficiary: the member or one of the dependents of the event'),
+          disabled_on: DateSchema,
+          determined_on: DateSchema,
+          recorded_at: TimestampSchema,
+        },
+        { description: 'The Social Security disability determination that extended the event to 29 months (29 U.S.C. 1162(2)(A)(viii)); null without one' },
+      ),
+    ),
     created_at: TimestampSchema,
   },
   { title: 'CobraEvent' },
@@ -47,3 +71,13 @@ export const ListCobraEventsQuerySchema = Type.Object(
   { additionalProperties: false },
 );
 export type ListCobraEventsQuery = Static<typeof ListCobraEventsQuerySchema>;
+
+export const DisabilityDeterminationBodySchema = Type.Object(
+  {
+    person: DescribedId('The qualified beneficiary the Social Security Administration determined disabled: the member or a dependent of the event'),
+    disabled_on: Type.String({ format: 'date', description: 'The first day of the disability the determination found, YYYY-MM-DD' }),
+    determined_on: Type.String({ format: 'date', description: 'The day of the determination (title II or XVI of the Social Security Act), YYYY-MM-DD' }),
+  },
+  { additionalProperties: false },
+);
+export type DisabilityDeterminationBody = Static<typeof DisabilityDeterminationBodySchema>;

@@ -3,16 +3,19 @@ import type { Transaction } from '../../db/database.ts';
 import { mapPage, type Page, type PageRequest } from '../../db/keyset.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { canonicalTimestamp } from '../../shared/dates.ts';
-import { NotFound } from '../../shared/errors.ts';
+import { canonicalTimestamp, toDateString } from '../../shared/dates.ts';
+import { InvalidState, NotFound, ValidationFailed, validationFailed } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Scope } from '../../shared/tenancy.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import type { EnrollmentRow } from '../enrollments/enrollment.table.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { NewEvent } from '../events/event-log.ts';
-import { COBRA_LINES, groupHealthLost, qualifyingEventDate, qualifyingEventOf, type CoverageHeld } from './cobra-rules.ts';
+import type { TerminationReason } from '../members/member.table.ts';
+import { coveragePeriodOf, DISABILITY_EXTENSION, disabilityDeterminationProblems } from './cobra-periods.ts';
+import { COBRA_LINES, EMPLOYEE_IS_QUALIFIED_BENEFICIARY, groupHealthLost, qualifyingEventDate, qualifyingEventOf, type CoverageHeld } from './cobra-rules.ts';
 import * as repository from './cobra-event.repository.ts';
-import type { CobraEventResponse, ListCobraEventsQuery } from './cobra-event.schemas.ts';
+import type { CobraEventResponse, DisabilityDeterminationBody, ListCobraEventsQuery } from './cobra-event.schemas.ts';
 import type { CobraEventLossRow, CobraEventRow } from './cobra-event.table.ts';
 
 /** What an approval knows of the coverage it changes: the member's coverage before and after, line by line. */
@@ -27,6 +30,8 @@ export interface CoverageChange {
   after: readonly CoverageHeld[];
   /** The first day of the new coverage: the replaced coverage ends the day before. */
   firstDayWithout: string;
+  /** A member's termination: the member's termination_reason (null when none was given), which decides the event (cobra-rules.ts). */
+  terminationReason?: TerminationReason | null;
 }
 
 /** What approval needs from this module, inside its own transaction: the events to record with its own. */
@@ -49,6 +54,8 @@ export function toCobraEventResponse(row: CobraEventRow, losses: readonly CobraE
       },
     ];
   });
+  const memberLost = byLine.some((line) => line.member_lost_coverage);
+  const dependents = [...new Set(byLine.flatMap((line) => line.dependents))];
   return {
     id: row.id,
     member: row.member_id,
@@ -58,9 +65,16 @@ export function toCobraEventResponse(row: CobraEventRow, losses: readonly CobraE
     event_date: row.event_date,
     coverage_lost_date: row.coverage_lost_date,
     lines_of_coverage: byLine.map((line) => line.line_of_coverage),
-    member_lost_coverage: byLine.some((line) => line.member_lost_coverage),
-    dependents: [...new Set(byLine.flatMap((line) => line.dependents))],
+    member_lost_coverage: memberLost,
+    dependents,
     losses: byLine,
+    qualified_beneficiaries: [...(memberLost && EMPLOYEE_IS_QUALIFIED_BENEFICIARY[row.event_type] ? [row.member_id] : []), ...dependents],
+    maximum_coverage_months: row.maximum_coverage_months,
+    coverage_period_end: row.coverage_period_end,
+    disability_determination:
+      row.disability_person_id === null || row.disabled_on === null || row.disability_determined_on === null || row.disability_recorded_at === null
+        ? null
+        : { person: row.disability_person_id, disabled_on: row.disabled_on, determined_on: row.disability_determined_on, recorded_at: row.disability_recorded_at },
     created_at: row.created_at,
   };
 }
@@ -74,10 +88,12 @@ export function toCobraEventResponse(row: CobraEventRow, losses: readonly CobraE
 export class CobraEventService implements QualifyingEventRecorder {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
+  readonly #changes: ChangeCommit;
 
-  constructor(db: Kysely<Database>, clock: Clock) {
+  constructor(db: Kysely<Database>, clock: Clock, changes: ChangeCommit) {
     this.#db = db;
     this.#clock = clock;
+    this.#changes = changes;
   }
 
   async getCobraEvent(scope: Scope, id: string): Promise<CobraEventResponse> {
@@ -112,8 +128,13 @@ export class CobraEventService implements QualifyingEventRecorder {
   async recordCoverageLoss(trx: Transaction<Database>, change: CoverageChange): Promise<NewEvent[]> {
     const { enrollment, firstDayWithout } = change;
     const losses = groupHealthLost(change.before, change.after);
-    const rule = qualifyingEventOf(enrollment.reason, losses, { medicareEntitledDependentId: enrollment.medicare_entitled_dependent_id });
+    const rule = qualifyingEventOf(enrollment.reason, losses, {
+      medicareEntitledDependentId: enrollment.medicare_entitled_dependent_id,
+      ...(change.terminationReason === undefined ? {} : { terminationReason: change.terminationReason }),
+    });
     if (!rule) return [];
+    const eventDate = qualifyingEventDate({ changeDate: enrollment.change_date, effectiveStart: enrollment.effective_start }, firstDayWithout);
+    const period = coveragePeriodOf(rule.eventType, eventDate);
     const row: CobraEventRow = {
       id: newId('cobra_event'),
       provider_id: enrollment.provider_id,
@@ -121,8 +142,14 @@ export class CobraEventService implements QualifyingEventRecorder {
       member_id: enrollment.member_id,
       enrollment_id: enrollment.id,
       event_type: rule.eventType,
-      event_date: qualifyingEventDate({ changeDate: enrollment.change_date, effectiveStart: enrollment.effective_start }, firstDayWithout),
+      event_date: eventDate,
       coverage_lost_date: firstDayWithout,
+      maximum_coverage_months: period.months,
+      coverage_period_end: period.end,
+      disability_person_id: null,
+      disabled_on: null,
+      disability_determined_on: null,
+      disability_recorded_at: null,
       created_at: this.#clock.now().toISOString(),
     };
     const lossRows = losses
@@ -147,5 +174,51 @@ export class CobraEventService implements QualifyingEventRecorder {
       return [];
     }
     return [eventOf('cobra_event', 'created', row)];
+  }
+
+  /**
+   * Records a Social Security disability determination of a qualified beneficiary of the event, extending its 18
+   * months to 29 (29 U.S.C. 1162(2)(A)(viii); cobra-periods.ts): 409 for an event without 18 months to extend,
+   * 400 on the fields outside the statutory windows. The same determination again answers the event unchanged;
+   * another one after it is a 409 (a determination is recorded once). Records `cobra_event.updated`.
+   */
+  async recordDisabilityDetermination(scope: Scope, id: string, body: DisabilityDeterminationBody): Promise<CobraEventResponse> {
+    return this.#db.transaction().execute(async (trx) => {
+      const row = await repository.findCobraEventById(trx, scope, id);
+      if (!row) throw new NotFound('COBRA event');
+      if (!DISABILITY_EXTENSION.eventTypes.includes(row.event_type)) {
+        throw new InvalidState(`A ${row.event_type} event has 36 months of coverage: only termination and reduction_of_hours events are extended by a disability determination.`);
+      }
+      const losses = await repository.findLossesOf(trx, [row.id]);
+      const same = row.disability_person_id === body.person && row.disabled_on === body.disabled_on && row.disability_determined_on === body.determined_on;
+      if (row.disability_recorded_at !== null) {
+        if (!same) throw new InvalidState(`The event was already extended by the disability determination of ${row.disability_determined_on}.`);
+        await this.#changes.commit(trx, {});
+        return toCobraEventResponse(row, losses);
+      }
+      if (!toCobraEventResponse(row, losses).qualified_beneficiaries.includes(body.person)) {
+        throw validationFailed(['person'], 'The person must be a qualified beneficiary of the event: the member or a dependent who lost coverage by it.');
+      }
+      const now = this.#clock.now();
+      const problems = disabilityDeterminationProblems(
+        { eventType: row.event_type, eventDate: row.event_date, coverageLostDate: row.coverage_lost_date },
+        { disabledOn: body.disabled_on, determinedOn: body.determined_on },
+        toDateString(now),
+      );
+      if (problems.length > 0) throw new ValidationFailed(problems);
+      const period = coveragePeriodOf(row.event_type, row.event_date, true);
+      const updated = await repository.recordDisabilityExtension(trx, row.id, {
+        maximum_coverage_months: period.months,
+        coverage_period_end: period.end,
+        disability_person_id: body.person,
+        disabled_on: body.disabled_on,
+        disability_determined_on: body.determined_on,
+        disability_recorded_at: now.toISOString(),
+      });
+      // A concurrent request recorded one first: answered as if it came second.
+      if (!updated) throw new InvalidState('The event was extended by a disability determination at the same time; read it again.');
+      await this.#changes.commit(trx, { events: [eventOf('cobra_event', 'updated', updated)] });
+      return toCobraEventResponse(updated, losses);
+    });
   }
 }

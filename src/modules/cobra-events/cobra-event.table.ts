@@ -26,6 +26,15 @@ export interface CobraEventTable {
   event_date: string;
   /** The first day without coverage. */
   coverage_lost_date: string;
+  /** The maximum coverage period (cobra-periods.ts): 18, 29 (extended by a disability determination) or 36. */
+  maximum_coverage_months: number;
+  /** The last day of continuation coverage: event_date moved maximum_coverage_months months. */
+  coverage_period_end: string;
+  /** The disability determination that extended the event to 29 months (all four set together, or all null). */
+  disability_person_id: string | null;
+  disabled_on: string | null;
+  disability_determined_on: string | null;
+  disability_recorded_at: string | null;
   created_at: string;
 }
 

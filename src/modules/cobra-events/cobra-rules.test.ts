@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { ENROLLMENT_REASONS } from '../enrollments/enrollment-rules.ts';
+import { TERMINATION_REASONS } from '../members/member.table.ts';
 import { LINES_OF_COVERAGE, type LineOfCoverage } from '../plans/plan.table.ts';
-import { COBRA_LINES, GROUP_HEALTH_LINES, QUALIFYING_EVENTS, groupHealthLost, qualifyingEventDate, qualifyingEventOf, type LineLoss } from './cobra-rules.ts';
+import {
+  COBRA_LINES,
+  EMPLOYEE_IS_QUALIFIED_BENEFICIARY,
+  GROUP_HEALTH_LINES,
+  QUALIFYING_EVENTS,
+  TERMINATION_QUALIFYING_EVENTS,
+  groupHealthLost,
+  qualifyingEventDate,
+  qualifyingEventOf,
+  terminationRuleOf,
+  type LineLoss,
+} from './cobra-rules.ts';
 
 const held = (lineOfCoverage: LineOfCoverage, ...dependentIds: string[]) => ({ lineOfCoverage, dependentIds });
 const memberLoss = (lineOfCoverage: LineOfCoverage, ...dependentIds: string[]): LineLoss => ({ lineOfCoverage, memberLost: true, dependentIds });
@@ -119,5 +131,57 @@ describe('qualifyingEventDate', () => {
     [null, null, '2026-03-11'],
   ] as const)('when change_date is %s and effective_start %s, then the event date is %s', (changeDate, effectiveStart, date) => {
     expect(qualifyingEventDate({ changeDate, effectiveStart }, '2026-03-11')).toBe(date);
+  });
+});
+
+describe('TERMINATION_QUALIFYING_EVENTS', () => {
+  it.each([
+    // termination_reason, event type (null: none), qualified beneficiaries, enrollment reason, 29 U.S.C. paragraph
+    ['voluntary', 'termination', 'member_and_dependents', 'terminated', '1163(2)'],
+    ['involuntary', 'termination', 'member_and_dependents', 'terminated', '1163(2)'],
+    ['layoff', 'termination', 'member_and_dependents', 'terminated', '1163(2)'],
+    ['retirement', 'termination', 'member_and_dependents', 'terminated', '1163(2)'],
+    ['leave', 'termination', 'member_and_dependents', 'terminated', '1163(2)'],
+    ['other', 'termination', 'member_and_dependents', 'terminated', '1163(2)'],
+    ['reduction_in_hours', 'reduction_of_hours', 'member_and_dependents', 'terminated', '1163(2)'],
+    ['death', 'death', 'dependents', 'death', '1163(1)'],
+    ['gross_misconduct', null, null, 'terminated', null],
+  ] as const)('when the termination_reason is %s, then the event is %s', (reason, eventType, qualifiedBeneficiaries, enrollmentReason, paragraph) => {
+    const row = TERMINATION_QUALIFYING_EVENTS[reason];
+    expect({ eventType: row.event?.eventType ?? null, qualifiedBeneficiaries: row.event?.qualifiedBeneficiaries ?? null, enrollmentReason: row.enrollmentReason }).toEqual({
+      eventType,
+      qualifiedBeneficiaries,
+      enrollmentReason,
+    });
+    if (paragraph !== null) expect(row.event?.citation).toContain(`29 U.S.C. ${paragraph}`);
+  });
+
+  it('when every termination reason is listed, then each has a row, and none but gross misconduct is without an event', () => {
+    expect(Object.keys(TERMINATION_QUALIFYING_EVENTS).sort()).toEqual([...TERMINATION_REASONS].sort());
+    expect(TERMINATION_REASONS.filter((reason) => TERMINATION_QUALIFYING_EVENTS[reason].event === null)).toEqual(['gross_misconduct']);
+  });
+
+  it('when no termination_reason was given, then the termination is a termination (the exception must be recorded to apply)', () => {
+    const rule = terminationRuleOf(null);
+    expect([rule.event?.eventType, rule.enrollmentReason]).toEqual(['termination', 'terminated']);
+  });
+
+  it.each([
+    // enrollment reason, termination reason, losses, event type
+    ['terminated', 'voluntary', [memberLoss('medical', 'dep_spouse')], 'termination'],
+    ['terminated', null, [memberLoss('medical')], 'termination'],
+    ['terminated', 'gross_misconduct', [memberLoss('medical', 'dep_spouse')], undefined],
+    ['terminated', 'reduction_in_hours', [memberLoss('medical')], 'reduction_of_hours'],
+    ['death', 'death', [memberLoss('medical', 'dep_spouse', 'dep_child')], 'death'],
+    // The member alone covered: nobody the death makes a qualified beneficiary.
+    ['death', 'death', [memberLoss('medical')], undefined],
+  ] as const)('when a %s enrollment of a termination for %s loses %j, then the event is %s', (reason, terminationReason, losses, eventType) => {
+    expect(qualifyingEventOf(reason, losses, { medicareEntitledDependentId: null, terminationReason })?.eventType).toBe(eventType);
+  });
+});
+
+describe('EMPLOYEE_IS_QUALIFIED_BENEFICIARY', () => {
+  it('when the event is a termination or reduction of hours, then the employee is a qualified beneficiary (1167(3)(B)); of no other event', () => {
+    expect(Object.entries(EMPLOYEE_IS_QUALIFIED_BENEFICIARY).filter(([, qualified]) => qualified).map(([eventType]) => eventType)).toEqual(['termination', 'reduction_of_hours']);
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { EnrollmentReason } from '../enrollments/enrollment-rules.ts';
 import { ENROLLMENT_REASONS } from '../enrollments/enrollment-rules.ts';
+import type { TerminationReason } from '../members/member.table.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import type { CobraEventType } from './cobra-event.table.ts';
 
@@ -37,7 +38,7 @@ const rule = (
  */
 export const QUALIFYING_EVENTS: Record<EnrollmentReason, QualifyingEventRule | null> = {
   death: rule('death', 'dependents', true, '29 U.S.C. 1163(1): the death of the covered employee'),
-  // The gross-misconduct exception of 1163(2) is the COBRA administrator's determination: the service cannot know.
+  // A member's termination is decided by its termination_reason (TERMINATION_QUALIFYING_EVENTS below: gross misconduct is none).
   terminated: rule('termination', 'member_and_dependents', false, "29 U.S.C. 1163(2): the termination of the covered employee's employment"),
   employment_change: rule('reduction_of_hours', 'member_and_dependents', false, "29 U.S.C. 1163(2): reduction of hours of the covered employee's employment"),
   // FMLA leave is not a qualifying event while the plan keeps the coverage (26 CFR 54.4980B-10): only a loss records one.
@@ -78,6 +79,57 @@ export const QUALIFYING_EVENTS: Record<EnrollmentReason, QualifyingEventRule | n
   release_from_incarceration: null,
   tax_advantaged_contribution_change: null,
 };
+
+/**
+ * Whether the covered employee is a qualified beneficiary of an event of this type: 29 U.S.C. 1167(3)(B) makes
+ * the employee one only of a termination or reduction of hours (1163(2)); the spouse and dependent children
+ * who lose coverage are qualified beneficiaries of every event (1167(3)(A)). Every type is classified.
+ */
+export const EMPLOYEE_IS_QUALIFIED_BENEFICIARY: Record<CobraEventType, boolean> = {
+  termination: true,
+  reduction_of_hours: true,
+  death: false,
+  divorce_or_legal_separation: false,
+  medicare_entitlement: false,
+  dependent_ceased_to_be_dependent: false,
+};
+
+/** What a member's termination is for COBRA, by the member's termination_reason (docs/decisions.md "COBRA events"). */
+export interface TerminationRule {
+  /** The qualifying event, or null when the termination is none (gross misconduct). */
+  event: QualifyingEventRule | null;
+  /** The reason of the `qle` enrollment the termination records (a death is recorded as one, so its events, 834 and enrollment all say so). */
+  enrollmentReason: 'terminated' | 'death';
+}
+
+const terminated = (event: QualifyingEventRule | null): TerminationRule => ({ event, enrollmentReason: 'terminated' });
+const TERMINATION = rule('termination', 'member_and_dependents', false, "29 U.S.C. 1163(2): the termination of the covered employee's employment, for any reason but gross misconduct");
+
+/**
+ * The member's termination_reason -> the qualifying event the termination is. A termination without a reason
+ * (HR did not say) is a termination: the gross-misconduct exception must be recorded to apply. Every reason is
+ * classified, so a new one cannot compile unclassified.
+ */
+export const TERMINATION_QUALIFYING_EVENTS: Record<TerminationReason, TerminationRule> = {
+  voluntary: terminated(TERMINATION),
+  involuntary: terminated(TERMINATION),
+  // 29 U.S.C. 1163(2): "other than by reason of such employee's gross misconduct": no qualifying event, for anyone.
+  gross_misconduct: terminated(null),
+  layoff: terminated(TERMINATION),
+  retirement: terminated(TERMINATION),
+  // 29 U.S.C. 1163(1): the death of the covered employee; the qualified beneficiaries are the spouse and children (1167(3)).
+  death: { event: QUALIFYING_EVENTS.death, enrollmentReason: 'death' },
+  reduction_in_hours: terminated(
+    rule('reduction_of_hours', 'member_and_dependents', false, "29 U.S.C. 1163(2): reduction of hours of the covered employee's employment"),
+  ),
+  leave: terminated(TERMINATION),
+  other: terminated(TERMINATION),
+};
+
+/** The rule of a termination with this reason (null: none given). */
+export function terminationRuleOf(reason: TerminationReason | null): TerminationRule {
+  return reason === null ? terminated(TERMINATION) : TERMINATION_QUALIFYING_EVENTS[reason];
+}
 
 /**
  * Lines of coverage that are group health plans for COBRA: plans providing medical care (29 U.S.C. 1167(1),
@@ -166,14 +218,21 @@ function isEnrollmentReason(reason: string): reason is EnrollmentReason {
  * The qualifying event an enrollment with `reason` makes of these losses, or undefined: its reason must map
  * to one, and a qualified beneficiary of that event must lose coverage (an event is a qualifying event only if
  * it causes a loss, 29 U.S.C. 1163 and 26 CFR 54.4980B-4 Q&A-1(c)). A `medicare_eligible` enrollment that
- * names a dependent's own entitlement (`medicareEntitledDependentId`) is none.
+ * names a dependent's own entitlement (`medicareEntitledDependentId`) is none. A member's termination passes the
+ * member's `terminationReason` (null when none was given), which decides instead of the enrollment's reason.
  */
 export function qualifyingEventOf(
   reason: string | null,
   losses: readonly LineLoss[],
-  enrollment: { medicareEntitledDependentId: string | null } = { medicareEntitledDependentId: null },
+  enrollment: { medicareEntitledDependentId: string | null; terminationReason?: TerminationReason | null } = { medicareEntitledDependentId: null },
 ): QualifyingEventRule | undefined {
-  const found = reason !== null && isEnrollmentReason(reason) ? QUALIFYING_EVENTS[reason] : null;
+  // A member's termination is what its termination_reason makes of it (TERMINATION_QUALIFYING_EVENTS).
+  const found =
+    enrollment.terminationReason !== undefined
+      ? terminationRuleOf(enrollment.terminationReason).event
+      : reason !== null && isEnrollmentReason(reason)
+        ? QUALIFYING_EVENTS[reason]
+        : null;
   if (!found) return undefined;
   // 29 U.S.C. 1163(4) is the covered employee's entitlement: a dependent's own Medicare entitlement ends that
   // dependent's coverage as a life event, no qualifying event (docs/decisions.md "COBRA events").

@@ -7,6 +7,7 @@ import { addDays, compareDates } from '../../shared/dates.ts';
 import { newId } from '../../shared/ids.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import type { CoverageChange, QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
+import { terminationRuleOf } from '../cobra-events/cobra-rules.ts';
 import { serviceEnrollmentRow } from '../enrollments/enrollment-lifecycle.ts';
 import { enrollmentNotification } from '../enrollments/enrollment.response.ts';
 import { ENROLLMENT_EVENT_ACTIONS, ENROLLMENT_TRANSITIONS } from '../enrollments/enrollment-status.ts';
@@ -15,7 +16,7 @@ import type { EnrollmentRow } from '../enrollments/enrollment.table.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { NewEvent } from '../events/event-log.ts';
 import { findMemberSubclassIds, lockMemberById } from '../members/member.repository.ts';
-import type { MemberRow } from '../members/member.table.ts';
+import type { MemberRow, TerminationReason } from '../members/member.table.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { CoverageChangeRecorder, type BenefitChangeRecorder } from './coverage-change-recorder.ts';
 import { cancelledByTermination, coverageLostBy, enrollmentStart, terminationCoverageEnd, terminationEffect, undoableOn, type TerminationEffect } from './coverage-rules.ts';
@@ -126,7 +127,9 @@ export class CoverageTerminations {
     const now = this.#clock.now().toISOString();
     const lines = [...new Set(ended.map(({ row }) => row.line_of_coverage))];
     const enrollment = await this.#insertApprovedEnrollment(trx, member, {
-      reason: rules.reason,
+      // A termination's reason decides (cobra-rules.ts TERMINATION_QUALIFYING_EVENTS): `death` for a death, so the
+      // enrollment, its 834 and the COBRA event say so; a loss of eligibility is a change of employment.
+      reason: cause === 'termination' ? terminationRuleOf(member.termination_reason).enrollmentReason : rules.reason,
       changeDate,
       effectiveStart: addDays(coverageEnd, 1),
       waivedLines: lines,
@@ -164,7 +167,7 @@ export class CoverageTerminations {
       move: {
         kind: 'ends',
         ends: ended.map(({ row, effect }) => ({ entry: row, lastDay: effect.lastDay, dependentIds: dependents.get(row.id) ?? [] })),
-        loss: lost ? coverageLoss(termination, enrollment.row, rows, dependents) : undefined,
+        loss: lost ? coverageLoss(termination, enrollment.row, rows, dependents, member.termination_reason) : undefined,
       },
       cancelled,
       notification: rules.notifiesMember ? enrollmentNotification(enrollment.row, 'enrollment_approved', 'member') : undefined,
@@ -223,10 +226,10 @@ export class CoverageTerminations {
       recorded += await this.#db.transaction().execute(async (trx) => {
         let done = 0;
         for (const due of batch) {
-          await lockMemberById(trx, { providerId: due.provider_id, employerId: null }, due.member_id);
+          const member = await lockMemberById(trx, { providerId: due.provider_id, employerId: null }, due.member_id);
           const termination = await repository.claimCobraRecording(trx, due.id, this.#clock.now().toISOString());
           if (!termination) continue;
-          await this.#recorder.recordLoss(trx, await this.#lossOf(trx, termination));
+          await this.#recorder.recordLoss(trx, await this.#lossOf(trx, termination, member?.termination_reason ?? null));
           done += 1;
         }
         return done;
@@ -236,7 +239,7 @@ export class CoverageTerminations {
   }
 
   /** The qualifying event of a termination: who lost which line of group health coverage it ended (not what it cancelled). */
-  async #lossOf(trx: Transaction<Database>, termination: CoverageTerminationRow): Promise<CoverageChange> {
+  async #lossOf(trx: Transaction<Database>, termination: CoverageTerminationRow, terminationReason: TerminationReason | null): Promise<CoverageChange> {
     if (termination.cobra_recorded_at === null) {
       termination = (await repository.claimCobraRecording(trx, termination.id, this.#clock.now().toISOString())) ?? termination;
     }
@@ -250,7 +253,7 @@ export class CoverageTerminations {
       trx,
       items.map((item) => item.id),
     );
-    return coverageLoss(termination, enrollment, items, dependents);
+    return coverageLoss(termination, enrollment, items, dependents, terminationReason);
   }
 
   /** Cancels the member's enrollments not yet approved that would start after `coverageEnd`; returns their events. */
@@ -272,7 +275,7 @@ export class CoverageTerminations {
   async #insertApprovedEnrollment(
     trx: Transaction<Database>,
     member: MemberRow,
-    input: { reason: 'terminated' | 'employment_change'; changeDate: string; effectiveStart: string; waivedLines: readonly LineOfCoverage[] },
+    input: { reason: 'terminated' | 'death' | 'employment_change'; changeDate: string; effectiveStart: string; waivedLines: readonly LineOfCoverage[] },
   ): Promise<{ row: EnrollmentRow; events: NewEvent[] }> {
     const now = this.#clock.now().toISOString();
     const row = serviceEnrollmentRow(member, { status: 'approved', reason: input.reason, changeDate: input.changeDate, effectiveStart: input.effectiveStart, now });
@@ -314,6 +317,7 @@ function coverageLoss(
   enrollment: EnrollmentRow,
   ended: readonly { id: string; line_of_coverage: LineOfCoverage; effective_start: string | null }[],
   dependents: ReadonlyMap<string, readonly string[]>,
+  terminationReason: TerminationReason | null,
 ): CoverageChange {
   const lost = ended.filter((item) => item.effective_start === null || compareDates(item.effective_start, termination.coverage_end) <= 0);
   return {
@@ -321,5 +325,7 @@ function coverageLoss(
     before: lost.map((item) => ({ lineOfCoverage: item.line_of_coverage, dependentIds: dependents.get(item.id) ?? [] })),
     after: [],
     firstDayWithout: addDays(termination.coverage_end, 1),
+    // A termination's reason decides its event; a loss of eligibility's is its enrollment's (reduction of hours).
+    ...(termination.cause === 'termination' ? { terminationReason } : {}),
   };
 }

@@ -55,6 +55,7 @@ export const MEMBER_FILE_COLUMNS = [
   'address',
   'hire_date',
   'termination_date',
+  'termination_reason',
   'biological_sex',
   'employment_status',
   'payroll_provider_external_id',

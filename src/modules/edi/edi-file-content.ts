@@ -9,6 +9,7 @@ import * as groupCoverage from '../coverage/group-coverage.repository.ts';
 import type { GroupCoverageItem } from '../coverage/group-coverage.repository.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { GroupRow } from '../groups/group.table.ts';
+import { findMembersOnLeave } from '../members/employment-history.repository.ts';
 import {
   addBenefitChange,
   addCoverageInForce,
@@ -54,10 +55,15 @@ export class EdiFileContent {
     this.#digestKey = digestKey;
   }
 
-  /** The facts of members, their SSNs decrypted for this build only. */
-  async #memberFacts(trx: Transaction<Database>, providerId: string, ids: readonly string[]): Promise<Map<string, MemberFacts>> {
+  /** The facts of members on `asOf`, their SSNs decrypted for this build only. */
+  async #memberFacts(trx: Transaction<Database>, providerId: string, ids: readonly string[], asOf: string): Promise<Map<string, MemberFacts>> {
     const rows = await contentRepository.findMembers(trx, providerId, ids);
-    return new Map([...rows].map(([id, row]) => [id, { row, ssn: row.ssn_encrypted === null ? null : this.#encrypter.decrypt(row.ssn_encrypted) }]));
+    const onLeave = await findMembersOnLeave(trx, [...rows.keys()], asOf);
+    return new Map([...rows].map(([id, row]) => [id, this.#factsOf(row, onLeave.has(id))]));
+  }
+
+  #factsOf(row: MemberFacts['row'] & { ssn_encrypted: string | null }, onLeave: boolean): MemberFacts {
+    return { row, ssn: row.ssn_encrypted === null ? null : this.#encrypter.decrypt(row.ssn_encrypted), onLeave };
   }
 
   /**
@@ -90,7 +96,7 @@ export class EdiFileContent {
     const held = Map.groupBy(await groupCoverage.findCoverageOfGroupOfMembers(trx, group.provider_id, group.id, memberIds), (item) => item.member_id);
     const heldIds = [...held.values()].flat().map((item) => item.id);
     const coveredDependents = await groupCoverage.findCoveredDependentsOf(trx, [...new Set([...itemIds, ...inForce.map((item) => item.id), ...heldIds])]);
-    const members = await this.#memberFacts(trx, group.provider_id, memberIds);
+    const members = await this.#memberFacts(trx, group.provider_id, memberIds, asOf);
     const dependents = await contentRepository.findDependents(trx, group.provider_id, [...coveredDependents.values()].flat());
     const context: CoverageContext = {
       ...this.#context(guide, coveredDependents, dependents),
@@ -245,11 +251,13 @@ export class EdiFileContent {
     }
     const coveredDependents = await groupCoverage.findCoveredDependentsInRange(trx, range);
     const inPage = new Set(page);
-    const members = new Map(
-      (await contentRepository.findMembersInRange(trx, group.provider_id, range))
-        .filter((row) => inPage.has(row.id))
-        .map((row) => [row.id, { row, ssn: row.ssn_encrypted === null ? null : this.#encrypter.decrypt(row.ssn_encrypted) }]),
+    const rows = (await contentRepository.findMembersInRange(trx, group.provider_id, range)).filter((row) => inPage.has(row.id));
+    const onLeave = await findMembersOnLeave(
+      trx,
+      rows.map((row) => row.id),
+      asOf,
     );
+    const members = new Map(rows.map((row) => [row.id, this.#factsOf(row, onLeave.has(row.id))]));
     const dependents = new Map((await contentRepository.findDependentsInRange(trx, group.provider_id, range)).map((row) => [row.id, row]));
     const context = this.#context(guide, coveredDependents, dependents);
     const parts = new Map<string, FileParts>();

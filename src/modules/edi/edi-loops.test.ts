@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { endedByTermination, memberMaintenance, restoresEndedCoverage } from './edi-loops.ts';
+import { employmentStatusOf, endedByTermination, memberMaintenance, restoresEndedCoverage } from './edi-loops.ts';
+import { EMPLOYMENT_STATUS_CODES } from './x12-codes.ts';
 import { priorNameOf, subscriberIdOf, type MemberFacts } from './edi-people.ts';
 import type { CompanionGuide } from './edi-profile.ts';
 import type { Coverage834 } from './x12-834-records.ts';
@@ -29,6 +30,23 @@ describe('endedByTermination (INS04 08 against 07)', () => {
   ] as const)('when coverage ends %s', (_label, end, expected) => {
     expect(endedByTermination({ termination_date: '2026-06-30' }, end)).toBe(expected);
     expect(endedByTermination({ termination_date: null }, end)).toBe(false);
+  });
+});
+
+describe('employmentStatusOf (005010X220A1 INS08, 584)', () => {
+  const member = (termination_date: string | null, termination_reason: string | null, employment_status: string | null = 'full_time') =>
+    ({ termination_date, termination_reason, employment_status }) as Parameters<typeof employmentStatusOf>[0];
+  it.each([
+    ['a full-time employee', member(null, null), false, 'FT'],
+    ['a part-time employee on leave', member(null, null, 'part_time'), true, 'L1'],
+    ['an employee with no status', member(null, null, null), false, 'AC'],
+    ['terminated on the build day (the last day employed)', member('2026-06-30', 'voluntary'), false, 'FT'],
+    ['terminated the day before the build', member('2026-06-29', 'voluntary'), false, 'TE'],
+    ['terminated without a reason, while on leave', member('2026-06-29', null), true, 'TE'],
+    ['retired the day before the build', member('2026-06-29', 'retirement'), false, 'RT'],
+    ['dead the day before the build', member('2026-06-29', 'death'), false, 'TE'],
+  ] as const)('when %s, then INS08 is %s', (_label, row, onLeave, code) => {
+    expect(EMPLOYMENT_STATUS_CODES[employmentStatusOf(row, '2026-06-30', onLeave)]).toBe(code);
   });
 });
 

@@ -12,7 +12,7 @@ import type { GroupCoverageItem } from '../coverage/group-coverage.repository.ts
 import type { MemberFileRow } from './edi-file-content.repository.ts';
 import type { Address834, Coverage834, DemographicChange834, Dependent834, Subscriber834 } from './x12-834-records.ts';
 import { subscriberIdOf, type MemberFacts } from './edi-people.ts';
-import type { EventReasons } from './x12-834-reasons.ts';
+import { terminationReasonCodeOf, type EventReasons } from './x12-834-reasons.ts';
 import { INSURANCE_LINE_CODES, type EmploymentStatus834, type MaintenanceReason, type MaintenanceType } from './x12-codes.ts';
 
 /** HD03 of a line under the profile, or undefined when neither the guide nor the profile has a code for it. */
@@ -51,8 +51,8 @@ function addressOf(json: string | null): Address834 | null {
 }
 
 /**
- * Whether the member's termination is what ended a coverage whose last day is `end` (INS04 08 Termination of
- * Employment, 005010X220A1 INS04 1203): termination ends coverage on or after the termination date (or cancels
+ * Whether the member's termination is what ended a coverage whose last day is `end` (INS04 by the termination's
+ * reason, 08 Termination of Employment unless it says otherwise, 005010X220A1 INS04 1203): termination ends coverage on or after the termination date (or cancels
  * coverage starting later, its last day the day before its first), so a coverage dropped by an election before
  * a termination date on record ends for another reason (07).
  */
@@ -75,9 +75,13 @@ export function restoresEndedCoverage(
   return compareDates(change.coverage_start, addDays(lastSent.coverage_end, 1)) <= 0;
 }
 
-/** INS08: terminated once the termination date has passed `asOf`, else the employment status. */
-function employmentStatusOf(member: MemberFileRow, asOf: string): EmploymentStatus834 {
-  if (member.termination_date !== null && compareDates(member.termination_date, asOf) < 0) return 'terminated';
+/**
+ * INS08 (005010X220A1 INS08, 584): once the termination date has passed `asOf`, RT Retired for a retirement and
+ * TE Terminated for any other reason; else L1 Leave of Absence while on a leave; else the employment status.
+ */
+export function employmentStatusOf(member: Pick<MemberFileRow, 'termination_date' | 'termination_reason' | 'employment_status'>, asOf: string, onLeave = false): EmploymentStatus834 {
+  if (member.termination_date !== null && compareDates(member.termination_date, asOf) < 0) return member.termination_reason === 'retirement' ? 'retired' : 'terminated';
+  if (onLeave) return 'leave_of_absence';
   return member.employment_status ?? 'active';
 }
 
@@ -182,7 +186,8 @@ export interface ChangeFacts {
  * Adds one benefit change to its member's loops: the subscriber's 2300 and each affected dependent's (a
  * `new` adds everyone it covers, a `removed` ends everyone it covered, a `change` adds the dependents who
  * join, ends those who leave, and changes everyone when the plan or price changed). INS04 comes from the
- * event (`facts.reasons`): 08 for coverage the member's termination ends, 41 for reinstatements.
+ * event (`facts.reasons`): the termination reason's code (x12-834-reasons.ts TERMINATION_REASON_CODES) for
+ * coverage the member's termination ends, 41 for reinstatements.
  */
 export function addBenefitChange(
   parts: SubscriberParts,
@@ -202,7 +207,7 @@ export function addBenefitChange(
   if (change.status === 'removed' && previous) {
     const end = change.coverage_end ?? previous.effective_end ?? previous.effective_start!;
     const begin = previous.effective_start ?? end;
-    const reason = endedByTermination(parts.member.row, end) ? 'termination_of_employment' : facts.reasons.ends;
+    const reason = endedByTermination(parts.member.row, end) ? terminationReasonCodeOf(parts.member.row.termination_reason) : facts.reasons.ends;
     const relationships = relationshipsOf(context, previous.id);
     addLoop(context, parts, memberId, memberId, coverageLoop(context, 'cancellation_or_termination', previous, relationships, begin, end, reason));
     for (const row of people(previous)) {
@@ -337,8 +342,8 @@ function coverageStories(loops: readonly CoverageLoop[]): CoverageLoop[] {
 /**
  * A person's one loop in a change file, from their story in it (005010X220A1 INS03, 875): INS03 by
  * memberMaintenance; a person whose coverage with the group all ends in the file is a termination (024) whose
- * every HD is a 024 with its DTP*349, INS04 that of the last coverage to end (08 when the member's termination
- * ended it), DTP*357 the last covered day; a person added and ended in one file is an addition with DTP*357.
+ * every HD is a 024 with its DTP*349, INS04 that of the last coverage to end (the termination reason's code, 08
+ * by default, when the member's termination ended it), DTP*357 the last covered day; a person added and ended in one file is an addition with DTP*357.
  * INS04 is the event's code; a subscriber in the file only for a dependent's loop is XN (notification only), one
  * with a demographic change only 25.
  */
@@ -398,7 +403,7 @@ export function toSubscriber834(
     sex: part.row.biological_sex,
     relationship: part.row.member_relationship,
   }));
-  const employmentStatus = employmentStatusOf(row, asOf);
+  const employmentStatus = employmentStatusOf(row, asOf, parts.member.onLeave);
   return {
     ...loopOf(parts),
     name: { last: row.last_name, first: row.first_name },
@@ -409,7 +414,7 @@ export function toSubscriber834(
     subscriberId,
     employmentStatus,
     employmentBegin: row.hire_date,
-    employmentEnd: employmentStatus === 'terminated' ? row.termination_date : null,
+    employmentEnd: employmentStatus === 'terminated' || employmentStatus === 'retired' ? row.termination_date : null,
     dependents,
   };
 }

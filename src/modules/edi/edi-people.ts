@@ -13,6 +13,8 @@ import type { PersonName834 } from './x12-834-records.ts';
 export interface MemberFacts {
   row: MemberFileRow;
   ssn: string | null;
+  /** On a leave of absence as of the build (the employment history's latest leave entry is a leave without a return): INS08 L1. */
+  onLeave?: boolean;
 }
 
 /**

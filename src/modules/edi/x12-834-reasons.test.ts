@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENROLLMENT_REASONS } from '../enrollments/enrollment-rules.ts';
-import { EVENT_REASONS, eventReasonsOf } from './x12-834-reasons.ts';
+import { TERMINATION_REASONS } from '../members/member.table.ts';
+import { EVENT_REASONS, TERMINATION_REASON_CODES, eventReasonsOf, terminationReasonCodeOf } from './x12-834-reasons.ts';
 import { MAINTENANCE_REASON_CODES } from './x12-codes.ts';
 
 describe('INS04 from the event behind a change (005010X220A1 INS04, 1203)', () => {
@@ -41,5 +42,26 @@ describe('INS04 from the event behind a change (005010X220A1 INS04, 1203)', () =
     ['a reason the service does not know', { category: 'qle', reason: 'other' }, 'EC'],
   ] as const)('when the enrollment is %s, then its category decides (%s)', (_label, enrollment, joins) => {
     expect(MAINTENANCE_REASON_CODES[eventReasonsOf(enrollment).joins]).toBe(joins);
+  });
+});
+
+describe("INS04 of coverage the member's termination ends, by its termination_reason (005010X220A1 INS04, 1203)", () => {
+  it.each([
+    ['death', '03'],
+    ['retirement', '04'],
+    ['layoff', '40'],
+    ['leave', '38'],
+    ['voluntary', '08'],
+    ['involuntary', '08'],
+    ['gross_misconduct', '08'],
+    ['reduction_in_hours', '08'],
+    ['other', '08'],
+    [null, '08'],
+  ] as const)('when the termination reason is %s, then INS04 is %s', (reason, code) => {
+    expect(MAINTENANCE_REASON_CODES[terminationReasonCodeOf(reason)]).toBe(code);
+  });
+
+  it('when every termination reason is looked up, then each has a code of the guide', () => {
+    for (const reason of TERMINATION_REASONS) expect(Object.hasOwn(MAINTENANCE_REASON_CODES, TERMINATION_REASON_CODES[reason]), reason).toBe(true);
   });
 });

@@ -1,12 +1,14 @@
 /**
  * INS04 (005010X220A1 2000 INS04, Maintenance Reason Code, data element 1203) of a person's loop, from the event
  * behind the change: the reason of the enrollment that recorded it. One row per enrollment reason: the code for
- * people the event adds or changes (`joins`), and for people whose coverage it ends (`ends`). Terminations by
- * the member's termination are 08 whatever the enrollment (edi-loops.ts, endedByTermination); reinstatements 41.
+ * people the event adds or changes (`joins`), and for people whose coverage it ends (`ends`). Coverage the
+ * member's termination ends takes the code of its termination_reason whatever the enrollment
+ * (TERMINATION_REASON_CODES; edi-loops.ts, endedByTermination); reinstatements 41.
  * The `satisfies` makes a new enrollment reason fail to compile until it has a row.
  */
 import type { EnrollmentCategory } from '../enrollments/enrollment.table.ts';
 import type { EnrollmentReason } from '../enrollments/enrollment-rules.ts';
+import type { TerminationReason } from '../members/member.table.ts';
 import type { MaintenanceReason } from './x12-codes.ts';
 
 export interface EventReasons {
@@ -77,4 +79,32 @@ export function eventReasonsOf(enrollment: { category: EnrollmentCategory; reaso
     case 'qle':
       return SELECTION;
   }
+}
+
+/**
+ * INS04 of coverage the member's termination ends, by the member's termination_reason (docs/decisions.md
+ * "Carrier EDI (X12 834)", INS04). The termination ends the coverage the loop carries, so a layoff or a leave
+ * is sent as the guide's "without Benefits" code. Every reason is classified, so a new one cannot compile
+ * without a code.
+ */
+export const TERMINATION_REASON_CODES = {
+  // 005010X220A1 INS04 (1203): 03 Death.
+  death: 'death',
+  // 005010X220A1 INS04 (1203): 04 Retirement.
+  retirement: 'retirement',
+  // 005010X220A1 INS04 (1203): 40 Lay Off without Benefits (39 "with Benefits" would say the coverage goes on).
+  layoff: 'lay_off_without_benefits',
+  // 005010X220A1 INS04 (1203): 38 Leave of Absence without Benefits (37 "with Benefits" would say the coverage goes on).
+  leave: 'leave_of_absence_without_benefits',
+  // 005010X220A1 INS04 (1203): 08 Termination of Employment, for every other reason.
+  voluntary: 'termination_of_employment',
+  involuntary: 'termination_of_employment',
+  gross_misconduct: 'termination_of_employment',
+  reduction_in_hours: 'termination_of_employment',
+  other: 'termination_of_employment',
+} as const satisfies Record<TerminationReason, MaintenanceReason>;
+
+/** INS04 of coverage the member's termination ends: by its reason, 08 Termination of Employment when none was given. */
+export function terminationReasonCodeOf(reason: TerminationReason | null): MaintenanceReason {
+  return reason === null ? 'termination_of_employment' : TERMINATION_REASON_CODES[reason];
 }

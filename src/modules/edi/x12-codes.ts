@@ -99,6 +99,10 @@ export const MAINTENANCE_REASON_CODES = {
   leave_of_absence_with_benefits: '37',
   // 005010X220A1 INS04 (1203): 38 Leave of Absence without Benefits.
   leave_of_absence_without_benefits: '38',
+  // 005010X220A1 INS04 (1203): 39 Lay Off with Benefits.
+  lay_off_with_benefits: '39',
+  // 005010X220A1 INS04 (1203): 40 Lay Off without Benefits.
+  lay_off_without_benefits: '40',
   // 005010X220A1 INS04 (1203): 41 Re-enrollment.
   re_enrollment: '41',
   // 005010X220A1 INS04 (1203): 43 Change of Location.

@@ -27,8 +27,8 @@ export const EVENT_ACTIONS = {
   notification: ['created'],
   // `disabled`: the service disabled it after 3 days of failed deliveries (a client's PATCH is `updated`).
   webhook_endpoint: ['created', 'updated', 'deleted', 'disabled'],
-  // Read-only records: a COBRA qualifying event is recorded once and never changes.
-  cobra_event: ['created'],
+  // A COBRA qualifying event is recorded once; `updated` when a disability determination extends its coverage period.
+  cobra_event: ['created', 'updated'],
   edi_profile: ['created', 'updated', 'deleted'],
   // A carrier file's life: built, confirmed (full files), delivered or not, and what the carrier's 999 said.
   edi_file: ['created', 'confirmed', 'cancelled', 'delivered', 'delivery_failed', 'accepted', 'accepted_with_errors', 'rejected'],

@@ -44,3 +44,27 @@ export function findEmploymentEvents(db: Executor, memberId: string): Promise<Me
 export function parseDetails(row: Pick<MemberEmploymentEventRow, 'details'>): EmploymentEventDetails {
   return JSON.parse(row.details) as EmploymentEventDetails;
 }
+
+/**
+ * Which of these members are on a leave of absence on `asOf`: their latest leave entry (leave_of_absence or
+ * return_from_leave, effective by `asOf`, in recorded order) is a leave_of_absence. Read-only; for the 834's
+ * INS08 (edi-loops.ts employmentStatusOf).
+ */
+export async function findMembersOnLeave(db: Executor, memberIds: readonly string[], asOf: string): Promise<Set<string>> {
+  const onLeave = new Set<string>();
+  const ids = [...new Set(memberIds)];
+  for (let start = 0; start < ids.length; start += 5_000) {
+    const rows = await db
+      .selectFrom('member_employment_events')
+      .select(['member_id', 'event_type'])
+      .where('member_id', 'in', ids.slice(start, start + 5_000))
+      .where('event_type', 'in', ['leave_of_absence', 'return_from_leave'])
+      .where('effective_date', '<=', asOf)
+      .orderBy('member_id')
+      .orderBy('position')
+      .execute();
+    const latest = new Map(rows.map((row) => [row.member_id, row.event_type]));
+    for (const [memberId, eventType] of latest) if (eventType === 'leave_of_absence') onLeave.add(memberId);
+  }
+  return onLeave;
+}
