@@ -51,7 +51,7 @@ async function terminatedFor(reason: string) {
 }
 
 describe('the event type and length follow from the termination reason (29 U.S.C. 1163, 1162(2)(A))', () => {
-  it("when the member dies, then the termination is a death: a `death` enrollment and event for the spouse and child, 36 months from the death, the member no qualified beneficiary", async () => {
+  it('when the member dies, then the termination is a death: a `death` enrollment and event for the spouse and child, 36 months from the death, the member no qualified beneficiary', async () => {
     const w = await createEnrollmentWorld(t);
     await familyCoverage(w);
     const { spouse, child } = w.family;
@@ -76,7 +76,9 @@ describe('the event type and length follow from the termination reason (29 U.S.C
       }),
     ]);
     const logged = (await ok(w.admin.get(`/events?type=cobra_event.created&object_id=${events[0].id}`))).results;
-    expect(logged.map((event: { data: unknown }) => event.data)).toEqual([{ member: w.member.id, employer: w.employer.id, enrollment: enrollment.id, event_type: 'death' }]);
+    expect(logged.map((event: { data: unknown }) => event.data)).toEqual([
+      { member: w.member.id, employer: w.employer.id, enrollment: enrollment.id, event_type: 'death' },
+    ]);
   });
 
   it('when the termination is for gross misconduct, then the coverage ends but no COBRA event is recorded (1163(2))', async () => {
@@ -126,17 +128,23 @@ describe('the event type and length follow from the termination reason (29 U.S.C
     },
   );
 
-  it.each(['voluntary', 'involuntary', 'layoff', 'retirement', 'leave', 'other'])('when the termination reason is %s, then a termination of 18 months', async (reason) => {
-    const { events } = await terminatedFor(reason);
-    expect(events.map((e) => [e.event_type, e.maximum_coverage_months, e.coverage_period_end])).toEqual([['termination', 18, '2027-08-15']]);
-  });
+  it.each(['voluntary', 'involuntary', 'layoff', 'retirement', 'leave', 'other'])(
+    'when the termination reason is %s, then a termination of 18 months',
+    async (reason) => {
+      const { events } = await terminatedFor(reason);
+      expect(events.map((e) => [e.event_type, e.maximum_coverage_months, e.coverage_period_end])).toEqual([['termination', 18, '2027-08-15']]);
+    },
+  );
 });
 
 describe('POST /cobra_events/{id}/disability_determination (29 U.S.C. 1162(2)(A)(viii))', () => {
   let w: EnrollmentWorld;
   let event: any;
   beforeAll(async () => {
-    ({ w, events: [event] } = await terminatedFor('voluntary'));
+    ({
+      w,
+      events: [event],
+    } = await terminatedFor('voluntary'));
   });
 
   it('when a qualifying determination is notified, then the event lasts 29 months, `cobra_event.updated` is recorded; the same again changes nothing, another is a 409', async () => {

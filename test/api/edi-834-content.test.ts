@@ -287,11 +287,17 @@ describe("the termination's reason and the employment status (005010X220A1 INS04
       position,
       recorded_at: '2026-03-01T12:00:00.000Z',
     });
-    await db.insertInto('member_employment_events').values(entry(100, 'leave_of_absence', '2026-03-01')).execute();
+    await db
+      .insertInto('member_employment_events')
+      .values(entry(100, 'leave_of_absence', '2026-03-01'))
+      .execute();
     await newHire(w, member);
     expect(memberLoops(await buildFile(w))).toEqual([['Y', '18', '021', '28', 'L1']]);
 
-    await db.insertInto('member_employment_events').values(entry(101, 'return_from_leave', '2026-03-02')).execute();
+    await db
+      .insertInto('member_employment_events')
+      .values(entry(101, 'return_from_leave', '2026-03-02'))
+      .execute();
     await ok(w.admin.patch(`/members/${member.id}`, { first_name: 'Averie' }));
     expect(memberLoops(await buildFile(w)).map((loop) => loop[4])).toEqual(['FT']);
   });

@@ -34,12 +34,20 @@ describe('employment history (docs/decisions.md "Employment history")', () => {
     expect(await history(member.id)).toEqual([
       expect.objectContaining({ event_type: 'hire' }),
       expect.objectContaining({ event_type: 'change_of_hours', effective_date: '2026-03-02', details: { hours_before: 40, hours_after: 20 } }),
-      expect.objectContaining({ event_type: 'change_of_status', effective_date: '2026-03-02', details: { status_before: 'full_time', status_after: 'part_time' } }),
+      expect.objectContaining({
+        event_type: 'change_of_status',
+        effective_date: '2026-03-02',
+        details: { status_before: 'full_time', status_after: 'part_time' },
+      }),
       expect.objectContaining({ event_type: 'termination', effective_date: '2026-03-31', details: { termination_reason: 'layoff' } }),
     ]);
     const withdrawn = await t.admin.patch(`/members/${member.id}`, { termination_date: null });
     expect(withdrawn.body).toMatchObject({ termination_date: null, termination_reason: null });
-    expect((await history(member.id)).at(-1)).toMatchObject({ event_type: 'termination', effective_date: '2026-03-31', details: { termination_reason: 'layoff', withdrawn: true } });
+    expect((await history(member.id)).at(-1)).toMatchObject({
+      event_type: 'termination',
+      effective_date: '2026-03-31',
+      details: { termination_reason: 'layoff', withdrawn: true },
+    });
   });
 
   it('when a hire date is corrected before any rehire, then the original hire date follows it', async () => {

@@ -128,14 +128,16 @@ describe('GET /groups/{id}/reconciliation (docs/decisions.md "Reconciliation")',
     const [difference] = await reconcile(member.id);
     expect(difference).toMatchObject({ discrepancies: ['extra'], ours: null, carrier: expect.objectContaining({ effective_start: '2026-01-01' }) });
     expect(difference!.pending_benefit_changes).toHaveLength(1);
-    const terminated = ((await ok(w.admin.get(`/enrollments?member=${member.id}`))).results as { id: string; reason: string }[]).find((e) => e.reason === 'terminated')!;
+    const terminated = ((await ok(w.admin.get(`/enrollments?member=${member.id}`))).results as { id: string; reason: string }[]).find(
+      (e) => e.reason === 'terminated',
+    )!;
     await completeChangesOf(terminated.id);
     expect(await reconcile(member.id)).toEqual([]);
     // The carrier was told the last day: on it, both sides agree.
     expect(await reconcile(member.id, '2026-02-15')).toEqual([]);
   });
 
-  it("when another provider asks, then it is a 404; a date that is not one is a 400", async () => {
+  it('when another provider asks, then it is a 404; a date that is not one is a 400', async () => {
     const other = await newProviderAdmin(t);
     expect((await other.get(`/groups/${w.groups.manualGroup.id}/reconciliation`)).status).toBe(404);
     expect((await w.admin.get(`/groups/${w.groups.manualGroup.id}/reconciliation?date=2026-02-30`)).status).toBe(400);

@@ -53,7 +53,13 @@ describe('rehires (docs/decisions.md "Employment history", Rehires)', () => {
     expect(await coverageOn(w, member.id, '2026-02-11')).toEqual([]);
 
     const rehired = await ok(w.admin.post(`/members/${member.id}/rehire`, { rehire_date: '2026-02-25' }));
-    expect(rehired).toMatchObject({ hire_date: '2026-02-25', original_hire_date: '2020-01-01', termination_date: null, termination_reason: null, rehire_rule: 'reinstated' });
+    expect(rehired).toMatchObject({
+      hire_date: '2026-02-25',
+      original_hire_date: '2020-01-01',
+      termination_date: null,
+      termination_reason: null,
+      rehire_rule: 'reinstated',
+    });
 
     expect(await coverageOn(w, member.id, '2026-02-24')).toEqual([]);
     const back = await coverageOn(w, member.id, '2026-02-25');
@@ -61,15 +67,28 @@ describe('rehires (docs/decisions.md "Employment history", Rehires)', () => {
       ['dental', w.plans.dental.id, '2026-02-25', '2026-12-31', []],
       ['medical', w.plans.medical.id, '2026-02-25', '2026-12-31', [child.id]],
     ]);
-    const enrollments = (await ok(w.admin.get(`/enrollments?member=${member.id}&page_size=100`))).results as { id: string; reason: string; status: string; effective_start: string }[];
+    const enrollments = (await ok(w.admin.get(`/enrollments?member=${member.id}&page_size=100`))).results as {
+      id: string;
+      reason: string;
+      status: string;
+      effective_start: string;
+    }[];
     const reinstatement = enrollments.find((e) => e.reason === 'rehire')!;
     expect(reinstatement).toMatchObject({ status: 'approved', effective_start: '2026-02-25' });
-    const changes = (await ok(w.admin.get(`/enrollments/${reinstatement.id}/benefit_changes`))) as { line_of_coverage: string; status: string; coverage_start: string }[];
+    const changes = (await ok(w.admin.get(`/enrollments/${reinstatement.id}/benefit_changes`))) as {
+      line_of_coverage: string;
+      status: string;
+      coverage_start: string;
+    }[];
     expect(changes.map((c) => [c.line_of_coverage, c.status, c.coverage_start])).toEqual([
       ['medical', 'new', '2026-02-25'],
       ['dental', 'new', '2026-02-25'],
     ]);
-    const history = (await ok(w.admin.get(`/members/${member.id}/employment_history`))).results as { event_type: string; effective_date: string; details: object }[];
+    const history = (await ok(w.admin.get(`/members/${member.id}/employment_history`))).results as {
+      event_type: string;
+      effective_date: string;
+      details: object;
+    }[];
     expect(history.map((e) => e.event_type)).toEqual(['hire', 'termination', 'rehire']);
     expect(history[2]).toMatchObject({
       effective_date: '2026-02-25',
@@ -152,7 +171,10 @@ describe('rehires (docs/decisions.md "Employment history", Rehires)', () => {
     expect(submitted.text).toContain('expected 2026-03-22');
 
     // An override alone does not waive a waiting period...
-    const overridden = await ok(waiting.admin.post('/enrollments', { ...body, rules_override: { reason: 'Returning manager, waiting period waived by HR' } }), 201);
+    const overridden = await ok(
+      waiting.admin.post('/enrollments', { ...body, rules_override: { reason: 'Returning manager, waiting period waived by HR' } }),
+      201,
+    );
     expect((await waiting.admin.post(`/enrollments/${overridden.id}/save_and_submit`)).status).toBe(400);
     // ...unless the configuration allows it.
     const configuration = (await ok(waiting.admin.get(`/plan_configurations?plan=${waiting.plans.vision.id}`))).results[0];
@@ -186,9 +208,15 @@ describe('rehires (docs/decisions.md "Employment history", Rehires)', () => {
 describe('leaves of absence', () => {
   it('when a leave and the return are recorded, then both are in the history with the leave type', async () => {
     const member = await createMember(w.admin, { employer: w.employer.id, hire_date: '2020-01-01' });
-    const leave = await ok(w.admin.post(`/members/${member.id}/employment_events`, { event_type: 'leave_of_absence', effective_date: '2026-02-01', leave_type: 'fmla' }), 201);
+    const leave = await ok(
+      w.admin.post(`/members/${member.id}/employment_events`, { event_type: 'leave_of_absence', effective_date: '2026-02-01', leave_type: 'fmla' }),
+      201,
+    );
     expect(leave).toMatchObject({ event_type: 'leave_of_absence', effective_date: '2026-02-01', details: { leave_type: 'fmla' } });
-    expect((await w.admin.post(`/members/${member.id}/employment_events`, { event_type: 'leave_of_absence', effective_date: '2026-02-03', leave_type: 'medical' })).status).toBe(409);
+    expect(
+      (await w.admin.post(`/members/${member.id}/employment_events`, { event_type: 'leave_of_absence', effective_date: '2026-02-03', leave_type: 'medical' }))
+        .status,
+    ).toBe(409);
     const early = await w.admin.post(`/members/${member.id}/employment_events`, { event_type: 'return_from_leave', effective_date: '2026-01-31' });
     expect(early.status).toBe(400);
     expect(errorFields(early)).toEqual(['effective_date']);

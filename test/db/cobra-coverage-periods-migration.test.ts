@@ -17,14 +17,36 @@ describe(`COBRA coverage periods (2026-12-04T0301) on ${testDatabaseKind()}`, ()
     await migrateToLatest(db);
     const owned = { provider_id: 'prov_1', created_at: CREATED_AT };
     await db.insertInto('providers').values({ id: 'prov_1', name: 'Provider One', created_at: CREATED_AT }).execute();
-    await db.insertInto('employers').values({ ...owned, id: 'er_1', legal_name: 'Acme Corporation', address: '{}', metadata: '{}' }).execute();
+    await db
+      .insertInto('employers')
+      .values({ ...owned, id: 'er_1', legal_name: 'Acme Corporation', address: '{}', metadata: '{}' })
+      .execute();
     await db
       .insertInto('members')
-      .values({ ...owned, id: 'mem_1', employer_id: 'er_1', first_name: 'Ada', last_name: 'Lee', dob: '1985-05-05', address: '{}', hire_date: '2025-01-01', metadata: '{}' })
+      .values({
+        ...owned,
+        id: 'mem_1',
+        employer_id: 'er_1',
+        first_name: 'Ada',
+        last_name: 'Lee',
+        dob: '1985-05-05',
+        address: '{}',
+        hire_date: '2025-01-01',
+        metadata: '{}',
+      })
       .execute();
     await db
       .insertInto('enrollments')
-      .values({ ...owned, id: 'enr_1', employer_id: 'er_1', member_id: 'mem_1', category: 'qle', status: 'approved', qualifying_life_event_documents: '[]', metadata: '{}' })
+      .values({
+        ...owned,
+        id: 'enr_1',
+        employer_id: 'er_1',
+        member_id: 'mem_1',
+        category: 'qle',
+        status: 'approved',
+        qualifying_life_event_documents: '[]',
+        metadata: '{}',
+      })
       .execute();
   });
 
@@ -60,7 +82,15 @@ describe(`COBRA coverage periods (2026-12-04T0301) on ${testDatabaseKind()}`, ()
 
     const rows = await db
       .selectFrom('cobra_events')
-      .select(['id', 'maximum_coverage_months', 'coverage_period_end', 'disability_person_id', 'disabled_on', 'disability_determined_on', 'disability_recorded_at'])
+      .select([
+        'id',
+        'maximum_coverage_months',
+        'coverage_period_end',
+        'disability_person_id',
+        'disabled_on',
+        'disability_determined_on',
+        'disability_recorded_at',
+      ])
       .orderBy('id')
       .execute();
     const none = { disability_person_id: null, disabled_on: null, disability_determined_on: null, disability_recorded_at: null };

@@ -51,7 +51,14 @@ function monthsAfter(date: string, months: number): string {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const column of ['disability_recorded_at', 'disability_determined_on', 'disabled_on', 'disability_person_id', 'coverage_period_end', 'maximum_coverage_months']) {
+  for (const column of [
+    'disability_recorded_at',
+    'disability_determined_on',
+    'disabled_on',
+    'disability_person_id',
+    'coverage_period_end',
+    'maximum_coverage_months',
+  ]) {
     await db.schema.alterTable('cobra_events').dropColumn(column).execute();
   }
 }

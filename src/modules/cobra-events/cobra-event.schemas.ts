@@ -33,7 +33,7 @@ export const CobraEventSchema = Type.Object(
     ),
     qualified_beneficiaries: Type.Array(IdSchema, {
       description:
-        'Who lost coverage and is a qualified beneficiary by 29 U.S.C. 1167(3): the member only after termination or reduction_of_hours, and the dependents who lost coverage (whether each is a spouse or child, not, say, a domestic partner, remains the administrator\'s determination)',
+        "Who lost coverage and is a qualified beneficiary by 29 U.S.C. 1167(3): the member only after termination or reduction_of_hours, and the dependents who lost coverage (whether each is a spouse or child, not, say, a domestic partner, remains the administrator's determination)",
     }),
     maximum_coverage_months: Type.Integer({
       enum: [18, 29, 36],
@@ -42,7 +42,8 @@ export const CobraEventSchema = Type.Object(
     }),
     coverage_period_end: Type.String({
       format: 'date',
-      description: 'The last day of continuation coverage, YYYY-MM-DD: event_date moved maximum_coverage_months months (Jan 31 + 1 month is the last day of February)',
+      description:
+        'The last day of continuation coverage, YYYY-MM-DD: event_date moved maximum_coverage_months months (Jan 31 + 1 month is the last day of February)',
     }),
     disability_determination: Nullable(
       Type.Object(

@@ -74,7 +74,12 @@ export function toCobraEventResponse(row: CobraEventRow, losses: readonly CobraE
     disability_determination:
       row.disability_person_id === null || row.disabled_on === null || row.disability_determined_on === null || row.disability_recorded_at === null
         ? null
-        : { person: row.disability_person_id, disabled_on: row.disabled_on, determined_on: row.disability_determined_on, recorded_at: row.disability_recorded_at },
+        : {
+            person: row.disability_person_id,
+            disabled_on: row.disabled_on,
+            determined_on: row.disability_determined_on,
+            recorded_at: row.disability_recorded_at,
+          },
     created_at: row.created_at,
   };
 }
@@ -187,7 +192,9 @@ export class CobraEventService implements QualifyingEventRecorder {
       const row = await repository.findCobraEventById(trx, scope, id);
       if (!row) throw new NotFound('COBRA event');
       if (!DISABILITY_EXTENSION.eventTypes.includes(row.event_type)) {
-        throw new InvalidState(`A ${row.event_type} event has 36 months of coverage: only termination and reduction_of_hours events are extended by a disability determination.`);
+        throw new InvalidState(
+          `A ${row.event_type} event has 36 months of coverage: only termination and reduction_of_hours events are extended by a disability determination.`,
+        );
       }
       const losses = await repository.findLossesOf(trx, [row.id]);
       const same = row.disability_person_id === body.person && row.disabled_on === body.disabled_on && row.disability_determined_on === body.determined_on;

@@ -61,7 +61,8 @@ export function addMonths(date: string, months: number): string {
 
 /** The months and the last day of continuation coverage of an event (extended to 29 months by a disability determination). */
 export function coveragePeriodOf(eventType: CobraEventType, eventDate: string, disabilityExtended = false): { months: number; end: string } {
-  const months = disabilityExtended && DISABILITY_EXTENSION.eventTypes.includes(eventType) ? DISABILITY_EXTENSION.months : MAXIMUM_COVERAGE_PERIODS[eventType].months;
+  const months =
+    disabilityExtended && DISABILITY_EXTENSION.eventTypes.includes(eventType) ? DISABILITY_EXTENSION.months : MAXIMUM_COVERAGE_PERIODS[eventType].months;
   return { months, end: addMonths(eventDate, months) };
 }
 
@@ -103,7 +104,9 @@ export function disabilityDeterminationProblems(
     // 1162(2)(A)(viii): notice "before the end of such 18 months".
     const eighteenMonthsEnd = coveragePeriodOf(event.eventType, event.eventDate).end;
     if (compareDates(today, eighteenMonthsEnd) > 0) {
-      errors.push(inputError(['determined_on'], `Notice of a disability determination must be given before the 18 months of coverage end (${eighteenMonthsEnd}).`));
+      errors.push(
+        inputError(['determined_on'], `Notice of a disability determination must be given before the 18 months of coverage end (${eighteenMonthsEnd}).`),
+      );
     }
   }
   return errors;

@@ -148,7 +148,11 @@ describe('TERMINATION_QUALIFYING_EVENTS', () => {
     ['gross_misconduct', null, null, 'terminated', null],
   ] as const)('when the termination_reason is %s, then the event is %s', (reason, eventType, qualifiedBeneficiaries, enrollmentReason, paragraph) => {
     const row = TERMINATION_QUALIFYING_EVENTS[reason];
-    expect({ eventType: row.event?.eventType ?? null, qualifiedBeneficiaries: row.event?.qualifiedBeneficiaries ?? null, enrollmentReason: row.enrollmentReason }).toEqual({
+    expect({
+      eventType: row.event?.eventType ?? null,
+      qualifiedBeneficiaries: row.event?.qualifiedBeneficiaries ?? null,
+      enrollmentReason: row.enrollmentReason,
+    }).toEqual({
       eventType,
       qualifiedBeneficiaries,
       enrollmentReason,
@@ -182,6 +186,10 @@ describe('TERMINATION_QUALIFYING_EVENTS', () => {
 
 describe('EMPLOYEE_IS_QUALIFIED_BENEFICIARY', () => {
   it('when the event is a termination or reduction of hours, then the employee is a qualified beneficiary (1167(3)(B)); of no other event', () => {
-    expect(Object.entries(EMPLOYEE_IS_QUALIFIED_BENEFICIARY).filter(([, qualified]) => qualified).map(([eventType]) => eventType)).toEqual(['termination', 'reduction_of_hours']);
+    expect(
+      Object.entries(EMPLOYEE_IS_QUALIFIED_BENEFICIARY)
+        .filter(([, qualified]) => qualified)
+        .map(([eventType]) => eventType),
+    ).toEqual(['termination', 'reduction_of_hours']);
   });
 });

@@ -103,7 +103,12 @@ export interface TerminationRule {
 }
 
 const terminated = (event: QualifyingEventRule | null): TerminationRule => ({ event, enrollmentReason: 'terminated' });
-const TERMINATION = rule('termination', 'member_and_dependents', false, "29 U.S.C. 1163(2): the termination of the covered employee's employment, for any reason but gross misconduct");
+const TERMINATION = rule(
+  'termination',
+  'member_and_dependents',
+  false,
+  "29 U.S.C. 1163(2): the termination of the covered employee's employment, for any reason but gross misconduct",
+);
 
 /**
  * The member's termination_reason -> the qualifying event the termination is. A termination without a reason

@@ -79,8 +79,13 @@ export function restoresEndedCoverage(
  * INS08 (005010X220A1 INS08, 584): once the termination date has passed `asOf`, RT Retired for a retirement and
  * TE Terminated for any other reason; else L1 Leave of Absence while on a leave; else the employment status.
  */
-export function employmentStatusOf(member: Pick<MemberFileRow, 'termination_date' | 'termination_reason' | 'employment_status'>, asOf: string, onLeave = false): EmploymentStatus834 {
-  if (member.termination_date !== null && compareDates(member.termination_date, asOf) < 0) return member.termination_reason === 'retirement' ? 'retired' : 'terminated';
+export function employmentStatusOf(
+  member: Pick<MemberFileRow, 'termination_date' | 'termination_reason' | 'employment_status'>,
+  asOf: string,
+  onLeave = false,
+): EmploymentStatus834 {
+  if (member.termination_date !== null && compareDates(member.termination_date, asOf) < 0)
+    return member.termination_reason === 'retirement' ? 'retired' : 'terminated';
   if (onLeave) return 'leave_of_absence';
   return member.employment_status ?? 'active';
 }

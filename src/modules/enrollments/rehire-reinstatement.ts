@@ -43,7 +43,14 @@ export class RehireReinstatement {
     );
     if (reinstated.length === 0) return false;
     // In the termination's order (the member's), each with the end it had before.
-    const byId = new Map((await repository.findEnrolledPlansByIds(trx, reinstated.map((item) => item.id))).map((plan) => [plan.id, plan]));
+    const byId = new Map(
+      (
+        await repository.findEnrolledPlansByIds(
+          trx,
+          reinstated.map((item) => item.id),
+        )
+      ).map((plan) => [plan.id, plan]),
+    );
     const plans = reinstated.map((item) => ({ ...byId.get(item.id)!, effective_end: item.previous_end }));
     const ids = plans.map((plan) => plan.id);
     const stored: repository.Elections = {

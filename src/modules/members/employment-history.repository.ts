@@ -20,18 +20,16 @@ export async function appendEmploymentEvents(
     .where('member_id', '=', member.id)
     .executeTakeFirst();
   const start = last?.position === null || last?.position === undefined ? 0 : Number(last.position) + 1;
-  const rows = events.map(
-    (event, index): MemberEmploymentEventRow => ({
-      id: newId('employment_event'),
-      provider_id: member.provider_id,
-      member_id: member.id,
-      event_type: event.type,
-      effective_date: event.effectiveDate,
-      details: JSON.stringify(event.details),
-      position: start + index,
-      recorded_at: recordedAt,
-    }),
-  );
+  const rows = events.map((event, index): MemberEmploymentEventRow => ({
+    id: newId('employment_event'),
+    provider_id: member.provider_id,
+    member_id: member.id,
+    event_type: event.type,
+    effective_date: event.effectiveDate,
+    details: JSON.stringify(event.details),
+    position: start + index,
+    recorded_at: recordedAt,
+  }));
   await db.insertInto('member_employment_events').values(rows).execute();
   return rows;
 }

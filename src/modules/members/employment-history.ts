@@ -55,7 +55,10 @@ export function employmentEventsOf(before: EmploymentFields | null, after: Emplo
   if (after.hire_date !== before.hire_date) events.push({ type: 'hire', effectiveDate: after.hire_date, details: { corrected_from: before.hire_date } });
   if (after.termination_date === null && before.termination_date !== null) {
     events.push({ type: 'termination', effectiveDate: before.termination_date, details: { termination_reason: before.termination_reason, withdrawn: true } });
-  } else if (after.termination_date !== null && (after.termination_date !== before.termination_date || after.termination_reason !== before.termination_reason)) {
+  } else if (
+    after.termination_date !== null &&
+    (after.termination_date !== before.termination_date || after.termination_reason !== before.termination_reason)
+  ) {
     events.push({ type: 'termination', effectiveDate: after.termination_date, details: { termination_reason: after.termination_reason } });
   }
   return [...events, ...workChangesOf(before, after, today)];
@@ -72,13 +75,19 @@ export function workChangesOf(
     events.push({ type: 'change_of_hours', effectiveDate: today, details: { hours_before: before.hours_worked, hours_after: after.hours_worked } });
   }
   if (after.employment_status !== before.employment_status) {
-    events.push({ type: 'change_of_status', effectiveDate: today, details: { status_before: before.employment_status, status_after: after.employment_status } });
+    events.push({
+      type: 'change_of_status',
+      effectiveDate: today,
+      details: { status_before: before.employment_status, status_after: after.employment_status },
+    });
   }
   return events;
 }
 
 /** The leave the member is on: the latest leave_of_absence with no return_from_leave after it, if any. */
-export function leaveInProgress(history: readonly Pick<MemberEmploymentEventRow, 'event_type' | 'effective_date' | 'details'>[]): { effectiveDate: string; leaveType: LeaveType } | undefined {
+export function leaveInProgress(
+  history: readonly Pick<MemberEmploymentEventRow, 'event_type' | 'effective_date' | 'details'>[],
+): { effectiveDate: string; leaveType: LeaveType } | undefined {
   const last = history.findLast((row) => row.event_type === 'leave_of_absence' || row.event_type === 'return_from_leave');
   if (last?.event_type !== 'leave_of_absence') return undefined;
   return { effectiveDate: last.effective_date, leaveType: (JSON.parse(last.details) as EmploymentEventDetails).leave_type ?? 'other' };
@@ -102,7 +111,8 @@ export function leaveProblem(
     }
     return undefined;
   }
-  if (input.leave_type !== undefined) return new ValidationFailed([inputError(['leave_type'], 'A return_from_leave returns from the leave recorded: leave_type is for leave_of_absence.')]);
+  if (input.leave_type !== undefined)
+    return new ValidationFailed([inputError(['leave_type'], 'A return_from_leave returns from the leave recorded: leave_type is for leave_of_absence.')]);
   if (!onLeave) return new InvalidState('The member is not on a leave of absence: there is nothing to return from.');
   if (compareDates(input.effective_date, onLeave.effectiveDate) < 0) {
     return new ValidationFailed([inputError(['effective_date'], `The leave began on ${onLeave.effectiveDate}: expected ${onLeave.effectiveDate} or later.`)]);

@@ -127,7 +127,7 @@ const EmploymentEventDetailsSchema = Type.Object(
     elections: Type.Optional(StringEnum(['reinstate', 'elect_anew'] as const)),
     waiting_period_waived: Type.Optional(Type.Object({ reason: Type.String() })),
   },
-  { description: "The entry's own values; which appear depends on event_type (docs/decisions.md \"Employment history\")" },
+  { description: 'The entry\'s own values; which appear depends on event_type (docs/decisions.md "Employment history")' },
 );
 
 export const EmploymentEventSchema = Type.Object(

@@ -22,7 +22,14 @@ import { appendEmploymentEvents, findEmploymentEvents, parseDetails } from './em
 import { employmentEventsOf, employmentProblems, leaveInProgress, leaveProblem, withDeathCompleted, workChangesOf } from './employment-history.ts';
 import { daysAway, rehireRuleOf } from './rehire-rules.ts';
 import * as repository from './member.repository.ts';
-import type { CreateEmploymentEventBody, CreateMemberBody, EmploymentEventResponse, MemberResponse, RehireMemberBody, UpdateMemberBody } from './member.schemas.ts';
+import type {
+  CreateEmploymentEventBody,
+  CreateMemberBody,
+  EmploymentEventResponse,
+  MemberResponse,
+  RehireMemberBody,
+  UpdateMemberBody,
+} from './member.schemas.ts';
 import type { MemberEmploymentEventRow, MemberRow } from './member.table.ts';
 
 /** What a change of termination_date does to coverage (the coverage module's CoverageTerminations). */
@@ -183,30 +190,30 @@ export class MemberService {
       const current = await repository.lockMemberById(trx, scope, id);
       if (!current) throw new NotFound('member');
       const changed = applyChanges(current, input, [
-          'first_name',
-          'last_name',
-          'dob',
-          'hire_date',
-          'termination_date',
-          'email',
-          'phone_number',
-          'biological_sex',
-          'employment_status',
-          'hours_worked',
-          'pay_frequency',
-          'payroll_provider_external_id',
-          'job_title',
-          'termination_reason',
-          'date_of_death',
-        ]);
+        'first_name',
+        'last_name',
+        'dob',
+        'hire_date',
+        'termination_date',
+        'email',
+        'phone_number',
+        'biological_sex',
+        'employment_status',
+        'hours_worked',
+        'pay_frequency',
+        'payroll_provider_external_id',
+        'job_title',
+        'termination_reason',
+        'date_of_death',
+      ]);
       const updated: MemberRow = withDeathCompleted({
         ...changed,
         ...(input.ssn !== undefined ? this.#ssnColumns(input.ssn) : {}),
         // A hire date corrected before any rehire is the original one corrected.
-        original_hire_date: current.original_hire_date === null || current.original_hire_date === current.hire_date ? changed.hire_date : current.original_hire_date,
+        original_hire_date:
+          current.original_hire_date === null || current.original_hire_date === current.hire_date ? changed.hire_date : current.original_hire_date,
         // A termination cleared or moved without a reason said again has none.
-        termination_reason:
-          input.termination_reason !== undefined || changed.termination_date === current.termination_date ? changed.termination_reason : null,
+        termination_reason: input.termination_reason !== undefined || changed.termination_date === current.termination_date ? changed.termination_reason : null,
         address: input.address ? JSON.stringify(input.address) : current.address,
         business_unit_id: input.business_unit !== undefined ? input.business_unit : current.business_unit_id,
         metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
@@ -254,7 +261,10 @@ export class MemberService {
       if (current.date_of_death !== null) throw new InvalidState('The member has a date_of_death: a deceased member cannot be rehired.');
       if (compareDates(input.rehire_date, terminationDate) <= 0) {
         throw new ValidationFailed([
-          inputError(['rehire_date'], `The rehire date must be after the termination date ${terminationDate}: expected ${addDays(terminationDate, 1)} or later.`),
+          inputError(
+            ['rehire_date'],
+            `The rehire date must be after the termination date ${terminationDate}: expected ${addDays(terminationDate, 1)} or later.`,
+          ),
         ]);
       }
       const rule = rehireRuleOf(terminationDate, input.rehire_date);
@@ -309,7 +319,12 @@ export class MemberService {
       const problem = leaveProblem(member, input, onLeave);
       if (problem) throw problem;
       const leaveType = input.event_type === 'leave_of_absence' ? input.leave_type : onLeave?.leaveType;
-      const [row] = await appendEmploymentEvents(trx, member, [{ type: input.event_type, effectiveDate: input.effective_date, details: leaveType === undefined ? {} : { leave_type: leaveType } }], this.#clock.now().toISOString());
+      const [row] = await appendEmploymentEvents(
+        trx,
+        member,
+        [{ type: input.event_type, effectiveDate: input.effective_date, details: leaveType === undefined ? {} : { leave_type: leaveType } }],
+        this.#clock.now().toISOString(),
+      );
       return toEmploymentEventResponse(row!);
     });
   }
@@ -415,7 +430,14 @@ export class MemberService {
 }
 
 export function toEmploymentEventResponse(row: MemberEmploymentEventRow): EmploymentEventResponse {
-  return { id: row.id, member: row.member_id, event_type: row.event_type, effective_date: row.effective_date, details: parseDetails(row), recorded_at: row.recorded_at };
+  return {
+    id: row.id,
+    member: row.member_id,
+    event_type: row.event_type,
+    effective_date: row.effective_date,
+    details: parseDetails(row),
+    recorded_at: row.recorded_at,
+  };
 }
 
 /** member_terminated to the employer, once per termination date. */

@@ -64,7 +64,15 @@ export interface MemberSubclassTable {
 export type MemberRow = Selectable<MemberTable>;
 
 /** The kinds of employment history entries (docs/decisions.md "Employment history"). */
-export const EMPLOYMENT_EVENT_TYPES = ['hire', 'termination', 'rehire', 'leave_of_absence', 'return_from_leave', 'change_of_hours', 'change_of_status'] as const;
+export const EMPLOYMENT_EVENT_TYPES = [
+  'hire',
+  'termination',
+  'rehire',
+  'leave_of_absence',
+  'return_from_leave',
+  'change_of_hours',
+  'change_of_status',
+] as const;
 export type EmploymentEventType = (typeof EMPLOYMENT_EVENT_TYPES)[number];
 export const LEAVE_TYPES = ['fmla', 'military', 'medical', 'personal', 'other'] as const;
 export type LeaveType = (typeof LEAVE_TYPES)[number];

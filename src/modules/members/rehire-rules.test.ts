@@ -33,7 +33,9 @@ describe('rehire rules (one row per rule; boundary: last day in, first day out)'
     [null, false, true, 30],
     [null, true, true, 0],
   ])('rehire rule %s, waiver allowed %s, overridden %s: %i waiting days', (rehireRule, allowed, overridden, days) => {
-    expect(waitingPeriodBasis({ hireDate: '2026-02-20', rehireRule }, { waiting_period_days: 30, waiting_period_waiver_allowed: allowed }, { overridden })).toEqual({
+    expect(
+      waitingPeriodBasis({ hireDate: '2026-02-20', rehireRule }, { waiting_period_days: 30, waiting_period_waiver_allowed: allowed }, { overridden }),
+    ).toEqual({
       from: '2026-02-20',
       days,
     });

@@ -57,7 +57,9 @@ export const REHIRE_RULE_ROWS: readonly RehireRuleRow[] = [
 
 /** The rule of a rehire on `rehireDate` after a termination on `terminationDate` (the rehire date is after it). */
 export function rehireRuleOf(terminationDate: string, rehireDate: string): RehireRuleRow {
-  return REHIRE_RULE_ROWS.find((row) => row.lastDayAfterTermination === null || compareDates(rehireDate, addDays(terminationDate, row.lastDayAfterTermination)) <= 0)!;
+  return REHIRE_RULE_ROWS.find(
+    (row) => row.lastDayAfterTermination === null || compareDates(rehireDate, addDays(terminationDate, row.lastDayAfterTermination)) <= 0,
+  )!;
 }
 
 /** Days from the termination date to the rehire date (1: rehired the next day). */

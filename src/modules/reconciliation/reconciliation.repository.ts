@@ -14,6 +14,11 @@ export function findGroupLedgerRows(db: Executor, providerId: string, groupId: s
 /** The last day of each plan's year. */
 export async function findPlanEnds(db: Executor, providerId: string, planIds: readonly string[]): Promise<Map<string, string>> {
   if (planIds.length === 0) return new Map();
-  const rows = await db.selectFrom('plans').select(['id', 'effective_end']).where('provider_id', '=', providerId).where('id', 'in', [...new Set(planIds)]).execute();
+  const rows = await db
+    .selectFrom('plans')
+    .select(['id', 'effective_end'])
+    .where('provider_id', '=', providerId)
+    .where('id', 'in', [...new Set(planIds)])
+    .execute();
   return new Map(rows.map((row) => [row.id, row.effective_end]));
 }

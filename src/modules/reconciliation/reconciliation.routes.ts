@@ -12,7 +12,8 @@ export function registerReconciliationRoutes(app: FastifyInstance, deps: { recon
     {
       schema: {
         tags: ['Groups'],
-        summary: "Where the carrier's picture of the group's members (what reached it) differs from their coverage on a day, with the changes still on their way",
+        summary:
+          "Where the carrier's picture of the group's members (what reached it) differs from their coverage on a day, with the changes still on their way",
         description:
           'One result per member and line that differs (missing, extra, plan, dates, dependents, volume). Empty once every change is delivered: a difference without pending_benefit_changes is one the carrier was never told (a refusal, a bug). docs/decisions.md "Reconciliation".',
         params: IdParamsSchema,
