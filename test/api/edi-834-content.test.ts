@@ -274,30 +274,14 @@ describe("the termination's reason and the employment status (005010X220A1 INS04
   it("when the member's latest leave entry is a leave of absence without a return, then INS08 is L1; after the return, the employment status again", async () => {
     const w = await ediWorld();
     const { member } = await hiredCouple(w);
-    const db = t.database.db;
-    const { provider_id } = await db.selectFrom('members').select('provider_id').where('id', '=', member.id).executeTakeFirstOrThrow();
-    // The employment history as a leave records it (no API writes leaves yet).
-    const entry = (position: number, event_type: 'leave_of_absence' | 'return_from_leave', effective_date: string) => ({
-      id: `employment_event_leave_test_${member.id}_${position}`,
-      provider_id,
-      member_id: member.id,
-      event_type,
-      effective_date,
-      details: '{"leave_type":"fmla"}',
-      position,
-      recorded_at: '2026-03-01T12:00:00.000Z',
-    });
-    await db
-      .insertInto('member_employment_events')
-      .values(entry(100, 'leave_of_absence', '2026-03-01'))
-      .execute();
+    await ok(
+      w.admin.post(`/members/${member.id}/employment_events`, { event_type: 'leave_of_absence', effective_date: '2026-03-01', leave_type: 'fmla' }),
+      201,
+    );
     await newHire(w, member);
     expect(memberLoops(await buildFile(w))).toEqual([['Y', '18', '021', '28', 'L1']]);
 
-    await db
-      .insertInto('member_employment_events')
-      .values(entry(101, 'return_from_leave', '2026-03-02'))
-      .execute();
+    await ok(w.admin.post(`/members/${member.id}/employment_events`, { event_type: 'return_from_leave', effective_date: '2026-03-02' }), 201);
     await ok(w.admin.patch(`/members/${member.id}`, { first_name: 'Averie' }));
     expect(memberLoops(await buildFile(w)).map((loop) => loop[4])).toEqual(['FT']);
   });
