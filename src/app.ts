@@ -34,6 +34,7 @@ import { registerMemberRoutes } from './modules/members/member.routes.ts';
 import { registerNotificationRoutes } from './modules/notifications/notification.routes.ts';
 import { registerAlertRoutes } from './modules/alerts/alert.routes.ts';
 import { registerReconciliationRoutes } from './modules/reconciliation/reconciliation.routes.ts';
+import { registerCarrierFileRoutes } from './modules/carrier-files/carrier-file.routes.ts';
 import { registerOpenEnrollmentWindowRoutes } from './modules/open-enrollment/open-enrollment-window.routes.ts';
 import { registerPayRateRoutes } from './modules/pay-rates/pay-rate.routes.ts';
 import { registerPlanConfigurationRoutes } from './modules/plan-configurations/plan-configuration.routes.ts';
@@ -110,6 +111,7 @@ function registerRoutes(app: FastifyInstance, services: Services, pages: Paginat
   registerCarrierRoutes(app, { carriers: services.carriers, pages });
   registerGroupRoutes(app, { groups: services.groups, pages });
   registerReconciliationRoutes(app, { reconciliation: services.reconciliation });
+  registerCarrierFileRoutes(app, { carrierFiles: services.carrierFiles });
   registerBusinessUnitRoutes(app, { businessUnits: services.businessUnits, pages });
   registerSubclassRoutes(app, { subclasses: services.subclasses, pages });
   registerNotificationRoutes(app, { notifications: services.notifications, pages });

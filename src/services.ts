@@ -33,6 +33,7 @@ import { MemberService } from './modules/members/member.service.ts';
 import { NotificationService } from './modules/notifications/notification.service.ts';
 import { AlertService } from './modules/alerts/alert.service.ts';
 import { ReconciliationService } from './modules/reconciliation/reconciliation.service.ts';
+import { CarrierFileService } from './modules/carrier-files/carrier-file.service.ts';
 import { openEnrollmentJobHandlers } from './modules/open-enrollment/passive-rollover.job.ts';
 import { PayRateService } from './modules/pay-rates/pay-rate.service.ts';
 import { PlanConfigurationService } from './modules/plan-configurations/plan-configuration.service.ts';
@@ -63,6 +64,7 @@ export interface Services extends BackgroundServices {
   notifications: NotificationService;
   alerts: AlertService;
   reconciliation: ReconciliationService;
+  carrierFiles: CarrierFileService;
   events: EventService;
   members: MemberService;
   plans: PlanService;
@@ -102,6 +104,7 @@ export function buildServices(deps: ServiceDependencies): Services {
     notifications: new NotificationService(db),
     alerts: new AlertService(db),
     reconciliation: new ReconciliationService(db, clock),
+    carrierFiles: new CarrierFileService({ db, clock, ssnDigester: new SsnDigester(encryptionKey) }),
     events: new EventService(db),
     members: new MemberService({
       db,

@@ -35,6 +35,7 @@ export const ID_PREFIXES = {
   edi_acknowledgement: 'eack',
   edi_left_out: 'elo',
   carrier_ledger: 'cl',
+  carrier_file: 'cf',
   alert: 'alr',
   api_key: 'key',
   provider: 'prov',

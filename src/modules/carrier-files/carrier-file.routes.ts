@@ -1,0 +1,41 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { IdParamsSchema, errorResponses } from '../../http/schemas.ts';
+import { scopeOf } from '../../shared/tenancy.ts';
+import { CarrierFileSchema, CreateCarrierFileBodySchema } from './carrier-file.schemas.ts';
+import type { CarrierFileService } from './carrier-file.service.ts';
+
+/** A census is larger than the API's usual 1 MiB body: up to 16 MiB of CSV, in a JSON body. */
+const CARRIER_FILE_BODY_LIMIT = 17 * 1024 * 1024;
+
+export function registerCarrierFileRoutes(app: FastifyInstance, deps: { carrierFiles: CarrierFileService }): void {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  api.post(
+    '/groups/:public_id/carrier_files',
+    {
+      bodyLimit: CARRIER_FILE_BODY_LIMIT,
+      schema: {
+        tags: ['Groups'],
+        summary: 'Compare what the carrier says it holds (a census as CSV) with our coverage on the group on a day',
+        description:
+          'Discrepancies: missing (we cover, the file lacks), extra (the file holds what we do not, or a subscriber id of nobody), plan, tier, dates, dependents, demographics. Rows that cannot be read are listed with their line and column. The comparison is kept (GET /carrier_files/{id}); the file is not. docs/decisions.md "Carrier files".',
+        params: IdParamsSchema,
+        body: CreateCarrierFileBodySchema,
+        response: { 201: CarrierFileSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await deps.carrierFiles.receiveCarrierFile(scopeOf(request.auth), request.params.public_id, request.body)),
+  );
+  api.get(
+    '/carrier_files/:public_id',
+    {
+      schema: {
+        tags: ['Groups'],
+        summary: "Retrieve a carrier file's comparison",
+        params: IdParamsSchema,
+        response: { 200: CarrierFileSchema, ...errorResponses(401, 404, 429) },
+      },
+    },
+    async (request) => deps.carrierFiles.getCarrierFile(scopeOf(request.auth), request.params.public_id),
+  );
+}

@@ -1,0 +1,161 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { toDateString } from '../../shared/dates.ts';
+import { NotFound } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import type { SsnDigester } from '../../shared/ssn.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import { findCoveredDependentsOf, findGroupCoverageForReconciliation } from '../coverage/group-coverage.repository.ts';
+import { findProfile } from '../edi/edi-profile.repository.ts';
+import { companionGuideOf } from '../edi/edi-profile.ts';
+import { findGroupById } from '../groups/group.repository.ts';
+import type { DependentRelationship } from '../plans/coverage-tier.ts';
+import { findPlansByIds } from '../plans/plan.repository.ts';
+import { toldEnd } from '../reconciliation/reconciliation-rules.ts';
+import { parseCensus, type CensusRow } from './carrier-census.ts';
+import { memberDiscrepancies, unknownSubscriberDiscrepancy, type CarrierFileDiscrepancy, type OurLine, type OurMember } from './carrier-file-rules.ts';
+import * as repository from './carrier-file.repository.ts';
+import type { CreateCarrierFileBody, CarrierFileResponse } from './carrier-file.schemas.ts';
+import type { CarrierFileRow } from './carrier-file.table.ts';
+
+export function toCarrierFileResponse(row: CarrierFileRow): CarrierFileResponse {
+  const discrepancies = JSON.parse(row.discrepancies) as CarrierFileDiscrepancy[];
+  return {
+    id: row.id,
+    object: 'carrier_file',
+    group: row.group_id,
+    employer: row.employer_id,
+    format: row.format,
+    as_of: row.as_of,
+    row_count: row.row_count,
+    row_problems: JSON.parse(row.row_problems) as CarrierFileResponse['row_problems'],
+    discrepancies: discrepancies.map((d) => ({
+      kind: d.kind,
+      member: d.member,
+      dependent: d.dependent,
+      line_of_coverage: d.lineOfCoverage,
+      fields: d.fields,
+      file_lines: d.fileLines,
+      message: d.message,
+    })),
+    created_at: row.created_at,
+  };
+}
+
+/**
+ * POST /groups/{id}/carrier_files (docs/decisions.md "Carrier files"): what a carrier says it holds, compared
+ * with our coverage on the group's plans on a day. Members are found by the subscriber id the group's 834s send
+ * (its EDI profile's source; the member id without a profile). The comparison is stored without the file.
+ */
+export class CarrierFileService {
+  readonly #db: Kysely<Database>;
+  readonly #clock: Clock;
+  readonly #ssnDigester: SsnDigester;
+
+  constructor(options: { db: Kysely<Database>; clock: Clock; ssnDigester: SsnDigester }) {
+    this.#db = options.db;
+    this.#clock = options.clock;
+    this.#ssnDigester = options.ssnDigester;
+  }
+
+  async getCarrierFile(scope: Scope, id: string): Promise<CarrierFileResponse> {
+    const row = await repository.findCarrierFileById(this.#db, scope, id);
+    if (!row) throw new NotFound('carrier file');
+    return toCarrierFileResponse(row);
+  }
+
+  async receiveCarrierFile(scope: Scope, groupId: string, input: CreateCarrierFileBody): Promise<CarrierFileResponse> {
+    const group = await findGroupById(this.#db, scope, groupId);
+    if (!group) throw new NotFound('group');
+    const now = this.#clock.now();
+    const asOf = input.as_of ?? toDateString(now);
+    const { rows, problems } = parseCensus(input.content);
+    const subscribers = await this.#matchSubscribers(group.id, group.employer_id, rows);
+    const ours = await this.#ourMembers(group.provider_id, group.id, asOf, [...subscribers.values()]);
+
+    const rowsOfMember = Map.groupBy(
+      rows.filter((row) => subscribers.has(row.subscriberId)),
+      (row) => subscribers.get(row.subscriberId)!,
+    );
+    const discrepancies: CarrierFileDiscrepancy[] = [];
+    for (const member of [...ours.values()].sort((a, b) => (a.id < b.id ? -1 : 1)))
+      discrepancies.push(...memberDiscrepancies(member, rowsOfMember.get(member.id) ?? []));
+    for (const unknown of Map.groupBy(
+      rows.filter((row) => !subscribers.has(row.subscriberId)),
+      (row) => row.subscriberId,
+    ).values())
+      discrepancies.push(unknownSubscriberDiscrepancy(unknown));
+
+    const row: CarrierFileRow = {
+      id: newId('carrier_file'),
+      provider_id: group.provider_id,
+      employer_id: group.employer_id,
+      group_id: group.id,
+      format: input.format,
+      as_of: asOf,
+      row_count: rows.length + problems.length,
+      row_problems: JSON.stringify(problems),
+      discrepancies: JSON.stringify(discrepancies),
+      created_at: now.toISOString(),
+    };
+    await repository.insertCarrierFile(this.#db, row);
+    return toCarrierFileResponse(row);
+  }
+
+  /** Subscriber id -> member id, by the source the group's 834s use for REF*0F. */
+  async #matchSubscribers(groupId: string, employerId: string, rows: readonly CensusRow[]): Promise<Map<string, string>> {
+    const ids = [...new Set(rows.map((row) => row.subscriberId))];
+    const profile = await findProfile(this.#db, groupId);
+    const source = profile ? companionGuideOf(profile).subscriber_id_source : 'member_id';
+    if (source === 'member_id') return repository.findMembersBy(this.#db, employerId, 'id', ids);
+    if (source === 'payroll_provider_external_id') return repository.findMembersBy(this.#db, employerId, 'payroll_provider_external_id', ids);
+    // SSNs: found by their keyed digest; a member without one is sent (and so echoed) by member id.
+    const digests = new Map(ids.filter((id) => /^[0-9]{9}$/.test(id)).map((id) => [this.#ssnDigester.digest(id), id]));
+    const bySsn = await repository.findMembersBy(this.#db, employerId, 'ssn_digest', [...digests.keys()]);
+    const byId = await repository.findMembersBy(this.#db, employerId, 'id', ids);
+    return new Map([...byId, ...[...bySsn].map(([digest, memberId]) => [digests.get(digest)!, memberId] as const)]);
+  }
+
+  /** Our side: the members of the file and every member covered on the group's plans on `asOf`, with their coverage then. */
+  async #ourMembers(providerId: string, groupId: string, asOf: string, inFile: readonly string[]): Promise<Map<string, OurMember>> {
+    const coverage = await findGroupCoverageForReconciliation(this.#db, providerId, groupId, asOf, undefined);
+    const firstPerLine = [...Map.groupBy(coverage, (row) => `${row.member_id}|${row.line_of_coverage}`).values()].map((rows) => rows[0]!);
+    const covered = await findCoveredDependentsOf(
+      this.#db,
+      firstPerLine.map((row) => row.id),
+    );
+    const plans = new Map((await findPlansByIds(this.#db, providerId, [...new Set(firstPerLine.map((row) => row.plan_id))])).map((plan) => [plan.id, plan]));
+    const memberIds = [...new Set([...inFile, ...firstPerLine.map((row) => row.member_id)])];
+    const people = await repository.findPeopleOfMembers(this.#db, memberIds);
+    const dependents = Map.groupBy(people.dependents, (dependent) => dependent.member_id);
+    const lines = Map.groupBy(firstPerLine, (row) => row.member_id);
+    return new Map(
+      people.members.map((member) => [
+        member.id,
+        {
+          id: member.id,
+          firstName: member.first_name,
+          lastName: member.last_name,
+          dob: member.dob,
+          dependents: (dependents.get(member.id) ?? []).map((dependent) => ({
+            id: dependent.id,
+            firstName: dependent.first_name,
+            lastName: dependent.last_name,
+            dob: dependent.dob,
+            relationship: dependent.member_relationship as DependentRelationship,
+          })),
+          lines: (lines.get(member.id) ?? []).map((row): OurLine => ({
+            lineOfCoverage: row.line_of_coverage,
+            planId: row.plan_id,
+            planName: plans.get(row.plan_id)?.plan_name ?? row.plan_id,
+            start: row.effective_start,
+            end: toldEnd(row.effective_end, row.plan_end),
+            planEnd: row.plan_end,
+            dependentIds: covered.get(row.id) ?? [],
+          })),
+        },
+      ]),
+    );
+  }
+}

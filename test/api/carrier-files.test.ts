@@ -1,0 +1,160 @@
+import { stringify } from 'csv-stringify/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMember } from '../helpers/factories.ts';
+import { errorFields, newProviderAdmin } from '../helpers/more-factories.ts';
+import { createDependent } from '../helpers/people-factories.ts';
+import { createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
+import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
+
+// Clock: 2026-03-02 (the test app's). The world's medical plans (Gold PPO, Silver HMO) are on its manual group,
+// which has no EDI profile: its subscriber ids are member ids.
+let t: TestContext;
+let w: EnrollmentWorld;
+beforeAll(async () => {
+  t = await createTestApp();
+  w = await createEnrollmentWorld(t);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const HEADER = [
+  'subscriber_id',
+  'relationship',
+  'line_of_coverage',
+  'plan',
+  'first_name',
+  'last_name',
+  'dob',
+  'coverage_level',
+  'coverage_start',
+  'coverage_end',
+];
+
+/** A member held on Gold PPO since 2026-01-01 with `dependents` on it. */
+async function heldMember(firstName: string, dependents: { relationship: string; first_name: string; dob: string }[] = []) {
+  const member = await createMember(w.admin, {
+    employer: w.employer.id,
+    first_name: firstName,
+    last_name: 'Stone',
+    dob: '1980-01-01',
+    hire_date: '2020-01-01',
+  });
+  const people = [];
+  for (const dependent of dependents) {
+    people.push(
+      await createDependent(w.admin, {
+        member: member.id,
+        member_relationship: dependent.relationship,
+        first_name: dependent.first_name,
+        last_name: 'Stone',
+        dob: dependent.dob,
+      }),
+    );
+  }
+  await ok(
+    w.admin.post('/enrollments', {
+      member: member.id,
+      category: 'carrier_sync',
+      effective_start: '2026-01-01',
+      enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: people.map((person) => ({ dependent: person.id })) }],
+    }),
+    201,
+  );
+  return { member, people };
+}
+
+function census(rows: string[][]): string {
+  return stringify([HEADER, ...rows]);
+}
+
+interface Discrepancy {
+  kind: string;
+  member: string | null;
+  dependent: string | null;
+  line_of_coverage: string | null;
+  fields: string[];
+  file_lines: number[];
+}
+
+describe('POST /groups/{id}/carrier_files (docs/decisions.md "Carrier files")', () => {
+  it('when the carrier census agrees, differs and lacks people, then each discrepancy is listed with its file lines, and the comparison is kept', async () => {
+    const agreeing = await heldMember('Ana', [{ relationship: 'child', first_name: 'Kim', dob: '2015-06-01' }]);
+    const absent = await heldMember('Ben');
+    const differing = await heldMember('Cleo', [{ relationship: 'spouse', first_name: 'Dale', dob: '1981-02-02' }]);
+    const uncovered = await createMember(w.admin, {
+      employer: w.employer.id,
+      first_name: 'Eve',
+      last_name: 'Stone',
+      dob: '1980-01-01',
+      hire_date: '2020-01-01',
+    });
+    const content = census([
+      [agreeing.member.id, 'employee', 'medical', 'Gold PPO', 'ANA', 'Stone', '1980-01-01', 'member_child', '2026-01-01', ''],
+      [agreeing.member.id, 'child', 'medical', 'Gold PPO', 'Kim', 'Stone', '2015-06-01', '', '', ''],
+      [differing.member.id, 'employee', 'medical', 'Silver HMO', 'Cleo', 'Stoner', '1980-01-01', 'member', '2026-02-01', ''],
+      ['mem_nobody', 'employee', 'medical', w.plans.medical.id, 'Zed', 'Null', '1970-01-01', '', '', ''],
+      [uncovered.id, 'employee', 'medical', w.plans.medical.id, 'Eve', 'Stone', '1980-01-01', '', '', ''],
+      [uncovered.id, 'cousin', 'medical', w.plans.medical.id, 'Flo', 'Stone', '1990-01-01', '', '', ''],
+      [uncovered.id, 'employee', 'medical', w.plans.medical.id, 'Eve', 'Stone', '1980-13-01', '', '', ''],
+    ]);
+    const received = await ok(w.admin.post(`/groups/${w.groups.manualGroup.id}/carrier_files`, { format: 'csv', content }), 201);
+    expect(received).toMatchObject({
+      object: 'carrier_file',
+      group: w.groups.manualGroup.id,
+      employer: w.employer.id,
+      format: 'csv',
+      as_of: '2026-03-02',
+      row_count: 7,
+    });
+    expect(received.row_problems).toEqual([
+      { line: 7, column: 'relationship', message: expect.stringContaining('Must be employee or one of') },
+      { line: 8, column: 'dob', message: 'Must be a calendar date, YYYY-MM-DD.' },
+    ]);
+    const ofMember = (id: string | null) =>
+      (received.discrepancies as Discrepancy[]).filter((d) => d.member === id).map((d) => [d.kind, d.line_of_coverage, d.fields, d.file_lines]);
+    expect(ofMember(agreeing.member.id)).toEqual([]);
+    expect(ofMember(absent.member.id)).toEqual([['missing', 'medical', [], []]]);
+    expect(ofMember(differing.member.id)).toEqual([
+      ['plan', 'medical', [], [4]],
+      ['dates', 'medical', ['coverage_start'], [4]],
+      ['dependents', 'medical', [], []],
+      ['tier', 'medical', [], [4]],
+      ['demographics', null, ['last_name'], [4]],
+    ]);
+    expect(ofMember(uncovered.id)).toEqual([['extra', 'medical', [], [6]]]);
+    expect(ofMember(null)).toEqual([['extra', null, [], [5]]]);
+    expect(JSON.stringify(received)).not.toContain('mem_nobody');
+
+    expect(await ok(w.admin.get(`/carrier_files/${received.id}`))).toEqual(received);
+  });
+
+  it('when the file names a dependent we do not cover, then the dependents differ, at its line', async () => {
+    const { member } = await heldMember('Gus');
+    const content = census([
+      [member.id, 'employee', 'medical', w.plans.medical.id, '', '', '', '', '', ''],
+      [member.id, 'child', 'medical', w.plans.medical.id, 'Hal', 'Stone', '2016-01-01', '', '', ''],
+    ]);
+    const received = await ok(w.admin.post(`/groups/${w.groups.manualGroup.id}/carrier_files`, { format: 'csv', content, as_of: '2026-02-01' }), 201);
+    expect((received.discrepancies as Discrepancy[]).filter((d) => d.member === member.id).map((d) => [d.kind, d.file_lines])).toEqual([['dependents', [3]]]);
+  });
+
+  it.each([
+    ['not a CSV header', 'hello,world\n1,2\n'],
+    ['an unclosed quote', 'subscriber_id,relationship,line_of_coverage,plan\n"mem_1,employee,medical,x\n'],
+    ['an unknown column', 'subscriber_id,relationship,line_of_coverage,plan,ssn\nmem_1,employee,medical,x,123456789\n'],
+  ])('when the content is %s, then it is a 400 on content and nothing is kept', async (_name, content) => {
+    const response = await w.admin.post(`/groups/${w.groups.manualGroup.id}/carrier_files`, { format: 'csv', content });
+    expect(response.status).toBe(400);
+    expect(errorFields(response)).toEqual(['content']);
+    expect(response.text).not.toContain('123456789');
+  });
+
+  it('when another provider sends a file for the group or reads a comparison, then it is a 404', async () => {
+    const other = await newProviderAdmin(t);
+    const content = census([]);
+    expect((await other.post(`/groups/${w.groups.manualGroup.id}/carrier_files`, { format: 'csv', content })).status).toBe(404);
+    const mine = await ok(w.admin.post(`/groups/${w.groups.manualGroup.id}/carrier_files`, { format: 'csv', content }), 201);
+    expect((await other.get(`/carrier_files/${mine.id}`)).status).toBe(404);
+  });
+});
