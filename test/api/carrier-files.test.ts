@@ -5,6 +5,7 @@ import { errorFields, newProviderAdmin } from '../helpers/more-factories.ts';
 import { createDependent } from '../helpers/people-factories.ts';
 import { createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
+import { parsed } from '../helpers/x12.ts';
 
 // Clock: 2026-03-02 (the test app's). The world's medical plans (Gold PPO, Silver HMO) are on its manual group,
 // which has no EDI profile: its subscriber ids are member ids.
@@ -156,5 +157,109 @@ describe('POST /groups/{id}/carrier_files (docs/decisions.md "Carrier files")', 
     expect((await other.post(`/groups/${w.groups.manualGroup.id}/carrier_files`, { format: 'csv', content })).status).toBe(404);
     const mine = await ok(w.admin.post(`/groups/${w.groups.manualGroup.id}/carrier_files`, { format: 'csv', content }), 201);
     expect((await other.get(`/carrier_files/${mine.id}`)).status).toBe(404);
+  });
+});
+
+/** An 834 as a carrier sends what it holds (a full audit file, INS03 030), one INS loop per person. */
+function carrier834(
+  people: {
+    subscriber: string;
+    ins02: string;
+    last: string;
+    first: string;
+    dob: string;
+    coverage: { hd03: string; hd04: string; hd05?: string; start: string; end?: string }[];
+  }[],
+): string {
+  const pad = (value: string, width: number) => value.padEnd(width, ' ');
+  const body = [
+    'ST*834*0001*005010X220A1',
+    'BGN*00*AUDIT1*20260301*1200****4',
+    'N1*P5*World Widgets Inc*FI*123456789',
+    'N1*IN*World Health Co*FI*987654321',
+    ...people.flatMap((person) => [
+      `INS*${person.ins02 === '18' ? 'Y' : 'N'}*${person.ins02}*030*XN*A***${person.ins02 === '18' ? 'FT' : ''}`.replace(/\*+$/, ''),
+      `REF*0F*${person.subscriber}`,
+      `NM1*IL*1*${person.last}*${person.first}`,
+      `DMG*D8*${person.dob.replaceAll('-', '')}*F`,
+      ...person.coverage.flatMap((line) => [
+        `HD*030**${line.hd03}*${line.hd04}${line.hd05 ? `*${line.hd05}` : ''}`,
+        `DTP*348*D8*${line.start.replaceAll('-', '')}`,
+        ...(line.end ? [`DTP*349*D8*${line.end.replaceAll('-', '')}`] : []),
+      ]),
+    ]),
+  ];
+  body.push(`SE*${body.length + 1}*0001`);
+  const isa = `ISA*00*${pad('', 10)}*00*${pad('', 10)}*ZZ*${pad('CARRIER', 15)}*ZZ*${pad('SPONSOR', 15)}*260301*1200*^*00501*000000001*0*P*:`;
+  return [isa, 'GS*BE*CARRIER*SPONSOR*20260301*1200*1*X*005010X220A1', ...body, 'GE*1*1', 'IEA*1*000000001'].map((segment) => `${segment}~`).join('\n');
+}
+
+describe('POST /groups/{id}/carrier_files with an 834 (format x12_834)', () => {
+  it('when a carrier sends an 834 of what it holds, then it is read as the census is: the same discrepancies, at the HD segments', async () => {
+    const agreeing = await heldMember('Ivy', [{ relationship: 'child', first_name: 'Jo', dob: '2014-04-04' }]);
+    const differing = await heldMember('Lou', [{ relationship: 'spouse', first_name: 'May', dob: '1982-03-03' }]);
+    const absent = await heldMember('Ned');
+    const content = carrier834([
+      {
+        subscriber: agreeing.member.id,
+        ins02: '18',
+        last: 'STONE',
+        first: 'IVY',
+        dob: '1980-01-01',
+        coverage: [{ hd03: 'HLT', hd04: 'GOLD PPO', hd05: 'ECH', start: '2026-01-01' }],
+      },
+      {
+        subscriber: agreeing.member.id,
+        ins02: '19',
+        last: 'STONE',
+        first: 'JO',
+        dob: '2014-04-04',
+        coverage: [{ hd03: 'HLT', hd04: 'GOLD PPO', start: '2026-01-01' }],
+      },
+      {
+        subscriber: differing.member.id,
+        ins02: '18',
+        last: 'STONE',
+        first: 'LOU',
+        dob: '1980-01-01',
+        coverage: [{ hd03: 'HLT', hd04: 'GOLD PPO', hd05: 'EMP', start: '2026-01-01', end: '2026-02-28' }],
+      },
+      {
+        subscriber: differing.member.id,
+        ins02: '18',
+        last: 'STONE',
+        first: 'LOU',
+        dob: '1980-01-01',
+        coverage: [{ hd03: 'ZZZ', hd04: 'GOLD PPO', start: '2026-01-01' }],
+      },
+    ]);
+    // The file is an 834 a third-party parser reads.
+    const segments = await parsed(content);
+    expect(segments.filter((segment) => segment.name === 'INS')).toHaveLength(4);
+
+    const received = await ok(w.admin.post(`/groups/${w.groups.manualGroup.id}/carrier_files`, { format: 'x12_834', content, as_of: '2026-02-15' }), 201);
+    expect(received).toMatchObject({ format: 'x12_834', as_of: '2026-02-15', row_count: 4 });
+    expect(received.row_problems).toEqual([{ line: 30, column: 'HD03', message: expect.stringContaining('HD03') }]);
+    const ofMember = (id: string | null) =>
+      (received.discrepancies as Discrepancy[]).filter((d) => d.member === id).map((d) => [d.kind, d.fields, d.file_lines]);
+    expect(ofMember(agreeing.member.id)).toEqual([]);
+    expect(ofMember(absent.member.id)).toEqual([['missing', [], []]]);
+    expect(ofMember(differing.member.id)).toEqual([
+      ['dates', ['coverage_end'], [23]],
+      ['dependents', [], []],
+      ['tier', [], [23]],
+    ]);
+  });
+
+  it('when the content is not an 834, then it is a 400 on content', async () => {
+    for (const content of [
+      'hello',
+      'ISA*00*short~',
+      'ISA*00*          *00*          *ZZ*CARRIER        *ZZ*SPONSOR        *260301*1200*^*00501*000000001*0*P*:~ST*999*1~SE*2*1~',
+    ]) {
+      const response = await w.admin.post(`/groups/${w.groups.manualGroup.id}/carrier_files`, { format: 'x12_834', content });
+      expect(response.status).toBe(400);
+      expect(errorFields(response)).toEqual(['content']);
+    }
   });
 });

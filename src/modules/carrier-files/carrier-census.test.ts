@@ -17,7 +17,7 @@ describe('reading a carrier census', () => {
         firstName: null,
         lastName: null,
         dob: null,
-        coverageLevel: null,
+        coverageLevels: null,
         coverageStart: null,
         coverageEnd: null,
       },

@@ -40,7 +40,8 @@ export interface CensusRow {
   firstName: string | null;
   lastName: string | null;
   dob: string | null;
-  coverageLevel: CoverageTier | null;
+  /** The tiers the carrier's coverage level stands for (an 834's ECH is one child or several), or null: not given. */
+  coverageLevels: readonly CoverageTier[] | null;
   coverageStart: string | null;
   coverageEnd: string | null;
 }
@@ -112,7 +113,7 @@ export function parseCensus(content: string): { rows: CensusRow[]; problems: Row
       firstName: cell('first_name'),
       lastName: cell('last_name'),
       dob: date('dob'),
-      coverageLevel: level as CoverageTier | null,
+      coverageLevels: level === null ? null : [level as CoverageTier],
       coverageStart: date('coverage_start'),
       coverageEnd: date('coverage_end'),
     });

@@ -33,7 +33,7 @@ const row = (overrides: Partial<CensusRow>): CensusRow => ({
   firstName: 'JOSE',
   lastName: 'NUNEZ',
   dob: '1980-01-01',
-  coverageLevel: 'member_family',
+  coverageLevels: ['member_family'],
   coverageStart: '2026-01-01',
   coverageEnd: '2026-12-31',
   ...overrides,
@@ -59,7 +59,7 @@ describe('a carrier file against our member', () => {
     ],
     [
       'a child missing and the tier it makes',
-      [row({ coverageLevel: 'member_spouse' }), family[1]!],
+      [row({ coverageLevels: ['member_spouse'] }), family[1]!],
       [
         ['dependents', [], []],
         ['tier', [], [2]],

@@ -138,7 +138,7 @@ export function memberDiscrepancies(member: OurMember, rows: readonly CensusRow[
     const ourTier: CoverageTier = coverageTier(
       member.dependents.filter((dependent) => ours.dependentIds.includes(dependent.id)).map((dependent) => dependent.relationship),
     );
-    if (employee.coverageLevel !== null && employee.coverageLevel !== ourTier) {
+    if (employee.coverageLevels !== null && !employee.coverageLevels.includes(ourTier)) {
       found.push(discrepancy('tier', { ...at, fileLines: [employee.line], message: `Our coverage level is ${ourTier}.` }));
     }
   }

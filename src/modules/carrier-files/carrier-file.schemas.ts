@@ -2,10 +2,14 @@ import { Type, type Static } from 'typebox';
 import { DateSchema, IdSchema, Nullable, StringEnum, TimestampSchema } from '../../http/schemas.ts';
 import { LINES_OF_COVERAGE } from '../plans/plan.table.ts';
 import { CARRIER_FILE_DISCREPANCY_KINDS } from './carrier-file-rules.ts';
+import { CARRIER_FILE_FORMATS } from './carrier-file.table.ts';
 
 export const CreateCarrierFileBodySchema = Type.Object(
   {
-    format: StringEnum(['csv'] as const, { description: 'csv: a census, one row per person per line of coverage (docs/decisions.md "Carrier files")' }),
+    format: StringEnum(CARRIER_FILE_FORMATS, {
+      description:
+        'csv: a census, one row per person per line of coverage; x12_834: an 834 as carriers send what they hold (docs/decisions.md "Carrier files")',
+    }),
     content: Type.String({ minLength: 1, maxLength: 16 * 1024 * 1024, description: "The carrier's file as text" }),
     as_of: Type.Optional(Type.Unsafe<string>({ ...DateSchema, description: 'The day the file describes; today by default' })),
   },
@@ -13,7 +17,11 @@ export const CreateCarrierFileBodySchema = Type.Object(
 );
 export type CreateCarrierFileBody = Static<typeof CreateCarrierFileBodySchema>;
 
-const RowProblemSchema = Type.Object({ line: Type.Integer(), column: Type.String(), message: Type.String() });
+const RowProblemSchema = Type.Object({
+  line: Type.Integer({ description: 'CSV: the line (the header is line 1); 834: the position of the segment at fault' }),
+  column: Type.String({ description: 'CSV: the column; 834: the element (e.g. DMG02)' }),
+  message: Type.String(),
+});
 
 const DiscrepancySchema = Type.Object({
   kind: StringEnum(CARRIER_FILE_DISCREPANCY_KINDS),
@@ -21,7 +29,7 @@ const DiscrepancySchema = Type.Object({
   dependent: Nullable(IdSchema),
   line_of_coverage: Nullable(StringEnum(LINES_OF_COVERAGE)),
   fields: Type.Array(Type.String(), { description: 'The fields that differ (dates, demographics)' }),
-  file_lines: Type.Array(Type.Integer(), { description: "The file's lines it comes from (the header is line 1)" }),
+  file_lines: Type.Array(Type.Integer(), { description: "The file's lines it comes from (CSV: the header is line 1; 834: the position of the HD segment)" }),
   message: Type.String(),
 });
 
@@ -31,7 +39,7 @@ export const CarrierFileSchema = Type.Object(
     object: Type.Literal('carrier_file'),
     group: IdSchema,
     employer: IdSchema,
-    format: StringEnum(['csv'] as const),
+    format: StringEnum(CARRIER_FILE_FORMATS),
     as_of: DateSchema,
     row_count: Type.Integer({ description: 'Rows read, the header aside' }),
     row_problems: Type.Array(RowProblemSchema, { description: 'Rows that could not be read, left out of the comparison' }),

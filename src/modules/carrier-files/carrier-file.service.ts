@@ -8,11 +8,12 @@ import type { SsnDigester } from '../../shared/ssn.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { findCoveredDependentsOf, findGroupCoverageForReconciliation } from '../coverage/group-coverage.repository.ts';
 import { findProfile } from '../edi/edi-profile.repository.ts';
-import { companionGuideOf } from '../edi/edi-profile.ts';
+import { companionGuideOf, type CompanionGuide } from '../edi/edi-profile.ts';
 import { findGroupById } from '../groups/group.repository.ts';
 import type { DependentRelationship } from '../plans/coverage-tier.ts';
 import { findPlansByIds } from '../plans/plan.repository.ts';
 import { toldEnd } from '../reconciliation/reconciliation-rules.ts';
+import { parse834 } from './carrier-834.ts';
 import { parseCensus, type CensusRow } from './carrier-census.ts';
 import { memberDiscrepancies, unknownSubscriberDiscrepancy, type CarrierFileDiscrepancy, type OurLine, type OurMember } from './carrier-file-rules.ts';
 import * as repository from './carrier-file.repository.ts';
@@ -44,7 +45,8 @@ export function toCarrierFileResponse(row: CarrierFileRow): CarrierFileResponse 
 }
 
 /**
- * POST /groups/{id}/carrier_files (docs/decisions.md "Carrier files"): what a carrier says it holds, compared
+ * POST /groups/{id}/carrier_files (docs/decisions.md "Carrier files"): what a carrier says it holds (a CSV census
+ * or an 834, read into the same rows), compared
  * with our coverage on the group's plans on a day. Members are found by the subscriber id the group's 834s send
  * (its EDI profile's source; the member id without a profile). The comparison is stored without the file.
  */
@@ -70,8 +72,10 @@ export class CarrierFileService {
     if (!group) throw new NotFound('group');
     const now = this.#clock.now();
     const asOf = input.as_of ?? toDateString(now);
-    const { rows, problems } = parseCensus(input.content);
-    const subscribers = await this.#matchSubscribers(group.id, group.employer_id, rows);
+    const profile = await findProfile(this.#db, group.id);
+    const guide = profile ? companionGuideOf(profile) : undefined;
+    const { rows, problems } = input.format === 'csv' ? parseCensus(input.content) : parse834(input.content, guide);
+    const subscribers = await this.#matchSubscribers(group.employer_id, guide?.subscriber_id_source ?? 'member_id', rows);
     const ours = await this.#ourMembers(group.provider_id, group.id, asOf, [...subscribers.values()]);
 
     const rowsOfMember = Map.groupBy(
@@ -104,10 +108,8 @@ export class CarrierFileService {
   }
 
   /** Subscriber id -> member id, by the source the group's 834s use for REF*0F. */
-  async #matchSubscribers(groupId: string, employerId: string, rows: readonly CensusRow[]): Promise<Map<string, string>> {
+  async #matchSubscribers(employerId: string, source: CompanionGuide['subscriber_id_source'], rows: readonly CensusRow[]): Promise<Map<string, string>> {
     const ids = [...new Set(rows.map((row) => row.subscriberId))];
-    const profile = await findProfile(this.#db, groupId);
-    const source = profile ? companionGuideOf(profile).subscriber_id_source : 'member_id';
     if (source === 'member_id') return repository.findMembersBy(this.#db, employerId, 'id', ids);
     if (source === 'payroll_provider_external_id') return repository.findMembersBy(this.#db, employerId, 'payroll_provider_external_id', ids);
     // SSNs: found by their keyed digest; a member without one is sent (and so echoed) by member id.
