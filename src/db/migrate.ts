@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type DatabaseIntrospector, type Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationResultSet } from 'kysely/migration';
 import * as foundation from './migrations/2026-11-22T0001-foundation.ts';
 import * as peoplePlansNotifications from './migrations/2026-11-22T0002-people-plans-notifications.ts';
@@ -73,6 +73,32 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-04T0401-carrier-files': carrierFiles,
 };
 
+/**
+ * The database as the migrator sees it on PostgreSQL: its introspection (which the migrator asks whether its
+ * bookkeeping tables exist) reads `schema` only. Kysely's own reads the columns of every schema of the database,
+ * and fails when another schema is dropped while it reads ("schema ... does not exist"): parallel test runs
+ * sharing one database did exactly that. Everything else is the database itself.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any database type may be migrated
+function inOneSchema(db: Kysely<any>, schema: string): Kysely<any> {
+  const introspection: DatabaseIntrospector = {
+    getSchemas: async () => (await sql<{ name: string }>`select nspname as name from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db)).rows,
+    getTables: async () =>
+      (
+        await sql<{ name: string }>`select c.relname as name from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+          where n.nspname = ${schema} and c.relkind in ('r', 'p')`.execute(db)
+      ).rows.map((row) => ({ name: row.name, schema, isView: false, isForeign: false, columns: [] })),
+  };
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'introspection') return introspection;
+      const value: unknown = Reflect.get(target, property, target);
+      // Kysely keeps its state in private fields: its methods run on the database itself, not on this proxy.
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 export class MigrationError extends Error {
   override name = 'MigrationError';
 }
@@ -87,7 +113,7 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
       : undefined;
   const migrator = new Migrator({
-    db,
+    db: migrationTableSchema ? inOneSchema(db, migrationTableSchema) : db,
     provider: { getMigrations: async () => MIGRATIONS },
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
