@@ -3,7 +3,6 @@ import { isUniqueViolation, type Executor, type Transaction } from '../../db/dat
 import { type Page, type PageRequest } from '../../db/keyset.ts';
 import { assertReferencesVisible } from '../../db/references.ts';
 import type { Database } from '../../db/schema.ts';
-import { parseAddress } from '../../http/schemas.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
 import { addDays, compareDates, toDateString } from '../../shared/dates.ts';
@@ -18,10 +17,11 @@ import type { NewNotification } from '../notifications/notification.service.ts';
 import { selectPlanConfiguration, waitingPeriodEnd } from '../plan-configurations/eligibility.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
-import { appendEmploymentEvents, findEmploymentEvents, parseDetails } from './employment-history.repository.ts';
+import { appendEmploymentEvents, findEmploymentEvents } from './employment-history.repository.ts';
 import { employmentEventsOf, employmentProblems, leaveInProgress, leaveProblem, withDeathCompleted, workChangesOf } from './employment-history.ts';
 import { daysAway, rehireRuleOf } from './rehire-rules.ts';
 import * as repository from './member.repository.ts';
+import { terminatedNotification, toEmploymentEventResponse, toMemberResponse } from './member.response.ts';
 import type {
   CreateEmploymentEventBody,
   CreateMemberBody,
@@ -30,7 +30,7 @@ import type {
   RehireMemberBody,
   UpdateMemberBody,
 } from './member.schemas.ts';
-import type { MemberEmploymentEventRow, MemberRow } from './member.table.ts';
+import type { MemberRow } from './member.table.ts';
 
 /** What a change of termination_date does to coverage (the coverage module's CoverageTerminations). */
 export interface TerminationOfCoverage {
@@ -50,37 +50,6 @@ export interface EligibilityOfCoverage {
 
 /** A welcome goes to members hired within the last 30 days or hired for a future date (docs/decisions.md "Notifications"). */
 const WELCOME_WINDOW_DAYS = 30;
-
-export function toMemberResponse(row: MemberRow, links: { subclasses: string[]; enrollments: string[] }): MemberResponse {
-  return {
-    id: row.id,
-    employer: row.employer_id,
-    first_name: row.first_name,
-    last_name: row.last_name,
-    dob: row.dob,
-    ssn_last_four: row.ssn_last_four,
-    email: row.email,
-    phone_number: row.phone_number,
-    address: parseAddress(row.address),
-    hire_date: row.hire_date,
-    original_hire_date: row.original_hire_date ?? row.hire_date,
-    termination_date: row.termination_date,
-    termination_reason: row.termination_reason,
-    date_of_death: row.date_of_death,
-    rehire_rule: row.rehire_rule as MemberResponse['rehire_rule'],
-    biological_sex: row.biological_sex,
-    employment_status: row.employment_status,
-    hours_worked: row.hours_worked,
-    pay_frequency: row.pay_frequency,
-    payroll_provider_external_id: row.payroll_provider_external_id,
-    job_title: row.job_title,
-    business_unit: row.business_unit_id,
-    subclasses: links.subclasses,
-    enrollments: links.enrollments,
-    metadata: parseMetadata(row.metadata),
-    created_at: row.created_at,
-  };
-}
 
 function duplicateSsn(): InputError {
   return inputError(['ssn'], 'Another member of this employer has this SSN.');
@@ -427,29 +396,4 @@ export class MemberService {
     }
     return false;
   }
-}
-
-export function toEmploymentEventResponse(row: MemberEmploymentEventRow): EmploymentEventResponse {
-  return {
-    id: row.id,
-    member: row.member_id,
-    event_type: row.event_type,
-    effective_date: row.effective_date,
-    details: parseDetails(row),
-    recorded_at: row.recorded_at,
-  };
-}
-
-/** member_terminated to the employer, once per termination date. */
-function terminatedNotification(member: MemberRow): NewNotification {
-  return {
-    providerId: member.provider_id,
-    employerId: member.employer_id,
-    type: 'member_terminated',
-    relatedObjectType: 'member',
-    relatedObjectId: member.id,
-    owner: 'employer',
-    payload: { member: member.id, employer: member.employer_id },
-    occurrenceKey: `member_terminated:${member.id}:${member.termination_date}`,
-  };
 }
