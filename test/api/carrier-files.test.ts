@@ -263,3 +263,55 @@ describe('POST /groups/{id}/carrier_files with an 834 (format x12_834)', () => {
     }
   });
 });
+
+describe('carrier files of a group whose 834s send SSNs as subscriber ids', () => {
+  it('when the census names members by SSN (or by member id where we have no SSN), then they are found by the keyed digest, and an unknown SSN is never echoed', async () => {
+    await ok(
+      w.admin.request('PUT', `/groups/${w.groups.ediGroup.id}/edi_profile`, {
+        body: {
+          interchange_sender: { qualifier: 'ZZ', id: 'WORLDWIDGETS' },
+          interchange_receiver: { qualifier: 'ZZ', id: 'WORLDHEALTH' },
+          application_sender_code: 'WORLDWIDGETS',
+          application_receiver_code: 'WORLDHEALTH',
+          sponsor: { name: 'World Widgets Inc', tax_id: '123456789' },
+          payer: { name: 'World Health Co', id: '987654321' },
+          companion_guide: { subscriber_id_source: 'ssn' },
+          delivery: { method: 'download' },
+        },
+      }),
+    );
+    const held = async (firstName: string, ssn?: string) => {
+      const member = await createMember(w.admin, {
+        employer: w.employer.id,
+        first_name: firstName,
+        dob: '1980-01-01',
+        hire_date: '2020-01-01',
+        ...(ssn ? { ssn } : {}),
+      });
+      await ok(
+        w.admin.post('/enrollments', {
+          member: member.id,
+          category: 'carrier_sync',
+          effective_start: '2026-01-01',
+          enrolled_plans: [{ plan: w.plans.vision.id }],
+        }),
+        201,
+      );
+      return member;
+    };
+    const withSsn = await held('Ola', '345678901');
+    const withoutSsn = await held('Pia');
+    const content = census([
+      ['345678901', 'employee', 'vision', 'Vision Care', '', '', '', '', '', ''],
+      [withoutSsn.id, 'employee', 'vision', 'Vision Care', '', '', '', '', '', ''],
+      ['345678902', 'employee', 'vision', 'Vision Care', '', '', '', '', '', ''],
+    ]);
+    const response = await w.admin.post(`/groups/${w.groups.ediGroup.id}/carrier_files`, { format: 'csv', content });
+    expect(response.status).toBe(201);
+    const discrepancies = response.body.discrepancies as Discrepancy[];
+    expect(discrepancies.filter((d) => d.member === withSsn.id || d.member === withoutSsn.id)).toEqual([]);
+    expect(discrepancies.filter((d) => d.member === null).map((d) => [d.kind, d.file_lines])).toEqual([['extra', [4]]]);
+    expect(response.text).not.toContain('345678901');
+    expect(response.text).not.toContain('345678902');
+  });
+});
