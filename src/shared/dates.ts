@@ -154,6 +154,32 @@ export function addYears(date: string, years: number): string {
   return formatCalendarDate(targetYear, month, Math.min(day, daysInMonth(targetYear, month)));
 }
 
+/**
+ * The same day `months` calendar months later (or earlier); a day the target month lacks becomes its last day
+ * (Jan 31 + 1 month = Feb 28 or 29). Past December 9999 (the last month the API accepts) it stays on LAST_DATE.
+ */
+export function addMonths(date: string, months: number): string {
+  if (!Number.isSafeInteger(months)) throw new RangeError(`not a whole number of months: ${months}`);
+  const [year, month, day] = parseCalendarDate(date);
+  const index = year * 12 + (month - 1) + months;
+  const targetYear = Math.floor(index / 12);
+  if (targetYear > 9999) return LAST_DATE;
+  const targetMonth = (index % 12) + 1;
+  return formatCalendarDate(targetYear, targetMonth, Math.min(day, daysInMonth(targetYear, targetMonth)));
+}
+
+/** Days from `from` to `to` (1: the next day; negative when `to` is earlier). */
+export function daysBetween(from: string, to: string): number {
+  const [fromYear, fromMonth, fromDay] = parseCalendarDate(from);
+  const [toYear, toMonth, toDay] = parseCalendarDate(to);
+  const utc = (year: number, month: number, day: number) => {
+    const instant = new Date(0);
+    instant.setUTCFullYear(year, month - 1, day);
+    return instant.getTime();
+  };
+  return Math.round((utc(toYear, toMonth, toDay) - utc(fromYear, fromMonth, fromDay)) / 86_400_000);
+}
+
 /** The last day of the month of `date`. */
 export function endOfMonth(date: string): string {
   const [year, month] = parseCalendarDate(date);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { COBRA_EVENT_TYPES } from './cobra-event.table.ts';
-import { MAXIMUM_COVERAGE_PERIODS, addMonths, coveragePeriodOf, disabilityDeterminationProblems } from './cobra-periods.ts';
+import { addMonths } from '../../shared/dates.ts';
+import { MAXIMUM_COVERAGE_PERIODS, coveragePeriodOf, disabilityDeterminationProblems } from './cobra-periods.ts';
 
 describe('MAXIMUM_COVERAGE_PERIODS', () => {
   it.each([

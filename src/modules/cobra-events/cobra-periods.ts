@@ -10,7 +10,7 @@
  * optional extension of required periods): that is the plan's choice, not recorded here
  * (docs/decisions.md "COBRA events", Length).
  */
-import { addDays, compareDates, daysInMonth } from '../../shared/dates.ts';
+import { addDays, addMonths, compareDates } from '../../shared/dates.ts';
 import { inputError, type InputError } from '../../shared/errors.ts';
 import type { CobraEventType } from './cobra-event.table.ts';
 
@@ -44,20 +44,6 @@ export const DISABILITY_EXTENSION = {
   noticeDays: 60,
   citation: '29 U.S.C. 1162(2)(A)(viii); 1166(a)(3); 29 CFR 2590.606-3',
 } as const;
-
-/**
- * `date` moved `months` calendar months on; a day the month lacks becomes its last day (Jan 31 + 1 month = Feb 28
- * or 29). Past the last date the API accepts it stops at 9999-12-31, as addDays does.
- */
-export function addMonths(date: string, months: number): string {
-  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  const index = year * 12 + (month - 1) + months;
-  const newYear = Math.floor(index / 12);
-  if (newYear > 9999) return '9999-12-31';
-  const newMonth = (index % 12) + 1;
-  const newDay = Math.min(day, daysInMonth(newYear, newMonth));
-  return `${String(newYear).padStart(4, '0')}-${String(newMonth).padStart(2, '0')}-${String(newDay).padStart(2, '0')}`;
-}
 
 /** The months and the last day of continuation coverage of an event (extended to 29 months by a disability determination). */
 export function coveragePeriodOf(eventType: CobraEventType, eventDate: string, disabilityExtended = false): { months: number; end: string } {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addMonths, ELIGIBILITY_LOSS_RULES, eligibilityLossCoverageEnd, isMonthDay, stabilityPeriodContaining, type HoursMeasurement } from './eligibility-loss-rules.ts';
+import { addMonths } from '../../shared/dates.ts';
+import { ELIGIBILITY_LOSS_RULES, eligibilityLossCoverageEnd, isMonthDay, stabilityPeriodContaining, type HoursMeasurement } from './eligibility-loss-rules.ts';
 import { addDays } from '../../shared/dates.ts';
 
 const monthly: HoursMeasurement = { hours_measurement_method: 'monthly', stability_period_start: null, stability_period_months: null };

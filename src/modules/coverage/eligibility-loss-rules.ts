@@ -3,7 +3,7 @@
  * (docs/decisions.md "Loss of eligibility"), by the employer's method of measuring full-time status. Pure
  * functions of calendar dates ('YYYY-MM-DD'); malformed input throws RangeError.
  */
-import { LAST_DATE, addDays, compareDates, daysInMonth, endOfMonth, isCalendarDate } from '../../shared/dates.ts';
+import { LAST_DATE, addDays, addMonths, compareDates, daysInMonth, endOfMonth, isCalendarDate } from '../../shared/dates.ts';
 
 export const HOURS_MEASUREMENT_METHODS = ['monthly', 'look_back'] as const;
 export type HoursMeasurementMethod = (typeof HOURS_MEASUREMENT_METHODS)[number];
@@ -59,19 +59,6 @@ export function isMonthDay(value: string): boolean {
   const month = Number(match[1]);
   const day = Number(match[2]);
   return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(2025, month);
-}
-
-/** The same day `months` later, the last day of the month when it has no such day. */
-export function addMonths(date: string, months: number): string {
-  if (!isCalendarDate(date)) throw new RangeError(`not a calendar date: ${date}`);
-  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  const index = year * 12 + (month - 1) + months;
-  const targetYear = Math.floor(index / 12);
-  // Past December 9999 (the last the API accepts) its last day stands for any later one (dates.ts LAST_DATE).
-  if (targetYear > 9999) return LAST_DATE;
-  const targetMonth = (index % 12) + 1;
-  const targetDay = Math.min(day, daysInMonth(targetYear, targetMonth));
-  return `${String(targetYear).padStart(4, '0')}-${String(targetMonth).padStart(2, '0')}-${String(targetDay).padStart(2, '0')}`;
 }
 
 /** The stability period (first and last day) that contains `date`, periods of `months` from `start` ('MM-DD') each year. */

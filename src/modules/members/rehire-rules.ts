@@ -3,7 +3,7 @@
  * was away, each with its source. Pure functions over dates as 'YYYY-MM-DD' strings; the member service records
  * the rule with the rehire, and the enrollment rules read it when a rehire's coverage may start.
  */
-import { addDays, compareDates } from '../../shared/dates.ts';
+import { addDays, compareDates, daysBetween } from '../../shared/dates.ts';
 
 export const REHIRE_RULES = ['reinstated', 'continuing_employee', 'new_hire'] as const;
 export type RehireRule = (typeof REHIRE_RULES)[number];
@@ -64,7 +64,7 @@ export function rehireRuleOf(terminationDate: string, rehireDate: string): Rehir
 
 /** Days from the termination date to the rehire date (1: rehired the next day). */
 export function daysAway(terminationDate: string, rehireDate: string): number {
-  return Math.round((Date.parse(`${rehireDate}T00:00:00Z`) - Date.parse(`${terminationDate}T00:00:00Z`)) / 86_400_000);
+  return daysBetween(terminationDate, rehireDate);
 }
 
 /**
