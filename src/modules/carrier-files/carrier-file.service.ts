@@ -6,7 +6,7 @@ import { NotFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import type { SsnDigester } from '../../shared/ssn.ts';
 import type { Scope } from '../../shared/tenancy.ts';
-import { findCoveredDependentsOf, findGroupCoverageForReconciliation } from '../coverage/group-coverage.repository.ts';
+import { findGroupLinesOn } from '../coverage/group-coverage.repository.ts';
 import { findProfile } from '../edi/edi-profile.repository.ts';
 import { companionGuideOf, type CompanionGuide } from '../edi/edi-profile.ts';
 import { findGroupById } from '../groups/group.repository.ts';
@@ -121,12 +121,7 @@ export class CarrierFileService {
 
   /** Our side: the members of the file and every member covered on the group's plans on `asOf`, with their coverage then. */
   async #ourMembers(providerId: string, groupId: string, asOf: string, inFile: readonly string[]): Promise<Map<string, OurMember>> {
-    const coverage = await findGroupCoverageForReconciliation(this.#db, providerId, groupId, asOf, undefined);
-    const firstPerLine = [...Map.groupBy(coverage, (row) => `${row.member_id}|${row.line_of_coverage}`).values()].map((rows) => rows[0]!);
-    const covered = await findCoveredDependentsOf(
-      this.#db,
-      firstPerLine.map((row) => row.id),
-    );
+    const firstPerLine = await findGroupLinesOn(this.#db, providerId, groupId, asOf, undefined);
     const plans = new Map((await findPlansByIds(this.#db, providerId, [...new Set(firstPerLine.map((row) => row.plan_id))])).map((plan) => [plan.id, plan]));
     const memberIds = [...new Set([...inFile, ...firstPerLine.map((row) => row.member_id)])];
     const people = await repository.findPeopleOfMembers(this.#db, memberIds);
@@ -154,7 +149,7 @@ export class CarrierFileService {
             start: row.effective_start,
             end: toldEnd(row.effective_end, row.plan_end),
             planEnd: row.plan_end,
-            dependentIds: covered.get(row.id) ?? [],
+            dependentIds: row.dependent_ids,
           })),
         },
       ]),

@@ -177,9 +177,9 @@ export async function findCoverageOfGroupOfMembers(db: Executor, providerId: str
 /**
  * Coverage in force on `date` on the group's plans (optionally of one member), with volumes and plan year ends,
  * latest start first per member and line (then latest recorded): the first row of each member and line is its
- * coverage that day (reconciliation/reconciliation.service.ts).
+ * coverage that day (findGroupLinesOn).
  */
-export function findGroupCoverageForReconciliation(db: Executor, providerId: string, groupId: string, date: string, memberId: string | undefined) {
+function findGroupCoverageForReconciliation(db: Executor, providerId: string, groupId: string, date: string, memberId: string | undefined) {
   let query = db
     .selectFrom('enrolled_plans')
     .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
@@ -204,4 +204,19 @@ export function findGroupCoverageForReconciliation(db: Executor, providerId: str
     .orderBy('enrolled_plans.effective_start', 'desc')
     .orderBy('enrolled_plans.created_at', 'desc')
     .execute();
+}
+
+/**
+ * Each member's coverage of each line on the group's plans on `date` (optionally of one member): the latest
+ * starting entry per member and line, with volume, plan year end and who it covers besides the member.
+ * What reconciliation and carrier files compare the carrier's picture with.
+ */
+export async function findGroupLinesOn(db: Executor, providerId: string, groupId: string, date: string, memberId: string | undefined) {
+  const rows = await findGroupCoverageForReconciliation(db, providerId, groupId, date, memberId);
+  const lines = [...Map.groupBy(rows, (row) => `${row.member_id}|${row.line_of_coverage}`).values()].map((ofLine) => ofLine[0]!);
+  const dependents = await findCoveredDependentsOf(
+    db,
+    lines.map((line) => line.id),
+  );
+  return lines.map((line) => ({ ...line, dependent_ids: dependents.get(line.id) ?? [] }));
 }

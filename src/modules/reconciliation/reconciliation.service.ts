@@ -7,7 +7,7 @@ import { fromCents } from '../../shared/money.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { entryOf } from '../carrier-ledger/carrier-ledger.ts';
 import { believedOn } from '../carrier-ledger/carrier-ledger-rules.ts';
-import { findCoveredDependentsOf, findGroupCoverageForReconciliation } from '../coverage/group-coverage.repository.ts';
+import { findGroupLinesOn } from '../coverage/group-coverage.repository.ts';
 import { findGroupById } from '../groups/group.repository.ts';
 import * as repository from './reconciliation.repository.ts';
 import { discrepanciesOf, toldEnd, type LineCoverage } from './reconciliation-rules.ts';
@@ -48,12 +48,7 @@ export class ReconciliationService {
     const date = query.date ?? toDateString(now);
     const key = (memberId: string, line: string) => `${memberId}|${line}`;
 
-    const coverageRows = await findGroupCoverageForReconciliation(this.#db, group.provider_id, group.id, date, query.member);
-    const firstPerLine = [...Map.groupBy(coverageRows, (row) => key(row.member_id, row.line_of_coverage)).values()].map((rows) => rows[0]!);
-    const dependents = await findCoveredDependentsOf(
-      this.#db,
-      firstPerLine.map((row) => row.id),
-    );
+    const firstPerLine = await findGroupLinesOn(this.#db, group.provider_id, group.id, date, query.member);
     const ours = new Map<string, LineCoverage & { memberId: string }>(
       firstPerLine.map((row) => [
         key(row.member_id, row.line_of_coverage),
@@ -64,7 +59,7 @@ export class ReconciliationService {
           enrolledPlanId: row.id,
           start: row.effective_start,
           end: toldEnd(row.effective_end, row.plan_end),
-          dependentIds: dependents.get(row.id) ?? [],
+          dependentIds: row.dependent_ids,
           volumeCents: row.volume_cents,
         },
       ]),
