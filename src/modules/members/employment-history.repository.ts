@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/database.ts';
+import { batches } from '../../shared/batches.ts';
 import { newId } from '../../shared/ids.ts';
-import type { EmploymentEventDetails, NewEmploymentEvent } from './employment-history.ts';
+import { leaveInProgress, type EmploymentEventDetails, type NewEmploymentEvent } from './employment-history.ts';
 import type { MemberEmploymentEventRow, MemberRow } from './member.table.ts';
 
 /**
@@ -50,19 +51,17 @@ export function parseDetails(row: Pick<MemberEmploymentEventRow, 'details'>): Em
  */
 export async function findMembersOnLeave(db: Executor, memberIds: readonly string[], asOf: string): Promise<Set<string>> {
   const onLeave = new Set<string>();
-  const ids = [...new Set(memberIds)];
-  for (let start = 0; start < ids.length; start += 5_000) {
+  for (const batch of batches([...new Set(memberIds)], 5_000)) {
     const rows = await db
       .selectFrom('member_employment_events')
-      .select(['member_id', 'event_type'])
-      .where('member_id', 'in', ids.slice(start, start + 5_000))
+      .select(['member_id', 'event_type', 'effective_date', 'details'])
+      .where('member_id', 'in', batch)
       .where('event_type', 'in', ['leave_of_absence', 'return_from_leave'])
       .where('effective_date', '<=', asOf)
       .orderBy('member_id')
       .orderBy('position')
       .execute();
-    const latest = new Map(rows.map((row) => [row.member_id, row.event_type]));
-    for (const [memberId, eventType] of latest) if (eventType === 'leave_of_absence') onLeave.add(memberId);
+    for (const [memberId, history] of Map.groupBy(rows, (row) => row.member_id)) if (leaveInProgress(history)) onLeave.add(memberId);
   }
   return onLeave;
 }
