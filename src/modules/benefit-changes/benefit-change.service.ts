@@ -84,7 +84,7 @@ export class BenefitChangeService {
   async recordChanges(
     trx: Transaction<Database>,
     input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: readonly LineChange[] },
-  ): Promise<{ status: 'approved' | 'synced'; events: NewEvent[] }> {
+  ): Promise<{ status: 'approved' | 'synced'; events: NewEvent[]; ids: string[] }> {
     const groupOf = (change: LineChange): string => {
       const item = change.next ?? change.previous;
       if (item === null) throw new Error(`The ${change.lineOfCoverage} change has neither a previous nor a next enrolled plan.`);
@@ -133,11 +133,12 @@ export class BenefitChangeService {
       await enqueueJob(trx, this.#clock, { kind: SEND_BENEFIT_CHANGE_JOB, payload: { benefit_change: row.id } });
     }
     const events = rows.map((row) => eventOf('benefit_change', 'created', row));
+    const ids = rows.map((row) => row.id);
     // The enrollment was approved in this transaction and these are all its changes (an approved enrollment is
     // never approved again), so they alone settle it; no need to lock and read them back as rollUpEnrollment does.
-    if (rows.some((row) => row.delivery_state !== 'completed')) return { status: 'approved', events };
+    if (rows.some((row) => row.delivery_state !== 'completed')) return { status: 'approved', events, ids };
     await settleEnrollment(trx, input.enrollmentId, 'complete');
-    return { status: 'synced', events };
+    return { status: 'synced', events, ids };
   }
 
   /** Endpoint 1: every benefit change of the enrollment, in line order. */
