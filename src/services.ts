@@ -120,7 +120,7 @@ export function buildServices(deps: ServiceDependencies): Services {
     notifications: new NotificationService(db),
     alerts: new AlertService(db),
     reconciliation: new ReconciliationService(db, clock),
-    carrierFiles: new CarrierFileService({ db, clock, ssnDigester: new SsnDigester(encryptionKey) }),
+    carrierFiles: new CarrierFileService({ db, clock, ssnDigester: new SsnDigester(encryptionKey), changes }),
     carrierFileResolutions: new CarrierFileResolutions({
       db,
       clock,

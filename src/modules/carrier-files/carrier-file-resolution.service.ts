@@ -107,12 +107,7 @@ export class CarrierFileResolutions {
           resolved_at: this.#clock.now().toISOString(),
         };
         await repository.insertResolution(trx, row);
-        const event = eventOf('carrier_file', 'discrepancy_resolved', {
-          ...file,
-          discrepancy: input.discrepancy,
-          action: input.action,
-          member_id: discrepancy.member,
-        });
+        const event = eventOf('carrier_file', 'discrepancy_resolved', { ...file, resolution: { ...row, member_id: discrepancy.member } });
         await this.#changes.commit(trx, { events: [event] });
         return toCarrierFileResponse(file, [...resolutions, row]);
       });

@@ -7,7 +7,9 @@ import { newId } from '../../shared/ids.ts';
 import type { SsnDigester } from '../../shared/ssn.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { findGroupLinesOn } from '../coverage/group-coverage.repository.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import { findProfile } from '../edi/edi-profile.repository.ts';
+import { eventOf } from '../events/event-data.ts';
 import { companionGuideOf, type CompanionGuide } from '../edi/edi-profile.ts';
 import { findGroupById } from '../groups/group.repository.ts';
 import type { DependentRelationship } from '../plans/coverage-tier.ts';
@@ -96,11 +98,13 @@ export class CarrierFileService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
   readonly #ssnDigester: SsnDigester;
+  readonly #changes: ChangeCommit;
 
-  constructor(options: { db: Kysely<Database>; clock: Clock; ssnDigester: SsnDigester }) {
+  constructor(options: { db: Kysely<Database>; clock: Clock; ssnDigester: SsnDigester; changes: ChangeCommit }) {
     this.#db = options.db;
     this.#clock = options.clock;
     this.#ssnDigester = options.ssnDigester;
+    this.#changes = options.changes;
   }
 
   async getCarrierFile(scope: Scope, id: string): Promise<CarrierFileResponse> {
@@ -145,7 +149,10 @@ export class CarrierFileService {
       discrepancies: JSON.stringify(discrepancies),
       created_at: now.toISOString(),
     };
-    await repository.insertCarrierFile(this.#db, row);
+    await this.#db.transaction().execute(async (trx) => {
+      await repository.insertCarrierFile(trx, row);
+      await this.#changes.commit(trx, { events: [eventOf('carrier_file', 'created', row)] });
+    });
     return toCarrierFileResponse(row);
   }
 

@@ -36,8 +36,8 @@ export const EVENT_ACTIONS = {
   edi_left_out: ['created', 'deleted'],
   // Something a person must act on (alerts/alert.table.ts), recorded once.
   alert: ['created'],
-  // A discrepancy of a carrier's file resolved by an admin (resent, or the carrier's value accepted), once per discrepancy.
-  carrier_file: ['discrepancy_resolved'],
+  // A carrier's file compared (created), and each of its discrepancies resolved by an admin (resent, or the carrier's value accepted), once.
+  carrier_file: ['created', 'discrepancy_resolved'],
 } as const satisfies Record<EventObjectType, readonly string[]>;
 
 export type EventAction<T extends EventObjectType> = (typeof EVENT_ACTIONS)[T][number];
