@@ -83,7 +83,7 @@ export class BenefitChangeService {
    */
   async recordChanges(
     trx: Transaction<Database>,
-    input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: readonly LineChange[] },
+    input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: readonly LineChange[]; append?: boolean },
   ): Promise<{ status: 'approved' | 'synced'; events: NewEvent[]; ids: string[] }> {
     const groupOf = (change: LineChange): string => {
       const item = change.next ?? change.previous;
@@ -92,7 +92,10 @@ export class BenefitChangeService {
     };
     const connections = await repository.findConnectionMethodsOfGroups(trx, input.providerId, input.changes.map(groupOf));
     const now = this.#clock.now().toISOString();
-    const rows = input.changes.map((change, position): BenefitChangeRow => {
+    // A change told again (a resend) follows the enrollment's own; an approval's are its first.
+    const firstPosition = input.append ? await repository.nextPositionOfEnrollment(trx, input.enrollmentId) : 0;
+    const rows = input.changes.map((change, index): BenefitChangeRow => {
+      const position = firstPosition + index;
       const groupId = groupOf(change);
       const connectionMethod = connections.get(groupId);
       if (connectionMethod === undefined) throw new Error(`Group ${groupId} of the ${change.lineOfCoverage} change does not exist.`);

@@ -35,7 +35,15 @@ import { retoldChange, type RetellKind } from './retell-rules.ts';
 export interface BenefitChangeRecorder {
   recordChanges(
     trx: Transaction<Database>,
-    input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: LineChange[] },
+    input: {
+      providerId: string;
+      employerId: string;
+      enrollmentId: string;
+      memberId: string;
+      changes: LineChange[];
+      /** The enrollment has changes already (a change told again): the new ones come after them. */
+      append?: boolean;
+    },
   ): Promise<{ status: 'approved' | 'synced'; events: NewEvent[]; ids: string[] }>;
 }
 
@@ -171,6 +179,7 @@ export class CoverageChangeRecorder {
       enrollmentId: owner.enrollment_id,
       memberId,
       changes: [change],
+      append: true,
     });
     await this.#commit.commit(trx, { events: recorded.events });
     return recorded.ids;
