@@ -410,6 +410,14 @@ describe('refusals and races', () => {
     const changes = (await ok(w.admin.get(`/enrollments/${enrollment.id}/benefit_changes`))) as { status: string }[];
     expect(changes.filter((change) => change.status === 'new')).toHaveLength(1);
     expect((await ok(w.admin.get(`/events?type=carrier_file.discrepancy_resolved&object_id=${file.id}`))).results).toHaveLength(1);
+    // The backstop when two get past the check: the database refuses a second row for the discrepancy.
+    const [stored] = await t.database.db.selectFrom('carrier_file_resolutions').selectAll().where('carrier_file_id', '=', file.id).execute();
+    await expect(
+      t.database.db
+        .insertInto('carrier_file_resolutions')
+        .values({ ...stored!, id: 'cfr_second' })
+        .execute(),
+    ).rejects.toThrow();
   });
 
   it('when the index is unknown or the body is not a resolution, then 400 at its field; another provider gets 404; non-admin keys 403 (even with a bad body)', async () => {

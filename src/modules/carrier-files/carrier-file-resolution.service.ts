@@ -113,7 +113,7 @@ export class CarrierFileResolutions {
       });
     } catch (error) {
       // A resolution of the same discrepancy that committed first (the unique index): nothing of this one stays.
-      if (isUniqueViolation(error)) throw new InvalidState(ALREADY_RESOLVED);
+      if (isUniqueViolation(error) && error instanceof Error && error.message.includes('carrier_file_resolutions')) throw new InvalidState(ALREADY_RESOLVED);
       throw error;
     }
   }
