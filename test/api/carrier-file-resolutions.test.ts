@@ -332,6 +332,36 @@ describe('resend on an edi group: the next 834 change file carries it', () => {
     expect((await w.admin.post('/edi_files', { group: w.groups.ediGroup.id, kind: 'change' })).status).toBe(409);
   });
 
+  it("when the carrier holds another name of a dependent sent in an 834, then resending puts the dependent's correction in the next change file", async () => {
+    const member = await createMember(w.admin, { employer: w.employer.id, first_name: 'Rowan', last_name: 'Park', dob: '1988-02-02', hire_date: '2026-03-01' });
+    const spouse = await createDependent(w.admin, {
+      member: member.id,
+      member_relationship: 'spouse',
+      first_name: 'Sky',
+      last_name: 'Park',
+      dob: '1989-11-03',
+    });
+    await approvedEnrollment(w, {
+      member: member.id,
+      category: 'qle',
+      reason: 'new_hire',
+      change_date: '2026-03-01',
+      effective_start: '2026-03-01',
+      enrolled_plans: [{ plan: w.plans.vision.id, enrolled_dependents: [{ dependent: spouse.id }] }],
+    });
+    await buildFile();
+    const renamed = await compare(w.groups.ediGroup, [
+      row(member.id, { line_of_coverage: 'vision', plan: 'Vision Care' }),
+      row(member.id, { relationship: 'spouse', line_of_coverage: 'vision', plan: 'Vision Care', first_name: 'Sky', last_name: 'Parks', dob: '1989-11-03' }),
+    ]);
+    const demographics = renamed.discrepancies.find((d: Discrepancy) => d.kind === 'demographics' && d.dependent === spouse.id) as Discrepancy;
+    await resolved(renamed.id, demographics.index, 'resend');
+    const next = await buildFile();
+    expect(next.content).toMatch(/INS\*Y\*18\*001\*XN/);
+    expect(next.content).toMatch(/INS\*N\*01\*001\*25/);
+    expect(next.content).toContain('NM1*IL*1*Park*Sky');
+  });
+
   it('when the group is not edi, then resending demographics is a 409 that says why', async () => {
     const { member } = await heldMember('Eve');
     const file = await compare(w.groups.manualGroup, [row(member.id, { last_name: 'Stoner' })]);
