@@ -111,7 +111,7 @@ function registerRoutes(app: FastifyInstance, services: Services, pages: Paginat
   registerCarrierRoutes(app, { carriers: services.carriers, pages });
   registerGroupRoutes(app, { groups: services.groups, pages });
   registerReconciliationRoutes(app, { reconciliation: services.reconciliation });
-  registerCarrierFileRoutes(app, { carrierFiles: services.carrierFiles });
+  registerCarrierFileRoutes(app, { carrierFiles: services.carrierFiles, resolutions: services.carrierFileResolutions });
   registerBusinessUnitRoutes(app, { businessUnits: services.businessUnits, pages });
   registerSubclassRoutes(app, { subclasses: services.subclasses, pages });
   registerNotificationRoutes(app, { notifications: services.notifications, pages });

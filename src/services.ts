@@ -34,6 +34,8 @@ import { NotificationService } from './modules/notifications/notification.servic
 import { AlertService } from './modules/alerts/alert.service.ts';
 import { ReconciliationService } from './modules/reconciliation/reconciliation.service.ts';
 import { CarrierFileService } from './modules/carrier-files/carrier-file.service.ts';
+import { CarrierFileResolutions } from './modules/carrier-files/carrier-file-resolution.service.ts';
+import { CoverageChangeRecorder } from './modules/coverage/coverage-change-recorder.ts';
 import { openEnrollmentJobHandlers } from './modules/open-enrollment/passive-rollover.job.ts';
 import { PayRateService } from './modules/pay-rates/pay-rate.service.ts';
 import { PlanConfigurationService } from './modules/plan-configurations/plan-configuration.service.ts';
@@ -65,6 +67,7 @@ export interface Services extends BackgroundServices {
   alerts: AlertService;
   reconciliation: ReconciliationService;
   carrierFiles: CarrierFileService;
+  carrierFileResolutions: CarrierFileResolutions;
   events: EventService;
   members: MemberService;
   plans: PlanService;
@@ -91,6 +94,19 @@ export function buildServices(deps: ServiceDependencies): Services {
   const onSqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   const keyChanges = onSqlite ? undefined : new KeyChangeNotices(config.databaseUrl);
   const ediFiles = new EdiFileService({ db, clock, encrypter, encryptionKey, changes });
+  const members = new MemberService({
+    db,
+    clock,
+    encrypter,
+    ssnDigester: new SsnDigester(encryptionKey),
+    changes,
+    terminations: background.terminations,
+    reinstatement: background.enrollments,
+    eligibility: background.eligibility,
+  });
+  const dependents = new DependentService({ db, clock, changes, encrypter, relationshipEnds: background.relationshipEnds });
+  // A resend tells the carrier again through the one recorder of coverage changes.
+  const retelling = new CoverageChangeRecorder({ benefitChanges: background.benefitChanges, qualifyingEvents: background.cobraEvents, commit: changes });
   return {
     ...background,
     encrypter,
@@ -104,21 +120,19 @@ export function buildServices(deps: ServiceDependencies): Services {
     notifications: new NotificationService(db),
     alerts: new AlertService(db),
     reconciliation: new ReconciliationService(db, clock),
-    carrierFiles: new CarrierFileService({ db, clock, ssnDigester: new SsnDigester(encryptionKey) }),
-    events: new EventService(db),
-    members: new MemberService({
+    carrierFiles: new CarrierFileService({ db, clock, ssnDigester: new SsnDigester(encryptionKey), changes }),
+    carrierFileResolutions: new CarrierFileResolutions({
       db,
       clock,
-      encrypter,
-      ssnDigester: new SsnDigester(encryptionKey),
       changes,
-      terminations: background.terminations,
-      reinstatement: background.enrollments,
-      eligibility: background.eligibility,
+      retelling,
+      people: { updateMemberIn: members.updateMemberIn.bind(members), updateDependentIn: dependents.updateDependentIn.bind(dependents) },
     }),
+    events: new EventService(db),
+    members,
     plans: new PlanService(db, clock, changes),
     planConfigurations: new PlanConfigurationService(db, clock, changes),
-    dependents: new DependentService({ db, clock, changes, encrypter, relationshipEnds: background.relationshipEnds }),
+    dependents,
     beneficiaries: new BeneficiaryService(db, clock, changes),
     payRates: new PayRateService(db, clock, changes),
     documents: new DocumentService(db, clock, changes),

@@ -34,6 +34,7 @@ import * as rehires from './migrations/2026-12-04T0002-rehires.ts';
 import * as eligibilityLoss from './migrations/2026-12-04T0201-eligibility-loss.ts';
 import * as cobraCoveragePeriods from './migrations/2026-12-04T0301-cobra-coverage-periods.ts';
 import * as carrierFiles from './migrations/2026-12-04T0401-carrier-files.ts';
+import * as carrierFileResolutions from './migrations/2026-12-05T0101-carrier-file-resolutions.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -71,6 +72,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-04T0201-eligibility-loss': eligibilityLoss,
   '2026-12-04T0301-cobra-coverage-periods': cobraCoveragePeriods,
   '2026-12-04T0401-carrier-files': carrierFiles,
+  '2026-12-05T0101-carrier-file-resolutions': carrierFileResolutions,
 };
 
 /**

@@ -1,5 +1,5 @@
 import type { CarrierLedgerTable } from '../modules/carrier-ledger/carrier-ledger.table.ts';
-import type { CarrierFileTable } from '../modules/carrier-files/carrier-file.table.ts';
+import type { CarrierFileResolutionTable, CarrierFileTable } from '../modules/carrier-files/carrier-file.table.ts';
 import type { AlertTable } from '../modules/alerts/alert.table.ts';
 import type { ApiKeyTable, IdempotencyKeyTable, ProviderTable, SettingTable } from '../modules/api-keys/api-key.table.ts';
 import type { JobTable } from '../jobs/job.table.ts';
@@ -97,5 +97,6 @@ export interface Database {
   edi_left_out: EdiLeftOutTable;
   carrier_ledger: CarrierLedgerTable;
   carrier_files: CarrierFileTable;
+  carrier_file_resolutions: CarrierFileResolutionTable;
   alerts: AlertTable;
 }

@@ -10,6 +10,7 @@ export type ErrorType =
   | 'not_found'
   | 'method_not_allowed'
   | 'invalid_state'
+  | 'resolution_not_applicable'
   | 'idempotency_error'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -24,6 +25,7 @@ export const STATUS_OF: Record<ErrorType, number> = {
   not_found: 404,
   method_not_allowed: 405,
   invalid_state: 409,
+  resolution_not_applicable: 409,
   idempotency_error: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -91,6 +93,16 @@ export class InvalidState extends AppError {
 export class ConcurrentChange extends InvalidState {
   constructor() {
     super('Another change to the same records was being made at the same time, so this one was not applied. Nothing changed: send the request again.');
+  }
+}
+
+/**
+ * A carrier file's discrepancy cannot be resolved the way asked (docs/decisions.md "Carrier files", Resolving
+ * discrepancies): a 409 `resolution_not_applicable`, whose message says why and what to do instead.
+ */
+export class ResolutionNotApplicable extends AppError {
+  constructor(message: string) {
+    super('resolution_not_applicable', message);
   }
 }
 

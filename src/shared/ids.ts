@@ -36,6 +36,7 @@ export const ID_PREFIXES = {
   edi_left_out: 'elo',
   carrier_ledger: 'cl',
   carrier_file: 'cf',
+  carrier_file_resolution: 'cfr',
   alert: 'alr',
   api_key: 'key',
   provider: 'prov',

@@ -109,7 +109,8 @@ function removed(item: CoverageItem, start: string): LineChange {
   };
 }
 
-function changeKinds(before: CoverageItem, after: CoverageItem): ChangeKind[] {
+/** What differs between two coverage items of one line and group, in CHANGE_KINDS order. */
+export function changeKinds(before: CoverageItem, after: CoverageItem): ChangeKind[] {
   const differs: Record<ChangeKind, boolean> = {
     // Next year's plan that renews the one before (its direct successor) is the same coverage.
     plan_change: before.planId !== after.planId && after.previousPlanId !== before.planId,

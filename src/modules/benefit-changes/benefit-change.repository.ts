@@ -120,6 +120,16 @@ export async function transitionChangesOfEdiFile(
   return moved;
 }
 
+/** The position after the enrollment's last benefit change (0 without any). */
+export async function nextPositionOfEnrollment(db: Executor, enrollmentId: string): Promise<number> {
+  const row = await db
+    .selectFrom('benefit_changes')
+    .select((eb) => eb.fn.max('position').as('last'))
+    .where('enrollment_id', '=', enrollmentId)
+    .executeTakeFirst();
+  return row?.last === null || row?.last === undefined ? 0 : Number(row.last) + 1;
+}
+
 export async function listDeliveryStatesOfEnrollment(db: Executor, enrollmentId: string): Promise<DeliveryState[]> {
   const rows = await db.selectFrom('benefit_changes').select('delivery_state').where('enrollment_id', '=', enrollmentId).execute();
   return rows.map((row) => row.delivery_state);

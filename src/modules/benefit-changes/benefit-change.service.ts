@@ -83,8 +83,8 @@ export class BenefitChangeService {
    */
   async recordChanges(
     trx: Transaction<Database>,
-    input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: readonly LineChange[] },
-  ): Promise<{ status: 'approved' | 'synced'; events: NewEvent[] }> {
+    input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: readonly LineChange[]; append?: boolean },
+  ): Promise<{ status: 'approved' | 'synced'; events: NewEvent[]; ids: string[] }> {
     const groupOf = (change: LineChange): string => {
       const item = change.next ?? change.previous;
       if (item === null) throw new Error(`The ${change.lineOfCoverage} change has neither a previous nor a next enrolled plan.`);
@@ -92,7 +92,10 @@ export class BenefitChangeService {
     };
     const connections = await repository.findConnectionMethodsOfGroups(trx, input.providerId, input.changes.map(groupOf));
     const now = this.#clock.now().toISOString();
-    const rows = input.changes.map((change, position): BenefitChangeRow => {
+    // A change told again (a resend) follows the enrollment's own; an approval's are its first.
+    const firstPosition = input.append ? await repository.nextPositionOfEnrollment(trx, input.enrollmentId) : 0;
+    const rows = input.changes.map((change, index): BenefitChangeRow => {
+      const position = firstPosition + index;
       const groupId = groupOf(change);
       const connectionMethod = connections.get(groupId);
       if (connectionMethod === undefined) throw new Error(`Group ${groupId} of the ${change.lineOfCoverage} change does not exist.`);
@@ -133,11 +136,12 @@ export class BenefitChangeService {
       await enqueueJob(trx, this.#clock, { kind: SEND_BENEFIT_CHANGE_JOB, payload: { benefit_change: row.id } });
     }
     const events = rows.map((row) => eventOf('benefit_change', 'created', row));
+    const ids = rows.map((row) => row.id);
     // The enrollment was approved in this transaction and these are all its changes (an approved enrollment is
     // never approved again), so they alone settle it; no need to lock and read them back as rollUpEnrollment does.
-    if (rows.some((row) => row.delivery_state !== 'completed')) return { status: 'approved', events };
+    if (rows.some((row) => row.delivery_state !== 'completed')) return { status: 'approved', events, ids };
     await settleEnrollment(trx, input.enrollmentId, 'complete');
-    return { status: 'synced', events };
+    return { status: 'synced', events, ids };
   }
 
   /** Endpoint 1: every benefit change of the enrollment, in line order. */

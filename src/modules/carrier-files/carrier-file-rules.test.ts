@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CensusRow } from './carrier-census.ts';
-import { memberDiscrepancies, type OurMember } from './carrier-file-rules.ts';
+import { memberDiscrepancies, unknownSubscriberDiscrepancy, type OurMember } from './carrier-file-rules.ts';
 
 const member: OurMember = {
   id: 'mem_1',
@@ -75,5 +75,37 @@ describe('a carrier file against our member', () => {
     ['a line we do not cover', [...family, row({ line: 5, lineOfCoverage: 'dental', plan: 'Dental Plus' })], [['extra', [], [5]]]],
   ] as [string, CensusRow[], unknown[]][])('%s', (_name, rows, expected) => {
     expect(kinds(rows)).toEqual(expected);
+  });
+});
+
+describe('what the carrier said, kept with each discrepancy', () => {
+  it('keeps the demographics of the person for demographics, and the line as the file gave it for coverage kinds', () => {
+    const found = memberDiscrepancies(member, [row({ plan: 'Silver', dob: '1980-01-02', coverageLevels: ['member_spouse'] }), family[1]!]);
+    expect(found.map((d) => [d.kind, d.carrier])).toEqual([
+      [
+        'plan',
+        {
+          plan: 'Silver',
+          coverageStart: '2026-01-01',
+          coverageEnd: '2026-12-31',
+          coverageLevels: ['member_spouse'],
+          dependents: [{ relationship: 'spouse', firstName: 'Ana', lastName: 'NUNEZ', dob: '1981-01-01' }],
+        },
+      ],
+      ['dependents', expect.objectContaining({ plan: 'Silver' })],
+      ['tier', expect.objectContaining({ coverageLevels: ['member_spouse'] })],
+      ['demographics', { firstName: 'JOSE', lastName: 'NUNEZ', dob: '1980-01-02' }],
+    ]);
+    expect(memberDiscrepancies(member, [])[0]!.carrier).toEqual({ plan: null, coverageStart: null, coverageEnd: null, coverageLevels: null, dependents: [] });
+  });
+
+  it('keeps no person of a subscriber id of nobody, only the coverage', () => {
+    expect(unknownSubscriberDiscrepancy([row({ subscriberId: 'x' }), row({ line: 3, relationship: 'child', firstName: 'Lee' })]).carrier).toEqual({
+      plan: 'gold ppo',
+      coverageStart: '2026-01-01',
+      coverageEnd: '2026-12-31',
+      coverageLevels: ['member_family'],
+      dependents: [],
+    });
   });
 });

@@ -41,6 +41,29 @@ export interface OurMember extends Person {
   lines: readonly OurLine[];
 }
 
+/** A dependent as a file row names them. */
+export interface CarrierPerson {
+  relationship: CensusRow['relationship'];
+  firstName: string | null;
+  lastName: string | null;
+  dob: string | null;
+}
+
+/**
+ * What the file said, as it gave it: a person's demographics (demographics), or a line's coverage (the other
+ * kinds: the employee row's plan, dates and coverage level, and the dependents its rows name). Kept so that an
+ * admin sees what was compared and can accept the carrier's value.
+ */
+export type CarrierValues =
+  | { firstName: string | null; lastName: string | null; dob: string | null }
+  | {
+      plan: string | null;
+      coverageStart: string | null;
+      coverageEnd: string | null;
+      coverageLevels: readonly CoverageTier[] | null;
+      dependents: CarrierPerson[];
+    };
+
 export interface CarrierFileDiscrepancy {
   kind: CarrierFileDiscrepancyKind;
   member: string | null;
@@ -51,6 +74,27 @@ export interface CarrierFileDiscrepancy {
   /** The file's lines the discrepancy comes from (none for coverage the file lacks). */
   fileLines: number[];
   message: string;
+  /** What the file said (absent from comparisons stored before it was kept). */
+  carrier?: CarrierValues;
+}
+
+/** The coverage a line's rows give: the employee row's (none when the file lacks it) and the dependents named. */
+function coverageValues(employee: CensusRow | undefined, rows: readonly CensusRow[], withPeople = true): CarrierValues {
+  return {
+    plan: employee?.plan ?? null,
+    coverageStart: employee?.coverageStart ?? null,
+    coverageEnd: employee?.coverageEnd ?? null,
+    coverageLevels: employee?.coverageLevels ?? null,
+    dependents: withPeople
+      ? rows
+          .filter((row) => row.relationship !== 'employee')
+          .map((row) => ({ relationship: row.relationship, firstName: row.firstName, lastName: row.lastName, dob: row.dob }))
+      : [],
+  };
+}
+
+function demographicValues(row: CensusRow): CarrierValues {
+  return { firstName: row.firstName, lastName: row.lastName, dob: row.dob };
 }
 
 const nameKey = (value: string | null) => (value === null ? null : foldToX12(value).toUpperCase().replace(/\s+/g, ' ').trim());
@@ -84,6 +128,7 @@ export function memberDiscrepancies(member: OurMember, rows: readonly CensusRow[
     const ofLine = rows.filter((row) => row.lineOfCoverage === lineOfCoverage);
     const employee = ofLine.find((row) => row.relationship === 'employee');
     const at = { member: member.id, lineOfCoverage };
+    const carrier = employee ? coverageValues(employee, ofLine) : undefined;
     if (ours === undefined) {
       if (ofLine.length > 0) {
         found.push(
@@ -91,6 +136,7 @@ export function memberDiscrepancies(member: OurMember, rows: readonly CensusRow[
             ...at,
             fileLines: ofLine.map((row) => row.line),
             message: `The carrier holds ${lineOfCoverage} coverage we do not have on the day.`,
+            carrier: coverageValues(employee ?? ofLine[0], ofLine),
           }),
         );
       }
@@ -98,13 +144,23 @@ export function memberDiscrepancies(member: OurMember, rows: readonly CensusRow[
     }
     if (employee === undefined) {
       found.push(
-        discrepancy('missing', { ...at, fileLines: ofLine.map((row) => row.line), message: `We cover the member on ${lineOfCoverage}; the file does not.` }),
+        discrepancy('missing', {
+          ...at,
+          fileLines: ofLine.map((row) => row.line),
+          message: `We cover the member on ${lineOfCoverage}; the file does not.`,
+          carrier: coverageValues(undefined, ofLine),
+        }),
       );
       continue;
     }
     if (employee.plan !== ours.planId && nameKey(employee.plan) !== nameKey(ours.planName)) {
       found.push(
-        discrepancy('plan', { ...at, fileLines: [employee.line], message: `The carrier holds another plan than ours (${ours.planId}, ${ours.planName}).` }),
+        discrepancy('plan', {
+          ...at,
+          fileLines: [employee.line],
+          message: `The carrier holds another plan than ours (${ours.planId}, ${ours.planName}).`,
+          carrier,
+        }),
       );
     }
     const dateFields = [
@@ -118,6 +174,7 @@ export function memberDiscrepancies(member: OurMember, rows: readonly CensusRow[
           fields: dateFields,
           fileLines: [employee.line],
           message: `Our coverage runs from ${ours.start ?? 'the plan start'} to ${ours.end ?? 'the plan year end'}.`,
+          carrier,
         }),
       );
     }
@@ -132,6 +189,7 @@ export function memberDiscrepancies(member: OurMember, rows: readonly CensusRow[
           ...at,
           fileLines: notOurs.map(({ row }) => row.line),
           message: `${notTheirs.length} dependent(s) we cover are not in the file (${notTheirs.join(', ') || 'none'}); ${notOurs.length} row(s) of the file name dependents we do not cover on this line.`,
+          carrier,
         }),
       );
     }
@@ -139,7 +197,7 @@ export function memberDiscrepancies(member: OurMember, rows: readonly CensusRow[
       member.dependents.filter((dependent) => ours.dependentIds.includes(dependent.id)).map((dependent) => dependent.relationship),
     );
     if (employee.coverageLevels !== null && !employee.coverageLevels.includes(ourTier)) {
-      found.push(discrepancy('tier', { ...at, fileLines: [employee.line], message: `Our coverage level is ${ourTier}.` }));
+      found.push(discrepancy('tier', { ...at, fileLines: [employee.line], message: `Our coverage level is ${ourTier}.`, carrier }));
     }
   }
   const employeeRow = rows.find((row) => row.relationship === 'employee' && demographicFields(member, row).length > 0);
@@ -150,6 +208,7 @@ export function memberDiscrepancies(member: OurMember, rows: readonly CensusRow[
         fields: demographicFields(member, employeeRow),
         fileLines: [employeeRow.line],
         message: 'The carrier holds other demographics for the member.',
+        carrier: demographicValues(employeeRow),
       }),
     );
   }
@@ -166,6 +225,7 @@ export function memberDiscrepancies(member: OurMember, rows: readonly CensusRow[
           fields: demographicFields(dependent, row),
           fileLines: [row.line],
           message: 'The carrier holds other demographics for the dependent.',
+          carrier: demographicValues(row),
         }),
       );
     }
@@ -178,5 +238,7 @@ export function unknownSubscriberDiscrepancy(rows: readonly CensusRow[]): Carrie
   return discrepancy('extra', {
     fileLines: rows.map((row) => row.line),
     message: 'No member of the employer has this subscriber id: the carrier holds someone we do not cover.',
+    // Their coverage as the file gives it, not the people: we keep no personal data of someone who is not ours.
+    carrier: coverageValues(rows.find((row) => row.relationship === 'employee') ?? rows[0], rows, false),
   });
 }

@@ -2,7 +2,9 @@ import type { Executor } from '../../db/database.ts';
 import { batches } from '../../shared/batches.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { findByIdInScope, inScope } from '../../db/scope.ts';
-import type { CarrierFileRow } from './carrier-file.table.ts';
+import type { Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+import type { CarrierFileResolutionRow, CarrierFileRow } from './carrier-file.table.ts';
 
 function carrierFiles(db: Executor, scope: Scope) {
   return inScope(db.selectFrom('carrier_files').selectAll(), scope, 'carrier_files', 'employer_id');
@@ -12,6 +14,21 @@ export const findCarrierFileById: (db: Executor, scope: Scope, id: string) => Pr
 
 export async function insertCarrierFile(db: Executor, row: CarrierFileRow): Promise<void> {
   await db.insertInto('carrier_files').values(row).execute();
+}
+
+/** The resolutions of a carrier file's discrepancies, in index order. */
+export function findResolutions(db: Executor, carrierFileId: string): Promise<CarrierFileResolutionRow[]> {
+  return db.selectFrom('carrier_file_resolutions').selectAll().where('carrier_file_id', '=', carrierFileId).orderBy('discrepancy_index').execute();
+}
+
+/** Records a resolution; the unique index on (carrier_file_id, discrepancy_index) refuses a second one. */
+export async function insertResolution(trx: Transaction<Database>, row: CarrierFileResolutionRow): Promise<void> {
+  await trx.insertInto('carrier_file_resolutions').values(row).execute();
+}
+
+/** The group's connection method (where a resend goes). */
+export async function findConnectionMethodOfGroup(db: Executor, groupId: string) {
+  return (await db.selectFrom('carrier_groups').select('connection_method').where('id', '=', groupId).executeTakeFirst())?.connection_method;
 }
 
 /** Subscriber id -> member id, for the employer's members whose `column` is one of `values`. */

@@ -2,7 +2,8 @@ import { Type, type Static } from 'typebox';
 import { DateSchema, IdSchema, Nullable, StringEnum, TimestampSchema } from '../../http/schemas.ts';
 import { LINES_OF_COVERAGE } from '../plans/plan.table.ts';
 import { CARRIER_FILE_DISCREPANCY_KINDS } from './carrier-file-rules.ts';
-import { CARRIER_FILE_FORMATS } from './carrier-file.table.ts';
+import { COVERAGE_TIERS, DEPENDENT_RELATIONSHIPS } from '../plans/coverage-tier.ts';
+import { CARRIER_FILE_FORMATS, RESOLUTION_ACTIONS } from './carrier-file.table.ts';
 
 export const CreateCarrierFileBodySchema = Type.Object(
   {
@@ -23,7 +24,47 @@ const RowProblemSchema = Type.Object({
   message: Type.String(),
 });
 
+const CarrierPersonSchema = Type.Object({
+  relationship: StringEnum(['employee', ...DEPENDENT_RELATIONSHIPS] as const),
+  first_name: Nullable(Type.String()),
+  last_name: Nullable(Type.String()),
+  dob: Nullable(DateSchema),
+});
+
+const CarrierValuesSchema = Type.Object(
+  {
+    first_name: Type.Optional(Nullable(Type.String())),
+    last_name: Type.Optional(Nullable(Type.String())),
+    dob: Type.Optional(Nullable(DateSchema)),
+    plan: Type.Optional(Nullable(Type.String({ description: "The file's plan: an id or a name, as given" }))),
+    coverage_start: Type.Optional(Nullable(DateSchema)),
+    coverage_end: Type.Optional(Nullable(DateSchema)),
+    coverage_level: Type.Optional(
+      Nullable(Type.Array(StringEnum(COVERAGE_TIERS), { description: "The tiers the file's coverage level stands for (an 834's ECH: one child or several)" })),
+    ),
+    dependents: Type.Optional(Type.Array(CarrierPersonSchema, { description: "The dependents the line's rows name (a subscriber id of nobody: not kept)" })),
+  },
+  {
+    title: 'CarrierFileValues',
+    description:
+      'What the file said: demographics (first_name, last_name, dob) for a demographics discrepancy; the line as the file gave it (plan, coverage_start, coverage_end, coverage_level, dependents) for the other kinds',
+  },
+);
+
+const ResolutionSchema = Type.Object(
+  {
+    action: StringEnum(RESOLUTION_ACTIONS),
+    resolved_at: TimestampSchema,
+    resolved_by: Type.String({ description: 'The id of the API key that resolved it' }),
+    note: Nullable(Type.String()),
+    benefit_changes: Type.Array(IdSchema, { description: 'The benefit changes a resend recorded' }),
+    fields_changed: Type.Array(Type.String(), { description: "Our member's or dependent's fields an accepted value changed" }),
+  },
+  { title: 'CarrierFileResolution' },
+);
+
 const DiscrepancySchema = Type.Object({
+  index: Type.Integer({ description: "The discrepancy's position in the list: what a resolution names" }),
   kind: StringEnum(CARRIER_FILE_DISCREPANCY_KINDS),
   member: Nullable(IdSchema),
   dependent: Nullable(IdSchema),
@@ -31,7 +72,22 @@ const DiscrepancySchema = Type.Object({
   fields: Type.Array(Type.String(), { description: 'The fields that differ (dates, demographics)' }),
   file_lines: Type.Array(Type.Integer(), { description: "The file's lines it comes from (CSV: the header is line 1; 834: the position of the HD segment)" }),
   message: Type.String(),
+  carrier: Type.Union([CarrierValuesSchema, Type.Null()], { description: 'null for comparisons stored before the values were kept' }),
+  resolution: Type.Union([ResolutionSchema, Type.Null()], { description: 'null while unresolved' }),
 });
+
+export const ResolveDiscrepancyBodySchema = Type.Object(
+  {
+    discrepancy: Type.Integer({ minimum: 0, maximum: 10_000_000, description: "The discrepancy's index" }),
+    action: StringEnum(RESOLUTION_ACTIONS, {
+      description:
+        "resend: tell the carrier our truth again (a benefit change, or the demographics in the next 834); accept_carrier_value: take the carrier's demographics as ours",
+    }),
+    note: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { title: 'ResolveCarrierFileDiscrepancyBody', additionalProperties: false },
+);
+export type ResolveDiscrepancyBody = Static<typeof ResolveDiscrepancyBodySchema>;
 
 export const CarrierFileSchema = Type.Object(
   {

@@ -7,7 +7,9 @@ import { newId } from '../../shared/ids.ts';
 import type { SsnDigester } from '../../shared/ssn.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { findGroupLinesOn } from '../coverage/group-coverage.repository.ts';
+import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import { findProfile } from '../edi/edi-profile.repository.ts';
+import { eventOf } from '../events/event-data.ts';
 import { companionGuideOf, type CompanionGuide } from '../edi/edi-profile.ts';
 import { findGroupById } from '../groups/group.repository.ts';
 import type { DependentRelationship } from '../plans/coverage-tier.ts';
@@ -15,13 +17,52 @@ import { findPlansByIds } from '../plans/plan.repository.ts';
 import { toldEnd } from '../reconciliation/reconciliation-rules.ts';
 import { parse834 } from './carrier-834.ts';
 import { parseCensus, type CensusRow } from './carrier-census.ts';
-import { memberDiscrepancies, unknownSubscriberDiscrepancy, type CarrierFileDiscrepancy, type OurLine, type OurMember } from './carrier-file-rules.ts';
+import {
+  memberDiscrepancies,
+  unknownSubscriberDiscrepancy,
+  type CarrierFileDiscrepancy,
+  type CarrierValues,
+  type OurLine,
+  type OurMember,
+} from './carrier-file-rules.ts';
 import * as repository from './carrier-file.repository.ts';
 import type { CreateCarrierFileBody, CarrierFileResponse } from './carrier-file.schemas.ts';
-import type { CarrierFileRow } from './carrier-file.table.ts';
+import type { CarrierFileResolutionRow, CarrierFileRow } from './carrier-file.table.ts';
 
-export function toCarrierFileResponse(row: CarrierFileRow): CarrierFileResponse {
+type DiscrepancyResponse = CarrierFileResponse['discrepancies'][number];
+
+function carrierValuesResponse(values: CarrierValues | undefined): DiscrepancyResponse['carrier'] {
+  if (values === undefined) return null;
+  if ('firstName' in values) return { first_name: values.firstName, last_name: values.lastName, dob: values.dob };
+  return {
+    plan: values.plan,
+    coverage_start: values.coverageStart,
+    coverage_end: values.coverageEnd,
+    coverage_level: values.coverageLevels === null ? null : [...values.coverageLevels],
+    dependents: values.dependents.map((person) => ({
+      relationship: person.relationship,
+      first_name: person.firstName,
+      last_name: person.lastName,
+      dob: person.dob,
+    })),
+  };
+}
+
+function resolutionResponse(row: CarrierFileResolutionRow | undefined): DiscrepancyResponse['resolution'] {
+  if (row === undefined) return null;
+  return {
+    action: row.action,
+    resolved_at: row.resolved_at,
+    resolved_by: row.resolved_by,
+    note: row.note,
+    benefit_changes: JSON.parse(row.benefit_change_ids) as string[],
+    fields_changed: JSON.parse(row.fields_changed) as string[],
+  };
+}
+
+export function toCarrierFileResponse(row: CarrierFileRow, resolutions: readonly CarrierFileResolutionRow[] = []): CarrierFileResponse {
   const discrepancies = JSON.parse(row.discrepancies) as CarrierFileDiscrepancy[];
+  const resolutionOf = new Map(resolutions.map((resolution) => [resolution.discrepancy_index, resolution]));
   return {
     id: row.id,
     object: 'carrier_file',
@@ -31,7 +72,8 @@ export function toCarrierFileResponse(row: CarrierFileRow): CarrierFileResponse 
     as_of: row.as_of,
     row_count: row.row_count,
     row_problems: JSON.parse(row.row_problems) as CarrierFileResponse['row_problems'],
-    discrepancies: discrepancies.map((d) => ({
+    discrepancies: discrepancies.map((d, index) => ({
+      index,
       kind: d.kind,
       member: d.member,
       dependent: d.dependent,
@@ -39,6 +81,8 @@ export function toCarrierFileResponse(row: CarrierFileRow): CarrierFileResponse 
       fields: d.fields,
       file_lines: d.fileLines,
       message: d.message,
+      carrier: carrierValuesResponse(d.carrier),
+      resolution: resolutionResponse(resolutionOf.get(index)),
     })),
     created_at: row.created_at,
   };
@@ -54,17 +98,19 @@ export class CarrierFileService {
   readonly #db: Kysely<Database>;
   readonly #clock: Clock;
   readonly #ssnDigester: SsnDigester;
+  readonly #changes: ChangeCommit;
 
-  constructor(options: { db: Kysely<Database>; clock: Clock; ssnDigester: SsnDigester }) {
+  constructor(options: { db: Kysely<Database>; clock: Clock; ssnDigester: SsnDigester; changes: ChangeCommit }) {
     this.#db = options.db;
     this.#clock = options.clock;
     this.#ssnDigester = options.ssnDigester;
+    this.#changes = options.changes;
   }
 
   async getCarrierFile(scope: Scope, id: string): Promise<CarrierFileResponse> {
     const row = await repository.findCarrierFileById(this.#db, scope, id);
     if (!row) throw new NotFound('carrier file');
-    return toCarrierFileResponse(row);
+    return toCarrierFileResponse(row, await repository.findResolutions(this.#db, row.id));
   }
 
   async receiveCarrierFile(scope: Scope, groupId: string, input: CreateCarrierFileBody): Promise<CarrierFileResponse> {
@@ -103,7 +149,10 @@ export class CarrierFileService {
       discrepancies: JSON.stringify(discrepancies),
       created_at: now.toISOString(),
     };
-    await repository.insertCarrierFile(this.#db, row);
+    await this.#db.transaction().execute(async (trx) => {
+      await repository.insertCarrierFile(trx, row);
+      await this.#changes.commit(trx, { events: [eventOf('carrier_file', 'created', row)] });
+    });
     return toCarrierFileResponse(row);
   }
 

@@ -14,6 +14,7 @@ import type { CoverageItem, LineChange } from '../benefit-changes/benefit-change
 import { diffCoverage } from '../benefit-changes/benefit-change-diff.ts';
 import { expectedCoverage } from '../carrier-ledger/carrier-ledger.ts';
 import { holdsAfter, ledgerKey, toldCoverageAt, type LedgerByKey, type LedgerEntry } from '../carrier-ledger/carrier-ledger-rules.ts';
+import type { ChangeKind } from '../benefit-changes/benefit-change.table.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import type { CoverageChange, QualifyingEventRecorder } from '../cobra-events/cobra-event.service.ts';
 import { ENROLLMENT_EVENT_ACTIONS } from '../enrollments/enrollment-status.ts';
@@ -25,6 +26,7 @@ import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { coverageItemOf, enrollmentOfCoverage, type CoverageEntry } from './coverage-entry.ts';
 import { endCoverageReplacedBy, type ReplacedCoverage } from './coverage-history.ts';
 import * as repository from './coverage.repository.ts';
+import { retoldChange, type RetellKind } from './retell-rules.ts';
 
 /**
  * What a change needs from the benefit-change module, inside its own transaction: the changes recorded, the
@@ -33,8 +35,16 @@ import * as repository from './coverage.repository.ts';
 export interface BenefitChangeRecorder {
   recordChanges(
     trx: Transaction<Database>,
-    input: { providerId: string; employerId: string; enrollmentId: string; memberId: string; changes: LineChange[] },
-  ): Promise<{ status: 'approved' | 'synced'; events: NewEvent[] }>;
+    input: {
+      providerId: string;
+      employerId: string;
+      enrollmentId: string;
+      memberId: string;
+      changes: LineChange[];
+      /** The enrollment has changes already (a change told again): the new ones come after them. */
+      append?: boolean;
+    },
+  ): Promise<{ status: 'approved' | 'synced'; events: NewEvent[]; ids: string[] }>;
 }
 
 /** The member's coverage before and after an enrollment, line by line (what an approval replaces and elects). */
@@ -74,6 +84,17 @@ export interface RecordedCoverageChange {
   cancelled?: readonly NewEvent[];
   /** Who is told (an approval tells the member; a termination tells no one). */
   notification?: NewNotification;
+}
+
+/** One member's line of one carrier group to tell its carrier again (retell-rules.ts). */
+export interface Retell {
+  memberId: string;
+  groupId: string;
+  lineOfCoverage: LineOfCoverage;
+  /** The day the carrier's file describes: our coverage then is what is told. */
+  day: string;
+  kind: RetellKind;
+  differs: readonly ChangeKind[];
 }
 
 /** What a move did: the enrollments whose coverage changed, the line changes for the carriers, the COBRA loss if any. */
@@ -122,6 +143,46 @@ export class CoverageChangeRecorder {
     ];
     await this.#commit.commit(trx, { events, notifications: change.notification ? [change.notification] : [] });
     return { status: recorded.status };
+  }
+
+  /**
+   * Tells a carrier again what is true of one member's line (a carrier file's discrepancy resolved by a resend,
+   * docs/decisions.md "Carrier files"): a benefit change measured against the carrier ledger (retell-rules.ts),
+   * handed to the group's connection like any other (the next 834 change file, manual completion, the carrier
+   * API) and recorded in the ledger, told once delivered. No coverage moves. The change belongs to the
+   * enrollment of the coverage it describes (ours on `day`; for an end, the enrolled plan told last), whose
+   * status does not move here: an approved one becomes synced once all its changes, this one too, are
+   * delivered; a synced one stays synced (the machine has no way back to approved), unless the carrier refuses
+   * the change (failed, as for any refusal). The member is locked by the caller. Returns the benefit changes'
+   * ids, or undefined when nothing of ours describes the coverage (no coverage on the day; nothing told to end).
+   */
+  async retell(trx: Transaction<Database>, input: Retell): Promise<string[] | undefined> {
+    const { memberId, groupId, lineOfCoverage, day, kind } = input;
+    const ours = kind === 'end' ? undefined : await repository.findCoverageOfGroupLineOn(trx, { memberId, groupId, lineOfCoverage, date: day });
+    const told = (await expectedCoverage(trx, memberId, [lineOfCoverage])).get(ledgerKey(groupId, lineOfCoverage)) ?? [];
+    const lastTold = kind === 'end' ? told.at(-1) : undefined;
+    const toldEntry = lastTold ? await repository.findCoverageEntryById(trx, lastTold.item.enrolledPlanId) : undefined;
+    const dependents = ours ? await repository.findDependentIdsOfPlans(trx, [ours.id]) : new Map<string, string[]>();
+    const change = retoldChange({
+      kind,
+      told,
+      ours: ours ? coverageItemOf(ours, ours, dependents.get(ours.id) ?? []) : undefined,
+      day,
+      ourEnd: toldEntry?.effective_end ?? null,
+      differs: input.differs,
+    });
+    const owner = ours ?? toldEntry;
+    if (change === undefined || owner === undefined) return undefined;
+    const recorded = await this.#benefitChanges.recordChanges(trx, {
+      providerId: owner.provider_id,
+      employerId: owner.enrollment_employer_id,
+      enrollmentId: owner.enrollment_id,
+      memberId,
+      changes: [change],
+      append: true,
+    });
+    await this.#commit.commit(trx, { events: recorded.events });
+    return recorded.ids;
   }
 
   /** A COBRA qualifying event recorded after its change (a termination's, once its coverage is lost), with its events. */

@@ -101,6 +101,26 @@ export function findElectionsStartingAfter(
     .execute();
 }
 
+/** The member's coverage of `line` on group `groupId`'s plans in force on `date` (the latest starting), if any. */
+export function findCoverageOfGroupLineOn(
+  db: Executor,
+  input: { memberId: string; groupId: string; lineOfCoverage: LineOfCoverage; date: string },
+): Promise<CoverageEntry | undefined> {
+  return selectCoverageEntries(db)
+    .where('enrolled_plans.member_id', '=', input.memberId)
+    .where('plans.group_id', '=', input.groupId)
+    .where('plans.line_of_coverage', '=', input.lineOfCoverage)
+    .where(coverageInForceOn(input.date))
+    .orderBy('enrolled_plans.effective_start', 'desc')
+    .orderBy('enrolled_plans.created_at', 'desc')
+    .executeTakeFirst();
+}
+
+/** One coverage entry by its enrolled plan's id, whatever its dates or its enrollment's status. */
+export function findCoverageEntryById(db: Executor, enrolledPlanId: string): Promise<CoverageEntry | undefined> {
+  return selectCoverageEntries(db).where('enrolled_plans.id', '=', enrolledPlanId).executeTakeFirst();
+}
+
 /** The member's coverage in force on `date` (coverageInForceOn), the latest starting one per line. */
 export async function findAllCoverageInForce(db: Executor, memberId: string, date: string) {
   const rows = await db

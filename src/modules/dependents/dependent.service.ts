@@ -132,47 +132,54 @@ export class DependentService {
 
   async updateDependent(scope: Scope, id: string, input: UpdateDependentBody): Promise<DependentResponse> {
     assertPersonTextCarriersCanRead(input);
-    return this.#db.transaction().execute(async (trx) => {
-      // The member first, then the dependent (the order a delete takes): one current spouse per member holds under races.
-      const found = await repository.findDependentById(trx, scope, id);
-      if (!found) throw new NotFound('dependent');
-      const member = await lockMemberById(trx, scope, found.member_id);
-      const current = await repository.lockDependentById(trx, scope, id);
-      if (!current) throw new NotFound('dependent');
-      if (input.dob !== undefined) this.#assertDobNotInFuture(input.dob);
-      const updated: DependentRow = {
-        ...applyChanges(current, input, [
-          'first_name',
-          'middle_name',
-          'last_name',
-          'member_relationship',
-          'relationship_end_date',
-          'ssn_last_four',
-          'dob',
-          'biological_sex',
-          'has_disability',
-          'disability_certified_on',
-        ]),
-        address: input.address !== undefined ? addressJson(input.address) : current.address,
-        metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
-        ...(input.ssn !== undefined || input.ssn_last_four !== undefined ? this.#ssnColumns(input.ssn, input.ssn_last_four, current) : {}),
-      };
-      // Clearing has_disability clears its certification with it, unless the request sets both.
-      if (input.has_disability === false && input.disability_certified_on === undefined) updated.disability_certified_on = null;
-      this.#assertCertification(Boolean(updated.has_disability), updated.disability_certified_on, updated.dob);
-      const relationshipPath =
-        input.member_relationship === undefined && input.relationship_end_date !== undefined ? 'relationship_end_date' : 'member_relationship';
-      this.#assertRelationshipEnd(updated.member_relationship, updated.relationship_end_date, updated.dob, relationshipPath);
-      await this.#assertOneCurrentSpouse(trx, updated, relationshipPath);
-      await repository.updateDependent(trx, updated);
-      await this.#changes.commit(trx, { events: [eventOf('dependent', 'updated', updated)] });
-      // A divorce or dissolution date already past ends the dependent's coverage now, in this transaction; a
-      // later one is the daily sweep's (docs/decisions.md, A divorce or dissolution ends coverage).
-      const today = toDateString(this.#clock.now());
-      const end = relationshipEndOf(updated.member_relationship, updated.relationship_end_date);
-      if (member && end !== undefined && isRelationshipEndDue(end, today)) await this.#relationshipEnds.applyIn(trx, member, updated.id, today);
-      return this.#withEnrolledPlans(trx, updated);
-    });
+    return this.#db.transaction().execute(async (trx) => this.updateDependentIn(trx, scope, id, input));
+  }
+
+  /**
+   * PATCH /dependents/{id} in the caller's transaction (a carrier file's value accepted, carrier-files/): the
+   * same checks, writes, events and effects on coverage as the route's.
+   */
+  async updateDependentIn(trx: Transaction<Database>, scope: Scope, id: string, input: UpdateDependentBody): Promise<DependentResponse> {
+    assertPersonTextCarriersCanRead(input);
+    // The member first, then the dependent (the order a delete takes): one current spouse per member holds under races.
+    const found = await repository.findDependentById(trx, scope, id);
+    if (!found) throw new NotFound('dependent');
+    const member = await lockMemberById(trx, scope, found.member_id);
+    const current = await repository.lockDependentById(trx, scope, id);
+    if (!current) throw new NotFound('dependent');
+    if (input.dob !== undefined) this.#assertDobNotInFuture(input.dob);
+    const updated: DependentRow = {
+      ...applyChanges(current, input, [
+        'first_name',
+        'middle_name',
+        'last_name',
+        'member_relationship',
+        'relationship_end_date',
+        'ssn_last_four',
+        'dob',
+        'biological_sex',
+        'has_disability',
+        'disability_certified_on',
+      ]),
+      address: input.address !== undefined ? addressJson(input.address) : current.address,
+      metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
+      ...(input.ssn !== undefined || input.ssn_last_four !== undefined ? this.#ssnColumns(input.ssn, input.ssn_last_four, current) : {}),
+    };
+    // Clearing has_disability clears its certification with it, unless the request sets both.
+    if (input.has_disability === false && input.disability_certified_on === undefined) updated.disability_certified_on = null;
+    this.#assertCertification(Boolean(updated.has_disability), updated.disability_certified_on, updated.dob);
+    const relationshipPath =
+      input.member_relationship === undefined && input.relationship_end_date !== undefined ? 'relationship_end_date' : 'member_relationship';
+    this.#assertRelationshipEnd(updated.member_relationship, updated.relationship_end_date, updated.dob, relationshipPath);
+    await this.#assertOneCurrentSpouse(trx, updated, relationshipPath);
+    await repository.updateDependent(trx, updated);
+    await this.#changes.commit(trx, { events: [eventOf('dependent', 'updated', updated)] });
+    // A divorce or dissolution date already past ends the dependent's coverage now, in this transaction; a
+    // later one is the daily sweep's (docs/decisions.md, A divorce or dissolution ends coverage).
+    const today = toDateString(this.#clock.now());
+    const end = relationshipEndOf(updated.member_relationship, updated.relationship_end_date);
+    if (member && end !== undefined && isRelationshipEndDue(end, today)) await this.#relationshipEnds.applyIn(trx, member, updated.id, today);
+    return this.#withEnrolledPlans(trx, updated);
   }
 
   /**

@@ -126,6 +126,33 @@ export async function findSentDigests(db: Executor, groupId: string, personIds?:
   return found;
 }
 
+/**
+ * The digest that marks a person to be sent again (a carrier file's demographics resent, docs/decisions.md
+ * "Carrier files"): never a real digest (those are 43 characters of base64url), so the next change file sees a
+ * difference and sends the person's demographic maintenance, then stores the real digest over it.
+ */
+export const RESEND_DIGEST = 'resend';
+
+/**
+ * Marks a person the group's carrier was sent in a file before, so that the next change file sends their
+ * demographics again. False when no file of the group has sent them (nothing of ours to send again).
+ */
+export async function markDemographicsToResend(trx: Transaction<Database>, groupId: string, personId: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('edi_sent_demographics')
+    .set({ digest: RESEND_DIGEST })
+    .where('group_id', '=', groupId)
+    .where('person_id', '=', personId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The people of the group marked to be sent again (a partial index holds only them). */
+export async function findPeopleToResend(db: Executor, groupId: string): Promise<string[]> {
+  const rows = await db.selectFrom('edi_sent_demographics').select('person_id').where('group_id', '=', groupId).where('digest', '=', RESEND_DIGEST).execute();
+  return rows.map((row) => row.person_id);
+}
+
 /** The category and reason of enrollments (the event behind their benefit changes: INS04). */
 export async function findEnrollmentReasons(
   db: Executor,

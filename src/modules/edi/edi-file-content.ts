@@ -4,6 +4,7 @@ import type { Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
 import { compareDates } from '../../shared/dates.ts';
+import { ID_PREFIXES } from '../../shared/ids.ts';
 import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.ts';
 import * as groupCoverage from '../coverage/group-coverage.repository.ts';
 import type { GroupCoverageItem } from '../coverage/group-coverage.repository.ts';
@@ -178,6 +179,10 @@ export class EdiFileContent {
       };
     }
     const updated = await contentRepository.findUpdatedPeople(trx, group.provider_id, since);
+    // People a carrier file's resolution marked to be sent again (RESEND_DIGEST), updated or not.
+    for (const personId of await contentRepository.findPeopleToResend(trx, group.id)) {
+      (personId.startsWith(`${ID_PREFIXES.dependent}_`) ? updated.dependents : updated.members).push(personId);
+    }
     if (updated.members.length === 0 && updated.dependents.length === 0) return { inForce: [], sentDigests: new Map() };
     const dependentRows = await contentRepository.findDependents(trx, group.provider_id, updated.dependents);
     const memberIds = [...updated.members, ...[...dependentRows.values()].map((row) => row.member_id)];

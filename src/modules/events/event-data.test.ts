@@ -110,6 +110,7 @@ describe('EVENT_DATA', () => {
     ['cobra_event', { member: 'mem_1', employer: 'er_1', enrollment: 'enr_1', event_type: 'termination' }, 'er_1'],
     ['edi_left_out', { employer: 'er_1', group: 'grp_1', member: 'mem_1', reason: 'NM109: is not an SSN the SSA issues', edi_file: 'edi_1' }, 'er_1'],
     ['alert', { employer: 'er_1', audience: 'admin', kind: 'change', related_object_type: 'member', related_object_id: 'mem_1', member: 'mem_1' }, 'er_1'],
+    ['carrier_file', { employer: 'er_1', group: 'grp_1' }, 'er_1'],
   ] as const)("when a %s event is made, then its data is exactly the whitelist and its employer the record's", (objectType, data, employer) => {
     const row = objectType === 'employer' ? { ...everything, id: 'er_x' } : everything;
     expect(eventOf(objectType, 'created', row as never)).toEqual({
@@ -119,6 +120,19 @@ describe('EVENT_DATA', () => {
       action: 'created',
       objectId: objectType === 'employer' ? 'er_x' : 'obj_1',
       data,
+    });
+  });
+});
+
+describe('carrier_file.discrepancy_resolved', () => {
+  it("when a discrepancy is resolved, then its event names the discrepancy's index, the action and the member, nothing the carrier said", () => {
+    const row = { ...everything, resolution: { discrepancy_index: 3, action: 'accept_carrier_value' as const, member_id: 'mem_1' } };
+    expect(eventOf('carrier_file', 'discrepancy_resolved', row as never).data).toEqual({
+      employer: 'er_1',
+      group: 'grp_1',
+      discrepancy: 3,
+      action: 'accept_carrier_value',
+      member: 'mem_1',
     });
   });
 });

@@ -1,6 +1,7 @@
 import type { BeneficiaryRow } from '../beneficiaries/beneficiary.table.ts';
 import type { BenefitChangeRow } from '../benefit-changes/benefit-change.table.ts';
 import type { BusinessUnitRow } from '../business-units/business-unit.table.ts';
+import type { CarrierFileResolutionRow, CarrierFileRow } from '../carrier-files/carrier-file.table.ts';
 import type { CobraEventRow } from '../cobra-events/cobra-event.table.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { DocumentRow } from '../documents/document.table.ts';
@@ -51,6 +52,10 @@ interface EventSources {
   edi_file: Pick<EdiFileRow, 'employer_id' | 'group_id' | 'kind' | 'status'>;
   edi_left_out: Pick<EdiLeftOutRow, 'employer_id' | 'group_id' | 'member_id' | 'reason' | 'edi_file_id'>;
   alert: Pick<AlertRow, 'employer_id' | 'audience' | 'kind' | 'related_object_type' | 'related_object_id' | 'member_id'>;
+  carrier_file: Pick<CarrierFileRow, 'employer_id' | 'group_id'> & {
+    /** A discrepancy resolved (discrepancy_resolved): its index, the action and its member. */
+    resolution?: Pick<CarrierFileResolutionRow, 'discrepancy_index' | 'action'> & { member_id: string | null };
+  };
 }
 
 /** A record an event can be made from: its id, provider and the columns of its type. */
@@ -154,6 +159,15 @@ export const EVENT_DATA: { [T in EventObjectType]: (row: EventSource<T>) => Desc
       related_object_type: row.related_object_type,
       related_object_id: row.related_object_id,
       member: row.member_id,
+    },
+  }),
+  // A resolution's discrepancy by its index, the action and the member, never the carrier's values or the note (GET /carrier_files/{id}).
+  carrier_file: (row) => ({
+    employer: row.employer_id,
+    data: {
+      employer: row.employer_id,
+      group: row.group_id,
+      ...(row.resolution ? { discrepancy: row.resolution.discrepancy_index, action: row.resolution.action, member: row.resolution.member_id } : {}),
     },
   }),
 };

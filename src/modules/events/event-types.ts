@@ -36,6 +36,8 @@ export const EVENT_ACTIONS = {
   edi_left_out: ['created', 'deleted'],
   // Something a person must act on (alerts/alert.table.ts), recorded once.
   alert: ['created'],
+  // A carrier's file compared (created), and each of its discrepancies resolved by an admin (resent, or the carrier's value accepted), once.
+  carrier_file: ['created', 'discrepancy_resolved'],
 } as const satisfies Record<EventObjectType, readonly string[]>;
 
 export type EventAction<T extends EventObjectType> = (typeof EVENT_ACTIONS)[T][number];

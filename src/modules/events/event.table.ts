@@ -25,6 +25,7 @@ export const EVENT_OBJECT_TYPES = [
   'edi_file',
   'edi_left_out',
   'alert',
+  'carrier_file',
 ] as const;
 export type EventObjectType = (typeof EVENT_OBJECT_TYPES)[number];
 

@@ -155,52 +155,59 @@ export class MemberService {
 
   async updateMember(scope: Scope, id: string, input: UpdateMemberBody): Promise<MemberResponse> {
     assertPersonTextCarriersCanRead(input);
-    return this.#db.transaction().execute(async (trx) => {
-      const current = await repository.lockMemberById(trx, scope, id);
-      if (!current) throw new NotFound('member');
-      const changed = applyChanges(current, input, [
-        'first_name',
-        'last_name',
-        'dob',
-        'hire_date',
-        'termination_date',
-        'email',
-        'phone_number',
-        'biological_sex',
-        'employment_status',
-        'hours_worked',
-        'pay_frequency',
-        'payroll_provider_external_id',
-        'job_title',
-        'termination_reason',
-        'date_of_death',
-      ]);
-      const updated: MemberRow = withDeathCompleted({
-        ...changed,
-        ...(input.ssn !== undefined ? this.#ssnColumns(input.ssn) : {}),
-        // A hire date corrected before any rehire is the original one corrected.
-        original_hire_date:
-          current.original_hire_date === null || current.original_hire_date === current.hire_date ? changed.hire_date : current.original_hire_date,
-        // A termination cleared or moved without a reason said again has none.
-        termination_reason: input.termination_reason !== undefined || changed.termination_date === current.termination_date ? changed.termination_reason : null,
-        address: input.address ? JSON.stringify(input.address) : current.address,
-        business_unit_id: input.business_unit !== undefined ? input.business_unit : current.business_unit_id,
-        metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
-      });
-      const links = (await repository.findMemberLinks(trx, [id])).get(id)!;
-      const subclasses = input.subclasses ?? links.subclasses;
-      await this.#assertConsistent(trx, updated, subclasses, input.ssn);
-      await withDistinctSsn(() => repository.updateMember(trx, updated));
-      if (input.subclasses !== undefined) await repository.replaceMemberSubclasses(trx, id, subclasses);
-      await appendEmploymentEvents(trx, updated, employmentEventsOf(current, updated, toDateString(this.#clock.now())), this.#clock.now().toISOString());
-      const terminated = updated.termination_date !== null && updated.termination_date !== current.termination_date;
-      // Committed before the coverage changes, which record their own events (coverage/termination.service.ts),
-      // so that the member's event and notice come first, as they always have.
-      await this.#changes.commit(trx, { events: [eventOf('member', 'updated', updated)], notifications: terminated ? [terminatedNotification(updated)] : [] });
-      if (updated.termination_date !== current.termination_date) await this.#applyTerminationChange(trx, updated);
-      await this.#eligibility.applyEmploymentChangeIn(trx, current, updated);
-      return toMemberResponse(updated, { subclasses, enrollments: links.enrollments });
+    return this.#db.transaction().execute(async (trx) => this.updateMemberIn(trx, scope, id, input));
+  }
+
+  /**
+   * PATCH /members/{id} in the caller's transaction (a carrier file's value accepted, carrier-files/): the same
+   * checks, writes, events and effects on coverage as the route's.
+   */
+  async updateMemberIn(trx: Transaction<Database>, scope: Scope, id: string, input: UpdateMemberBody): Promise<MemberResponse> {
+    assertPersonTextCarriersCanRead(input);
+    const current = await repository.lockMemberById(trx, scope, id);
+    if (!current) throw new NotFound('member');
+    const changed = applyChanges(current, input, [
+      'first_name',
+      'last_name',
+      'dob',
+      'hire_date',
+      'termination_date',
+      'email',
+      'phone_number',
+      'biological_sex',
+      'employment_status',
+      'hours_worked',
+      'pay_frequency',
+      'payroll_provider_external_id',
+      'job_title',
+      'termination_reason',
+      'date_of_death',
+    ]);
+    const updated: MemberRow = withDeathCompleted({
+      ...changed,
+      ...(input.ssn !== undefined ? this.#ssnColumns(input.ssn) : {}),
+      // A hire date corrected before any rehire is the original one corrected.
+      original_hire_date:
+        current.original_hire_date === null || current.original_hire_date === current.hire_date ? changed.hire_date : current.original_hire_date,
+      // A termination cleared or moved without a reason said again has none.
+      termination_reason: input.termination_reason !== undefined || changed.termination_date === current.termination_date ? changed.termination_reason : null,
+      address: input.address ? JSON.stringify(input.address) : current.address,
+      business_unit_id: input.business_unit !== undefined ? input.business_unit : current.business_unit_id,
+      metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
     });
+    const links = (await repository.findMemberLinks(trx, [id])).get(id)!;
+    const subclasses = input.subclasses ?? links.subclasses;
+    await this.#assertConsistent(trx, updated, subclasses, input.ssn);
+    await withDistinctSsn(() => repository.updateMember(trx, updated));
+    if (input.subclasses !== undefined) await repository.replaceMemberSubclasses(trx, id, subclasses);
+    await appendEmploymentEvents(trx, updated, employmentEventsOf(current, updated, toDateString(this.#clock.now())), this.#clock.now().toISOString());
+    const terminated = updated.termination_date !== null && updated.termination_date !== current.termination_date;
+    // Committed before the coverage changes, which record their own events (coverage/termination.service.ts),
+    // so that the member's event and notice come first, as they always have.
+    await this.#changes.commit(trx, { events: [eventOf('member', 'updated', updated)], notifications: terminated ? [terminatedNotification(updated)] : [] });
+    if (updated.termination_date !== current.termination_date) await this.#applyTerminationChange(trx, updated);
+    await this.#eligibility.applyEmploymentChangeIn(trx, current, updated);
+    return toMemberResponse(updated, { subclasses, enrollments: links.enrollments });
   }
 
   /**
