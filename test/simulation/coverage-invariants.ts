@@ -1,7 +1,7 @@
 /**
  * The plan-year simulation's coverage invariants (docs/architecture.md "The plan-year simulation: invariants"):
- * single_coverage, no_unexplained_gap and cobra_event_per_loss, for a set of members, read straight from the
- * tables (the API shows coverage on a day, not its history). No vitest: the bench runs these too.
+ * the facts of a set of members' coverage read straight from the tables, single_coverage and no_unexplained_gap
+ * (cobra_event_per_loss, on the same facts, is in cobra-invariants.ts) (the API shows coverage on a day, not its history). No vitest: the bench runs these too.
  *
  * Everything is computed here from the rows, not by the service's rules: a person's coverage of a line is the
  * union of the date ranges of the enrolled plans that are coverage (the enrollment approved or synced, or
@@ -9,7 +9,6 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.ts';
-import { coveragePeriodOf } from '../../src/modules/cobra-events/cobra-periods.ts';
 import type { CobraEventType } from '../../src/modules/cobra-events/cobra-event.table.ts';
 import type { TerminationReason } from '../../src/modules/members/member.table.ts';
 import { addDays, compareDates } from '../../src/shared/dates.ts';
@@ -31,7 +30,7 @@ interface PlanFact {
   dependentIds: string[];
 }
 
-interface EnrollmentFact {
+export interface EnrollmentFact {
   id: string;
   memberId: string;
   start: string | null;
@@ -39,7 +38,7 @@ interface EnrollmentFact {
   medicareEntitledDependentId: string | null;
 }
 
-interface TerminationItemFact {
+export interface TerminationItemFact {
   enrolledPlanId: string;
   endedOn: string;
   cause: 'termination' | 'eligibility_loss';
@@ -289,7 +288,7 @@ export function checkSingleCoverage(day: string, facts: CoverageFacts): { violat
  * - the coverage ran to the last day of its plan year (a plan year ending without a renewal of the line).
  * Anything else (coverage rows deleted or cut short, a replacement that left days uncovered) is a violation.
  */
-function explanationOf(end: CoverageEnd, facts: CoverageFacts, index: FactIndex): Explanation | null {
+export function explanationOf(end: CoverageEnd, facts: CoverageFacts, index: FactIndex): Explanation | null {
   for (const plan of end.plans) {
     const item = (facts.terminationItems.get(plan.id) ?? []).find((candidate) => candidate.endedOn === end.end);
     if (item) return { kind: 'termination', item };
@@ -307,9 +306,9 @@ function explanationOf(end: CoverageEnd, facts: CoverageFacts, index: FactIndex)
   return null;
 }
 
-type Explanation = { kind: 'termination'; item: TerminationItemFact } | { kind: 'election'; enrollments: EnrollmentFact[] } | { kind: 'plan_year_end' };
+export type Explanation = { kind: 'termination'; item: TerminationItemFact } | { kind: 'election'; enrollments: EnrollmentFact[] } | { kind: 'plan_year_end' };
 
-interface FactIndex {
+export interface FactIndex {
   /** `member|day` -> enrollments whose effective_start is that day. */
   enrollmentsStarting: Map<string, EnrollmentFact[]>;
   /** enrollment -> `line|start` of its enrolled plans (coverage or not: a carrier's refusal does not unmake the election). */
@@ -318,7 +317,7 @@ interface FactIndex {
   planStarts: Map<string, EnrollmentFact[]>;
 }
 
-function indexFacts(facts: CoverageFacts): FactIndex {
+export function indexFacts(facts: CoverageFacts): FactIndex {
   const byId = new Map(facts.enrollments.map((enrollment) => [enrollment.id, enrollment]));
   const enrollmentsStarting = Map.groupBy(
     facts.enrollments.filter((enrollment) => enrollment.start !== null),
@@ -349,108 +348,6 @@ export function checkGaps(day: string, facts: CoverageFacts, ends: readonly Cove
       invariant: 'no_unexplained_gap',
       detail: `person ${end.personId} (member ${end.memberId}) has no ${end.line} coverage from ${addDays(end.end, 1)} (enrolled plans ${end.plans.map((plan) => plan.id).join(', ')} end ${end.end}): no termination, election or plan year end explains it`,
     });
-  }
-  return violations;
-}
-
-// ------------------------------------------------------------------------------------------------------------
-// cobra_event_per_loss
-
-/** Group health lines for COBRA, as docs/decisions.md "COBRA events" limits the record: medical, dental, vision. */
-const GROUP_HEALTH = new Set(['medical', 'dental', 'vision']);
-
-/** The events of 29 U.S.C. 1163 an enrollment reason is, written here from the statute (not from cobra-rules.ts). */
-const EVENT_OF_REASON: Partial<Record<string, CobraEventType>> = {
-  terminated: 'termination',
-  death: 'death',
-  employment_change: 'reduction_of_hours',
-  leave_of_absence: 'reduction_of_hours',
-  divorce: 'divorce_or_legal_separation',
-  medicare_eligible: 'medicare_entitlement',
-  dependent_aged_out: 'dependent_ceased_to_be_dependent',
-};
-
-/** A member's termination, by its termination_reason: gross misconduct is none (1163(2)); null reason is a termination. */
-function eventOfTermination(reason: TerminationReason | null): CobraEventType | null {
-  if (reason === 'gross_misconduct') return null;
-  if (reason === 'death') return 'death';
-  if (reason === 'reduction_in_hours') return 'reduction_of_hours';
-  return 'termination';
-}
-
-/** 29 U.S.C. 1167(3): the employee is a qualified beneficiary of a termination or reduction of hours only. */
-const EMPLOYEE_QUALIFIES = new Set<CobraEventType>(['termination', 'reduction_of_hours']);
-
-/** The qualifying events that may explain a stop of coverage (empty: none is one). */
-function eventTypesOf(explanation: Explanation | null): Set<CobraEventType> {
-  const types = new Set<CobraEventType>();
-  if (explanation?.kind === 'termination') {
-    const type = explanation.item.cause === 'eligibility_loss' ? 'reduction_of_hours' : eventOfTermination(explanation.item.memberTerminationReason);
-    if (type) types.add(type);
-  }
-  if (explanation?.kind === 'election') {
-    for (const enrollment of explanation.enrollments) {
-      const type = enrollment.reason === null ? undefined : EVENT_OF_REASON[enrollment.reason];
-      // A dependent's own Medicare entitlement is a life event, not 1163(4) (the covered employee's).
-      if (type === 'medicare_entitlement' && enrollment.medicareEntitledDependentId !== null) continue;
-      if (type) types.add(type);
-    }
-  }
-  return types;
-}
-
-/**
- * cobra_event_per_loss: every loss of group health coverage by a qualified beneficiary of a qualifying event,
- * once its first day without coverage has come (`lost <= day`), has exactly one COBRA event loss row, of an
- * event of that type; every loss row matches such a stop of coverage (no event for coverage that goes on, or
- * of another type); and every event has the maximum length of its type (cobra-periods.ts, the rule table: 18
- * months, 36, or 29 after a disability determination) with its period ending that many months after the event.
- */
-export function checkCobra(day: string, facts: CoverageFacts, ends: readonly CoverageEnd[]): Violation[] {
-  const index = indexFacts(facts);
-  const violations: Violation[] = [];
-  const violation = (detail: string) => violations.push({ day, invariant: 'cobra_event_per_loss', detail });
-  const lossRows = Map.groupBy(facts.losses, (loss) => `${loss.personId}|${loss.line}|${loss.lostDate}`);
-  const stops = new Map<string, { end: CoverageEnd; types: Set<CobraEventType> }>();
-  const memberStops = new Set(ends.filter((end) => end.personId === end.memberId).map((end) => `${end.memberId}|${end.line}|${end.end}`));
-  for (const end of ends) {
-    if (!GROUP_HEALTH.has(end.line)) continue;
-    const lost = addDays(end.end, 1);
-    const types = eventTypesOf(explanationOf(end, facts, index));
-    stops.set(`${end.personId}|${end.line}|${lost}`, { end, types });
-    if (compareDates(lost, day) > 0) continue;
-    const isMember = end.personId === end.memberId;
-    // A death is an event only when the employee's own coverage ends with it (a dependent's death is none).
-    const memberLostToo = memberStops.has(`${end.memberId}|${end.line}|${end.end}`);
-    const qualifying = [...types].filter((type) => (isMember ? EMPLOYEE_QUALIFIES.has(type) : type !== 'death' || memberLostToo));
-    if (qualifying.length === 0) continue;
-    const recorded = (lossRows.get(`${end.personId}|${end.line}|${lost}`) ?? []).filter((row) => qualifying.includes(row.eventType));
-    if (recorded.length !== 1) {
-      violation(
-        `person ${end.personId} (member ${end.memberId}) lost ${end.line} from ${lost} (${qualifying.join(' or ')}): ${recorded.length} COBRA events record it${recorded.length > 1 ? ` (${recorded.map((row) => row.cobraEventId).join(', ')})` : ''}`,
-      );
-    }
-  }
-  for (const [key, rows] of lossRows) {
-    const stop = stops.get(key);
-    for (const row of rows) {
-      if (!stop)
-        violation(
-          `COBRA event ${row.cobraEventId} records a loss of ${row.line} by ${row.personId} from ${row.lostDate}, but that coverage does not stop then`,
-        );
-      else if (!stop.types.has(row.eventType))
-        violation(
-          `COBRA event ${row.cobraEventId} is a ${row.eventType} event for ${row.personId}'s loss of ${row.line} from ${row.lostDate}; expected ${[...stop.types].join(' or ') || 'no qualifying event'}`,
-        );
-    }
-  }
-  for (const event of facts.cobraEvents) {
-    const period = coveragePeriodOf(event.eventType, event.eventDate, event.disabilityExtended);
-    if (event.months !== period.months || event.periodEnd !== period.end) {
-      violation(
-        `COBRA event ${event.id} (${event.eventType} of ${event.eventDate}) lasts ${event.months} months to ${event.periodEnd}; expected ${period.months} to ${period.end}`,
-      );
-    }
   }
   return violations;
 }
