@@ -90,7 +90,7 @@ export function checkCobra(day: string, facts: CoverageFacts, ends: readonly Cov
     for (const row of rows) {
       if (!stop)
         violation(
-          `COBRA event ${row.cobraEventId} records a loss of ${row.line} by ${row.personId} from ${row.lostDate}, but that coverage does not stop then`,
+          `COBRA event ${row.cobraEventId} (${row.eventType}) records a loss of ${row.line} by ${row.personId} from ${row.lostDate}, but that coverage does not stop then (never began, or goes on)`,
         );
       else if (!stop.types.has(row.eventType))
         violation(

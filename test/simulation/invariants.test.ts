@@ -252,7 +252,7 @@ describe('each invariant fails when the world is broken on purpose, and only tha
     );
   });
 
-  it('cobra_event_per_loss: when the COBRA event is given 36 months, or deleted, then each is reported', async () => {
+  it('cobra_event_per_loss: when the COBRA event is given 36 months, records a loss that never happened, or is deleted, then each is reported', async () => {
     const s = await story();
     const db = t.database.db;
     const event = await db.selectFrom('cobra_events').select('id').where('member_id', '=', s.w.member.id).executeTakeFirstOrThrow();
@@ -261,6 +261,27 @@ describe('each invariant fails when the world is broken on purpose, and only tha
     expect(invariantsOf(longer)).toEqual(['cobra_event_per_loss']);
     expect(longer.map((violation) => violation.detail)).toEqual([
       `COBRA event ${event.id} (termination of 2026-04-10) lasts 36 months to 2029-04-10; expected 18 to 2027-10-10`,
+    ]);
+
+    await db.updateTable('cobra_events').set({ maximum_coverage_months: 18, coverage_period_end: '2027-10-10' }).where('id', '=', event.id).execute();
+    // A loss the event records that never happened: the child was never on dental.
+    await db
+      .insertInto('cobra_event_losses')
+      .values({
+        cobra_event_id: event.id,
+        member_id: s.w.member.id,
+        event_type: 'termination',
+        event_date: '2026-04-10',
+        coverage_lost_date: '2026-04-11',
+        line_of_coverage: 'dental',
+        person_id: s.w.family.child.id,
+        position: 99,
+      })
+      .execute();
+    const invented = await checkerOf(s).checkDay('2026-04-15', []);
+    expect(invariantsOf(invented)).toEqual(['cobra_event_per_loss']);
+    expect(invented.map((violation) => violation.detail)).toEqual([
+      `COBRA event ${event.id} (termination) records a loss of dental by ${s.w.family.child.id} from 2026-04-11, but that coverage does not stop then (never began, or goes on)`,
     ]);
 
     await db.deleteFrom('cobra_event_losses').where('cobra_event_id', '=', event.id).execute();
