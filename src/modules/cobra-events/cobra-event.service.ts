@@ -132,7 +132,7 @@ export class CobraEventService implements QualifyingEventRecorder {
    */
   async recordCoverageLoss(trx: Transaction<Database>, change: CoverageChange): Promise<NewEvent[]> {
     const { enrollment, firstDayWithout } = change;
-    const losses = groupHealthLost(change.before, change.after);
+    const losses = groupHealthLost(change.before, change.after, firstDayWithout);
     const rule = qualifyingEventOf(enrollment.reason, losses, {
       medicareEntitledDependentId: enrollment.medicare_entitled_dependent_id,
       ...(change.terminationReason === undefined ? {} : { terminationReason: change.terminationReason }),

@@ -82,6 +82,14 @@ describe('groupHealthLost', () => {
     expect(groupHealthLost(before, [held('medical', 'dep_child'), held('medical')])).toEqual([dependentLoss('medical', 'dep_spouse')]);
   });
 
+  it('when coverage would only have begun on the first day without it (cancelled by the change), then it was never held, so nothing is lost; begun the day before, it is', () => {
+    const spouseFrom = (effectiveStart: string | null) => ({ ...held('medical', 'dep_spouse'), effectiveStart });
+    expect(groupHealthLost([spouseFrom('2026-01-01')], [held('medical')], '2026-01-01')).toEqual([]);
+    expect(groupHealthLost([spouseFrom('2026-02-01')], [held('medical')], '2026-01-01')).toEqual([]);
+    expect(groupHealthLost([spouseFrom('2025-12-31')], [held('medical')], '2026-01-01')).toEqual([dependentLoss('medical', 'dep_spouse')]);
+    expect(groupHealthLost([spouseFrom(null)], [held('medical')], '2026-01-01')).toEqual([dependentLoss('medical', 'dep_spouse')]);
+  });
+
   it('when a line was not covered before, then electing or waiving it loses nothing', () => {
     expect(groupHealthLost([], [held('medical', 'dep_spouse')])).toEqual([]);
     expect(groupHealthLost([held('dental')], [held('dental'), held('medical')])).toEqual([]);

@@ -8,6 +8,7 @@ import { ENROLLMENT_REASONS } from '../enrollments/enrollment-rules.ts';
 import type { TerminationReason } from '../members/member.table.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import type { CobraEventType } from './cobra-event.table.ts';
+import { compareDates } from '../../shared/dates.ts';
 
 export interface QualifyingEventRule {
   eventType: CobraEventType;
@@ -187,6 +188,8 @@ export const COBRA_LINES: readonly LineOfCoverage[] = (Object.keys(GROUP_HEALTH_
 export interface CoverageHeld {
   lineOfCoverage: LineOfCoverage;
   dependentIds: readonly string[];
+  /** Its first day, where known (null: the plan's). */
+  effectiveStart?: string | null;
 }
 
 /** Who lost one line: the member (`memberLost`) and the dependents, in the order they were covered. */
@@ -199,12 +202,19 @@ export interface LineLoss {
 /**
  * Per recorded line, the persons covered before and not after, across all of the line's entries: a move to
  * another plan, group or carrier of the same line keeps everyone it covers, so it loses nothing (26 CFR
- * 54.4980B-4 Q&A-1(c): to lose coverage is to cease to be covered). Only lines covered before can be lost.
+ * 54.4980B-4 Q&A-1(c): to lose coverage is to cease to be covered). Only lines covered before can be lost, and
+ * only coverage that had begun: coverage that would have started on or after `firstDayWithout` is cancelled by
+ * the change, never held (a divorce recorded back to before the coverage began).
  */
-export function groupHealthLost(before: readonly CoverageHeld[], after: readonly CoverageHeld[]): LineLoss[] {
+export function groupHealthLost(before: readonly CoverageHeld[], after: readonly CoverageHeld[], firstDayWithout?: string): LineLoss[] {
   const losses: LineLoss[] = [];
+  const began = (item: CoverageHeld) =>
+    firstDayWithout === undefined ||
+    item.effectiveStart === undefined ||
+    item.effectiveStart === null ||
+    compareDates(item.effectiveStart, firstDayWithout) < 0;
   for (const line of COBRA_LINES) {
-    const held = before.filter((item) => item.lineOfCoverage === line);
+    const held = before.filter((item) => item.lineOfCoverage === line && began(item));
     if (held.length === 0) continue;
     const kept = after.filter((item) => item.lineOfCoverage === line);
     const keptDependents = new Set(kept.flatMap((item) => item.dependentIds));
