@@ -27,12 +27,11 @@ interface FileRecord {
   replaces: string | null;
 }
 
-let acknowledgementControl = 700;
-
-/** A carrier's 999 of our functional group `groupControlNumber`: one 834 set, accepted or rejected (ISA: the carrier to us). */
-export function carrier999(carrierCode: string, groupControlNumber: number, accepted: boolean, day: string): string {
-  acknowledgementControl += 1;
-  const control = acknowledgementControl;
+/**
+ * A carrier's 999 of our functional group `groupControlNumber`: one 834 set, accepted or rejected (ISA: the
+ * carrier to us, with its own `control` number).
+ */
+export function carrier999(carrierCode: string, groupControlNumber: number, accepted: boolean, day: string, control: number): string {
   const yymmdd = day.slice(2).replaceAll('-', '');
   const isa = [
     'ISA',
@@ -79,6 +78,8 @@ export class CarrierDesk {
   readonly #scheduler: EdiScheduler;
   readonly #sftp: SftpTestServer | undefined;
   readonly #groups: ReadonlyMap<string, SimGroup>;
+  /** The carriers' acknowledgement control numbers (ISA13/GS06 of their 999s). */
+  #control = 700;
 
   constructor(options: {
     t: TestContext;
@@ -165,7 +166,8 @@ export class CarrierDesk {
       const group = this.#groups.get(file.group);
       if (!group) continue;
       const accepted = !mayReject || !this.#random.chance(REJECT_RATE);
-      const content = carrier999(group.carrierCode, file.group_control_number, accepted, day);
+      this.#control += 1;
+      const content = carrier999(group.carrierCode, file.group_control_number, accepted, day, this.#control);
       if (group.delivery === 'sftp' && this.#sftp && group.outbound) {
         this.#sftp.putFile(`${group.outbound}/999_${file.group_control_number}.x12`, content);
         picked += 1;

@@ -153,11 +153,19 @@ export async function eoiDecision(a: Actions, member: SimMember): Promise<void> 
   if (decided) a.steps.count(`eoi_${decision}`);
 }
 
-/** The health lines covered on `date`, each elected again as it is with `adding` added (a special enrollment). */
-function withAdded(coverage: readonly CoverageItem[], adding: string): Record<string, unknown>[] {
+/**
+ * The health lines covered on `date`, each elected again as it is with `adding` added (a special enrollment).
+ * Children 26 or older on `date` are left out: coverage read ahead still lists them until the sweep of their
+ * age-out day ends it, and an HR platform does not send them.
+ */
+function withAdded(coverage: readonly CoverageItem[], member: SimMember, adding: string, date: string): Record<string, unknown>[] {
+  const agedOut = new Set(member.children.filter((child) => ageOn(child.dob, date) >= 26).map((child) => child.id));
   return coverage
     .filter((item) => HEALTH_LINES.includes(item.line_of_coverage))
-    .map((item) => ({ plan: item.plan, enrolled_dependents: [...item.dependents.filter((id) => id !== adding), adding].map((dependent) => ({ dependent })) }));
+    .map((item) => ({
+      plan: item.plan,
+      enrolled_dependents: [...item.dependents.filter((id) => id !== adding && !agedOut.has(id)), adding].map((dependent) => ({ dependent })),
+    }));
 }
 
 /** A marriage: the spouse is added to every health line from the first of the next month (or the wedding day in December). */
@@ -178,7 +186,7 @@ export async function marriage(a: Actions, member: SimMember): Promise<void> {
     reason: 'marriage',
     change_date: changeDate,
     effective_start: start,
-    enrolled_plans: withAdded(coverage, spouse),
+    enrolled_plans: withAdded(coverage, member, spouse, start),
   });
   if (approved) a.steps.count('marriage');
 }
@@ -200,7 +208,7 @@ export async function birth(a: Actions, member: SimMember, afterOpenEnrollment: 
     reason: 'new_child',
     change_date: dob,
     effective_start: dob,
-    enrolled_plans: withAdded(coverage, child),
+    enrolled_plans: withAdded(coverage, member, child, dob),
   });
   if (!approved) return;
   a.steps.count('birth');

@@ -94,18 +94,20 @@ export async function runPlanYear(options: PlanYearOptions): Promise<PlanYearRes
     for (let index = 0; index < options.days; index++, day = addDays(day, 1)) {
       steps.day = day;
       const failed = steps.failures.length;
-      t.clock.set(`${day}T15:00:00.000Z`);
-      const actionsStart = performance.now();
-      await dayActions(a, day, story);
-      await desk.runDueJobs();
+      // The sweep at 02:00 UTC (the server's default SWEEP_TIME), HR's day from 15:00, the file schedule in the evening.
+      t.clock.set(`${day}T02:00:00.000Z`);
       const sweepStart = performance.now();
       const summary = await sweep.run(day);
       for (const [field, kind] of Object.entries(SWEEP_COUNTS)) steps.count(kind, summary[field as keyof typeof SWEEP_COUNTS]);
       await desk.runDueJobs();
+      t.clock.set(`${day}T15:00:00.000Z`);
+      const actionsStart = performance.now();
+      await dayActions(a, day, story);
+      await desk.runDueJobs();
       const filesStart = performance.now();
       const files = await desk.runDay(day);
       const filesEnd = performance.now();
-      perDay.push({ day, actionsMs: sweepStart - actionsStart, sweepMs: filesStart - sweepStart, filesMs: filesEnd - filesStart });
+      perDay.push({ day, sweepMs: actionsStart - sweepStart, actionsMs: filesStart - actionsStart, filesMs: filesEnd - filesStart });
       const found = [...steps.failuresSince(failed), ...((await options.checkDay?.(day, files)) ?? [])];
       violations.push(...found);
       if (found.length > 0) options.log?.(`${day}: ${found.length} violations: ${found.map((v) => `${v.invariant}: ${v.detail}`).join('; ')}`);
