@@ -57,6 +57,8 @@ const EVERY_KIND = [
   'edi_acknowledgements_picked_up',
 ];
 
+type Field = 'sweepMs' | 'filesMs' | 'actionsMs';
+
 describe('a plan year in a day', () => {
   it(
     'when three employers live through 2026 day by day, then no step fails, no invariant breaks, and every kind of event happens',
@@ -74,9 +76,11 @@ describe('a plan year in a day', () => {
         log: process.env.SIMULATION_LOG ? (line) => console.log(line) : undefined,
       });
       const seconds = (performance.now() - started) / 1000;
-      const worst = (field: 'sweepMs' | 'filesMs' | 'actionsMs') => Math.round(Math.max(...result.perDay.map((day) => day[field])));
+      const worst = (field: Field) => Math.round(Math.max(...result.perDay.map((day) => day[field])));
+      const total = (field: Field) => (result.perDay.reduce((sum, day) => sum + day[field], 0) / 1000).toFixed(1);
       console.log(
-        `plan year: ${result.days} days in ${seconds.toFixed(1)} s; worst day: sweep ${worst('sweepMs')} ms, files ${worst('filesMs')} ms, actions ${worst('actionsMs')} ms`,
+        `plan year: ${result.days} days in ${seconds.toFixed(1)} s (sweeps ${total('sweepMs')} s, actions ${total('actionsMs')} s, files ${total('filesMs')} s); ` +
+          `worst day: sweep ${worst('sweepMs')} ms, actions ${worst('actionsMs')} ms, files ${worst('filesMs')} ms`,
       );
       console.log(JSON.stringify(result.counts));
 
