@@ -55,24 +55,34 @@ async function createDependent(a: Actions, member: SimMember, body: Record<strin
   return created?.id;
 }
 
-/** A family drawn for a member: a spouse (often), children (some near 26, to age out in the plan year). */
-export async function createFamily(a: Actions, member: SimMember, options: { lastName: string; agingOut: boolean }): Promise<void> {
-  const { random } = a;
+/** A family as drawn: the spouse's and children's records to create. */
+export interface FamilyDraw {
+  spouse?: Record<string, unknown>;
+  children: (Record<string, unknown> & { dob: string })[];
+}
+
+/** Draws a family for a member: a spouse (often), children (some near 26, to age out in the plan year). No I/O. */
+export function drawFamily(random: Random, options: { lastName: string; agingOut: boolean }): FamilyDraw {
+  const family: FamilyDraw = { children: [] };
   if (random.chance(0.55)) {
-    member.spouse = await createDependent(a, member, {
-      ...personName(random),
-      last_name: options.lastName,
-      member_relationship: 'spouse',
-      dob: dateIn(random, random.int(1965, 1998)),
-    });
+    family.spouse = { ...personName(random), last_name: options.lastName, member_relationship: 'spouse', dob: dateIn(random, random.int(1965, 1998)) };
   }
   const children = random.int(0, 3);
   for (let index = 0; index < children; index++) {
-    // One child in ten of an ageing-out family turns 26 this year (and a few on the plan year's first day after).
+    // The first child of an ageing-out family turns 26 this year (or, a few, on the next plan year's first days).
     const dob =
       options.agingOut && index === 0 ? (random.chance(0.8) ? dateIn(random, 2000) : `2001-01-0${random.int(1, 3)}`) : dateIn(random, random.int(2004, 2025));
-    const id = await createDependent(a, member, { ...personName(random), last_name: options.lastName, member_relationship: 'child', dob });
-    if (id) member.children.push({ id, dob });
+    family.children.push({ ...personName(random), last_name: options.lastName, member_relationship: 'child', dob });
+  }
+  return family;
+}
+
+/** Creates the drawn family of the member. */
+export async function createFamily(a: Actions, member: SimMember, family: FamilyDraw): Promise<void> {
+  if (family.spouse) member.spouse = await createDependent(a, member, family.spouse);
+  for (const child of family.children) {
+    const id = await createDependent(a, member, child);
+    if (id) member.children.push({ id, dob: child.dob });
   }
 }
 
@@ -99,7 +109,7 @@ export async function hire(a: Actions, planned: PlannedHire): Promise<SimMember 
   );
   if (!created) return undefined;
   const member: SimMember = { id: created.id, employer: planned.employer, hireDate: planned.hireDate, state: 'active', children: [] };
-  await createFamily(a, member, { lastName: name.last_name, agingOut: false });
+  await createFamily(a, member, drawFamily(a.random, { lastName: name.last_name, agingOut: false }));
   a.steps.count('hire');
   return member;
 }

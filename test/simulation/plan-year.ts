@@ -6,7 +6,21 @@ import { addDays, compareDates, daysBetween } from '../../src/shared/dates.ts';
 import { startSftpTestServer, type SftpTestServer } from '../helpers/sftp-server.ts';
 import { DEVELOPMENT_SFTP, type TestContext } from '../helpers/test-app-core.ts';
 import { CarrierDesk, type DayFile } from './files.ts';
-import { birth, createFamily, death, divorce, eoiDecision, hire, marriage, newHireEnrollment, rehire, termination, type Actions } from './life-events.ts';
+import {
+  birth,
+  createFamily,
+  death,
+  drawFamily,
+  type FamilyDraw,
+  divorce,
+  eoiDecision,
+  hire,
+  marriage,
+  newHireEnrollment,
+  rehire,
+  termination,
+  type Actions,
+} from './life-events.ts';
 import { activateWindow, completeWindow, createWindow, OPEN_ENROLLMENT, openEnrollmentElection, renewPlans } from './open-enrollment.ts';
 import { Random } from './random.ts';
 import { Steps, type Violation } from './steps.ts';
@@ -43,8 +57,8 @@ export interface PlanYearResult {
   perDay: { day: string; sweepMs: number; filesMs: number; actionsMs: number }[];
 }
 
-/** Daily chances per employer of each life event (an employer of about a hundred members). */
-const DAILY = { marriage: 0.035, birth: 0.045, divorce: 0.02, death: 0.01, termination: 0.035 };
+/** Each life event's chance per member and day (for a hundred members: a marriage about every three weeks). */
+const DAILY = { marriage: 0.00045, birth: 0.00055, divorce: 0.00025, death: 0.00012, termination: 0.00045 };
 const SWEEP_COUNTS = {
   newly_eligible: 'sweep_newly_eligible',
   dependent_coverage_ended: 'age_out',
@@ -53,6 +67,8 @@ const SWEEP_COUNTS = {
   windows_closed: 'sweep_windows_closed',
   termination_cobra_events: 'sweep_cobra_events',
 } as const;
+/** Existing members created at once during setup (each a few requests in a row). */
+const SETUP_CONCURRENCY = 6;
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export async function runPlanYear(options: PlanYearOptions): Promise<PlanYearResult> {
@@ -145,6 +161,7 @@ async function setUp(t: PlanYearOptions['context'], a: Actions, options: PlanYea
     const world = await createEmployerWorld(t as TestContext, steps, { index, carriers, sftp, waitingPeriodDays: [0, 30, 60][index % 3]! });
     employers.push(world);
     const existing = Math.round(options.membersPerEmployer * 0.75);
+    const draws: ExistingMemberDraw[] = [];
     for (let number = 0; number < options.membersPerEmployer; number++) {
       if (number >= existing) {
         const hireDate = `2026-${String(random.int(1, 8)).padStart(2, '0')}-${String(random.int(1, 28)).padStart(2, '0')}`;
@@ -158,41 +175,62 @@ async function setUp(t: PlanYearOptions['context'], a: Actions, options: PlanYea
         });
         continue;
       }
-      const member = await existingMember(a, world);
-      if (member) members.push(member);
+      draws.push(drawExistingMember(random, world));
     }
+    // Drawn in order first, then created a few at a time: the story does not depend on which request finishes first.
+    const created = await inPool(draws, SETUP_CONCURRENCY, (draw) => createExistingMember(a, world, draw));
+    for (const member of created) if (member) members.push(member);
   }
   hires.sort((x, y) => compareDates(x.hireDate, y.hireDate));
   steps.log(`set up ${employers.length} employers, ${members.length} members covered, ${hires.length} hires planned`);
   return { employers, members, hires };
 }
 
-async function existingMember(a: Actions, world: SimEmployer): Promise<SimMember | undefined> {
-  const { random, steps } = a;
+/** What an existing member is, drawn before any request (so that members can be created side by side). */
+interface ExistingMemberDraw {
+  body: Record<string, unknown>;
+  family: FamilyDraw;
+  medical: 'gold' | 'silver';
+  dental: boolean;
+  vision: boolean;
+  lifeVolume: string | undefined;
+}
+
+function drawExistingMember(random: Random, world: SimEmployer): ExistingMemberDraw {
   const name = personName(random);
-  const created = await steps.expect<{ id: string }>(
-    'existing member',
-    a.admin.post('/members', {
-      employer: world.id,
-      ...name,
-      dob: dateIn(random, random.int(1960, 2000)),
-      address: { line1: '100 Market Street', city: 'Springfield', state: 'IL', zip_code: '62701' },
-      hire_date: dateIn(random, random.int(2012, 2025)),
-      employment_status: 'full_time',
-      hours_worked: 40,
-    }),
-    201,
-  );
+  const body = {
+    employer: world.id,
+    ...name,
+    dob: dateIn(random, random.int(1960, 2000)),
+    address: { line1: '100 Market Street', city: 'Springfield', state: 'IL', zip_code: '62701' },
+    hire_date: dateIn(random, random.int(2012, 2025)),
+    employment_status: 'full_time',
+    hours_worked: 40,
+  };
+  const family = drawFamily(random, { lastName: name.last_name, agingOut: random.chance(0.12) });
+  return {
+    body,
+    family,
+    medical: random.chance(0.6) ? 'gold' : 'silver',
+    dental: random.chance(0.75),
+    vision: random.chance(0.5),
+    lifeVolume: random.chance(0.3) ? `${random.int(1, 5) * 10000}.00` : undefined,
+  };
+}
+
+/** The member, their family, and the coverage the carriers already hold for them from the plan year's start. */
+async function createExistingMember(a: Actions, world: SimEmployer, draw: ExistingMemberDraw): Promise<SimMember | undefined> {
+  const { steps } = a;
+  const created = await steps.expect<{ id: string }>('existing member', a.admin.post('/members', draw.body), 201);
   if (!created) return undefined;
-  const fetched = await steps.expect<{ hire_date: string }>('member', a.admin.get(`/members/${created.id}`));
-  const member: SimMember = { id: created.id, employer: world, hireDate: fetched?.hire_date ?? '2025-01-01', state: 'active', children: [] };
-  await createFamily(a, member, { lastName: name.last_name, agingOut: random.chance(0.12) });
+  const member: SimMember = { id: created.id, employer: world, hireDate: draw.body.hire_date as string, state: 'active', children: [] };
+  await createFamily(a, member, draw.family);
   if (member.spouse) member.spouseSince = '2025-01-01';
   const dependents = [...(member.spouse ? [member.spouse] : []), ...member.children.map((child) => child.id)].map((dependent) => ({ dependent }));
-  const plans: Record<string, unknown>[] = [{ plan: (random.chance(0.6) ? world.plans.gold : world.plans.silver)!.id, enrolled_dependents: dependents }];
-  if (random.chance(0.75)) plans.push({ plan: world.plans.dental!.id, enrolled_dependents: dependents });
-  if (random.chance(0.5)) plans.push({ plan: world.plans.vision!.id, enrolled_dependents: dependents });
-  if (random.chance(0.3)) plans.push({ plan: world.plans.life!.id, requested_volume: `${random.int(1, 5) * 10000}.00` });
+  const plans: Record<string, unknown>[] = [{ plan: world.plans[draw.medical]!.id, enrolled_dependents: dependents }];
+  if (draw.dental) plans.push({ plan: world.plans.dental!.id, enrolled_dependents: dependents });
+  if (draw.vision) plans.push({ plan: world.plans.vision!.id, enrolled_dependents: dependents });
+  if (draw.lifeVolume) plans.push({ plan: world.plans.life!.id, requested_volume: draw.lifeVolume });
   const synced = await steps.expect(
     'coverage the carriers hold (carrier_sync)',
     a.admin.post('/enrollments', { member: member.id, category: 'carrier_sync', effective_start: '2026-01-01', enrolled_plans: plans }),
@@ -200,6 +238,20 @@ async function existingMember(a: Actions, world: SimEmployer): Promise<SimMember
   );
   if (synced) steps.count('carrier_sync_member');
   return member;
+}
+
+/** Runs `work` over the items, `concurrency` at a time; the results in the items' order. */
+async function inPool<T, R>(items: readonly T[], concurrency: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const runner = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, runner));
+  return results;
 }
 
 /** Everything HR sends on `day`, in a fixed order (so that a seed tells one story). */
@@ -246,28 +298,57 @@ async function dayActions(
     if (day === OPEN_ENROLLMENT.start) await activateWindow(a, world, members);
     if (day === OPEN_ENROLLMENT.complete) await completeWindow(a, world);
   }
-  // Life events, each employer's of the day drawn in turn.
+  // Life events, each employer's of the day drawn in turn, as many as its members make likely.
   const afterOpenEnrollment = compareDates(day, OPEN_ENROLLMENT.complete) > 0;
+  const activeOf = new Map<SimEmployer, SimMember[]>(employers.map((world) => [world, []]));
+  for (const member of members) if (member.state === 'active' && daysBetween(member.hireDate, day) >= 45) activeOf.get(member.employer)?.push(member);
   for (const world of employers) {
-    const active = members.filter((member) => member.employer === world && member.state === 'active' && daysBetween(member.hireDate, day) >= 45);
-    if (active.length === 0) continue;
-    if (random.chance(DAILY.marriage)) {
-      const single = active.filter((member) => !member.spouse);
-      if (single.length > 0) await marriage(a, random.pick(single));
-    }
-    if (random.chance(DAILY.birth)) await birth(a, random.pick(active), afterOpenEnrollment);
-    if (random.chance(DAILY.divorce)) {
-      const married = active.filter((member) => member.spouse && member.spouseSince && daysBetween(member.spouseSince, day) >= 60);
-      if (married.length > 0) await divorce(a, random.pick(married));
-    }
-    if (random.chance(DAILY.death)) await death(a, random.pick(active));
-    if (random.chance(DAILY.termination)) {
-      const member = random.pick(active.filter((candidate) => candidate.state === 'active'));
-      const back = await termination(a, member);
-      // Rehires come back before the autumn (a rehire's elections across open enrollment are not in this story).
-      if (back && compareDates(back, '2026-10-15') < 0) member.rehireOn = back;
-    }
+    const active = activeOf.get(world)!;
+    const still = (extra: (member: SimMember) => boolean = () => true) => active.filter((member) => member.state === 'active' && extra(member));
+    const draw = async (rate: number, candidates: () => SimMember[], act: (member: SimMember) => Promise<void>) => {
+      for (let count = howMany(random, rate, active.length); count > 0; count--) {
+        const chosen = candidates();
+        if (chosen.length === 0) return;
+        await act(random.pick(chosen));
+      }
+    };
+    await draw(
+      DAILY.marriage,
+      () => still((member) => !member.spouse),
+      (member) => marriage(a, member),
+    );
+    await draw(
+      DAILY.birth,
+      () => still(),
+      (member) => birth(a, member, afterOpenEnrollment),
+    );
+    await draw(
+      DAILY.divorce,
+      () => still((member) => member.spouse !== undefined && member.spouseSince !== undefined && daysBetween(member.spouseSince, day) >= 60),
+      (member) => divorce(a, member),
+    );
+    await draw(
+      DAILY.death,
+      () => still(),
+      (member) => death(a, member),
+    );
+    await draw(
+      DAILY.termination,
+      () => still(),
+      async (member) => {
+        const back = await termination(a, member);
+        // Rehires come back before the autumn (a rehire's elections across open enrollment are not in this story).
+        if (back && compareDates(back, '2026-10-15') < 0) member.rehireOn = back;
+      },
+    );
   }
+}
+
+/** How many of an event `population` members have on a day: the expected count's whole part, and one more by the chance of its fraction. */
+function howMany(random: Random, ratePerMember: number, population: number): number {
+  const expected = ratePerMember * population;
+  const whole = Math.floor(expected);
+  return whole + (random.chance(expected - whole) ? 1 : 0);
 }
 
 /** The COBRA qualifying events the year recorded (at a termination, a death, a divorce, an age-out, or by the sweep), counted by type. */
