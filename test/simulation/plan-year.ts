@@ -28,7 +28,14 @@ import { createCarriers, createEmployerWorld, dateIn, personName, type PlannedHi
 
 // A plan year in a day (docs/architecture.md "Tests and benchmarks", the plan-year simulation): a seeded story of
 // several employers driven day by day through the real HTTP API, with the daily sweep and the EDI file schedule
-// run as the server runs them, and the caller's invariants checked after each day.
+// run as the server runs them, and the caller's invariants checked after each day. Under plain Node (a bench):
+//
+//   const database = await createTestDatabaseAt(postgresUrl);            // test/helpers/database-core.ts
+//   const context = await createTestAppOn(database, { now: '2026-01-01T12:00:00.000Z', env: { ...DEVELOPMENT_OUTBOUND_ENV } });
+//   const result = await runPlanYear({ context, seed: 1, employers: 3, membersPerEmployer: 100, start: '2026-01-01', days: 365 });
+//   await context.close();
+//
+// (BENEFITS_TEST_DATABASE=postgres picks PostgreSQL, as in the tests.)
 
 export type { Violation } from './steps.ts';
 export type { DayFile } from './files.ts';
