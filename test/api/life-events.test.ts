@@ -210,6 +210,28 @@ describe('who an event may add or drop, and plan changes', () => {
     expect(refusedBy(refused)).toEqual(['enrolled_plans.0: marriage/drop', 'enrolled_plans.0: marriage/change_plan', 'coverage_waivers.0: marriage/drop']);
   });
 
+  it('when a child ages out before the coverage starts and the sweep has not ended their coverage yet, then a marriage leaving them out is accepted (not a drop); keeping them is refused', async () => {
+    // Covered since 2026-01-01; the child turns 26 on 2026-03-20, after today and before the marriage's coverage starts.
+    const member = await createMember(world.w.admin, { employer: world.w.employer.id, dob: '1975-05-05', hire_date: '2020-01-01' });
+    const child = await createDependent(world.w.admin, { member: member.id, member_relationship: 'child', dob: '2000-03-20' });
+    const created = await world.w.admin.post('/enrollments', {
+      member: member.id,
+      category: 'carrier_sync',
+      effective_start: '2026-01-01',
+      enrolled_plans: [{ plan: world.w.plans.medical.id, enrolled_dependents: [{ dependent: child.id }] }],
+    });
+    expect(created.status, created.text).toBe(201);
+    const spouse = await createDependent(world.w.admin, { member: member.id, member_relationship: 'spouse', dob: '1980-01-01' });
+
+    const keeping = await submitQle(world.w.admin, member.id, { ...marriage, enrolled_plans: [medical(spouse.id, child.id)] });
+    expect(keeping.status).toBe(400);
+    expect(keeping.body.input_errors.map((error: { message: string }) => error.message)).toEqual([
+      expect.stringContaining('aged out of this plan on 2026-03-19'),
+    ]);
+    const leaving = await submitQle(world.w.admin, member.id, { ...marriage, enrolled_plans: [medical(spouse.id)] });
+    expect(leaving.status, leaving.text).toBe(200);
+  });
+
   it('when a marriage enrolls someone, then the line may move to another plan (29 CFR 2590.701-6(d)(2))', async () => {
     const people = await coveredMember();
     expect((await submitQle(world.w.admin, people.member.id, { ...marriage, enrolled_plans: [silver(people.spouse.id, people.child.id)] })).status).toBe(200);

@@ -36,6 +36,16 @@ describe('the life event table', () => {
   });
 
   it.each([
+    ['covered before and left out', undefined, ['enrolled_plans.0: marriage/drop']],
+    ['leaving (aged out on the start) and left out', new Set(['dep_child']), []],
+  ] as const)('a marriage where a child %s gives %j', (_label, leaving, expected) => {
+    const child = new Map([['dep_child', 'child' as const]]);
+    const before = { planId: 'plan_gold', dependents: child, ...(leaving ? { leaving } : {}) };
+    const after = { planId: 'plan_gold', previousPlanId: null, dependents: new Map([['dep_spouse', 'spouse' as const]]) };
+    expect(messages({ lines: [{ lineOfCoverage: 'medical', path: ['enrolled_plans', 0], before, after }] })).toEqual(expected);
+  });
+
+  it.each([
     // Submitted on 2026-12-15: the first of the next month is in the next year.
     ['2027-01-01', []],
     ['2027-01-02', ['effective_start: marriage/coverage_start']],

@@ -328,7 +328,8 @@ export interface LineBeforeAfter {
   lineOfCoverage: LineOfCoverage;
   /** Where the line is in the request: an enrolled_plans index or a coverage_waivers index. */
   path: (string | number)[];
-  before: { planId: string; dependents: ReadonlyMap<string, DependentRelationship> } | null;
+  /** `leaving`: dependents no longer eligible on the start (aged out, relationship ended): leaving them out is no drop. */
+  before: { planId: string; dependents: ReadonlyMap<string, DependentRelationship>; leaving?: ReadonlySet<string> } | null;
   /** What the enrollment elects on the line from its start (its first plan year's plan). */
   after: { planId: string; previousPlanId: string | null; dependents: ReadonlyMap<string, DependentRelationship> } | null;
   /** The plans of the later plan years the enrollment names on the line (a birth's or an adoption's), with their persons. */
@@ -398,7 +399,8 @@ export function lifeEventErrors(facts: LifeEventFacts): InputError[] {
     if (line.after && !line.before) addedHere.set('member', 'member');
     if (line.before && !line.after) droppedHere.set('member', 'member');
     for (const [id, relationship] of line.after?.dependents ?? []) if (!line.before?.dependents.has(id)) addedHere.set(id, personOf(relationship));
-    for (const [id, relationship] of line.before?.dependents ?? []) if (!line.after?.dependents.has(id)) droppedHere.set(id, personOf(relationship));
+    for (const [id, relationship] of line.before?.dependents ?? [])
+      if (!line.after?.dependents.has(id) && !line.before?.leaving?.has(id)) droppedHere.set(id, personOf(relationship));
     for (const [who, person] of addedHere) {
       if (!rule.add.includes(person))
         refuse(

@@ -10,7 +10,9 @@ import { inputError, type InputError } from '../../shared/errors.ts';
 import { findCoverageInForce } from '../coverage/coverage.repository.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
 import type { MemberRow } from '../members/member.table.ts';
-import { disabilityCertifiedThrough } from '../plan-configurations/eligibility.ts';
+import { disabilityCertifiedThrough, isChildEligibleOn, selectPlanConfiguration } from '../plan-configurations/eligibility.ts';
+import { spouseStandingOn } from '../dependents/spouse-rules.ts';
+import { isChildLike, isSpouseLike } from '../plans/coverage-tier.ts';
 import type { PlanConfigurationRow } from '../plan-configurations/plan-configuration.table.ts';
 import { parseVolumeRules } from '../plans/plan.service.ts';
 import type { LineOfCoverage, PlanRow } from '../plans/plan.table.ts';
@@ -47,6 +49,15 @@ export async function checkSubmission(
   const configurations = Map.groupBy(await findPlanConfigurationsForPlans(trx, member.provider_id, planIds), (c) => c.plan_id);
   const dependentIds = [...elections.dependents.map((d) => d.dependent_id), ...elections.waivers.flatMap((w) => (w.dependent_id ? [w.dependent_id] : []))];
   const dependents = new Map((await findDependentsByIds(trx, member.provider_id, dependentIds)).map((d) => [d.id, d]));
+  const subclassIds = await findMemberSubclassIds(trx, member.id);
+  // Whether a dependent may be covered on the plan from `start`: the same rules submissionErrors applies to an election.
+  const eligibleOn = (dependent: DependentRow, planId: string, start: string): boolean => {
+    if (isSpouseLike(dependent.member_relationship)) return spouseStandingOn(dependent.member_relationship, dependent.relationship_end_date, start) !== 'ended';
+    const configuration = selectPlanConfiguration(subclassIds, configurations.get(planId) ?? []);
+    if (!configuration || !isChildLike(dependent.member_relationship)) return true;
+    const certified = disabilityCertifiedThrough(Boolean(dependent.has_disability), dependent.disability_certified_on);
+    return isChildEligibleOn(dependent.dob, configuration.dependent_age_limit, configuration.dependent_age_out_rule, start, certified);
+  };
   const rule = enrollment.category === 'qle' ? lifeEventRule(enrollment.reason) : undefined;
   const lifeEvent =
     rule && enrollment.change_date !== null && enrollment.rules_override_reason === null
@@ -58,10 +69,9 @@ export async function checkSubmission(
           today,
           hireDate: member.hire_date,
           effectiveStart: enrollment.effective_start,
-          lines: await linesBeforeAndAfter(trx, enrollment, elections, plans, dependents, enrollment.effective_start ?? today),
+          lines: await linesBeforeAndAfter(trx, enrollment, elections, plans, dependents, enrollment.effective_start ?? today, eligibleOn),
         })
       : [];
-  const subclassIds = await findMemberSubclassIds(trx, member.id);
   const facts = submissionFacts({ enrollment, member, elections, plans, configurations, dependents, subclassIds });
   return { errors: [...window.errors, ...lifeEvent, ...submissionErrors(facts)], windowId: window.windowId };
 }
@@ -181,8 +191,9 @@ async function linesBeforeAndAfter(
   enrollment: EnrollmentRow,
   elections: Elections,
   plans: ReadonlyMap<string, Pick<PlanRow, 'id' | 'line_of_coverage' | 'previous_plan_id'>>,
-  elected: ReadonlyMap<string, Pick<DependentRow, 'member_relationship'>>,
+  elected: ReadonlyMap<string, DependentRow>,
   start: string,
+  eligibleOn: (dependent: DependentRow, planId: string, start: string) => boolean,
 ): Promise<LineBeforeAfter[]> {
   const electedPlans = elections.plans.flatMap((row) => {
     const plan = plans.get(row.plan_id);
@@ -197,14 +208,17 @@ async function linesBeforeAndAfter(
   );
   // The elected dependents are loaded already; only those covered before and no longer elected are read.
   const unknown = beforeDependents.map((d) => d.dependent_id).filter((id) => !elected.has(id));
-  const relationships = new Map([
-    ...[...elected].map(([id, dependent]) => [id, dependent.member_relationship] as const),
-    ...(await findDependentsByIds(trx, enrollment.provider_id, unknown)).map((d) => [d.id, d.member_relationship] as const),
-  ]);
-  const persons = (ids: readonly string[]) => new Map(ids.flatMap((id) => (relationships.has(id) ? [[id, relationships.get(id)!] as const] : [])));
+  const rows = new Map([...elected, ...(await findDependentsByIds(trx, enrollment.provider_id, unknown)).map((d) => [d.id, d] as const)]);
+  const persons = (ids: readonly string[]) => new Map(ids.flatMap((id) => (rows.has(id) ? [[id, rows.get(id)!.member_relationship] as const] : [])));
+  // Who the line's election could not cover from its start is leaving anyway (judged on the elected plan's configuration).
+  const electedPlanOn = (line: LineOfCoverage) => electedPlans.find(({ plan }) => plan.line_of_coverage === line)?.plan.id;
   const before = (line: LineOfCoverage) => {
     const row = inForce.find((entry) => entry.line_of_coverage === line);
-    return row ? { planId: row.plan_id, dependents: persons(beforeDependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id)) } : null;
+    if (!row) return null;
+    const ids = beforeDependents.filter((d) => d.enrolled_plan_id === row.id).map((d) => d.dependent_id);
+    const planId = electedPlanOn(line) ?? row.plan_id;
+    const leaving = new Set(ids.filter((id) => rows.has(id) && !eligibleOn(rows.get(id)!, planId, start)));
+    return { planId: row.plan_id, dependents: persons(ids), leaving };
   };
   return lines.map((line): LineBeforeAfter => {
     // A birth or an adoption may name the plan of each plan year it spans: the first (earliest start) is the election judged.
