@@ -86,7 +86,7 @@ async function main(argv) {
 /**
  * Adds to every database block of a result the machine ceiling of its database and the figures relative to it;
  * where the scenario states targets relative to a ceiling (`relativeTargets`: { [kind]: [{ name, figure,
- * atLeast | atMost, ceiling, replaces }] }), checks them against that ceiling of this run in place of the
+ * atLeast | atMost, ceiling, replaces, timesCeiling }] }), checks them against that ceiling of this run in place of the
  * absolute target each replaces. Without the ceiling (BENCH_MACHINE_CEILING=0) the absolute targets stand.
  */
 function attachRelativeFigures(result, machine, relativeTargets = {}) {
@@ -99,7 +99,8 @@ function attachRelativeFigures(result, machine, relativeTargets = {}) {
       // A figure by name, or a dotted path into the block's timings (e.g. 'live.deliveries_per_s').
       const value = target.figure.includes('.') ? target.figure.split('.').reduce((at, part) => at?.[part], block.timings) : block.figures?.[target.figure];
       if (ceiling === undefined || typeof value !== 'number' || !block.targets) continue;
-      const relative = value / (ceiling / 1000);
+      // A rate per 1,000 ceiling req/s; a duration (`timesCeiling`) in seconds times the ceiling in thousands.
+      const relative = target.timesCeiling ? value * (ceiling / 1000) : value / (ceiling / 1000);
       delete block.targets[target.replaces];
       block.targets[target.name] = target.atLeast !== undefined ? relative >= target.atLeast : relative <= target.atMost;
       if ((target.ceiling ?? kind) !== kind) block.relative[`${target.figure}_per_kceil(${target.ceiling})`] = Math.round(relative * 100) / 100;

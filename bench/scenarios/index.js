@@ -12,6 +12,7 @@ import * as enrollmentApprovals from './enrollment-approvals.js';
 import * as hostileClients from './hostile-clients.js';
 import * as notificationsFilter from './notifications-filter.js';
 import * as openEnrollmentScale from './open-enrollment-scale.js';
+import * as planYear from './plan-year.js';
 import * as webhooksDelivery from './webhooks-delivery.js';
 
 export const SCENARIOS = [
@@ -23,4 +24,5 @@ export const SCENARIOS = [
   ediFiles,
   webhooksDelivery,
   hostileClients,
+  planYear,
 ];

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, DEVELOPMENT_OUTBOUND_ENV, type TestContext } from '../helpers/test-app.ts';
-import { runPlanYear, type DayFile, type Violation } from '../simulation/plan-year.ts';
+import { createInvariantChecker } from '../simulation/invariants.ts';
+import { runPlanYear } from '../simulation/plan-year.ts';
 
 // A plan year in a day (test/simulation/plan-year.ts): three employers, 300 members, every day of 2026 through the
 // real API, with the daily sweep and the EDI schedule. The SFTP server runs in this process: the development switch.
+// After every day the invariants of test/simulation/invariants.ts are checked (each shown to fail when broken on
+// purpose in test/simulation/invariants.test.ts): what changed that day, and everything every 30 days.
 
 let t: TestContext;
 beforeAll(async () => {
@@ -12,13 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-
-/** Until the invariant checks are wired in: each day's 834 files are whole X12 interchanges. */
-async function filesAreInterchanges(day: string, files: DayFile[]): Promise<Violation[]> {
-  return files
-    .filter((file) => !file.content.startsWith('ISA') || !/IEA\*1\*\d{9}~\s*$/.test(file.content))
-    .map((file) => ({ day, invariant: 'x12_interchange', detail: `file ${file.id} is not one whole interchange` }));
-}
 
 const EVERY_KIND = [
   'carrier_sync_member',
@@ -64,6 +60,7 @@ describe('a plan year in a day', () => {
     'when three employers live through 2026 day by day, then no step fails, no invariant breaks, and every kind of event happens',
     { timeout: 300_000 },
     async () => {
+      const checker = createInvariantChecker({ db: t.database.db, api: t.admin, providerId: t.providerId });
       const started = performance.now();
       const result = await runPlanYear({
         context: t,
@@ -72,7 +69,7 @@ describe('a plan year in a day', () => {
         membersPerEmployer: 100,
         start: '2026-01-01',
         days: 365,
-        checkDay: filesAreInterchanges,
+        checkDay: (day, files) => checker.checkDay(day, files),
         log: process.env.SIMULATION_LOG ? (line) => console.log(line) : undefined,
       });
       const seconds = (performance.now() - started) / 1000;

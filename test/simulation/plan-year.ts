@@ -108,7 +108,13 @@ export async function runPlanYear(options: PlanYearOptions): Promise<PlanYearRes
   try {
     steps.day = options.start;
     t.clock.set(`${options.start}T12:00:00.000Z`);
-    const story = { ...(await setUp(t, a, options, sftp)), pendingElections: new Map<SimMember, PlannedHire>() };
+    const setUpStory = await setUp(t, a, options, sftp);
+    const story: Story = {
+      ...setUpStory,
+      pendingElections: new Map<SimMember, PlannedHire>(),
+      // Each employer's own draws from the seed: employers' days run side by side (dayActions).
+      randomOf: new Map(setUpStory.employers.map((world, index) => [world, new Random((options.seed + (index + 1) * 0x9e3779b1) >>> 0)])),
+    };
     const { employers } = story;
     violations.push(...steps.failuresSince(0));
     const groups = new Map<string, SimGroup>(employers.flatMap((world) => Object.values(world.groups).map((group) => [group.id, group] as const)));
@@ -261,32 +267,61 @@ async function inPool<T, R>(items: readonly T[], concurrency: number, work: (ite
   return results;
 }
 
-/** Everything HR sends on `day`, in a fixed order (so that a seed tells one story). */
-async function dayActions(
-  a: Actions,
-  day: string,
-  {
-    employers,
-    members,
-    hires,
-    pendingElections,
-  }: { employers: readonly SimEmployer[]; members: SimMember[]; hires: PlannedHire[]; pendingElections: Map<SimMember, PlannedHire> },
-): Promise<void> {
-  const { random } = a;
-  for (const member of members) {
+/** What the story holds while it runs: the employers (each with its own draws), the members, the hires still to come. */
+interface Story {
+  employers: readonly SimEmployer[];
+  members: SimMember[];
+  hires: PlannedHire[];
+  pendingElections: Map<SimMember, PlannedHire>;
+  randomOf: ReadonlyMap<SimEmployer, Random>;
+}
+
+/**
+ * Everything HR sends on `day`. Employers are independent (none of their members, groups or plans are shared), so
+ * their days run side by side, as an HR platform's would; each employer's day is in a fixed order with its own
+ * draws (so that a seed still tells one story, whichever request finishes first).
+ */
+async function dayActions(a: Actions, day: string, story: Story): Promise<void> {
+  for (const member of story.members) {
     if (member.state === 'leaving' && compareDates(member.terminationDate!, day) < 0) member.state = 'terminated';
   }
+  const hiresToday = new Map<SimEmployer, PlannedHire[]>();
+  while (story.hires.length > 0 && story.hires[0]!.hireDate === day) {
+    const planned = story.hires.shift()!;
+    hiresToday.set(planned.employer, [...(hiresToday.get(planned.employer) ?? []), planned]);
+  }
+  const membersOf = Map.groupBy(story.members, (member) => member.employer);
+  await Promise.all(
+    story.employers.map((world) =>
+      employerDay({ ...a, random: story.randomOf.get(world)! }, day, world, {
+        members: membersOf.get(world) ?? [],
+        hires: hiresToday.get(world) ?? [],
+        story,
+      }),
+    ),
+  );
+}
+
+/** One employer's day, in a fixed order: hires, new-hire elections, EOI decisions, rehires, open enrollment, the autumn's calendar, life events. */
+async function employerDay(
+  a: Actions,
+  day: string,
+  world: SimEmployer,
+  { members, hires, story }: { members: SimMember[]; hires: readonly PlannedHire[]; story: Story },
+): Promise<void> {
+  const { random } = a;
+  const { pendingElections } = story;
   // Hires on their hire date, then the new-hire elections due.
-  while (hires.length > 0 && hires[0]!.hireDate === day) {
-    const planned = hires.shift()!;
+  for (const planned of hires) {
     const member = await hire(a, planned);
     if (member) {
       members.push(member);
+      story.members.push(member);
       pendingElections.set(member, planned);
     }
   }
   for (const [member, planned] of pendingElections) {
-    if (planned.enrollOn !== day) continue;
+    if (member.employer !== world || planned.enrollOn !== day) continue;
     pendingElections.delete(member);
     if (member.state === 'active') await newHireEnrollment(a, member, planned);
   }
@@ -299,56 +334,50 @@ async function dayActions(
     if (member.openEnrollment?.day === day && member.state === 'active') await openEnrollmentElection(a, member);
   }
   // The autumn's calendar.
-  for (const world of employers) {
-    if (day === OPEN_ENROLLMENT.renew) await renewPlans(a, world);
-    if (day === OPEN_ENROLLMENT.create) await createWindow(a, world);
-    if (day === OPEN_ENROLLMENT.start) await activateWindow(a, world, members);
-    if (day === OPEN_ENROLLMENT.complete) await completeWindow(a, world);
-  }
-  // Life events, each employer's of the day drawn in turn, as many as its members make likely.
+  if (day === OPEN_ENROLLMENT.renew) await renewPlans(a, world);
+  if (day === OPEN_ENROLLMENT.create) await createWindow(a, world);
+  if (day === OPEN_ENROLLMENT.start) await activateWindow(a, world, members);
+  if (day === OPEN_ENROLLMENT.complete) await completeWindow(a, world);
+  // Life events, as many as the employer's members make likely.
   const afterOpenEnrollment = compareDates(day, OPEN_ENROLLMENT.complete) > 0;
-  const activeOf = new Map<SimEmployer, SimMember[]>(employers.map((world) => [world, []]));
-  for (const member of members) if (member.state === 'active' && daysBetween(member.hireDate, day) >= 45) activeOf.get(member.employer)?.push(member);
-  for (const world of employers) {
-    const active = activeOf.get(world)!;
-    const still = (extra: (member: SimMember) => boolean = () => true) => active.filter((member) => member.state === 'active' && extra(member));
-    const draw = async (rate: number, candidates: () => SimMember[], act: (member: SimMember) => Promise<void>) => {
-      for (let count = howMany(random, rate, active.length); count > 0; count--) {
-        const chosen = candidates();
-        if (chosen.length === 0) return;
-        await act(random.pick(chosen));
-      }
-    };
-    await draw(
-      DAILY.marriage,
-      () => still((member) => !member.spouse),
-      (member) => marriage(a, member),
-    );
-    await draw(
-      DAILY.birth,
-      () => still(),
-      (member) => birth(a, member, afterOpenEnrollment),
-    );
-    await draw(
-      DAILY.divorce,
-      () => still((member) => member.spouse !== undefined && member.spouseSince !== undefined && daysBetween(member.spouseSince, day) >= 60),
-      (member) => divorce(a, member),
-    );
-    await draw(
-      DAILY.death,
-      () => still(),
-      (member) => death(a, member),
-    );
-    await draw(
-      DAILY.termination,
-      () => still(),
-      async (member) => {
-        const back = await termination(a, member);
-        // Rehires come back before the autumn (a rehire's elections across open enrollment are not in this story).
-        if (back && compareDates(back, '2026-10-15') < 0) member.rehireOn = back;
-      },
-    );
-  }
+  const active = members.filter((member) => member.state === 'active' && daysBetween(member.hireDate, day) >= 45);
+  const still = (extra: (member: SimMember) => boolean = () => true) => active.filter((member) => member.state === 'active' && extra(member));
+  const draw = async (rate: number, candidates: () => SimMember[], act: (member: SimMember) => Promise<void>) => {
+    for (let count = howMany(random, rate, active.length); count > 0; count--) {
+      const chosen = candidates();
+      if (chosen.length === 0) return;
+      await act(random.pick(chosen));
+    }
+  };
+  await draw(
+    DAILY.marriage,
+    () => still((member) => !member.spouse),
+    (member) => marriage(a, member),
+  );
+  await draw(
+    DAILY.birth,
+    () => still(),
+    (member) => birth(a, member, afterOpenEnrollment),
+  );
+  await draw(
+    DAILY.divorce,
+    () => still((member) => member.spouse !== undefined && member.spouseSince !== undefined && daysBetween(member.spouseSince, day) >= 60),
+    (member) => divorce(a, member),
+  );
+  await draw(
+    DAILY.death,
+    () => still(),
+    (member) => death(a, member),
+  );
+  await draw(
+    DAILY.termination,
+    () => still(),
+    async (member) => {
+      const back = await termination(a, member);
+      // Rehires come back before the autumn (a rehire's elections across open enrollment are not in this story).
+      if (back && compareDates(back, '2026-10-15') < 0) member.rehireOn = back;
+    },
+  );
 }
 
 /** How many of an event `population` members have on a day: the expected count's whole part, and one more by the chance of its fraction. */

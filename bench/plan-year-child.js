@@ -1,0 +1,43 @@
+// Runs the plan-year simulation (test/simulation/plan-year.ts) against DATABASE_URL in a process of its own, so
+// that its peak RSS is the simulation's (the in-process server, the story's driver and the invariant checks), and
+// prints one JSON line: { days, seconds, per_day, counts, violations, peak_rss_mb }. Node 24 runs the TypeScript
+// sources directly (type stripping); the bench of plan-year is the only scenario that does, because the
+// simulation it shares with the test suite is written against them.
+import { performance } from 'node:perf_hooks';
+import { openDatabase } from '../src/db/database.ts';
+import { createTestAppOn, DEVELOPMENT_OUTBOUND_ENV } from '../test/helpers/test-app-core.ts';
+import { createInvariantChecker } from '../test/simulation/invariants.ts';
+import { runPlanYear } from '../test/simulation/plan-year.ts';
+import { memoryOf } from './lib/processes.js';
+
+const settings = JSON.parse(process.env.PLAN_YEAR_SETTINGS);
+const handle = openDatabase(process.env.DATABASE_URL);
+const database = { ...handle, url: process.env.DATABASE_URL, destroy: () => handle.close() };
+// Requests are not logged one by one (the test app keeps its log lines in memory); the SFTP server is local.
+const context = await createTestAppOn(database, { now: `${settings.start}T12:00:00.000Z`, env: { ...DEVELOPMENT_OUTBOUND_ENV, LOG_LEVEL: 'warn' } });
+try {
+  const checker = settings.check ? createInvariantChecker({ db: context.database.db, api: context.admin, providerId: context.providerId }) : undefined;
+  let checkMs = 0;
+  const started = performance.now();
+  const result = await runPlanYear({
+    context,
+    seed: settings.seed,
+    employers: settings.employers,
+    membersPerEmployer: settings.members_per_employer,
+    start: settings.start,
+    days: settings.days,
+    checkDay: checker
+      ? async (day, files) => {
+          const at = performance.now();
+          const found = await checker.checkDay(day, files);
+          checkMs += performance.now() - at;
+          return found;
+        }
+      : undefined,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  const seconds = (performance.now() - started) / 1000;
+  process.stdout.write(`${JSON.stringify({ seconds, check_seconds: checkMs / 1000, peak_rss_mb: memoryOf(process.pid).peak_rss_mb, ...result })}\n`);
+} finally {
+  await context.close();
+}
