@@ -169,7 +169,7 @@ export async function eoiDecision(a: Actions, member: SimMember): Promise<void> 
  * age-out day ends it, and an HR platform does not send them.
  */
 function withAdded(coverage: readonly CoverageItem[], member: SimMember, adding: string, date: string): Record<string, unknown>[] {
-  const agedOut = new Set(member.children.filter((child) => ageOn(child.dob, date) >= 26).map((child) => child.id));
+  const agedOut = new Set(member.children.filter((child) => compareDates(child.dob, date) <= 0 && ageOn(child.dob, date) >= 26).map((child) => child.id));
   return coverage
     .filter((item) => HEALTH_LINES.includes(item.line_of_coverage))
     .map((item) => ({
