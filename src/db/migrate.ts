@@ -35,6 +35,7 @@ import * as eligibilityLoss from './migrations/2026-12-04T0201-eligibility-loss.
 import * as cobraCoveragePeriods from './migrations/2026-12-04T0301-cobra-coverage-periods.ts';
 import * as carrierFiles from './migrations/2026-12-04T0401-carrier-files.ts';
 import * as carrierFileResolutions from './migrations/2026-12-05T0101-carrier-file-resolutions.ts';
+import * as cobraEventWithdrawals from './migrations/2026-12-05T0301-cobra-event-withdrawals.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -73,6 +74,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-04T0301-cobra-coverage-periods': cobraCoveragePeriods,
   '2026-12-04T0401-carrier-files': carrierFiles,
   '2026-12-05T0101-carrier-file-resolutions': carrierFileResolutions,
+  '2026-12-05T0301-cobra-event-withdrawals': cobraEventWithdrawals,
 };
 
 /**

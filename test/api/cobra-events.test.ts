@@ -96,6 +96,8 @@ describe('recording qualifying events', () => {
         coverage_period_end: '2027-09-10',
         disability_determination: null,
         created_at: expect.any(String),
+        withdrawn_at: null,
+        withdrawn_by_enrollment: null,
       },
     ]);
     // Life ended too, through the same enrollment, and is no part of the record.

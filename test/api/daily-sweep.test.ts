@@ -194,6 +194,60 @@ describe('age-outs end coverage, and the carrier is told', () => {
     ]);
   });
 
+  describe('a death recorded after the sweep recorded an age-out (docs/decisions.md "COBRA events", withdrawn events)', () => {
+    type CobraEvent = {
+      id: string;
+      event_type: string;
+      coverage_lost_date: string;
+      dependents: string[];
+      withdrawn_at: string | null;
+      withdrawn_by_enrollment: string | null;
+    };
+    const cobraOf = async (w: EnrollmentWorld, member: string) => (await ok(w.admin.get(`/cobra_events?member=${member}`))).results as CobraEvent[];
+    async function deathAfterAgeOut(dateOfDeath: string) {
+      const { w, member, child } = await ageOutWorld();
+      await sweep.run('2026-05-09');
+      const [agedOut] = await cobraOf(w, member.id);
+      expect(agedOut).toMatchObject({ event_type: 'dependent_ceased_to_be_dependent', coverage_lost_date: '2026-05-10', withdrawn_at: null });
+      const today = t.clock.now().toISOString();
+      t.clock.set('2026-05-12T15:00:00.000Z');
+      try {
+        await ok(w.admin.patch(`/members/${member.id}`, { date_of_death: dateOfDeath }));
+      } finally {
+        t.clock.set(today);
+      }
+      return { w, member, child, agedOut: agedOut! };
+    }
+
+    it("when the member died before the age-out began (last day in: the day before it), then the age-out event is withdrawn and the death event records the child's loss", async () => {
+      const { w, member, child, agedOut } = await deathAfterAgeOut('2026-05-09');
+      const events = await cobraOf(w, member.id);
+      const withdrawn = events.find((event) => event.id === agedOut.id)!;
+      expect(withdrawn).toMatchObject({ withdrawn_at: '2026-05-12T15:00:00.000Z', dependents: [child.id] });
+      const death = events.find((event) => event.event_type === 'death')!;
+      expect(death).toMatchObject({ coverage_lost_date: '2026-05-10', dependents: [child.id], withdrawn_at: null });
+      expect(withdrawn.withdrawn_by_enrollment).toBe(
+        ((await ok(w.admin.get(`/enrollments?member=${member.id}&page_size=100`))).results as { id: string; reason: string }[]).find(
+          (e) => e.reason === 'death',
+        )!.id,
+      );
+      const updated = (await ok(w.admin.get(`/events?type=cobra_event.updated&object_id=${agedOut.id}`))).results as unknown[];
+      expect(updated).toHaveLength(1);
+    });
+
+    it('when the member died on the first day of the age-out (first day out: the age-out had begun), then the age-out event stands', async () => {
+      const { w, member, child, agedOut } = await deathAfterAgeOut('2026-05-10');
+      const events = await cobraOf(w, member.id);
+      expect(events.find((event) => event.id === agedOut.id)).toMatchObject({ withdrawn_at: null, withdrawn_by_enrollment: null });
+      expect(events.find((event) => event.event_type === 'death')).toMatchObject({
+        coverage_lost_date: '2026-05-11',
+        // Dental still covered the child (its age-out is the end of the month).
+        lines_of_coverage: ['medical', 'dental'],
+        dependents: [child.id],
+      });
+    });
+  });
+
   it('when the last covered day was not swept, then the next sweep ends the coverage on that day', async () => {
     const { w, member, child } = await ageOutWorld();
     await sweep.run('2026-05-30');

@@ -192,6 +192,8 @@ export async function loadCoverageFacts(db: Kysely<Database>, providerId: string
       .selectFrom('cobra_events')
       .select(['id', 'member_id', 'event_type', 'event_date', 'maximum_coverage_months', 'coverage_period_end', 'disability_recorded_at'])
       .where('provider_id', '=', providerId)
+      // A withdrawn event's losses no longer happen (its coverage was cancelled before it began); it records none.
+      .where('withdrawn_at', 'is', null)
       .where('member_id', 'in', memberIds)
       .execute()
   ).map((row) => ({

@@ -80,6 +80,22 @@ function lossesOnEarlierDays(trx: Transaction<Database>, loss: CobraEventLossRow
     .execute();
 }
 
+/** The events the enrollments recorded that are not withdrawn, in id order. */
+export async function findStandingEventsOf(trx: Transaction<Database>, enrollmentIds: readonly string[]): Promise<CobraEventRow[]> {
+  return trx.selectFrom('cobra_events').selectAll().where('enrollment_id', 'in', enrollmentIds).where('withdrawn_at', 'is', null).orderBy('id').execute();
+}
+
+/** Marks the event withdrawn (if it still stands) and takes its losses out of the record of losses. */
+export async function withdrawCobraEvent(
+  trx: Transaction<Database>,
+  id: string,
+  withdrawal: Pick<CobraEventRow, 'withdrawn_at' | 'withdrawn_by_enrollment_id' | 'withdrawn_losses'>,
+): Promise<CobraEventRow | undefined> {
+  const row = await trx.updateTable('cobra_events').set(withdrawal).where('id', '=', id).where('withdrawn_at', 'is', null).returningAll().executeTakeFirst();
+  if (row) await trx.deleteFrom('cobra_event_losses').where('cobra_event_id', '=', id).execute();
+  return row;
+}
+
 /** Takes back an event none of whose losses was new (inside the transaction that inserted it). */
 export async function deleteCobraEvent(trx: Transaction<Database>, id: string): Promise<void> {
   await trx.deleteFrom('cobra_events').where('id', '=', id).execute();

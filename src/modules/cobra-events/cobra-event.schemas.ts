@@ -57,6 +57,14 @@ export const CobraEventSchema = Type.Object(
       ),
     ),
     created_at: TimestampSchema,
+    withdrawn_at: Nullable(
+      Type.Unsafe<string>({
+        ...TimestampSchema,
+        description:
+          'When a later change withdrew the event: the coverage change that recorded it was cancelled before it began (e.g. an age-out after a retroactive death or termination had ended the coverage), so its losses no longer happen; the change that cancelled it records its own. Null while the event stands (docs/decisions.md "COBRA events")',
+      }),
+    ),
+    withdrawn_by_enrollment: Nullable(DescribedId('The enrollment whose change withdrew the event')),
   },
   { title: 'CobraEvent' },
 );

@@ -37,12 +37,15 @@ export interface CoverageChange {
 /** What approval needs from this module, inside its own transaction: the events to record with its own. */
 export interface QualifyingEventRecorder {
   recordCoverageLoss(trx: Transaction<Database>, change: CoverageChange): Promise<NewEvent[]>;
+  /** Withdraws the standing events the enrollments recorded, whose coverage `by` cancelled before it began. */
+  withdrawEventsOf(trx: Transaction<Database>, enrollmentIds: readonly string[], by: string): Promise<NewEvent[]>;
 }
 
 type CobraLine = CobraEventResponse['lines_of_coverage'][number];
 
 export function toCobraEventResponse(row: CobraEventRow, losses: readonly CobraEventLossRow[]): CobraEventResponse {
-  const own = losses.filter((loss) => loss.cobra_event_id === row.id);
+  const own =
+    row.withdrawn_losses === null ? losses.filter((loss) => loss.cobra_event_id === row.id) : (JSON.parse(row.withdrawn_losses) as CobraEventLossRow[]);
   const byLine = COBRA_LINES.flatMap((line) => {
     const ofLine = own.filter((loss) => loss.line_of_coverage === line);
     if (ofLine.length === 0) return [];
@@ -81,6 +84,8 @@ export function toCobraEventResponse(row: CobraEventRow, losses: readonly CobraE
             recorded_at: row.disability_recorded_at,
           },
     created_at: row.created_at,
+    withdrawn_at: row.withdrawn_at,
+    withdrawn_by_enrollment: row.withdrawn_by_enrollment_id,
   };
 }
 
@@ -156,6 +161,9 @@ export class CobraEventService implements QualifyingEventRecorder {
       disability_determined_on: null,
       disability_recorded_at: null,
       created_at: this.#clock.now().toISOString(),
+      withdrawn_at: null,
+      withdrawn_by_enrollment_id: null,
+      withdrawn_losses: null,
     };
     const lossRows = losses
       .flatMap((loss) =>
@@ -179,6 +187,38 @@ export class CobraEventService implements QualifyingEventRecorder {
       return [];
     }
     return [eventOf('cobra_event', 'created', row)];
+  }
+
+  /**
+   * Withdraws the standing events recorded by `enrollmentIds`, whose coverage the change of enrollment `by`
+   * cancelled before it began: the losses they recorded were that coverage's change, which no longer happens (a
+   * dependent's age-out from a day a retroactive death or termination had already ended the coverage). The
+   * change that cancelled it records its own losses (recordCoverageLoss). Each event stays, marked withdrawn, its
+   * losses kept on it and taken out of the record of losses (so the same loss recorded again is news). Returns
+   * `cobra_event.updated` of each.
+   */
+  async withdrawEventsOf(trx: Transaction<Database>, enrollmentIds: readonly string[], by: string): Promise<NewEvent[]> {
+    if (enrollmentIds.length === 0) return [];
+    const standing = await repository.findStandingEventsOf(trx, enrollmentIds);
+    if (standing.length === 0) return [];
+    const losses = Map.groupBy(
+      await repository.findLossesOf(
+        trx,
+        standing.map((row) => row.id),
+      ),
+      (loss) => loss.cobra_event_id,
+    );
+    const now = this.#clock.now().toISOString();
+    const events: NewEvent[] = [];
+    for (const row of standing) {
+      const withdrawn = await repository.withdrawCobraEvent(trx, row.id, {
+        withdrawn_at: now,
+        withdrawn_by_enrollment_id: by,
+        withdrawn_losses: JSON.stringify(losses.get(row.id) ?? []),
+      });
+      if (withdrawn) events.push(eventOf('cobra_event', 'updated', withdrawn));
+    }
+    return events;
   }
 
   /**

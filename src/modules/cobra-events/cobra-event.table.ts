@@ -36,6 +36,12 @@ export interface CobraEventTable {
   disability_determined_on: string | null;
   disability_recorded_at: string | null;
   created_at: string;
+  /** When a later change withdrew it (its enrollment's coverage cancelled before it began); null while it stands. */
+  withdrawn_at: string | null;
+  /** The enrollment whose change withdrew it. */
+  withdrawn_by_enrollment_id: string | null;
+  /** JSON text: the CobraEventLossRow[] it had recorded (they leave cobra_event_losses when it is withdrawn). */
+  withdrawn_losses: string | null;
 }
 
 /**

@@ -23,6 +23,7 @@ import { eventOf, type EventSource } from '../events/event-data.ts';
 import type { NewEvent } from '../events/event-log.ts';
 import type { NewNotification } from '../notifications/notification.service.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
+import { compareDates } from '../../shared/dates.ts';
 import { coverageItemOf, enrollmentOfCoverage, type CoverageEntry } from './coverage-entry.ts';
 import { endCoverageReplacedBy, type ReplacedCoverage } from './coverage-history.ts';
 import * as repository from './coverage.repository.ts';
@@ -102,6 +103,8 @@ interface Moved {
   updated: EventSource<'enrollment'>[];
   changes: LineChange[];
   loss: CoverageChange | undefined;
+  /** Enrollments whose coverage the move cancelled before it began (a termination's, reaching a later election). */
+  cancelled?: string[];
 }
 
 export class CoverageChangeRecorder {
@@ -133,12 +136,17 @@ export class CoverageChangeRecorder {
     });
     // COBRA (29 U.S.C. 1163): group health coverage the change ends for a qualifying event is recorded with it.
     const cobra = moved.loss ? await this.#qualifyingEvents.recordCoverageLoss(trx, moved.loss) : [];
+    // The COBRA events of coverage this change cancelled before it began no longer happen: withdrawn (a dependent's
+    // age-out recorded for a day after a retroactive death or termination ended the coverage; this change's own
+    // loss, recorded above or by the sweep once it comes, covers everyone who had coverage).
+    const withdrawn = moved.cancelled?.length ? await this.#qualifyingEvents.withdrawEventsOf(trx, moved.cancelled, enrollment.id) : [];
     const events = [
       ...change.events,
       ...moved.updated.map((other) => eventOf('enrollment', 'updated', other)),
       ...(change.cancelled ?? []),
       ...recorded.events,
       ...cobra,
+      ...withdrawn,
       ...(recorded.status === 'synced' ? [eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.complete, { ...enrollment, status: 'synced' as const })] : []),
     ];
     await this.#commit.commit(trx, { events, notifications: change.notification ? [change.notification] : [] });
@@ -228,8 +236,10 @@ function expectedOf(expected: LedgerByKey, entry: CoverageEntry): readonly Ledge
  */
 async function endCoverage(trx: Transaction<Database>, ends: readonly CoverageEnd[], expected: LedgerByKey): Promise<Omit<Moved, 'loss'>> {
   const changes: LineChange[] = [];
+  const cancelled = new Set<string>();
   for (const { entry, lastDay, dependentIds } of ends) {
     await repository.endCoverage(trx, entry.id, lastDay);
+    if (entry.effective_start !== null && compareDates(lastDay, entry.effective_start) < 0) cancelled.add(entry.enrollment_id);
     // Nothing to tell a carrier that holds nothing of the line after the last day any more (told already).
     const told = expectedOf(expected, entry);
     if (told !== undefined && !holdsAfter(told, lastDay)) continue;
@@ -244,7 +254,7 @@ async function endCoverage(trx: Transaction<Database>, ends: readonly CoverageEn
     });
   }
   const updated = new Map(ends.map(({ entry }) => [entry.enrollment_id, enrollmentOfCoverage(entry)]));
-  return { updated: [...updated.values()], changes };
+  return { updated: [...updated.values()], changes, cancelled: [...cancelled] };
 }
 
 /**
