@@ -4,12 +4,12 @@
  * demographics in the next 834) or accept the carrier's demographics, once per discrepancy, audited and announced.
  * Through the API on SQLite and PostgreSQL.
  */
-import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMember } from '../helpers/factories.ts';
 import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { errorFields, newProviderAdmin } from '../helpers/more-factories.ts';
 import { createDependent } from '../helpers/people-factories.ts';
+import { CENSUS_HEADER, census, heldMember } from '../helpers/carrier-file-world.ts';
 import { ApiClient, createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
 import { expectGuideConformant, type EdiFileRecord } from '../helpers/x12.ts';
 
@@ -39,19 +39,6 @@ afterAll(async () => {
   await t.close();
 });
 
-const HEADER = [
-  'subscriber_id',
-  'relationship',
-  'line_of_coverage',
-  'plan',
-  'first_name',
-  'last_name',
-  'dob',
-  'coverage_level',
-  'coverage_start',
-  'coverage_end',
-];
-
 interface Discrepancy {
   index: number;
   kind: string;
@@ -63,41 +50,8 @@ interface Discrepancy {
   resolution: null | { action: string; resolved_at: string; resolved_by: string; note: string | null; benefit_changes: string[]; fields_changed: string[] };
 }
 
-/** A member held on Gold PPO (the manual group) since 2026-01-01 by the carrier's own report (told), with `dependents` on it. */
-async function heldMember(firstName: string, dependents: { relationship: string; first_name: string; dob: string }[] = []) {
-  const member = await createMember(w.admin, {
-    employer: w.employer.id,
-    first_name: firstName,
-    last_name: 'Stone',
-    dob: '1980-01-01',
-    hire_date: '2020-01-01',
-  });
-  const people = [];
-  for (const dependent of dependents) {
-    people.push(
-      await createDependent(w.admin, {
-        member: member.id,
-        member_relationship: dependent.relationship,
-        first_name: dependent.first_name,
-        last_name: 'Stone',
-        dob: dependent.dob,
-      }),
-    );
-  }
-  const enrollment = await ok(
-    w.admin.post('/enrollments', {
-      member: member.id,
-      category: 'carrier_sync',
-      effective_start: '2026-01-01',
-      enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: people.map((person) => ({ dependent: person.id })) }],
-    }),
-    201,
-  );
-  return { member, people, enrollment };
-}
-
 async function compare(group: { id: string }, rows: string[][], asOf = '2026-03-02') {
-  return ok(w.admin.post(`/groups/${group.id}/carrier_files`, { format: 'csv', content: stringify([HEADER, ...rows]), as_of: asOf }), 201);
+  return ok(w.admin.post(`/groups/${group.id}/carrier_files`, { format: 'csv', content: census(rows), as_of: asOf }), 201);
 }
 
 function discrepancyOf(file: { discrepancies: Discrepancy[] }, kind: string, member: string | null): Discrepancy {
@@ -120,7 +74,7 @@ async function benefitChange(id: string) {
   return ok(w.admin.get(`/benefit_changes/${id}`));
 }
 
-const row = (member: string, overrides: Partial<Record<(typeof HEADER)[number], string>> = {}) => {
+const row = (member: string, overrides: Partial<Record<(typeof CENSUS_HEADER)[number], string>> = {}) => {
   const values: Record<string, string> = {
     subscriber_id: member,
     relationship: 'employee',
@@ -134,12 +88,12 @@ const row = (member: string, overrides: Partial<Record<(typeof HEADER)[number], 
     coverage_end: '',
     ...overrides,
   };
-  return HEADER.map((name) => values[name]!);
+  return CENSUS_HEADER.map((name) => values[name]!);
 };
 
 describe('resend: a benefit change of our truth, handed to the group like any other (manual completion here)', () => {
   it('when a member we cover is missing from the file and an admin resends, then a `new` change of our coverage waits for manual completion, the resolution is audited and announced, and the enrollment stays synced', async () => {
-    const { member, enrollment } = await heldMember('Ana');
+    const { member, enrollment } = await heldMember(w, 'Ana');
     const file = await compare(w.groups.manualGroup, []);
     const missing = discrepancyOf(file, 'missing', member.id);
     expect(missing.carrier).toEqual({ plan: null, coverage_start: null, coverage_end: null, coverage_level: null, dependents: [] });
@@ -194,7 +148,7 @@ describe('resend: a benefit change of our truth, handed to the group like any ot
   ])(
     'when the file has another %s and an admin resends, then a `change` of our coverage from what was told names it',
     async (kind, overrides, changes, carrier) => {
-      const { member, enrollment } = await heldMember(`Plan${kind}`);
+      const { member, enrollment } = await heldMember(w, `Plan${kind}`);
       const file = await compare(w.groups.manualGroup, [row(member.id, overrides)]);
       const discrepancy = discrepancyOf(file, kind, member.id);
       expect(discrepancy.carrier).toMatchObject({ ...carrier, dependents: [] });
@@ -212,7 +166,7 @@ describe('resend: a benefit change of our truth, handed to the group like any ot
   );
 
   it('when the file lacks a child and gives another tier, then resending either records a `change` naming the dependents (who is covered decides the tier)', async () => {
-    const { member, people, enrollment } = await heldMember('Cleo', [{ relationship: 'child', first_name: 'Kim', dob: '2015-06-01' }]);
+    const { member, people, enrollment } = await heldMember(w, 'Cleo', [{ relationship: 'child', first_name: 'Kim', dob: '2015-06-01' }]);
     const file = await compare(w.groups.manualGroup, [row(member.id, { coverage_level: 'member' })]);
     const dependents = discrepancyOf(file, 'dependents', member.id);
     const tier = discrepancyOf(file, 'tier', member.id);
@@ -232,7 +186,7 @@ describe('resend: a benefit change of our truth, handed to the group like any ot
   });
 
   it('when the carrier still holds coverage a termination ended and an admin resends, then the removal is told again with its last day; extra coverage never told is a 409', async () => {
-    const { member, enrollment } = await heldMember('Dale');
+    const { member, enrollment } = await heldMember(w, 'Dale');
     await ok(w.admin.patch(`/members/${member.id}`, { termination_date: '2026-02-10', termination_reason: 'voluntary' }));
     // The termination's removal (of its own enrollment), as the ledger told it.
     const removal = await t.database.db
@@ -363,7 +317,7 @@ describe('resend on an edi group: the next 834 change file carries it', () => {
   });
 
   it('when the group is not edi, then resending demographics is a 409 that says why', async () => {
-    const { member } = await heldMember('Eve');
+    const { member } = await heldMember(w, 'Eve');
     const file = await compare(w.groups.manualGroup, [row(member.id, { last_name: 'Stoner' })]);
     const response = await resolve(w.admin, file.id, { discrepancy: discrepancyOf(file, 'demographics', member.id).index, action: 'resend' });
     expect(response.status).toBe(409);
@@ -374,7 +328,7 @@ describe('resend on an edi group: the next 834 change file carries it', () => {
 
 describe("accept_carrier_value: the carrier's demographics become ours, through the member and dependent updates", () => {
   it("when the carrier holds another last name of the member and another of a dependent, then accepting writes each with its updated event, in the resolution's transaction", async () => {
-    const { member, people } = await heldMember('Gus', [{ relationship: 'child', first_name: 'Hal', dob: '2016-01-01' }]);
+    const { member, people } = await heldMember(w, 'Gus', [{ relationship: 'child', first_name: 'Hal', dob: '2016-01-01' }]);
     const file = await compare(w.groups.manualGroup, [
       row(member.id, { first_name: 'Gus', last_name: 'Stoner', dob: '1980-01-02' }),
       row(member.id, { relationship: 'child', first_name: 'Hal', last_name: 'Rivers', dob: '2016-01-01' }),
@@ -396,7 +350,7 @@ describe("accept_carrier_value: the carrier's demographics become ours, through 
   });
 
   it('when the discrepancy is about coverage, then accepting is a 409 resolution_not_applicable: coverage changes only through an enrollment', async () => {
-    const { member } = await heldMember('Ivy');
+    const { member } = await heldMember(w, 'Ivy');
     const file = await compare(w.groups.manualGroup, [row(member.id, { plan: 'Silver HMO' })]);
     const response = await resolve(w.admin, file.id, { discrepancy: discrepancyOf(file, 'plan', member.id).index, action: 'accept_carrier_value' });
     expect(response.status).toBe(409);
@@ -405,7 +359,7 @@ describe("accept_carrier_value: the carrier's demographics become ours, through 
   });
 
   it('when the comparison was stored before the carrier values were kept, then accepting is a 409 that says so, and the member is unchanged', async () => {
-    const { member } = await heldMember('Jo');
+    const { member } = await heldMember(w, 'Jo');
     const file = await compare(w.groups.manualGroup, [row(member.id, { last_name: 'Stoner' })]);
     const stored = JSON.parse(
       (await t.database.db.selectFrom('carrier_files').select('discrepancies').where('id', '=', file.id).executeTakeFirstOrThrow()).discrepancies,
@@ -427,7 +381,7 @@ describe("accept_carrier_value: the carrier's demographics become ours, through 
 
 describe('refusals and races', () => {
   it('when a discrepancy is resolved twice, or twice at once, then exactly one resolution wins and the other is a 409 with nothing of it kept', async () => {
-    const { member, enrollment } = await heldMember('Kai');
+    const { member, enrollment } = await heldMember(w, 'Kai');
     const file = await compare(w.groups.manualGroup, []);
     const missing = discrepancyOf(file, 'missing', member.id);
     const answers = await Promise.all([0, 1].map(() => resolve(w.admin, file.id, { discrepancy: missing.index, action: 'resend' })));
@@ -451,7 +405,7 @@ describe('refusals and races', () => {
   });
 
   it('when the index is unknown or the body is not a resolution, then 400 at its field; another provider gets 404; non-admin keys 403 (even with a bad body)', async () => {
-    const { member } = await heldMember('Lou');
+    const { member } = await heldMember(w, 'Lou');
     const file = await compare(w.groups.manualGroup, []);
     const index = discrepancyOf(file, 'missing', member.id).index;
     const unknown = await resolve(w.admin, file.id, { discrepancy: file.discrepancies.length, action: 'resend' });

@@ -1,9 +1,8 @@
-import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMember } from '../helpers/factories.ts';
 import { errorFields, newProviderAdmin } from '../helpers/more-factories.ts';
-import { createDependent } from '../helpers/people-factories.ts';
 import { createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
+import { census, heldMember } from '../helpers/carrier-file-world.ts';
 import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
 import { parsed } from '../helpers/x12.ts';
 
@@ -19,56 +18,6 @@ afterAll(async () => {
   await t.close();
 });
 
-const HEADER = [
-  'subscriber_id',
-  'relationship',
-  'line_of_coverage',
-  'plan',
-  'first_name',
-  'last_name',
-  'dob',
-  'coverage_level',
-  'coverage_start',
-  'coverage_end',
-];
-
-/** A member held on Gold PPO since 2026-01-01 with `dependents` on it. */
-async function heldMember(firstName: string, dependents: { relationship: string; first_name: string; dob: string }[] = []) {
-  const member = await createMember(w.admin, {
-    employer: w.employer.id,
-    first_name: firstName,
-    last_name: 'Stone',
-    dob: '1980-01-01',
-    hire_date: '2020-01-01',
-  });
-  const people = [];
-  for (const dependent of dependents) {
-    people.push(
-      await createDependent(w.admin, {
-        member: member.id,
-        member_relationship: dependent.relationship,
-        first_name: dependent.first_name,
-        last_name: 'Stone',
-        dob: dependent.dob,
-      }),
-    );
-  }
-  await ok(
-    w.admin.post('/enrollments', {
-      member: member.id,
-      category: 'carrier_sync',
-      effective_start: '2026-01-01',
-      enrolled_plans: [{ plan: w.plans.medical.id, enrolled_dependents: people.map((person) => ({ dependent: person.id })) }],
-    }),
-    201,
-  );
-  return { member, people };
-}
-
-function census(rows: string[][]): string {
-  return stringify([HEADER, ...rows]);
-}
-
 interface Discrepancy {
   kind: string;
   member: string | null;
@@ -80,9 +29,9 @@ interface Discrepancy {
 
 describe('POST /groups/{id}/carrier_files (docs/decisions.md "Carrier files")', () => {
   it('when the carrier census agrees, differs and lacks people, then each discrepancy is listed with its file lines, and the comparison is kept', async () => {
-    const agreeing = await heldMember('Ana', [{ relationship: 'child', first_name: 'Kim', dob: '2015-06-01' }]);
-    const absent = await heldMember('Ben');
-    const differing = await heldMember('Cleo', [{ relationship: 'spouse', first_name: 'Dale', dob: '1981-02-02' }]);
+    const agreeing = await heldMember(w, 'Ana', [{ relationship: 'child', first_name: 'Kim', dob: '2015-06-01' }]);
+    const absent = await heldMember(w, 'Ben');
+    const differing = await heldMember(w, 'Cleo', [{ relationship: 'spouse', first_name: 'Dale', dob: '1981-02-02' }]);
     const uncovered = await createMember(w.admin, {
       employer: w.employer.id,
       first_name: 'Eve',
@@ -131,7 +80,7 @@ describe('POST /groups/{id}/carrier_files (docs/decisions.md "Carrier files")', 
   });
 
   it('when the file names a dependent we do not cover, then the dependents differ, at its line', async () => {
-    const { member } = await heldMember('Gus');
+    const { member } = await heldMember(w, 'Gus');
     const content = census([
       [member.id, 'employee', 'medical', w.plans.medical.id, '', '', '', '', '', ''],
       [member.id, 'child', 'medical', w.plans.medical.id, 'Hal', 'Stone', '2016-01-01', '', '', ''],
@@ -196,9 +145,9 @@ function carrier834(
 
 describe('POST /groups/{id}/carrier_files with an 834 (format x12_834)', () => {
   it('when a carrier sends an 834 of what it holds, then it is read as the census is: the same discrepancies, at the HD segments', async () => {
-    const agreeing = await heldMember('Ivy', [{ relationship: 'child', first_name: 'Jo', dob: '2014-04-04' }]);
-    const differing = await heldMember('Lou', [{ relationship: 'spouse', first_name: 'May', dob: '1982-03-03' }]);
-    const absent = await heldMember('Ned');
+    const agreeing = await heldMember(w, 'Ivy', [{ relationship: 'child', first_name: 'Jo', dob: '2014-04-04' }]);
+    const differing = await heldMember(w, 'Lou', [{ relationship: 'spouse', first_name: 'May', dob: '1982-03-03' }]);
+    const absent = await heldMember(w, 'Ned');
     const content = carrier834([
       {
         subscriber: agreeing.member.id,
