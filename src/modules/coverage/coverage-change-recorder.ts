@@ -120,9 +120,9 @@ export class CoverageChangeRecorder {
 
   /**
    * Moves the coverage and records what it causes. Events, in this order: the caller's, `updated` of each
-   * enrollment whose coverage changed, the cancelled ones, the benefit changes', the COBRA event's, the
-   * enrollment's `synced` when no carrier has anything to do, then the notification's. Returns the
-   * enrollment's status afterwards.
+   * enrollment whose coverage changed, the cancelled ones, the benefit changes', the COBRA event's, those of
+   * the COBRA events it withdraws, the enrollment's `synced` when no carrier has anything to do, then the
+   * notification's. Returns the enrollment's status afterwards.
    */
   async record(trx: Transaction<Database>, change: RecordedCoverageChange): Promise<{ status: 'approved' | 'synced' }> {
     const { enrollment } = change;
