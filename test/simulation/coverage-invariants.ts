@@ -162,14 +162,41 @@ export async function loadCoverageFacts(db: Kysely<Database>, providerId: string
     .selectFrom('coverage_termination_items')
     .innerJoin('coverage_terminations', 'coverage_terminations.id', 'coverage_termination_items.termination_id')
     .innerJoin('members', 'members.id', 'coverage_terminations.member_id')
-    .select(['coverage_termination_items.enrolled_plan_id', 'coverage_termination_items.ended_on', 'coverage_terminations.cause', 'members.termination_reason'])
+    .select([
+      'coverage_termination_items.enrolled_plan_id',
+      'coverage_termination_items.ended_on',
+      'coverage_terminations.cause',
+      'coverage_terminations.member_id',
+      'coverage_terminations.termination_date',
+      'members.termination_reason',
+    ])
     .where('coverage_terminations.provider_id', '=', providerId)
     .where('coverage_terminations.member_id', 'in', memberIds)
     .where('coverage_terminations.undone_at', 'is', null)
     .execute();
+  // The reason of each termination as its employment history recorded it then: a member rehired and terminated
+  // (or dead) since has another termination_reason now.
+  const reasonThen = new Map<string, TerminationReason | null>();
+  const terminations = await db
+    .selectFrom('member_employment_events')
+    .select(['member_id', 'effective_date', 'details'])
+    .where('member_id', 'in', memberIds)
+    .where('event_type', '=', 'termination')
+    .orderBy('position')
+    .execute();
+  for (const row of terminations) {
+    const details = JSON.parse(row.details) as { termination_reason?: TerminationReason | null };
+    if (details.termination_reason !== undefined) reasonThen.set(`${row.member_id}|${row.effective_date}`, details.termination_reason);
+  }
   const terminationItems = new Map<string, TerminationItemFact[]>();
   for (const row of itemRows) {
-    const fact = { enrolledPlanId: row.enrolled_plan_id, endedOn: row.ended_on, cause: row.cause, memberTerminationReason: row.termination_reason };
+    const then = reasonThen.get(`${row.member_id}|${row.termination_date}`);
+    const fact = {
+      enrolledPlanId: row.enrolled_plan_id,
+      endedOn: row.ended_on,
+      cause: row.cause,
+      memberTerminationReason: then === undefined ? row.termination_reason : then,
+    };
     terminationItems.set(row.enrolled_plan_id, [...(terminationItems.get(row.enrolled_plan_id) ?? []), fact]);
   }
 
