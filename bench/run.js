@@ -99,6 +99,8 @@ function attachRelativeFigures(result, machine, relativeTargets = {}) {
       // A figure by name, or a dotted path into the block's timings (e.g. 'live.deliveries_per_s').
       const value = target.figure.includes('.') ? target.figure.split('.').reduce((at, part) => at?.[part], block.timings) : block.figures?.[target.figure];
       if (ceiling === undefined || typeof value !== 'number' || !block.targets) continue;
+      // Only where the block states the target it replaces (a scenario run below its target's scale states none).
+      if (target.replaces !== undefined && !(target.replaces in block.targets)) continue;
       // A rate per 1,000 ceiling req/s; a duration (`timesCeiling`) in seconds times the ceiling in thousands.
       const relative = target.timesCeiling ? value * (ceiling / 1000) : value / (ceiling / 1000);
       delete block.targets[target.replaces];

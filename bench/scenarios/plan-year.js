@@ -55,6 +55,7 @@ async function runOn(kind, { service, settings, log }) {
     const worstSweep = worst('sweepMs');
     const worstFiles = worst('filesMs');
     const yearSeconds = result.seconds - result.check_seconds;
+    const members = settings.employers * settings.members_per_employer;
     const figures = {
       days: result.days,
       year_s: round(yearSeconds),
@@ -70,13 +71,14 @@ async function runOn(kind, { service, settings, log }) {
       violations: result.violations.length,
     };
     return {
-      data: { members: settings.employers * settings.members_per_employer, employers: settings.employers, ...result.counts },
+      data: { members, employers: settings.employers, ...result.counts },
       timings: { year: figures },
       worst_days: { sweep: worstSweep.day, files: worstFiles.day },
       violations: result.violations.slice(0, 20),
       targets: {
-        // Absolute only without a ceiling: 10 minutes, as on the reference machine (replaced by the relative one).
-        year: yearSeconds <= 600,
+        // The year's target is for 50,000 members (below that scale the figures are reported, not judged); absolute
+        // only without a ceiling: 10 minutes, as on the reference machine (replaced by the relative one).
+        ...(members >= DEFAULT_MEMBERS ? { year: yearSeconds <= 600 } : {}),
         [`peak_rss_mb<=${RSS_TARGET_MB}`]: result.peak_rss_mb <= RSS_TARGET_MB,
         no_violation: result.violations.length === 0,
       },
