@@ -168,6 +168,49 @@ describe('recording qualifying events', () => {
     ]);
   });
 
+  describe('a termination cancelling an election that would have continued the coverage (found by the plan-year simulation)', () => {
+    /** The world's family coverage, elected again from 2026-04-01 (a correction HR enters), then a termination on 2026-03-31. */
+    async function continuedThenTerminated(enteredOn: string) {
+      const w = await createEnrollmentWorld(t);
+      await familyCoverage(w);
+      const { spouse, child } = w.family;
+      await approvedEnrollment(w, {
+        category: 'qle',
+        reason: 'dependent_court_order',
+        change_date: '2026-03-01',
+        effective_start: '2026-04-01',
+        rules_override: { reason: 'The court order continues the coverage as it is.' },
+        enrolled_plans: [
+          { plan: w.plans.medical.id, enrolled_dependents: [{ dependent: spouse.id }, { dependent: child.id }] },
+          { plan: w.plans.dental.id, enrolled_dependents: [{ dependent: spouse.id }] },
+          { plan: w.plans.vision.id },
+          { plan: w.plans.life.id },
+        ],
+      });
+      const today = t.clock.now().toISOString();
+      t.clock.set(`${enteredOn}T15:00:00.000Z`);
+      try {
+        await ok(w.admin.patch(`/members/${w.member.id}`, { termination_date: '2026-03-31' }));
+        await buildDailySweep({ db: t.database.db, clock: t.clock }).run('2026-04-01');
+      } finally {
+        t.clock.set(today);
+      }
+      return w;
+    }
+
+    it('when the termination is entered ahead and the sweep ends the coverage, then everyone covered on the last day is recorded as losing it', async () => {
+      const w = await continuedThenTerminated('2026-03-20');
+      const events = await cobraEventsOf(w.admin, w.member.id);
+      expect(events).toEqual([expect.objectContaining({ event_type: 'termination', coverage_lost_date: '2026-04-01', ...familyLosses(w) })]);
+    });
+
+    it('when the termination is entered after its coverage end, then the loss is recorded at once, the same', async () => {
+      const w = await continuedThenTerminated('2026-04-02');
+      const events = await cobraEventsOf(w.admin, w.member.id);
+      expect(events).toEqual([expect.objectContaining({ event_type: 'termination', coverage_lost_date: '2026-04-01', ...familyLosses(w) })]);
+    });
+  });
+
   it("when a death enrollment ends the member's coverage, then a death is recorded with every dependent who lost coverage", async () => {
     const w = await createEnrollmentWorld(t);
     await familyCoverage(w);

@@ -160,14 +160,15 @@ export class CoverageTerminations {
     }));
     await repository.insertTermination(trx, termination, items);
     const cancelled = rules.cancelsEnrollments ? await this.#cancelEnrollmentsStartingAfter(trx, member.id, coverageEnd) : [];
-    const rows = ended.map(({ row }) => row);
+    const rows = lost ? await withContinuedCoverage(trx, member.id, coverageEnd, ended.map(({ row }) => row)) : [];
+    const lossDependents = lost ? await repository.findDependentIdsOfPlans(trx, rows.map((row) => row.id)) : dependents;
     await this.#recorder.record(trx, {
       enrollment: enrollment.row,
       events: enrollment.events,
       move: {
         kind: 'ends',
         ends: ended.map(({ row, effect }) => ({ entry: row, lastDay: effect.lastDay, dependentIds: dependents.get(row.id) ?? [] })),
-        loss: lost ? coverageLoss(termination, enrollment.row, rows, dependents, member.termination_reason) : undefined,
+        loss: lost ? coverageLoss(termination, enrollment.row, rows, lossDependents, member.termination_reason) : undefined,
       },
       cancelled,
       notification: rules.notifiesMember ? enrollmentNotification(enrollment.row, 'enrollment_approved', 'member') : undefined,
@@ -246,8 +247,11 @@ export class CoverageTerminations {
     const enrollment = await trx.selectFrom('enrollments').selectAll().where('id', '=', termination.enrollment_id).executeTakeFirstOrThrow();
     // A loss of eligibility whose coverage a termination ended sooner (or anything else changed since) lost
     // nothing itself: only the plans that still end where it ended them are its loss.
-    const items = (await repository.findTerminationItems(trx, termination.id)).filter(
-      (item) => termination.cause !== 'eligibility_loss' || item.effective_end === item.ended_on,
+    const items = await withContinuedCoverage(
+      trx,
+      termination.member_id,
+      termination.coverage_end,
+      (await repository.findTerminationItems(trx, termination.id)).filter((item) => termination.cause !== 'eligibility_loss' || item.effective_end === item.ended_on),
     );
     const dependents = await repository.findDependentIdsOfPlans(
       trx,
@@ -305,6 +309,29 @@ export class CoverageTerminations {
       ],
     };
   }
+}
+
+/**
+ * The entries a termination ended, with the coverage they would have continued: an election starting the day after
+ * the coverage end (a marriage's from the first of the month) that the termination cancels took over coverage
+ * ending that day, which the termination did not need to end; whoever it covered on the last day loses it all the
+ * same (26 CFR 54.4980B-4 Q&A-1(c)). Found by the plan-year simulation: a termination on 09-30 and a marriage
+ * from 10-01 recorded no COBRA event.
+ */
+async function withContinuedCoverage<T extends { id: string; line_of_coverage: LineOfCoverage; effective_start: string | null }>(
+  trx: Transaction<Database>,
+  memberId: string,
+  coverageEnd: string,
+  ended: readonly T[],
+): Promise<(T | Awaited<ReturnType<typeof repository.findAllCoverageInForce>>[number])[]> {
+  const firstDayWithout = addDays(coverageEnd, 1);
+  const continuing = new Set(ended.filter((item) => item.effective_start === firstDayWithout).map((item) => item.line_of_coverage));
+  if (continuing.size === 0) return [...ended];
+  const endedIds = new Set(ended.map((item) => item.id));
+  const lastDay = (await repository.findAllCoverageInForce(trx, memberId, coverageEnd)).filter(
+    (entry) => continuing.has(entry.line_of_coverage) && entry.effective_end === coverageEnd && !endedIds.has(entry.id),
+  );
+  return [...ended, ...lastDay];
 }
 
 /**
