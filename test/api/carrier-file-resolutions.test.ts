@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMember } from '../helpers/factories.ts';
-import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
+import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld, giveEdiProfile } from '../helpers/enrollment-world.ts';
 import { errorFields, newProviderAdmin } from '../helpers/more-factories.ts';
 import { createDependent } from '../helpers/people-factories.ts';
 import { CENSUS_HEADER, census, heldMember } from '../helpers/carrier-file-world.ts';
@@ -20,20 +20,7 @@ let w: EnrollmentWorld;
 beforeAll(async () => {
   t = await createTestApp();
   w = await createEnrollmentWorld(t);
-  await ok(
-    w.admin.request('PUT', `/groups/${w.groups.ediGroup.id}/edi_profile`, {
-      body: {
-        interchange_sender: { qualifier: 'ZZ', id: 'WORLDWIDGETS' },
-        interchange_receiver: { qualifier: 'ZZ', id: 'WORLDHEALTH' },
-        application_sender_code: 'WORLDWIDGETS',
-        application_receiver_code: 'WORLDHEALTH',
-        sponsor: { name: 'World Widgets Inc', tax_id: '123456789' },
-        payer: { name: 'World Health Co', id: '987654321' },
-        companion_guide: { subscriber_id_source: 'member_id' },
-        delivery: { method: 'download' },
-      },
-    }),
-  );
+  await giveEdiProfile(w, 'member_id');
 });
 afterAll(async () => {
   await t.close();

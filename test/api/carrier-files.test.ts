@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMember } from '../helpers/factories.ts';
 import { errorFields, newProviderAdmin } from '../helpers/more-factories.ts';
-import { createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
+import { createEnrollmentWorld, type EnrollmentWorld, giveEdiProfile } from '../helpers/enrollment-world.ts';
 import { census, heldMember } from '../helpers/carrier-file-world.ts';
 import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
 import { parsed } from '../helpers/x12.ts';
@@ -215,20 +215,7 @@ describe('POST /groups/{id}/carrier_files with an 834 (format x12_834)', () => {
 
 describe('carrier files of a group whose 834s send SSNs as subscriber ids', () => {
   it('when the census names members by SSN (or by member id where we have no SSN), then they are found by the keyed digest, and an unknown SSN is never echoed', async () => {
-    await ok(
-      w.admin.request('PUT', `/groups/${w.groups.ediGroup.id}/edi_profile`, {
-        body: {
-          interchange_sender: { qualifier: 'ZZ', id: 'WORLDWIDGETS' },
-          interchange_receiver: { qualifier: 'ZZ', id: 'WORLDHEALTH' },
-          application_sender_code: 'WORLDWIDGETS',
-          application_receiver_code: 'WORLDHEALTH',
-          sponsor: { name: 'World Widgets Inc', tax_id: '123456789' },
-          payer: { name: 'World Health Co', id: '987654321' },
-          companion_guide: { subscriber_id_source: 'ssn' },
-          delivery: { method: 'download' },
-        },
-      }),
-    );
+    await giveEdiProfile(w, 'ssn');
     const held = async (firstName: string, ssn?: string) => {
       const member = await createMember(w.admin, {
         employer: w.employer.id,

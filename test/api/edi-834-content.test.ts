@@ -11,7 +11,7 @@ import type { FormattedSegment } from 'x12-parser';
 import { buildDailySweep } from '../../src/app.ts';
 import type { DailySweep } from '../../src/modules/daily-sweep/sweep.service.ts';
 import { address, createMember } from '../helpers/factories.ts';
-import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
+import { approvedEnrollment, createEnrollmentWorld, type EnrollmentWorld, giveEdiProfile } from '../helpers/enrollment-world.ts';
 import { createDependent } from '../helpers/people-factories.ts';
 import { compositeRates, contributionStrategy, createPlan, createPlanConfiguration } from '../helpers/plan-factories.ts';
 import { Encrypter } from '../../src/shared/crypto.ts';
@@ -35,20 +35,7 @@ beforeEach(() => {
 /** A fresh world whose edi group has a profile: REF*0F from the SSN, downloaded by hand. */
 async function ediWorld(): Promise<EnrollmentWorld> {
   const w = await createEnrollmentWorld(t);
-  await ok(
-    w.admin.request('PUT', `/groups/${w.groups.ediGroup.id}/edi_profile`, {
-      body: {
-        interchange_sender: { qualifier: 'ZZ', id: 'WORLDWIDGETS' },
-        interchange_receiver: { qualifier: 'ZZ', id: 'WORLDHEALTH' },
-        application_sender_code: 'WORLDWIDGETS',
-        application_receiver_code: 'WORLDHEALTH',
-        sponsor: { name: 'World Widgets Inc', tax_id: '123456789' },
-        payer: { name: 'World Health Co', id: '987654321' },
-        companion_guide: { subscriber_id_source: 'ssn' },
-        delivery: { method: 'download' },
-      },
-    }),
-  );
+  await giveEdiProfile(w, 'ssn');
   return w;
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMember } from '../helpers/factories.ts';
 import { createDependent } from '../helpers/people-factories.ts';
 import { compositeRates, contributionStrategy, createPlan, createPlanConfiguration } from '../helpers/plan-factories.ts';
-import { activeWindow, createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
+import { activeWindow, createEnrollmentWorld, type EnrollmentWorld, giveEdiProfile } from '../helpers/enrollment-world.ts';
 import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
 import { expectGuideConformant, type EdiFileRecord } from '../helpers/x12.ts';
 
@@ -146,20 +146,7 @@ describe('a birth before a new hire’s coverage starts (finding: the later memb
 
   it("when the plan's carrier takes 834 files, then a full file as of 12-15 carries the baby with the member (employee and child)", async () => {
     const { w, plan } = await newHireWorld((world) => world.groups.ediGroup.id);
-    await ok(
-      w.admin.request('PUT', `/groups/${w.groups.ediGroup.id}/edi_profile`, {
-        body: {
-          interchange_sender: { qualifier: 'ZZ', id: 'WORLDWIDGETS' },
-          interchange_receiver: { qualifier: 'ZZ', id: 'WORLDHEALTH' },
-          application_sender_code: 'WORLDWIDGETS',
-          application_receiver_code: 'WORLDHEALTH',
-          sponsor: { name: 'World Widgets Inc', tax_id: '123456789' },
-          payer: { name: 'World Health Co', id: '987654321' },
-          companion_guide: { subscriber_id_source: 'ssn' },
-          delivery: { method: 'download' },
-        },
-      }),
-    );
+    await giveEdiProfile(w, 'ssn');
     at('2026-11-20');
     const member = await createMember(w.admin, { employer: w.employer.id, dob: '1990-04-04', hire_date: '2026-11-10', ssn: '123456789' });
     await approved(w, member.id, { category: 'qle', reason: 'new_hire', change_date: '2026-11-10', enrolled_plans: [{ plan: plan.id }] });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { createTestApp, type ApiClient, type TestContext } from './test-app.ts';
+import { createTestApp, ok, type ApiClient, type TestContext } from './test-app.ts';
 import { createCarrier, createEmployer, createGroup, createMember } from './factories.ts';
 import { createDependent } from './people-factories.ts';
 import { compositeRates, contributionStrategy, createPlan, createPlanConfiguration } from './plan-factories.ts';
@@ -91,6 +91,24 @@ export async function activeWindow(admin: ApiClient, body: Record<string, unknow
 }
 
 export type EnrollmentWorld = Awaited<ReturnType<typeof createEnrollmentWorld>>;
+
+/** Gives the world's edi group an EDI profile (the world's trading partners), delivered by download, its REF*0F from `subscriberIdSource`. */
+export async function giveEdiProfile(world: EnrollmentWorld, subscriberIdSource: 'ssn' | 'member_id' = 'ssn'): Promise<void> {
+  await ok(
+    world.admin.request('PUT', `/groups/${world.groups.ediGroup.id}/edi_profile`, {
+      body: {
+        interchange_sender: { qualifier: 'ZZ', id: 'WORLDWIDGETS' },
+        interchange_receiver: { qualifier: 'ZZ', id: 'WORLDHEALTH' },
+        application_sender_code: 'WORLDWIDGETS',
+        application_receiver_code: 'WORLDHEALTH',
+        sponsor: { name: 'World Widgets Inc', tax_id: '123456789' },
+        payer: { name: 'World Health Co', id: '987654321' },
+        companion_guide: { subscriber_id_source: subscriberIdSource },
+        delivery: { method: 'download' },
+      },
+    }),
+  );
+}
 
 /** Creates an enrollment through the API and checks it was created. */
 export async function createEnrollment(world: EnrollmentWorld, body: Record<string, unknown>) {
