@@ -136,9 +136,11 @@ export class CoverageChangeRecorder {
     });
     // COBRA (29 U.S.C. 1163): group health coverage the change ends for a qualifying event is recorded with it.
     const cobra = moved.loss ? await this.#qualifyingEvents.recordCoverageLoss(trx, moved.loss) : [];
-    // The COBRA events of coverage this change cancelled before it began no longer happen: withdrawn (a dependent's
-    // age-out recorded for a day after a retroactive death or termination ended the coverage; this change's own
-    // loss, recorded above or by the sweep once it comes, covers everyone who had coverage).
+    // The COBRA events of coverage this change cancelled before it began no longer happen: a qualifying event is
+    // one that causes a loss of coverage (29 U.S.C. 1163; 26 CFR 54.4980B-4 Q&A-1(c)), and the coverage those
+    // events lost was already gone. Withdrawn (a dependent's age-out recorded for a day after a retroactive death
+    // or termination ended the coverage); this change's own loss, recorded above or by the sweep once it comes,
+    // covers everyone who had coverage. Boundary tests: test/api/daily-sweep.test.ts (withdrawn events).
     const withdrawn = moved.cancelled?.length ? await this.#qualifyingEvents.withdrawEventsOf(trx, moved.cancelled, enrollment.id) : [];
     const events = [
       ...change.events,

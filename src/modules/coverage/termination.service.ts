@@ -161,7 +161,9 @@ export class CoverageTerminations {
     await repository.insertTermination(trx, termination, items);
     const cancelled = rules.cancelsEnrollments ? await this.#cancelEnrollmentsStartingAfter(trx, member.id, coverageEnd) : [];
     const rows = lost ? await withContinuedCoverage(trx, member.id, coverageEnd, ended.map(({ row }) => row)) : [];
-    const lossDependents = lost ? await repository.findDependentIdsOfPlans(trx, rows.map((row) => row.id)) : dependents;
+    // The dependents of the ended rows are read already: only those of the coverage they would have continued are new.
+    const continued = rows.slice(ended.length).map((row) => row.id);
+    const lossDependents = continued.length > 0 ? new Map([...dependents, ...(await repository.findDependentIdsOfPlans(trx, continued))]) : dependents;
     await this.#recorder.record(trx, {
       enrollment: enrollment.row,
       events: enrollment.events,
