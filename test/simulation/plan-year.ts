@@ -209,6 +209,10 @@ interface ExistingMemberDraw {
   lifeVolume: string | undefined;
 }
 
+function atLatest(date: string, latest: string): string {
+  return compareDates(date, latest) <= 0 ? date : latest;
+}
+
 function drawExistingMember(random: Random, world: SimEmployer): ExistingMemberDraw {
   const name = personName(random);
   const body = {
@@ -216,7 +220,8 @@ function drawExistingMember(random: Random, world: SimEmployer): ExistingMemberD
     ...name,
     dob: dateIn(random, random.int(1960, 2000)),
     address: { line1: '100 Market Street', city: 'Springfield', state: 'IL', zip_code: '62701' },
-    hire_date: dateIn(random, random.int(2012, 2025)),
+    // Covered from the plan year's first day (carrier_sync): hired at least the employer's waiting period before it.
+    hire_date: atLatest(dateIn(random, random.int(2012, 2025)), addDays('2026-01-01', -world.waitingPeriodDays)),
     employment_status: 'full_time',
     hours_worked: 40,
   };
