@@ -5,11 +5,15 @@
 // simulation it shares with the test suite is written against them.
 import { performance } from 'node:perf_hooks';
 import { openDatabase } from '../src/db/database.ts';
+import { applyHeapSettings } from '../src/heap.ts';
 import { createTestAppOn, DEVELOPMENT_OUTBOUND_ENV } from '../test/helpers/test-app-core.ts';
 import { createInvariantChecker } from '../test/simulation/invariants.ts';
 import { runPlanYear } from '../test/simulation/plan-year.ts';
 import { memoryOf } from './lib/processes.js';
 
+// The heap `benefits serve` runs with (HEAP_SEMI_SPACE_MB, HEAP_GROWING_PERCENT): this may run the process again.
+const problem = applyHeapSettings(['serve']);
+if (problem !== undefined) throw new Error(problem);
 const settings = JSON.parse(process.env.PLAN_YEAR_SETTINGS);
 const handle = openDatabase(process.env.DATABASE_URL);
 const database = { ...handle, url: process.env.DATABASE_URL, destroy: () => handle.close() };

@@ -203,6 +203,44 @@ describe.skipIf(process.env.BENEFITS_TEST_DATABASE === 'postgres')('NodeSqliteDi
     });
   });
 
+  describe('planner statistics', () => {
+    /** A table of one tenant with a tenant index, as the app's: SQLite without statistics reads it all for an id list. */
+    async function tenantRows(db: Kysely<any>, count: number, transactions: 'one' | 'each'): Promise<void> {
+      await sql`create table people (id text primary key, provider_id text not null, created_at text not null)`.execute(db);
+      await sql`create index people_page on people (provider_id, created_at, id)`.execute(db);
+      const rows = Array.from({ length: count }, (_, index) => ({ id: `p${index}`, provider_id: 'prov_a', created_at: String(index).padStart(6, '0') }));
+      if (transactions === 'one') await db.transaction().execute((trx) => trx.insertInto('people').values(rows).execute());
+      else await Promise.all(rows.map((row) => db.transaction().execute((trx) => trx.insertInto('people').values(row).execute())));
+    }
+
+    async function planOfIdList(db: Kysely<any>): Promise<string> {
+      const { rows } = await sql<{
+        detail: string;
+      }>`explain query plan select * from people where provider_id = ${'prov_a'} and id in (${'p1'}, ${'p2'}, ${'p3'}, ${'p4'})`.execute(db);
+      return rows.map((row) => row.detail).join('; ');
+    }
+
+    it('when 5,000 transactions have committed, then PRAGMA optimize has gathered statistics and an id list reads the primary key (not the tenant index)', async () => {
+      const db = open(tempPath());
+      await tenantRows(db, 5_000, 'each');
+      expect(await planOfIdList(db)).toMatch(/sqlite_autoindex_people_1 \(id=\?\)/);
+    });
+
+    it('when fewer transactions have committed since the open, then nothing was gathered yet (the planner takes the tenant index)', async () => {
+      const db = open(tempPath());
+      await tenantRows(db, 4_000, 'one');
+      expect(await planOfIdList(db)).toMatch(/people_page \(provider_id=\?\)/);
+    });
+
+    it('when a database with data opens, then statistics are gathered at the open', async () => {
+      const path = tempPath();
+      const first = open(path);
+      await tenantRows(first, 4_000, 'one');
+      await first.destroy();
+      expect(await planOfIdList(open(path))).toMatch(/sqlite_autoindex_people_1 \(id=\?\)/);
+    });
+  });
+
   describe('checkpoints', () => {
     /** Writes about 5 MB in 500 small transactions: past SQLite's own 1,000-page checkpoint threshold. */
     async function writeMegabytes(db: Kysely<any>): Promise<void> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ageOutChange, ageOutOf, dueAgeOuts, type AgeOut, type CoveredChild } from './age-outs.ts';
+import { addDays } from '../../shared/dates.ts';
+import { ageOutCandidatesBornBy, ageOutChange, ageOutOf, dueAgeOuts, type AgeOut, type CoveredChild } from './age-outs.ts';
 
 const child = (overrides: Partial<CoveredChild> = {}): CoveredChild => ({
   dependent_id: 'dependent_a',
@@ -28,6 +29,33 @@ describe('ageOutOf (age limit 26)', () => {
 
   it.each(cases)('when %s, then the last covered day is right', (_name, overrides, rule, lastDay, certified) => {
     expect(ageOutOf(child(overrides), { dependent_age_limit: 26, dependent_age_out_rule: rule })).toEqual({ row: child(overrides), lastDay, certified });
+  });
+});
+
+describe('ageOutCandidatesBornBy (the sweep reads children born by it)', () => {
+  const rules = ['date_of_birth', 'end_of_month', 'end_of_year'] as const;
+
+  it('when a child is born a day after the bound, then no rule gives a last day before the notice period ends', () => {
+    // Every day of 2026 and 2028 (a leap year), every rule, limits 19 and 26: the first child left out ages out too late to matter.
+    for (const start of ['2026-01-01', '2028-01-01']) {
+      for (let offset = 0; offset < 366; offset++) {
+        const day = addDays(start, offset);
+        for (const limit of [19, 26]) {
+          const bound = ageOutCandidatesBornBy(day, 30, limit);
+          for (const rule of rules) {
+            const { lastDay } = ageOutOf(child({ dob: addDays(bound, 1) }), { dependent_age_limit: limit, dependent_age_out_rule: rule });
+            expect(lastDay >= addDays(day, 30), `${day} ${limit} ${rule}`).toBe(true);
+          }
+        }
+      }
+    }
+  });
+
+  it("when a child's notice is due on the day, then the child is born by the bound (last day in)", () => {
+    // Notice on 2026-05-08: last day 2026-06-06, the day before the 26th birthday 2026-06-07.
+    const bound = ageOutCandidatesBornBy('2026-05-08', 30, 26);
+    expect(bound >= '2000-06-07').toBe(true);
+    expect(bound).toBe('2000-06-09');
   });
 });
 

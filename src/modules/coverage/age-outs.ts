@@ -4,7 +4,7 @@
  * 'YYYY-MM-DD' strings; the daily sweep finds the covered children (and drives the notices), the enrollment engine
  * carries the result out (EnrollmentService.endDependentCoverageIn).
  */
-import { addDays, compareDates } from '../../shared/dates.ts';
+import { addDays, addYears, compareDates } from '../../shared/dates.ts';
 import { compareIds } from '../../shared/ids.ts';
 import { disabilityCertifiedThrough, lastDayAsChild, type AgeOutRule } from '../plan-configurations/eligibility.ts';
 
@@ -39,6 +39,17 @@ export function ageOutOf<T extends CoveredChild>(row: T, configuration: { depend
   const certifiedThrough = disabilityCertifiedThrough(Boolean(row.has_disability), row.disability_certified_on);
   const lastDay = lastDayAsChild(row.dob, configuration.dependent_age_limit, configuration.dependent_age_out_rule, certifiedThrough);
   return { row, lastDay, certified: lastDay === certifiedThrough };
+}
+
+/**
+ * The latest date of birth of a child whose last covered day can come before `day + withinDays` when the
+ * lowest age limit of any configuration is `lowestAgeLimit`: the earliest last day of a child is the day
+ * before the limit's birthday (ageOutDate's `date_of_birth` rule; the month and year rules and a disability
+ * certification only make it later). Two days more than exact, for February 29 birthdays; each child is then
+ * decided on its own (ageOutOf). The daily sweep reads only these children instead of every covered one.
+ */
+export function ageOutCandidatesBornBy(day: string, withinDays: number, lowestAgeLimit: number): string {
+  return addDays(addYears(addDays(day, withinDays + 1), -lowestAgeLimit), 1);
 }
 
 /** One member's children leaving coverage from one day: plan id -> the dependents whose coverage on it ends the day before. */

@@ -4,7 +4,7 @@ import { cachedQuery } from '../../db/query-cache.ts';
 import type { Database } from '../../db/schema.ts';
 import { selectCoverageEntries, type CoverageEntry } from './coverage-entry.ts';
 import type { EnrolledDependentRow, EnrolledPlanRow, EnrollmentStatus } from '../enrollments/enrollment.table.ts';
-import type { DependentRelationship } from '../plans/coverage-tier.ts';
+import { CHILD_LIKE_RELATIONSHIPS, type DependentRelationship } from '../plans/coverage-tier.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { coverageInForceOn, isCoverage, latestPerLine } from './coverage-in-force.ts';
 import type { CoverageEndCause, CoverageTerminationItemRow, CoverageTerminationRow } from './coverage.table.ts';
@@ -171,9 +171,12 @@ const dependentIdsOfPlans = cachedQuery((db, enrolledPlanIds: readonly string[])
   db.selectFrom('enrolled_dependents').select(['enrolled_plan_id', 'dependent_id']).where('enrolled_plan_id', 'in', enrolledPlanIds).orderBy('enrolled_plan_id').orderBy('position'),
 );
 
-/** Dependents covered on `day` (coverageInForceOn), with the plan and member covering them: the sweep's age-out candidates. */
-export function findDependentsCoveredOn(db: Executor, day: string) {
-  return db
+/**
+ * Dependents covered on `day` (coverageInForceOn), with the plan and member covering them: the sweep's age-out
+ * candidates; only children (isChildLike) born on or before `bornBy` when given (ageOutCandidatesBornBy).
+ */
+export function findDependentsCoveredOn(db: Executor, day: string, bornBy?: string) {
+  let query = db
     .selectFrom('enrolled_dependents')
     .innerJoin('enrolled_plans', 'enrolled_plans.id', 'enrolled_dependents.enrolled_plan_id')
     .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
@@ -191,8 +194,9 @@ export function findDependentsCoveredOn(db: Executor, day: string) {
       'enrollments.employer_id',
       'enrollments.provider_id',
     ])
-    .where(coverageInForceOn(day))
-    .execute();
+    .where(coverageInForceOn(day));
+  if (bornBy !== undefined) query = query.where('dependents.member_relationship', 'in', CHILD_LIKE_RELATIONSHIPS).where('dependents.dob', '<=', bornBy);
+  return query.execute();
 }
 
 const enrollmentsNotApproved = cachedQuery((db, memberId: string) =>

@@ -38,6 +38,15 @@ export function findConfigurationsOfPlans(db: Executor, planIds: readonly string
     .execute();
 }
 
+/** The lowest `dependent_age_limit` of any plan configuration (undefined with none): the sweep's age-out bound. */
+export async function findLowestDependentAgeLimit(db: Executor): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('plan_configurations')
+    .select((eb) => eb.fn.min('dependent_age_limit').as('lowest'))
+    .executeTakeFirst();
+  return row?.lowest === null || row?.lowest === undefined ? undefined : Number(row.lowest);
+}
+
 /** Members of the employer hired on one of `hireDates` and not terminated before `day`. */
 export function findMembersHiredOn(db: Executor, providerId: string, employerId: string, hireDates: readonly string[], day: string) {
   return db

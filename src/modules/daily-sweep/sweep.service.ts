@@ -11,11 +11,11 @@ import { wakingAfter, type Wakeable } from '../../jobs/job-wake.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import type { NewNotification } from '../notifications/notification.service.ts';
 import { selectPlanConfiguration, waitingPeriodEnd } from '../plan-configurations/eligibility.ts';
-import { ageOutOf, dueAgeOuts, type AgeOut as AgeOutOf } from '../coverage/age-outs.ts';
+import { ageOutCandidatesBornBy, ageOutOf, dueAgeOuts, type AgeOut as AgeOutOf } from '../coverage/age-outs.ts';
 import { terminationCoverageEnd, terminationEffect } from '../coverage/coverage-rules.ts';
 import { findCoverageOfTerminatedMembers, findDependentsCoveredOn } from '../coverage/coverage.repository.ts';
 import { isChildLike } from '../plans/coverage-tier.ts';
-import { ageOutNoticeDay, hireDateEligibleOn } from './sweep-rules.ts';
+import { AGE_OUT_NOTICE_DAYS, ageOutNoticeDay, hireDateEligibleOn } from './sweep-rules.ts';
 import * as repository from './sweep.repository.ts';
 
 /** What the sweep needs from the open enrollment windows. */
@@ -271,7 +271,11 @@ export class DailySweep {
    * coverage whose last day has come.
    */
   async #ageOuts(day: string): Promise<{ dependent_age_out: number; dependent_coverage_ended: number }> {
-    const covered = (await findDependentsCoveredOn(this.#db, day)).filter((row) => isChildLike(row.member_relationship));
+    const lowestAgeLimit = await repository.findLowestDependentAgeLimit(this.#db);
+    if (lowestAgeLimit === undefined) return { dependent_age_out: 0, dependent_coverage_ended: 0 };
+    // Only children who may age out within the notice period (or have, uncaught): 10% of the plan-year bench's CPU read every covered child each day.
+    const bornBy = ageOutCandidatesBornBy(day, AGE_OUT_NOTICE_DAYS, lowestAgeLimit);
+    const covered = (await findDependentsCoveredOn(this.#db, day, bornBy)).filter((row) => isChildLike(row.member_relationship));
     if (covered.length === 0) return { dependent_age_out: 0, dependent_coverage_ended: 0 };
     const configurations = Map.groupBy(
       await repository.findConfigurationsOfPlans(

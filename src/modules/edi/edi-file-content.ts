@@ -169,7 +169,7 @@ export class EdiFileContent {
     group: GroupRow,
     asOf: string,
   ): Promise<{ inForce: GroupCoverageItem[]; sentDigests: Map<string, contentRepository.SentPerson> }> {
-    const lastFile = await fileRepository.findLastFile(trx, group.id);
+    const lastFile = await fileRepository.findLastFile(trx, group.provider_id, group.id);
     if (lastFile === undefined) return { inForce: [], sentDigests: new Map() };
     const since = new Date(Date.parse(lastFile.created_at) - DEMOGRAPHICS_MARGIN_MS).toISOString();
     if (!(await fileRepository.hasFileCreatedEvent(trx, lastFile))) {

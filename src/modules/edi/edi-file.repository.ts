@@ -104,15 +104,19 @@ export async function listFileChangeIds(db: Executor, fileId: string): Promise<s
 }
 
 /** The group's newest file (undefined before the first). */
-export function findLastFile(db: Executor, groupId: string): Promise<Pick<EdiFileRow, 'id' | 'provider_id' | 'created_at'> | undefined> {
-  return db
-    .selectFrom('edi_files')
-    .select(['id', 'provider_id', 'created_at'])
-    .where('group_id', '=', groupId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+export function findLastFile(db: Executor, providerId: string, groupId: string): Promise<Pick<EdiFileRow, 'id' | 'provider_id' | 'created_at'> | undefined> {
+  return (
+    db
+      .selectFrom('edi_files')
+      .select(['id', 'provider_id', 'created_at'])
+      // With the provider, edi_files_group_page answers in order (without, the group's files were read and sorted).
+      .where('provider_id', '=', providerId)
+      .where('group_id', '=', groupId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst()
+  );
 }
 
 /** Whether the event log still holds the file's `edi_file.created` (retention has not reached it). */

@@ -43,6 +43,11 @@ export function isSpouseLike(relationship: DependentRelationship): boolean {
   return RELATIONSHIP_KIND[relationship] === 'spouse_like';
 }
 
+/** The relationships isChildLike holds for (for SQL filters). */
+export const CHILD_LIKE_RELATIONSHIPS = (Object.keys(RELATIONSHIP_KIND) as DependentRelationship[]).filter(
+  (relationship) => RELATIONSHIP_KIND[relationship] === 'child_like',
+);
+
 export function isChildLike(relationship: DependentRelationship): boolean {
   return RELATIONSHIP_KIND[relationship] === 'child_like';
 }
