@@ -34,24 +34,41 @@ export function standardReadinessChecks(db: Kysely<Database>, encrypter: Encrypt
         return `${pending.length} migration(s) of this version are not applied (first: ${pending[0]}); run "benefits migrate" or restart "benefits serve".`;
       },
     },
-    { name: 'encryption_key', run: () => checkEncryptionKey(db, encrypter) },
+    encryptionKeyCheck(db, encrypter),
   ];
 }
+
+/** After finding nothing encrypted, how long the key check answers ok before it looks again (the look may scan members). */
+const NOTHING_STORED_RECHECK_MS = 60_000;
 
 /**
  * Decrypts one stored value (a member's SSN, else a webhook endpoint's secret): a key other than the one the data
  * was written with fails here, instead of at the first request that reads it. Nothing stored yet: nothing to fail.
+ * The process's key does not change, so once a value decrypts the check passes from then on without a query;
+ * probes come every few seconds, and finding nothing may mean reading the whole members table.
  */
-async function checkEncryptionKey(db: Kysely<Database>, encrypter: Encrypter): Promise<string | undefined> {
-  const member = await db.selectFrom('members').select('ssn_encrypted as value').where('ssn_encrypted', 'is not', null).limit(1).executeTakeFirst();
-  const stored = member?.value ?? (await db.selectFrom('webhook_endpoints').select('secret_ciphertext as value').limit(1).executeTakeFirst())?.value;
-  if (!stored) return undefined;
-  try {
-    encrypter.decrypt(stored);
-    return undefined;
-  } catch {
-    return 'BENEFITS_ENCRYPTION_KEY cannot read the data stored in this database (it was written with another key).';
-  }
+function encryptionKeyCheck(db: Kysely<Database>, encrypter: Encrypter): ReadinessCheck {
+  let verified = false;
+  let nothingStoredUntil = 0;
+  return {
+    name: 'encryption_key',
+    run: async () => {
+      if (verified || performance.now() < nothingStoredUntil) return undefined;
+      const member = await db.selectFrom('members').select('ssn_encrypted as value').where('ssn_encrypted', 'is not', null).limit(1).executeTakeFirst();
+      const stored = member?.value ?? (await db.selectFrom('webhook_endpoints').select('secret_ciphertext as value').limit(1).executeTakeFirst())?.value;
+      if (!stored) {
+        nothingStoredUntil = performance.now() + NOTHING_STORED_RECHECK_MS;
+        return undefined;
+      }
+      try {
+        encrypter.decrypt(stored);
+        verified = true;
+        return undefined;
+      } catch {
+        return 'BENEFITS_ENCRYPTION_KEY cannot read the data stored in this database (it was written with another key).';
+      }
+    },
+  };
 }
 
 /**
