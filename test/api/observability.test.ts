@@ -6,6 +6,7 @@ import { buildApp, buildJobHandlers, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { JobWorker } from '../../src/jobs/job-worker.ts';
 import { SandboxCarrierAdapter } from '../../src/modules/carrier-connections/sandbox-adapter.ts';
+import { SweepScheduler } from '../../src/modules/daily-sweep/sweep-scheduler.ts';
 import { DELIVER_WEBHOOK_JOB } from '../../src/modules/webhooks/webhook-fan-out.ts';
 import { WebhookSender } from '../../src/modules/webhooks/webhook-sender.ts';
 import { observeDeliveries } from '../../src/observability/delivery-observer.ts';
@@ -152,6 +153,27 @@ describe('GET /metrics', () => {
     expect(delivered.value('benefits_delivery_attempts_total', { channel: 'webhook', outcome: 'succeeded' })).toBeGreaterThanOrEqual(1);
     expect(delivered.value('benefits_jobs', { kind: DELIVER_WEBHOOK_JOB, state: 'queued' })).toBeUndefined();
     await ok(t.admin.delete(`/webhook_endpoints/${endpoint.id}`));
+  });
+
+  it('when a daily sweep run fails, then its duration is observed under outcome failed and its end time is set', async () => {
+    const metrics = t.app.metrics;
+    const scheduler = new SweepScheduler({
+      db: t.database.db,
+      clock: t.clock,
+      sweep: { run: () => Promise.reject(new Error('the sweep broke')) },
+      time: '00:00',
+      timeZone: 'UTC',
+      log: { info: () => undefined, error: () => undefined },
+      ran: (succeeded, seconds) => metrics.sweepRan(succeeded, seconds),
+    });
+    const before = (await scrape()).value('benefits_daily_sweep_duration_seconds_count', { outcome: 'failed' }) ?? 0;
+
+    expect(await scheduler.tick()).toBeUndefined();
+
+    const after = await scrape();
+    expect(after.value('benefits_daily_sweep_duration_seconds_count', { outcome: 'failed' })).toBe(before + 1);
+    expect(after.value('benefits_daily_sweep_last_run_timestamp_seconds', { outcome: 'failed' })).toBe(t.clock.now().getTime() / 1000);
+    expect(after.value('benefits_daily_sweep_duration_seconds_count', { outcome: 'succeeded' })).toBeUndefined();
   });
 
   it('when METRICS_TOKEN is set, then /metrics answers 401 without it or with an API key, and 200 with it; METRICS_ENABLED=false answers 404', async () => {
