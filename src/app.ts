@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Config } from './config.ts';
 import type { Database } from './db/schema.ts';
 import { registerAuthentication } from './http/auth.ts';
 import { registerErrorHandler } from './http/errors.ts';
+import { registerHealthRoutes, standardReadinessChecks, type ReadinessCheck } from './http/health.ts';
+import { countRequests, logCallers, registerMetricsRoute, traceRequests } from './http/observability.ts';
 import { registerFirstHooks, refuseUnreadableBodies, registerRateLimit, wakeJobsAfterWrites } from './http/hooks.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { installJsonParser } from './http/json-body.ts';
@@ -42,7 +44,16 @@ import { registerPlanRoutes } from './modules/plans/plan.routes.ts';
 import { registerSubclassRoutes } from './modules/subclasses/subclass.routes.ts';
 import { registerWebhookEndpointRoutes } from './modules/webhooks/webhook-endpoint.routes.ts';
 import { buildServices, type Services } from './services.ts';
+import { Metrics } from './observability/metrics.ts';
+import { SERVICE_VERSION } from './observability/version.ts';
 import type { Clock } from './shared/clock.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's Prometheus metrics (its own registry); the server's job handlers and sweep report to it too. */
+    metrics: Metrics;
+  }
+}
 
 // Re-exported for the callers of the app (tests, the bench): the compositions live in services.ts and background.ts.
 export { buildChangeCommit, buildDailySweep, buildEventLog } from './background.ts';
@@ -62,21 +73,29 @@ export interface AppDependencies {
   version?: string;
   /** The job worker, woken after a write request that enqueued jobs (it polls anyway; absent in tests). */
   worker?: Wakeable;
+  /** The process's metrics (the server's, with process metrics and the pool's state); a plain set is made when absent. */
+  metrics?: Metrics;
+  /** Checks /readyz runs besides the standard ones (http/health.ts); one with a standard check's name replaces it. */
+  readinessChecks?: readonly ReadinessCheck[];
 }
 
 export type App = FastifyInstance;
 
 /** The HTTP app: Fastify's plumbing (src/http/), then every module's routes over the services. */
 export async function buildApp(deps: AppDependencies): Promise<App> {
-  const { config, db, clock, logStream, worker, version = '0.1.0' } = deps;
+  const { config, db, clock, logStream, worker, version = SERVICE_VERSION } = deps;
   const services = deps.services ?? buildServices({ config, db, clock, encryptionKey: deps.encryptionKey });
   const app = Fastify(serverOptions(config, logStream)).withTypeProvider<TypeBoxTypeProvider>();
+  const metrics = deps.metrics ?? new Metrics({ db, clock, version });
+  app.decorate('metrics', metrics);
 
   app.server.maxConnections = config.connections.max;
   installValidators(app);
   installJsonParser(app);
   registerErrorHandler(app);
   registerFirstHooks(app);
+  countRequests(app, metrics);
+  if (config.tracing.endpoint !== undefined) traceRequests(app, version);
   refuseUndeclaredQueryParameters(app);
   await registerOpenApi(app, version, { rateLimited: config.rateLimit.max > 0 });
 
@@ -86,19 +105,14 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
     app.addHook('onClose', async () => keyChanges.close());
   }
   registerAuthentication(app, services.apiKeys);
+  logCallers(app);
   await registerRateLimit(app, config.rateLimit);
   refuseUnreadableBodies(app);
   registerIdempotency(app, db, clock, services.encrypter);
   wakeJobsAfterWrites(app, worker);
 
-  app.get('/healthz', { config: { public: true, rateLimit: false }, schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await sql`select 1`.execute(db);
-      return { status: 'ok' };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable' });
-    }
-  });
+  registerHealthRoutes(app, db, version, readinessChecks(standardReadinessChecks(db, services.encrypter), deps.readinessChecks ?? []));
+  registerMetricsRoute(app, metrics, config.metrics);
 
   registerRoutes(app, services, new Paginator(await loadSecret(db, 'cursor_secret'), config.publicBaseUrl));
   return app;
@@ -132,6 +146,12 @@ function registerRoutes(app: FastifyInstance, services: Services, pages: Paginat
   registerOpenEnrollmentWindowRoutes(app, { windows: services.windows, pages });
   registerWebhookEndpointRoutes(app, { webhooks: services.webhooks, pages });
   registerEdiRoutes(app, { profiles: services.ediProfiles, files: services.ediFiles, acknowledgements: services.ediAcknowledgements, pages });
+}
+
+/** The standard checks, each replaced by a given one of its name, then the other given ones. */
+function readinessChecks(standard: readonly ReadinessCheck[], given: readonly ReadinessCheck[]): ReadinessCheck[] {
+  const names = new Set(given.map((check) => check.name));
+  return [...standard.filter((check) => !names.has(check.name)), ...given];
 }
 
 /** A random secret kept in the database so that every process of the deployment shares it. */

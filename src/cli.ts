@@ -10,6 +10,9 @@ import { FIRST_DATE, LAST_DATE, parseDate } from './shared/dates.ts';
 import { AppError } from './shared/errors.ts';
 import { systemClock } from './shared/clock.ts';
 
+/** The width of --help's variable column: the longest name and two spaces. */
+const VARIABLE_COLUMN = Math.max(...CONFIG_VARIABLES.map(([name]) => name.length)) + 2;
+
 type Output = (text: string) => void;
 
 const HELP: Record<string, string> = {
@@ -27,7 +30,7 @@ Commands:
 Run "benefits <command> --help" for a command's options.
 
 Environment:
-${CONFIG_VARIABLES.map(([name, meaning, fallback]) => `  ${name.padEnd(25)}${meaning} (default: ${fallback})`).join('\n')}
+${CONFIG_VARIABLES.map(([name, meaning, fallback]) => `  ${name.padEnd(VARIABLE_COLUMN)}${meaning} (default: ${fallback})`).join('\n')}
 `,
   serve: `Usage: benefits serve
 

@@ -40,3 +40,25 @@ describe('outbound connection settings', () => {
     expect(() => load({ SFTP_ALLOWED_PORTS: value })).toThrow(/^SFTP_ALLOWED_PORTS must be TCP ports or ranges/);
   });
 });
+
+describe('metrics and tracing settings', () => {
+  it('when nothing is set, then /metrics is on and open, and tracing is off', () => {
+    expect(load({}).metrics).toEqual({ enabled: true, token: undefined });
+    expect(load({}).tracing).toEqual({ endpoint: undefined });
+  });
+
+  it('when METRICS_ENABLED and METRICS_TOKEN are set, then they are read; a short or spaced token or a non-boolean fails the start naming it', () => {
+    expect(load({ METRICS_ENABLED: 'false', METRICS_TOKEN: ' 0123456789abcdef ' }).metrics).toEqual({ enabled: false, token: '0123456789abcdef' });
+    expect(() => load({ METRICS_TOKEN: 'short' })).toThrow(/^METRICS_TOKEN must be at least 16/);
+    expect(() => load({ METRICS_TOKEN: '0123456789 abcdef' })).toThrow(/^METRICS_TOKEN/);
+    expect(() => load({ METRICS_ENABLED: 'yes' })).toThrow(/^METRICS_ENABLED must be true or false/);
+  });
+
+  it('when an OTLP endpoint is set, then traces go to its /v1/traces, or to the traces endpoint as given, which takes precedence', () => {
+    expect(load({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing.endpoint).toBe('http://collector:4318/v1/traces');
+    expect(
+      load({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example.com/in' }).tracing.endpoint,
+    ).toBe('https://traces.example.com/in');
+    expect(() => load({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'grpc://collector:4317' })).toThrow(/^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an http\(s\) URL/);
+  });
+});

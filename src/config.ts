@@ -40,6 +40,17 @@ export interface Config {
     /** Open connections at most; further ones are closed at once. */
     readonly max: number;
   };
+  /** GET /metrics (docs/decisions.md "Metrics, readiness and tracing"). */
+  readonly metrics: {
+    readonly enabled: boolean;
+    /** When set, /metrics answers only `Authorization: Bearer <token>`; open to anyone who reaches it otherwise. */
+    readonly token: string | undefined;
+  };
+  /** OpenTelemetry tracing: on when an OTLP endpoint is configured (observability/tracing.ts). */
+  readonly tracing: {
+    /** OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT (to which /v1/traces is added); undefined: off. */
+    readonly endpoint: string | undefined;
+  };
 }
 
 export class ConfigError extends Error {
@@ -80,6 +91,15 @@ export const CONFIG_VARIABLES: readonly (readonly [name: string, meaning: string
     'serve and sweep: how far V8 lets the old generation grow past what survived its last full collection, in % (0: V8 decides, up to 300)',
     '50',
   ],
+  ['METRICS_ENABLED', 'true serves Prometheus metrics at GET /metrics; false answers it 404', 'true'],
+  ['METRICS_TOKEN', 'when set, GET /metrics requires "Authorization: Bearer <METRICS_TOKEN>" (at least 16 characters)', 'none: /metrics is open'],
+  [
+    'OTEL_EXPORTER_OTLP_ENDPOINT',
+    'base URL of an OTLP/HTTP collector (e.g. http://otel-collector:4318): turns tracing on, spans to <URL>/v1/traces',
+    'none: tracing off',
+  ],
+  ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'full OTLP/HTTP traces URL; takes precedence over OTEL_EXPORTER_OTLP_ENDPOINT', 'none'],
+  ['OTEL_SERVICE_NAME', 'the service name on exported spans', 'benefits-enrollment-service'],
   [
     'BENEFITS_ENCRYPTION_KEY',
     '32-byte key for personal data at rest: 64 hex characters or base64',
@@ -117,6 +137,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outbound: Object.freeze(outboundVariables(env)),
     jobLockTimeoutMs: integerVariable(env, 'JOB_LOCK_TIMEOUT_MS', 30_000, 1000, 3_600_000),
     connections: Object.freeze(connectionVariables(env)),
+    metrics: Object.freeze(metricsVariables(env)),
+    tracing: Object.freeze(tracingVariables(env)),
   });
 }
 
@@ -144,6 +166,24 @@ function connectionVariables(env: NodeJS.ProcessEnv): Config['connections'] {
     keepAliveTimeoutMs: integerVariable(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 3_600_000),
     max: integerVariable(env, 'MAX_CONNECTIONS', 1000, 10, 1_000_000),
   };
+}
+
+function metricsVariables(env: NodeJS.ProcessEnv): Config['metrics'] {
+  const token = env.METRICS_TOKEN?.trim() || undefined;
+  if (token !== undefined && (token.length < 16 || !/^[\x21-\x7e]+$/.test(token))) {
+    throw new ConfigError('METRICS_TOKEN must be at least 16 printable characters without spaces (e.g. openssl rand -hex 24)');
+  }
+  return { enabled: booleanVariable(env, 'METRICS_ENABLED', true), token };
+}
+
+function tracingVariables(env: NodeJS.ProcessEnv): Config['tracing'] {
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'] as const) {
+    const value = env[name]?.trim();
+    if (!value) continue;
+    if (!/^https?:\/\/[^/\s]+(\/\S*)?$/.test(value)) throw new ConfigError(`${name} must be an http(s) URL, e.g. http://otel-collector:4318 (got "${value}")`);
+    return { endpoint: name === 'OTEL_EXPORTER_OTLP_ENDPOINT' ? `${value.replace(/\/+$/, '')}/v1/traces` : value };
+  }
+  return { endpoint: undefined };
 }
 
 function outboundVariables(env: NodeJS.ProcessEnv): Config['outbound'] {

@@ -18,6 +18,10 @@ import { WebhookSender } from './modules/webhooks/webhook-sender.ts';
 import { purgeSettledWebhookDeliveries } from './modules/webhooks/webhook-endpoint.service.ts';
 import { buildJobHandlers, buildServices, sftpPolicyOf } from './services.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
+import { observeDeliveries } from './observability/delivery-observer.ts';
+import { Metrics } from './observability/metrics.ts';
+import { startTracing } from './observability/tracing.ts';
+import { SERVICE_VERSION } from './observability/version.ts';
 
 /** Jobs the server's worker claims per claim transaction, and runs at once. */
 const WORKER_BATCH_SIZE = 20;
@@ -41,12 +45,16 @@ export interface StartOptions {
   clock?: Clock;
   /** Where the first admin key is printed on an empty database. */
   print?: (line: string) => void;
+  /** The version /healthz, /readyz, the metrics and the spans report (package.json's by default). */
+  version?: string;
 }
 
 /** The whole process: database, migrations, first key, HTTP server, job worker, housekeeping timers. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  // Tracing first (when an OTLP endpoint is configured), so that it sees the server from its first request.
+  const tracing = await startTracing(config.tracing);
   const database = openDatabase(config.databaseUrl);
   try {
     await migrateToLatest(database.db);
@@ -61,12 +69,19 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const wakes: Wakeable = { wake: () => wakeWorker() };
     const encryptionKey = resolveEncryptionKey(config, database);
     const services = buildServices({ config, db: database.db, clock, encryptionKey, worker: wakes });
-    const app = await buildApp({ config, db: database.db, clock, encryptionKey, services, worker: wakes });
+    const version = options.version ?? SERVICE_VERSION;
+    const metrics = new Metrics({ db: database.db, clock, version, databaseStats: () => database.stats(), processMetrics: true });
+    const app = await buildApp({ config, db: database.db, clock, encryptionKey, services, worker: wakes, metrics, version });
     // Members stored before SSN digests existed get theirs before requests are served (idempotent).
     await backfillSsnDigests(database.db, services.encrypter, new SsnDigester(encryptionKey), app.log);
     const sender = new WebhookSender({ allowLoopback: config.outbound.allowLoopback });
     const sftp = { policy: sftpPolicyOf(config) };
-    const handlers = buildJobHandlers(services, { adapter: new SandboxCarrierAdapter(), webhooks: sender, edi: sftp });
+    const handlers = buildJobHandlers(services, {
+      adapter: new SandboxCarrierAdapter(),
+      webhooks: sender,
+      edi: sftp,
+      observer: observeDeliveries(metrics, app.log),
+    });
     // Webhook deliveries spend most of their time waiting on receivers: many run at once, claimed in batches.
     const worker = new JobWorker({
       db: database.db,
@@ -108,6 +123,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       time: config.sweep.time,
       timeZone: config.sweep.timeZone,
       log: app.log,
+      ran: (succeeded, seconds) => metrics.sweepRan(succeeded, seconds),
     });
     const ediSchedule = new EdiScheduler({
       db: database.db,
@@ -142,12 +158,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           await sender.close();
           await purgingEvents;
           await database.close();
+          await tracing?.shutdown();
         })();
         return closing;
       },
     };
   } catch (error) {
     await database.close();
+    await tracing?.shutdown();
     throw error;
   }
 }

@@ -41,6 +41,7 @@ import { PayRateService } from './modules/pay-rates/pay-rate.service.ts';
 import { PlanConfigurationService } from './modules/plan-configurations/plan-configuration.service.ts';
 import { PlanService } from './modules/plans/plan.service.ts';
 import { SubclassService } from './modules/subclasses/subclass.service.ts';
+import type { DeliveryObserver } from './observability/delivery-observer.ts';
 import { webhookJobHandlers } from './modules/webhooks/webhook-delivery.job.ts';
 import { WebhookEndpointService } from './modules/webhooks/webhook-endpoint.service.ts';
 import type { WebhookSender } from './modules/webhooks/webhook-sender.ts';
@@ -158,6 +159,8 @@ export interface JobSettings {
   webhooks?: WebhookSender;
   /** EDI file uploads: where SFTP may connect (production's policy by default: public addresses, ports 22 and 2222) and its timeouts. */
   edi?: SftpOptions;
+  /** Told of every webhook and EDI delivery attempt (metrics and logs: observability/delivery-observer.ts); none when absent. */
+  observer?: DeliveryObserver;
 }
 
 /** Every durable job's handler over `services`, for a worker (the server's, and tests that run jobs). */
@@ -166,7 +169,7 @@ export function buildJobHandlers(services: Services, settings: JobSettings): Rec
   return jobHandlers([
     carrierJobHandlers({ db, clock, changes, adapter: settings.adapter }),
     openEnrollmentJobHandlers(services.windows),
-    settings.webhooks ? webhookJobHandlers({ db, clock, changes, encrypter, sender: settings.webhooks }) : {},
-    settings.edi ? ediJobHandlers({ db, clock, changes, encrypter, files: services.ediFiles, sftp: settings.edi }) : {},
+    settings.webhooks ? webhookJobHandlers({ db, clock, changes, encrypter, sender: settings.webhooks, observer: settings.observer }) : {},
+    settings.edi ? ediJobHandlers({ db, clock, changes, encrypter, files: services.ediFiles, sftp: settings.edi, observer: settings.observer }) : {},
   ]);
 }

@@ -13,7 +13,16 @@ export interface DatabaseHandle {
   readonly kind: DatabaseKind;
   /** Where the data lives, without credentials: for log lines. */
   readonly description: string;
+  /** The connections' state now, for the metrics (observability/metrics.ts). */
+  stats(): DatabaseStats;
   close(): Promise<void>;
+}
+
+export interface DatabaseStats {
+  /** Connections by state: `in_use` and `idle` in PostgreSQL's pool; `open` for SQLite's one connection. */
+  readonly connections: Readonly<Record<string, number>>;
+  /** Queries waiting for a pooled connection (always 0 on SQLite, whose driver takes turns on its one connection). */
+  readonly waiting: number;
 }
 
 /** Anything queries can run on: the database or an open transaction. */
@@ -38,7 +47,8 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): Da
     const path = rawPath === ':memory:' ? rawPath : resolve(rawPath);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const db = new Kysely<Database>({ dialect: new NodeSqliteDialect({ path }) });
-    return { db, kind: 'sqlite', description: `sqlite:${path}`, close: () => db.destroy() };
+    const stats = (): DatabaseStats => ({ connections: { open: 1 }, waiting: 0 });
+    return { db, kind: 'sqlite', description: `sqlite:${path}`, stats, close: () => db.destroy() };
   }
   const target = new URL(url);
   // Prepared statements (prepared-statements.ts) are planned for their values on every run, never with a generic
@@ -63,6 +73,7 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): Da
     db,
     kind: 'postgres',
     description: `postgres://${target.host}${target.pathname}`,
+    stats: () => ({ connections: { in_use: pool.totalCount - pool.idleCount, idle: pool.idleCount }, waiting: pool.waitingCount }),
     close: () => db.destroy(),
   };
 }

@@ -132,3 +132,13 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   }
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
+
+/**
+ * The migrations this build knows that the database has not applied (for /readyz): empty when the schema is
+ * current. Reads Kysely's bookkeeping table in the connection's own schema, as migrateToLatest writes it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any database type may be checked
+export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+  const applied = new Set((await sql<{ name: string }>`select name from kysely_migration`.execute(db)).rows.map((row) => row.name));
+  return Object.keys(MIGRATIONS).filter((name) => !applied.has(name));
+}

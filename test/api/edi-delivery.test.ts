@@ -12,6 +12,8 @@ import { DELIVER_EDI_FILE_JOB, EdiFileService } from '../../src/modules/edi/edi-
 import { EdiScheduler } from '../../src/modules/edi/edi-scheduler.ts';
 import type { SftpOptions } from '../../src/modules/edi/sftp-transport.ts';
 import { Encrypter } from '../../src/shared/crypto.ts';
+import { observeDeliveries } from '../../src/observability/delivery-observer.ts';
+import { parseExposition } from '../helpers/prometheus.ts';
 import { createMember } from '../helpers/factories.ts';
 import { newProviderAdmin } from '../helpers/more-factories.ts';
 import { testDatabaseKind } from '../helpers/database.ts';
@@ -38,7 +40,11 @@ let server: SftpTestServer;
 beforeAll(async () => {
   // The SFTP server runs in this process, on loopback: the development switch, as for a developer's machine.
   t = await createTestApp({ now: NOW, env: DEVELOPMENT_OUTBOUND_ENV });
-  const handlers = buildJobHandlers(t.services, { adapter: new SandboxCarrierAdapter(), edi: DEVELOPMENT_SFTP });
+  const handlers = buildJobHandlers(t.services, {
+    adapter: new SandboxCarrierAdapter(),
+    edi: DEVELOPMENT_SFTP,
+    observer: observeDeliveries(t.app.metrics, log),
+  });
   worker = new JobWorker({ db: t.database.db, clock: t.clock, handlers, log, batchSize: 20 });
 });
 afterAll(async () => {
@@ -406,6 +412,37 @@ describe('delivery state and retry', () => {
     expect(current.delivery_error).not.toContain('127.0.0.1');
     expect(current.delivery_error).not.toContain(SFTP_TEST_USER.password);
     expect(await deliveryFailedEvents(w, file.id)).toEqual([]);
+  });
+
+  it('when the SFTP server keeps refusing connections, then the file and the list show each attempt, its error and the next attempt, and each failure is logged with the file id and counted', async () => {
+    const { w } = await worldWithChange(sftpDelivery({ host: 'localhost', port: await closedPort() }));
+    const file = await buildChangeFile(w);
+    const failures = async () => parseExposition((await t.anonymous.get('/metrics')).text).value('benefits_delivery_failures_total', { channel: 'edi' }) ?? 0;
+    const failedBefore = await failures();
+
+    for (const attempt of [1, 2]) {
+      await runDueJobs();
+      const [job] = await jobsOf(file.id);
+      const shown = await ok(w.admin.get(`/edi_files/${file.id}`));
+      expect(shown).toMatchObject({ status: 'ready', delivery_attempts: attempt, next_delivery_attempt_at: job!.run_at });
+      expect(shown.delivery_error).toMatch(/refused|connect/i);
+      const listed = (await ok(w.admin.get(`/edi_files?group=${w.groups.ediGroup.id}`))).results.find((row: { id: string }) => row.id === file.id);
+      expect(listed).toMatchObject({ delivery_attempts: attempt, delivery_error: shown.delivery_error, next_delivery_attempt_at: job!.run_at });
+      const warning = logLines.find(
+        (line) =>
+          line.level === 'warn' &&
+          (line.obj as { ediFile?: string; attempt?: number }).ediFile === file.id &&
+          (line.obj as { attempt?: number }).attempt === attempt,
+      );
+      expect(warning).toMatchObject({
+        msg: 'edi delivery failed; will retry',
+        obj: { channel: 'edi', group: w.groups.ediGroup.id, reason: shown.delivery_error, retryAt: job!.run_at },
+      });
+      expect(JSON.stringify(warning)).not.toContain(SFTP_TEST_USER.password);
+      // At least: once the clock moves, retries of earlier tests' files fall due as well.
+      expect(await failures()).toBeGreaterThanOrEqual(failedBefore + attempt);
+      t.clock.set(job!.run_at);
+    }
   });
 
   it('when a ready file waits for its next attempt, then retry brings that attempt forward to now, and its success clears the error and the next attempt time', async () => {

@@ -18,6 +18,8 @@ export interface SweepSchedulerOptions {
   checkIntervalMs?: number;
   /** How long a claim holds before another process may take over a sweep whose process died. */
   lockMs?: number;
+  /** Told of each run this process made: whether it succeeded and how long it took (the metrics). */
+  ran?: (succeeded: boolean, seconds: number) => void;
 }
 
 /**
@@ -60,17 +62,22 @@ export class SweepScheduler {
 
   async #check(): Promise<SweepSummary | undefined> {
     const { db, clock, sweep, time, timeZone, log } = this.#options;
+    // Set once this process won the day's run: only runs are measured, not checks.
+    let started: number | undefined;
     try {
       const now = clock.now();
       const day = sweepDayDue(now, time, timeZone);
       if (day === undefined) return undefined;
       const lockedUntil = new Date(now.getTime() + (this.#options.lockMs ?? 30 * 60_000)).toISOString();
       if (!(await claimSweepRun(db, day, this.#workerId, now.toISOString(), lockedUntil))) return undefined;
+      started = performance.now();
       const summary = await sweep.run(day);
       await finishSweepRun(db, day, this.#workerId, clock.now().toISOString());
+      this.#options.ran?.(true, (performance.now() - started) / 1000);
       log.info({ ...summary }, 'daily sweep done');
       return summary;
     } catch (error) {
+      if (started !== undefined) this.#options.ran?.(false, (performance.now() - started) / 1000);
       log.error({ err: error }, 'daily sweep failed; another check retries it once its claim expires');
       return undefined;
     }

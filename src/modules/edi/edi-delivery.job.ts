@@ -7,6 +7,7 @@ import type { FailureRecorder, JobContext, JobHandler } from '../../jobs/job-wor
 import type { JobRow } from '../../jobs/job.table.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
+import type { DeliveryObserver } from '../../observability/delivery-observer.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import { withoutAddresses } from './delivery-error.ts';
 import { SENDABLE_STATUSES, recordDelivered, recordDeliveryAttemptFailed } from './edi-file-state.ts';
@@ -28,6 +29,8 @@ export interface EdiJobDependencies {
   files: { decryptedChunks(fileId: string): AsyncIterable<string> };
   /** SFTP timeouts; the transport's defaults when absent. */
   sftp?: SftpOptions;
+  /** Told of every attempt (metrics, and a warn log line for each failed one). */
+  observer?: DeliveryObserver | undefined;
 }
 
 /** The job handlers of carrier EDI, by job kind, for the worker's registry. */
@@ -87,11 +90,15 @@ async function deliverEdiFile(deps: EdiJobDependencies, payload: Record<string, 
     throw error;
   }
 
-  await db.transaction().execute(async (trx) => {
+  const attempt = await db.transaction().execute(async (trx) => {
     const locked = await fileRepository.lockFileById(trx, file.id);
-    if (!locked || !SENDABLE_STATUSES.includes(locked.status)) return;
+    if (!locked || !SENDABLE_STATUSES.includes(locked.status)) return undefined;
     await deps.changes.commit(trx, { events: await recordDelivered(trx, deps.clock, locked, remotePath) });
+    return Number(locked.delivery_attempts) + 1;
   });
+  if (attempt !== undefined) {
+    deps.observer?.attempted({ channel: 'edi', succeeded: true, attempt, about: { ediFile: file.id, group: file.group_id }, reason: null, retryAt: null });
+  }
 }
 
 /**
@@ -104,6 +111,15 @@ function attemptRecorder(deps: EdiJobDependencies, fileId: string, reason: strin
     const { recorded, retryAt } = await settle();
     if (!recorded || !locked || !SENDABLE_STATUSES.includes(locked.status)) return;
     await deps.changes.commit(trx, { events: await recordDeliveryAttemptFailed(trx, locked, reason, retryAt) });
+    // The reason is the file's delivery_error: the host and the step, never a secret or a resolved address.
+    deps.observer?.attempted({
+      channel: 'edi',
+      succeeded: false,
+      attempt: Number(locked.delivery_attempts) + 1,
+      about: { ediFile: locked.id, group: locked.group_id },
+      reason,
+      retryAt,
+    });
   };
 }
 

@@ -6,6 +6,7 @@ import { bringJobForward } from '../../jobs/job.repository.ts';
 import type { JobHandler } from '../../jobs/job-worker.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
+import type { DeliveryObserver } from '../../observability/delivery-observer.ts';
 import { truncate } from '../../shared/text.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import { DELIVER_WEBHOOK_JOB, deliveryJobId } from './webhook-fan-out.ts';
@@ -22,6 +23,8 @@ export interface WebhookJobDependencies {
   encrypter: Encrypter;
   sender: WebhookSender;
   changes: ChangeCommit;
+  /** Told of every attempt sent (metrics, and a warn log line for each failed one). */
+  observer?: DeliveryObserver | undefined;
 }
 
 /** The job handlers of webhooks, by job kind, for the worker's registry. */
@@ -95,6 +98,17 @@ async function deliverWebhook(deps: WebhookJobDependencies, payload: Record<stri
     if (recorded.disabled) await deps.changes.commit(trx, { events: [webhookEndpointEvent(recorded.disabled, 'disabled')] });
     return recorded;
   });
+  if (next.attempt !== undefined) {
+    deps.observer?.attempted({
+      channel: 'webhook',
+      succeeded: outcome.succeeded,
+      attempt: next.attempt,
+      about: { endpoint: endpoint.id, delivery: delivery.id, event: delivery.event_id },
+      // The receiver's body stays on the attempt record (the API shows it), out of the log: it may echo the payload.
+      reason: outcome.succeeded ? null : outcome.statusCode === null ? outcome.error : `HTTP ${outcome.statusCode}`,
+      retryAt: next.retryAt ?? null,
+    });
+  }
   if (next.retryAt) throw new RetryJobLater(next.retryAt, outcome.error ?? 'failed');
 }
 
@@ -115,7 +129,7 @@ async function recordOutcome(
   endpoint: WebhookEndpointRow,
   startedAt: Date,
   outcome: SendOutcome,
-): Promise<{ retryAt?: Date; disabled?: WebhookEndpointRow | undefined }> {
+): Promise<{ attempt?: number; retryAt?: Date; disabled?: WebhookEndpointRow | undefined }> {
   const now = deps.clock.now();
   const attempt = await repository.countDeliveryAttempt(trx, delivery.id, now.toISOString());
   // Settled meanwhile (a retry of this very job that another worker took over): its outcome stands.
@@ -133,7 +147,7 @@ async function recordOutcome(
   if (outcome.succeeded) {
     if (endpoint.failing_since !== null) await repository.clearEndpointFailing(trx, endpoint.id);
     await settle(trx, deps.clock, delivery, 'succeeded', now.toISOString());
-    return {};
+    return { attempt };
   }
 
   // 410 Gone (Standard Webhooks): the receiver will never take deliveries again. The endpoint is disabled and
@@ -141,17 +155,17 @@ async function recordOutcome(
   if (outcome.statusCode === 410) {
     const disabled = await repository.disableGoneEndpoint(trx, endpoint.id, now.toISOString());
     await settle(trx, deps.clock, delivery, 'failed', now.toISOString());
-    return { disabled };
+    return { attempt, disabled };
   }
   const disabled = await noteFailure(trx, endpoint, now);
   const delay = webhookRetryDelayMs(attempt);
   if (delay === undefined) {
     await settle(trx, deps.clock, delivery, 'failed', now.toISOString());
-    return { disabled };
+    return { attempt, disabled };
   }
   const retryAt = new Date(now.getTime() + delay);
   await repository.settleDelivery(trx, delivery.id, { status: 'pending', next_attempt_at: retryAt.toISOString(), completed_at: null });
-  return { retryAt, disabled };
+  return { attempt, retryAt, disabled };
 }
 
 /**
