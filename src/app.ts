@@ -78,7 +78,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   registerErrorHandler(app);
   registerFirstHooks(app);
   refuseUndeclaredQueryParameters(app);
-  await registerOpenApi(app, version, { rateLimited: config.rateLimit.max > 0 });
+  await registerOpenApi(app, version);
 
   const { keyChanges } = services;
   if (keyChanges) {
