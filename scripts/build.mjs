@@ -5,7 +5,7 @@
 //                                                installed (prepare and prestart: `npm ci --omit=dev`)
 // dist/.build-stamp holds a hash of every input, so an unchanged checkout starts without the ~10 s rebuild.
 // Without dist/, bin/benefits.js runs the TypeScript sources (Node 24 strips the types), so a clone installed
-// without the dev tools still runs: docs/decisions.md, "Production install".
+// without the dev tools still runs: docs/decisions.md, "Production install and container".
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -127,6 +127,12 @@ describe.runIf(runsHere)('production install', { tags: ['install'] }, () => {
     expect(existsSync(join(app, 'node_modules', 'openapi-typescript'))).toBe(false);
 
     await expectServes(app);
+  });
+
+  it('when dist/ is up to date (as npm pack left it), then the build before `npm start` does nothing', () => {
+    const built = statSync(join(ROOT, 'dist', 'cli.js')).mtimeMs;
+    execFileSync(process.execPath, ['scripts/build.mjs', '--if-tools', '--if-stale'], { cwd: ROOT, stdio: 'pipe' });
+    expect(statSync(join(ROOT, 'dist', 'cli.js')).mtimeMs).toBe(built);
   });
 
   it('when a clone is installed with `npm ci --omit=dev`, then the install succeeds without building and `npx benefits serve` runs the sources', async () => {
