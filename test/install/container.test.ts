@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -116,8 +116,12 @@ describe('container image', { tags: ['container'] }, () => {
     const podman = async (...args: string[]) =>
       (await promisify(execFile)('podman', [...engine.flags, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
 
-    // --network host for npm's registry during the build, and for the test PostgreSQL on 127.0.0.1 at run.
-    await podman('build', '--format', 'docker', '--network', 'host', ...RUN_FLAGS, '--build-arg', `NODE_IMAGE=${engine.base}`, '-t', IMAGE, '.');
+    // --network host for npm's registry during the build, and for the test PostgreSQL on 127.0.0.1 at run;
+    // this machine's extra CA (a TLS-inspecting proxy's), when it has one, for npm during the build only.
+    const extraCa = process.env.NODE_EXTRA_CA_CERTS;
+    const caFlags =
+      extraCa && existsSync(extraCa) ? ['--volume', `${extraCa}:/run/build-ca.crt:ro`, '--build-arg', 'NODE_EXTRA_CA_CERTS=/run/build-ca.crt'] : [];
+    await podman('build', '--format', 'docker', '--network', 'host', ...RUN_FLAGS, ...caFlags, '--build-arg', `NODE_IMAGE=${engine.base}`, '-t', IMAGE, '.');
     const size = Number(await podman('image', 'inspect', '--format', '{{.Size}}', IMAGE));
     console.info(`container image ${IMAGE} on ${engine.base}: ${(size / 1e6).toFixed(0)} MB`);
 
