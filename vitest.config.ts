@@ -12,7 +12,7 @@ const shared = {
   expect: { poll: { timeout: 10_000 } },
   // Slow tests, by what they drive; `--tags-filter='!install'` leaves those out of a quick run.
   tags: [
-    { name: 'install', description: 'packs the project and installs it as an operator would (npm; a build when dist/ is out of date)', timeout: 300_000 },
+    { name: 'install', description: 'packs the project and installs it as an operator would (npm; a build when dist/ is out of date)', timeout: 600_000 },
     { name: 'container', description: 'builds and runs the container image where a container engine runs', timeout: 900_000 },
   ],
 };

@@ -57,7 +57,7 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'benefits-install-'));
   // Both at once: most of the time is npm unpacking the same dependencies from its cache.
   await Promise.all([installTarball(), installClone()]);
-}, 300_000);
+}, 600_000);
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
