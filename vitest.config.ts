@@ -10,6 +10,11 @@ const shared = {
   // expect.poll waits for a condition, and returns the moment it holds: its default second was too short on a
   // loaded two-core machine (a job worker test failed so once), so it waits up to ten.
   expect: { poll: { timeout: 10_000 } },
+  // Slow tests, by what they drive; `--tags-filter='!install'` leaves those out of a quick run.
+  tags: [
+    { name: 'install', description: 'packs the project and installs it as an operator would (npm; a build when dist/ is out of date)', timeout: 600_000 },
+    { name: 'container', description: 'builds and runs the container image where a container engine runs', timeout: 900_000 },
+  ],
 };
 
 export default defineConfig({

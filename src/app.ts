@@ -97,7 +97,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   countRequests(app, metrics);
   if (config.tracing.endpoint !== undefined) traceRequests(app, version);
   refuseUndeclaredQueryParameters(app);
-  await registerOpenApi(app, version, { rateLimited: config.rateLimit.max > 0 });
+  await registerOpenApi(app, version);
 
   const { keyChanges } = services;
   if (keyChanges) {

@@ -54,8 +54,8 @@ by a running server's worker.
   openapi: `Usage: benefits openapi
 
 Prints the OpenAPI 3.1 document the server serves at /openapi.json, without a database or a server: for
-client generators and linters (npm run lint runs redocly on it). Rate limit headers are documented when
-RATE_LIMIT_MAX is above 0, as the server would.
+client generators and linters (npm run lint runs redocly on it). It is the same whatever the configuration
+(the rate limit headers are documented as sent when RATE_LIMIT_MAX is above 0).
 `,
   'api-keys': `Usage: benefits api-keys <create|list|revoke> [options]
 

@@ -14,10 +14,13 @@ type Operation = {
   responses: Record<string, Json>;
 };
 
+/**
+ * What the document depends on: the interface version only. Never one server's configuration (a server with
+ * RATE_LIMIT_MAX=0 sends no rate-limit headers, yet its document, and the client generated from it, describe
+ * them as every server may send them): docs/decisions.md, "The OpenAPI document is the API's, not a server's".
+ */
 export interface DocumentOptions {
   apiVersion: string;
-  /** Whether responses carry the rate limit headers (RATE_LIMIT_MAX > 0). */
-  rateLimited: boolean;
 }
 
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'] as const;
@@ -67,6 +70,7 @@ export function operationIdOf(method: string, path: string): string {
   return `${camel(action, false)}${record}`;
 }
 
+const WHEN_RATE_LIMITED = '; sent when rate limiting is on (RATE_LIMIT_MAX above 0, the default)';
 const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
 const ref = (kind: 'headers' | 'parameters' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
@@ -75,27 +79,23 @@ function sharedHeaders(options: DocumentOptions): Json {
   return {
     XRequestId: header('This request, as logs and error bodies name it'),
     ApiVersion: header('The interface version the server speaks', { type: 'string', enum: [options.apiVersion] }),
-    XRateLimitLimit: header('Requests allowed per window for this API key (or address, without a key)', { type: 'integer' }),
-    XRateLimitRemaining: header('Requests left in the current window', { type: 'integer' }),
-    XRateLimitReset: header('Seconds until the window resets', { type: 'integer' }),
+    XRateLimitLimit: header(`Requests allowed per window for this API key (or address, without a key)${WHEN_RATE_LIMITED}`, { type: 'integer' }),
+    XRateLimitRemaining: header(`Requests left in the current window${WHEN_RATE_LIMITED}`, { type: 'integer' }),
+    XRateLimitReset: header(`Seconds until the window resets${WHEN_RATE_LIMITED}`, { type: 'integer' }),
     RetryAfter: header('Seconds to wait before retrying', { type: 'integer' }),
     AcceptEncoding: header('identity: request bodies are not decoded'),
     IdempotentReplayed: header('true on a POST answer kept for an Idempotency-Key and sent again', { type: 'string', enum: ['true'] }),
   };
 }
 
-/** The header refs of every response: the request id, the version, and the rate limit when it is on. */
-function commonHeaderRefs(options: DocumentOptions): Json {
+/** The header refs of every response: the request id, the version, and the rate limit (sent when it is on). */
+function commonHeaderRefs(): Json {
   return {
     'X-Request-Id': ref('headers', 'XRequestId'),
     'API-Version': ref('headers', 'ApiVersion'),
-    ...(options.rateLimited
-      ? {
-          'X-RateLimit-Limit': ref('headers', 'XRateLimitLimit'),
-          'X-RateLimit-Remaining': ref('headers', 'XRateLimitRemaining'),
-          'X-RateLimit-Reset': ref('headers', 'XRateLimitReset'),
-        }
-      : {}),
+    'X-RateLimit-Limit': ref('headers', 'XRateLimitLimit'),
+    'X-RateLimit-Remaining': ref('headers', 'XRateLimitRemaining'),
+    'X-RateLimit-Reset': ref('headers', 'XRateLimitReset'),
   };
 }
 
@@ -112,14 +112,14 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
 };
 
 /** One error response per status, under components.responses: the error body and the headers it comes with. */
-function sharedResponses(options: DocumentOptions): Json {
+function sharedResponses(): Json {
   return Object.fromEntries(
     Object.entries(ERROR_DESCRIPTIONS).map(([status, description]) => [
       `Error${status}`,
       {
         description,
         headers: {
-          ...commonHeaderRefs(options),
+          ...commonHeaderRefs(),
           'Idempotent-Replayed': ref('headers', 'IdempotentReplayed'),
           ...(status === '429' ? { 'Retry-After': ref('headers', 'RetryAfter') } : {}),
           ...(status === '415' ? { 'Accept-Encoding': ref('headers', 'AcceptEncoding') } : {}),
@@ -144,7 +144,7 @@ function isErrorResponse(response: Json): boolean {
   return schema?.title === 'ErrorBody' || schema?.$ref === ERROR_REF.$ref;
 }
 
-function finishOperation(method: string, path: string, operation: Operation, options: DocumentOptions, errorBodies: Json[]): void {
+function finishOperation(method: string, path: string, operation: Operation, errorBodies: Json[]): void {
   operation.operationId = operationIdOf(method, path);
   const parameters = (operation.parameters ?? []).filter(
     (parameter) => parameter.in !== 'header' || !['api-version', 'idempotency-key'].includes(String(parameter.name).toLowerCase()),
@@ -160,7 +160,7 @@ function finishOperation(method: string, path: string, operation: Operation, opt
       continue;
     }
     if (typeof response.$ref === 'string') continue;
-    const headers: Json = { ...commonHeaderRefs(options), ...((response.headers as Json | undefined) ?? {}) };
+    const headers: Json = { ...commonHeaderRefs(), ...((response.headers as Json | undefined) ?? {}) };
     if (method === 'post') headers['Idempotent-Replayed'] = ref('headers', 'IdempotentReplayed');
     if (path === '/documents/{public_id}/content' && status === '200') {
       headers['Content-Disposition'] = header("attachment, with the document's file name");
@@ -246,7 +246,7 @@ export function finishOpenApiDocument<T extends object>(source: T, options: Docu
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      finishOperation(method, path, operation, options, errorBodies);
+      finishOperation(method, path, operation, errorBodies);
       const other = seen.get(operation.operationId!);
       if (other) throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} and ${other} share the operationId ${operation.operationId}`);
       seen.set(operation.operationId!, `${method.toUpperCase()} ${path}`);
@@ -254,7 +254,7 @@ export function finishOpenApiDocument<T extends object>(source: T, options: Docu
   }
   const components = (document.components ??= {}) as Json;
   components.headers = sharedHeaders(options);
-  components.responses = sharedResponses(options);
+  components.responses = sharedResponses();
   components.parameters = {
     ApiVersion: {
       name: 'API-Version',

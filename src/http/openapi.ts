@@ -8,13 +8,10 @@ import { API_VERSION } from '../shared/api-version.ts';
 export { API_VERSION };
 
 /** OpenAPI 3.1 from the route schemas themselves, served at /openapi.json and browsable at /docs. */
-export async function registerOpenApi(app: FastifyInstance, version: string, options: { rateLimited: boolean }): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
   await app.register(swagger, {
     transformObject: (documents) =>
-      finishOpenApiDocument('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject, {
-        apiVersion: API_VERSION,
-        rateLimited: options.rateLimited,
-      }),
+      finishOpenApiDocument('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject, { apiVersion: API_VERSION }),
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -168,6 +168,25 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('when the document is made by a server configured without a rate limit, then it is the same, rate-limit headers included', () => {
+    // The document and the client generated from it describe the API, not one server's configuration.
+    const withoutLimit = JSON.parse(
+      execFileSync(process.execPath, ['scripts/openapi-document.mjs'], {
+        cwd: new URL('../..', import.meta.url),
+        env: { ...process.env, RATE_LIMIT_MAX: '0' },
+        encoding: 'utf8',
+      }),
+    );
+    expect(withoutLimit).toEqual(document);
+    for (const name of ['XRateLimitLimit', 'XRateLimitRemaining', 'XRateLimitReset']) {
+      expect(withoutLimit.components.headers[name].description, name).toContain('sent when rate limiting is on');
+    }
+    expect(Object.keys(withoutLimit.paths['/employers'].get.responses['200'].headers)).toEqual(
+      expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
+    );
+    expect(Object.keys(withoutLimit.components.responses.Error429.headers)).toContain('X-RateLimit-Reset');
+  });
+
   it('when the API reference in docs/api.md is compared with the document, then it is in step', () => {
     // Fails (and says how to regenerate) when a schema or route changed without `node scripts/api-reference.mjs`.
     execFileSync(process.execPath, ['scripts/api-reference.mjs', '--check'], { cwd: new URL('../..', import.meta.url), stdio: 'pipe' });
