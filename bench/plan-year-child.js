@@ -15,6 +15,9 @@ import { memoryOf } from './lib/processes.js';
 const problem = applyHeapSettings(['serve']);
 if (problem !== undefined) throw new Error(problem);
 const settings = JSON.parse(process.env.PLAN_YEAR_SETTINGS);
+// Where the peak RSS is: the JavaScript heap (the server's, the driver's and the checks' objects) or outside it.
+let peakHeapUsed = 0;
+setInterval(() => (peakHeapUsed = Math.max(peakHeapUsed, process.memoryUsage().heapUsed)), 1000).unref();
 const handle = openDatabase(process.env.DATABASE_URL);
 const database = { ...handle, url: process.env.DATABASE_URL, destroy: () => handle.close() };
 // Requests are not logged one by one (the test app keeps its log lines in memory); the SFTP server is local.
@@ -41,7 +44,7 @@ try {
     log: (line) => process.stderr.write(`${line}\n`),
   });
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(`${JSON.stringify({ seconds, check_seconds: checkMs / 1000, peak_rss_mb: memoryOf(process.pid).peak_rss_mb, ...result })}\n`);
+  process.stdout.write(`${JSON.stringify({ seconds, check_seconds: checkMs / 1000, peak_rss_mb: memoryOf(process.pid).peak_rss_mb, peak_heap_used_mb: Math.round(peakHeapUsed / 2 ** 20), ...result })}\n`);
 } finally {
   await context.close();
 }

@@ -68,6 +68,7 @@ async function runOn(kind, { service, settings, log }) {
       worst_sweep_s: round(worstSweep.ms / 1000, 3),
       worst_files_s: round(worstFiles.ms / 1000, 3),
       peak_rss_mb: result.peak_rss_mb,
+      peak_heap_used_mb: result.peak_heap_used_mb,
       violations: result.violations.length,
     };
     return {
