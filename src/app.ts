@@ -11,7 +11,7 @@ import { registerIdempotency } from './http/idempotency.ts';
 import { installJsonParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { Paginator } from './http/pagination.ts';
-import { refuseUndeclaredQueryParameters } from './http/routing.ts';
+import { acceptEmptyObjectBodies, refuseUndeclaredQueryParameters } from './http/routing.ts';
 import { serverOptions, type LogStream } from './http/server-options.ts';
 import { installValidators } from './http/validators.ts';
 import type { Wakeable } from './jobs/job-wake.ts';
@@ -78,6 +78,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   registerErrorHandler(app);
   registerFirstHooks(app);
   refuseUndeclaredQueryParameters(app);
+  acceptEmptyObjectBodies(app);
   await registerOpenApi(app, version, { rateLimited: config.rateLimit.max > 0 });
 
   const { keyChanges } = services;

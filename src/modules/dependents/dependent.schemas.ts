@@ -3,6 +3,7 @@ import {
   AddressResponseSchema,
   AddressSchema,
   DateSchema,
+  ExternalIdQuerySchema,
   IdSchema,
   MetadataResponseSchema,
   MetadataSchema,
@@ -114,4 +115,13 @@ export const UpdateDependentBodySchema = Type.Object(
 );
 export type UpdateDependentBody = Static<typeof UpdateDependentBodySchema>;
 
-export const ListDependentsQuerySchema = Type.Object({ ...PageQuerySchema, member: Type.Optional(IdSchema) }, { additionalProperties: false });
+export const ListDependentsQuerySchema = Type.Object(
+  {
+    ...PageQuerySchema,
+    member: Type.Optional(IdSchema),
+    member_payroll_provider_external_id: ExternalIdQuerySchema(
+      'Only the dependents of the members with this payroll_provider_external_id (dependents have no external id of their own)',
+    ),
+  },
+  { additionalProperties: false },
+);

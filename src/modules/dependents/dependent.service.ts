@@ -121,8 +121,17 @@ export class DependentService {
     return this.#withEnrolledPlans(this.#db, row);
   }
 
-  async listDependents(scope: Scope, filter: { member?: string | undefined }, page: PageRequest): Promise<Page<DependentResponse>> {
-    const rows = await repository.listDependents(this.#db, scope, { memberId: filter.member }, page);
+  async listDependents(
+    scope: Scope,
+    filter: { member?: string | undefined; member_payroll_provider_external_id?: string | undefined },
+    page: PageRequest,
+  ): Promise<Page<DependentResponse>> {
+    const rows = await repository.listDependents(
+      this.#db,
+      scope,
+      { memberId: filter.member, memberPayrollProviderExternalId: filter.member_payroll_provider_external_id },
+      page,
+    );
     const enrolledPlans = await findEnrolledPlanIdsOfDependents(
       this.#db,
       rows.results.map((row) => row.id),

@@ -4,6 +4,7 @@ import {
   AddressSchema,
   DateSchema,
   EmailSchema,
+  ExternalIdQuerySchema,
   IdSchema,
   MetadataResponseSchema,
   MetadataSchema,
@@ -109,7 +110,14 @@ export const UpdateMemberBodySchema = Type.Object(
 );
 export type UpdateMemberBody = Static<typeof UpdateMemberBodySchema>;
 
-export const ListMembersQuerySchema = Type.Object({ ...PageQuerySchema, employer: Type.Optional(IdSchema) }, { additionalProperties: false });
+export const ListMembersQuerySchema = Type.Object(
+  {
+    ...PageQuerySchema,
+    employer: Type.Optional(IdSchema),
+    payroll_provider_external_id: ExternalIdQuerySchema("Only the members with this payroll_provider_external_id (the payroll system's own id)"),
+  },
+  { additionalProperties: false },
+);
 
 const EmploymentEventDetailsSchema = Type.Object(
   {

@@ -144,8 +144,17 @@ export class MemberService {
     return this.#withLinks(this.#db, row);
   }
 
-  async listMembers(scope: Scope, filter: { employer?: string | undefined }, page: PageRequest): Promise<Page<MemberResponse>> {
-    const rows = await repository.listMembers(this.#db, scope, { employerId: filter.employer }, page);
+  async listMembers(
+    scope: Scope,
+    filter: { employer?: string | undefined; payroll_provider_external_id?: string | undefined },
+    page: PageRequest,
+  ): Promise<Page<MemberResponse>> {
+    const rows = await repository.listMembers(
+      this.#db,
+      scope,
+      { employerId: filter.employer, payrollProviderExternalId: filter.payroll_provider_external_id },
+      page,
+    );
     const links = await repository.findMemberLinks(
       this.#db,
       rows.results.map((row) => row.id),
