@@ -3,6 +3,7 @@ import { PERCENTAGE_PATTERN } from '../modules/plans/pricing.ts';
 import { ID_PATTERN } from '../shared/ids.ts';
 import { DATE_INPUT_MESSAGE, TIMESTAMP_INPUT_MESSAGE } from '../shared/dates.ts';
 import { MONEY_PATTERN } from '../shared/money.ts';
+import { SSN_INPUT_PATTERN } from '../shared/ssn.ts';
 import { isTransientConflict } from '../db/transaction-conflicts.ts';
 import { AppError, ConcurrentChange, STATUS_OF, inputError, type ErrorType, type InputError } from '../shared/errors.ts';
 import { MAX_INPUT_ERRORS } from './json-body.ts';
@@ -157,6 +158,7 @@ const PATTERN_MESSAGES: Record<string, string> = {
   [MONEY_PATTERN]: 'Must be a decimal string with at most 2 decimals, e.g. "412.50".',
   [PERCENTAGE_PATTERN]: 'Must be a percentage from "0" to "100" with at most 2 decimals.',
   [ID_PATTERN]: 'Must be an identifier (letters, digits, - and _).',
+  [SSN_INPUT_PATTERN]: 'An SSN is exactly 9 digits, or written 123-45-6789.',
 };
 
 function describedFormat(description: string | undefined): string {

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { SSN_INPUT_PATTERN } from '../../shared/ssn.ts';
 import {
   AddressResponseSchema,
   AddressSchema,
@@ -76,9 +77,9 @@ const writable = {
   ssn: Type.Optional(
     Nullable(
       Type.String({
-        pattern: '^[0-9]{9}$',
+        pattern: SSN_INPUT_PATTERN,
         description:
-          'Write-only: 9 digits, stored encrypted, never returned (for carriers whose 834 files want it); sets ssn_last_four. An SSN the SSA issues (not area 000, 666 or 900-999, group 00 or serial 0000).',
+          'Write-only: 9 digits, or written 123-45-6789 (stored as 9 digits, encrypted), never returned (for carriers whose 834 files want it); sets ssn_last_four. An SSN the SSA issues (not area 000, 666 or 900-999, group 00 or serial 0000).',
       }),
     ),
   ),
