@@ -68,6 +68,7 @@ describe('union bodies', () => {
   it.each([
     ['a host key fingerprint with = padding', sftp({ host_key_fingerprint: `${FINGERPRINT}=` }), 'delivery.host_key_fingerprint', 'Invalid format'],
     ['a port of 0', sftp({ port: 0 }), 'delivery.port', 'Must be >= 1.'],
+    ['a port written as text', sftp({ port: '22' }), 'delivery.port', 'Must be integer.'],
     ['no username', sftp({ username: undefined }), 'delivery.username', 'This field is required.'],
     ['a misspelt field', sftp({ hots: 'sftp.worldhealth.example' }), 'delivery.hots', 'Unknown field; check its spelling.'],
     ['an sftp field on a download delivery', { method: 'download', host: 'sftp.worldhealth.example' }, 'delivery.host', 'Unknown field; check its spelling.'],
