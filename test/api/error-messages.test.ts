@@ -86,3 +86,33 @@ describe('union bodies', () => {
     expect(response.body.delivery).toMatchObject({ method: 'sftp', port: 22, host_key_fingerprint: FINGERPRINT });
   });
 });
+
+describe('union bodies without a discriminator', () => {
+  // An enrollment's enrolled_plans are elections (by plan) or EOI decisions (by id): errors come from the shape the
+  // body comes closest to. Bodies are validated before the enrollment is looked up, so no enrollment is needed.
+  const inputErrors = async (enrolledPlans: unknown) => {
+    const response = await t.admin.patch('/enrollments/enr_missing', { enrolled_plans: enrolledPlans });
+    expect(response.status, response.text).toBe(400);
+    return response.body.input_errors.map((error: { field_path: string[]; message: string }) => [error.field_path.join('.'), error.message]);
+  };
+
+  it.each([
+    ['an EOI decision with an unknown status', [{ id: 'enp_1', eoi_status: 'maybe' }], [['enrolled_plans.0.eoi_status', 'Must be one of: approved, denied.']]],
+    ['an election with a premium as a number', [{ plan: 'pln_1', premium: 12 }], [['enrolled_plans.0.premium', 'Must be string.']]],
+    [
+      'two elections, one with a misspelt provider field and one with a bad premium',
+      [
+        { plan: 'pln_1', primary_care_provider: { name: 'Dr. Ada Park' } },
+        { plan: 'pln_2', premium: '1.234' },
+      ],
+      [
+        ['enrolled_plans.0.primary_care_provider.full_name', 'This field is required.'],
+        ['enrolled_plans.0.primary_care_provider.name', 'Unknown field; check its spelling.'],
+        ['enrolled_plans.1.premium', expect.stringContaining('at most 2 decimals')],
+      ],
+    ],
+    ['text instead of a list', 'pln_1', [['enrolled_plans', 'Must be array.']]],
+  ])("when enrolled_plans has %s, then the errors are that shape's only", async (_label, enrolledPlans, expected) => {
+    expect(await inputErrors(enrolledPlans)).toEqual(expected);
+  });
+});
