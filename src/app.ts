@@ -13,7 +13,7 @@ import { registerIdempotency } from './http/idempotency.ts';
 import { installJsonParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { Paginator } from './http/pagination.ts';
-import { refuseUndeclaredQueryParameters } from './http/routing.ts';
+import { acceptEmptyObjectBodies, refuseUndeclaredQueryParameters } from './http/routing.ts';
 import { serverOptions, type LogStream } from './http/server-options.ts';
 import { installValidators } from './http/validators.ts';
 import type { Wakeable } from './jobs/job-wake.ts';
@@ -97,6 +97,7 @@ export async function buildApp(deps: AppDependencies): Promise<App> {
   countRequests(app, metrics);
   if (config.tracing.endpoint !== undefined) traceRequests(app, version);
   refuseUndeclaredQueryParameters(app);
+  acceptEmptyObjectBodies(app);
   await registerOpenApi(app, version);
 
   const { keyChanges } = services;

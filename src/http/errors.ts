@@ -3,13 +3,15 @@ import { PERCENTAGE_PATTERN } from '../modules/plans/pricing.ts';
 import { ID_PATTERN } from '../shared/ids.ts';
 import { DATE_INPUT_MESSAGE, TIMESTAMP_INPUT_MESSAGE } from '../shared/dates.ts';
 import { MONEY_PATTERN } from '../shared/money.ts';
+import { SSN_INPUT_PATTERN } from '../shared/ssn.ts';
 import { isTransientConflict } from '../db/transaction-conflicts.ts';
 import { AppError, ConcurrentChange, STATUS_OF, inputError, type ErrorType, type InputError } from '../shared/errors.ts';
-import { MAX_INPUT_ERRORS } from './json-body.ts';
+import { MAX_INPUT_ERRORS, MAX_JSON_VALUES } from './json-body.ts';
 import type { ErrorBody } from './schemas.ts';
 
 interface AjvLikeError {
   instancePath: string;
+  schemaPath?: string;
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
@@ -58,7 +60,7 @@ function toErrorResponse(thrown: unknown, request: FastifyRequest): { status: nu
   const fastifyError = error as Partial<FastifyError> & { validation?: AjvLikeError[]; validationContext?: string };
   if (Array.isArray(fastifyError.validation)) {
     const context = fastifyError.validationContext ?? 'body';
-    const inputErrors = firstPerField(withoutUnionNoise(fastifyError.validation).map((e) => toInputError(e, context)));
+    const inputErrors = firstPerField(withoutUnionNoise(inChosenBranches(fastifyError.validation)).map((e) => toInputError(e, context)));
     if (context === 'body') return render('validation_error', 'Invalid data passed for fields', inputErrors);
     if (context === 'params') return render('not_found', 'No such record.');
     return render('invalid_request', `Invalid ${context === 'querystring' ? 'query parameters' : context}.`, inputErrors);
@@ -117,6 +119,69 @@ function discriminatorValues(union: AjvLikeError['parentSchema'], field: string)
 }
 
 /**
+ * A union without a discriminator (`anyOf`: an enrollment's `enrolled_plans` is elections or EOI decisions)
+ * reports the errors of every branch; only those of the branch the value comes closest to are useful: the branch
+ * with the fewest fields missing or unknown, then the fewest other errors, never one whose very type the value
+ * is not (ties: the first). An EOI decision with a
+ * wrong `eoi_status` is then one error at eoi_status, not "plan is required, id and eoi_status unknown". When the
+ * value is of no branch's type, every error is kept (withoutUnionNoise sorts them). Linear in the errors: each is
+ * matched to its unions by its schema path's `anyOf` steps and its instance path's prefixes (at most
+ * MAX_JSON_DEPTH).
+ */
+function inChosenBranches(errors: AjvLikeError[]): AjvLikeError[] {
+  // Every failed union: its schema path (ending in /anyOf) and the places it failed at.
+  const unions = new Map<string, Set<string>>();
+  for (const error of errors) {
+    if (error.keyword !== 'anyOf' || error.schemaPath === undefined) continue;
+    const places = unions.get(error.schemaPath) ?? new Set<string>();
+    places.add(error.instancePath);
+    unions.set(error.schemaPath, places);
+  }
+  if (unions.size === 0) return errors;
+  // Each error's branch of each union it is inside: `${union}|${place}` -> branch index.
+  const branchesOf = errors.map((error) => {
+    const found: [string, number][] = [];
+    const schemaPath = error.schemaPath ?? '';
+    for (let at = schemaPath.indexOf('/anyOf/'); at >= 0; at = schemaPath.indexOf('/anyOf/', at + 1)) {
+      const unionPath = schemaPath.slice(0, at + '/anyOf'.length);
+      const places = unions.get(unionPath);
+      if (!places) continue;
+      const place = placeAmong(places, error.instancePath);
+      if (place !== undefined) found.push([`${unionPath}|${place}`, Number.parseInt(schemaPath.slice(at + '/anyOf/'.length), 10)]);
+    }
+    return found;
+  });
+  // Per union: errors per branch, and the branches the value is not even the type of.
+  const scores = new Map<string, Map<number, number>>();
+  errors.forEach((error, index) => {
+    for (const [union, branch] of branchesOf[index]!) {
+      const branchScores = scores.get(union) ?? new Map<number, number>();
+      const [unionPath, place] = union.split('|') as [string, string];
+      const wrongType = error.keyword === 'type' && error.instancePath === place && error.schemaPath === `${unionPath}/${branch}/type`;
+      // A field missing or unknown says the value is of another shape: it weighs more than any number of wrong values.
+      const weight = error.keyword === 'required' || error.keyword === 'additionalProperties' ? MAX_JSON_VALUES : 1;
+      branchScores.set(branch, wrongType ? Infinity : (branchScores.get(branch) ?? 0) + weight);
+      scores.set(union, branchScores);
+    }
+  });
+  const chosen = new Map<string, number>();
+  for (const [union, branchScores] of scores) {
+    let best: [number, number] | undefined;
+    for (const [branch, score] of [...branchScores].sort((a, b) => a[0] - b[0])) if (score !== Infinity && (!best || score < best[1])) best = [branch, score];
+    if (best) chosen.set(union, best[0]);
+  }
+  return errors.filter((_error, index) => branchesOf[index]!.every(([union, branch]) => !chosen.has(union) || chosen.get(union) === branch));
+}
+
+/** The place in `places` that is `instancePath` or one of its parents (a JSON pointer prefix), if any. */
+function placeAmong(places: Set<string>, instancePath: string): string | undefined {
+  for (let path = instancePath; ; path = path.slice(0, Math.max(0, path.lastIndexOf('/')))) {
+    if (places.has(path)) return path;
+    if (path === '') return undefined;
+  }
+}
+
+/**
  * A nullable object that is wrong inside reports the inner error and also "must be null" and "must match a
  * schema in anyOf" for the object itself; those two say nothing useful when a more precise error exists at
  * the same place or deeper. Linear: the places of the precise errors and of their parents are collected once.
@@ -157,6 +222,7 @@ const PATTERN_MESSAGES: Record<string, string> = {
   [MONEY_PATTERN]: 'Must be a decimal string with at most 2 decimals, e.g. "412.50".',
   [PERCENTAGE_PATTERN]: 'Must be a percentage from "0" to "100" with at most 2 decimals.',
   [ID_PATTERN]: 'Must be an identifier (letters, digits, - and _).',
+  [SSN_INPUT_PATTERN]: 'An SSN is exactly 9 digits, or written 123-45-6789.',
 };
 
 function describedFormat(description: string | undefined): string {

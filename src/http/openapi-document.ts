@@ -6,6 +6,8 @@
  * document out.
  */
 
+import { EMPTY_BODY_TITLE } from './schemas.ts';
+
 type Json = Record<string, unknown>;
 type Operation = {
   operationId?: string;
@@ -152,6 +154,9 @@ function finishOperation(method: string, path: string, operation: Operation, err
   parameters.push(ref('parameters', 'ApiVersion'));
   if (method === 'post') parameters.push(ref('parameters', 'IdempotencyKey'));
   operation.parameters = parameters;
+  // An action that takes no fields (EmptyBodySchema) may be sent without a body: its body is optional.
+  const body = (operation.requestBody?.content as Record<string, Json> | undefined)?.['application/json']?.schema as Json | undefined;
+  if (body?.title === EMPTY_BODY_TITLE) operation.requestBody = { ...operation.requestBody, required: false };
   for (const status of sharedStatuses(method, path)) operation.responses[status] ??= ref('responses', `Error${status}`);
   for (const [status, response] of Object.entries(operation.responses)) {
     if (isErrorResponse(response) && ERROR_DESCRIPTIONS[status] !== undefined) {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import findMyWay from 'find-my-way';
 import { Type } from 'typebox';
 import { AppError } from '../shared/errors.ts';
+import { EmptyBodySchema } from './schemas.ts';
 
 /**
  * Requests that reach no route: an unknown path is a 404, a known path with a method it does not support a
@@ -49,6 +50,23 @@ export function refuseUndeclaredQueryParameters(app: FastifyInstance): void {
     route.schema = { ...route.schema, querystring: NO_QUERY_PARAMETERS };
   });
 }
+
+/**
+ * A POST action that declares no body (approve, cancel, rotate, ...) accepts none or an empty object `{}`, and
+ * refuses any field with a 400, a body over 1 KiB with a 413 (docs/decisions.md, Requests). Call before any
+ * route is added.
+ */
+export function acceptEmptyObjectBodies(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs') || route.schema?.body !== undefined || ![route.method].flat().includes('POST')) return;
+    route.schema = { ...route.schema, body: EmptyBodySchema };
+    // `{}` with some white space is all such a body may be: more is refused (413) before it is read.
+    route.bodyLimit = EMPTY_BODY_LIMIT_BYTES;
+  });
+}
+
+/** The most an action that takes no fields reads of a body. */
+export const EMPTY_BODY_LIMIT_BYTES = 1024;
 
 /**
  * The path of a request target: origin-form as it is, absolute-form (`GET http://host/path`, RFC 9112 section

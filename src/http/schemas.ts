@@ -142,6 +142,26 @@ export type ErrorBody = Static<typeof ErrorBodySchema> & { type: ErrorType };
 
 export const IdParamsSchema = Type.Object({ public_id: Type.String({ pattern: ID_PATTERN, maxLength: 64 }) });
 
+/**
+ * The body of an action that takes none (approve, cancel, ...): no body at all, or an empty object, which many
+ * HTTP clients send for a JSON POST without fields (Python's `requests.post(json={})`). Routes get it from
+ * acceptEmptyObjectBodies (routing.ts); the validators accept a missing body for it (validators.ts).
+ */
+export const EMPTY_BODY_TITLE = 'EmptyBody';
+export const EmptyBodySchema = Type.Object(
+  {},
+  { title: EMPTY_BODY_TITLE, additionalProperties: false, description: 'This action takes no fields: send no body, or an empty object `{}`' },
+);
+
+/**
+ * A list filter on an id another system gave a record (an employer's `external_id`, a member's
+ * `payroll_provider_external_id`): exact match, within the caller's provider (docs/decisions.md "Lookups by
+ * external ids").
+ */
+export function ExternalIdQuerySchema(description: string) {
+  return Type.Optional(Type.String({ minLength: 1, maxLength: 255, description }));
+}
+
 export const PageQuerySchema = {
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),

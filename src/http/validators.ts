@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { Ajv, type ErrorObject, type Format, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parseDate, parseTimestamp } from '../shared/dates.ts';
+import { MAX_INPUT_ERRORS } from './json-body.ts';
+import { EMPTY_BODY_TITLE } from './schemas.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv, options: { mode: 'full' }) => Ajv;
 
@@ -23,8 +25,28 @@ export function installValidators(app: FastifyInstance): void {
   const common = { useDefaults: true, removeAdditional: false, allErrors: true, strict: false, verbose: true, discriminator: true } as const;
   const bodyAjv = boundedFormats(addFormats(new Ajv({ ...common, coerceTypes: false }), { mode: 'full' }));
   const textAjv = boundedFormats(addFormats(new Ajv({ ...common, coerceTypes: 'array' }), { mode: 'full' }));
-  app.setValidatorCompiler(({ schema, httpPart }) => withItemLimits(schema as SchemaNode, (httpPart === 'body' ? bodyAjv : textAjv).compile(schema)));
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart === 'body' && (schema as { title?: unknown }).title === EMPTY_BODY_TITLE) return validateEmptyBody;
+    return withItemLimits(schema as SchemaNode, (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+  });
 }
+
+const EMPTY_BODY_MESSAGE = 'this action takes no fields: send no body, or an empty object {}';
+
+/**
+ * The body of an action that takes none (EmptyBodySchema): none at all, or `{}`. Anything else is one error
+ * per field (at most MAX_INPUT_ERRORS), or one for the body when it is not an object. Fastify hands a missing
+ * body to validators as null, so a JSON `null` body reads as none too.
+ */
+const validateEmptyBody = ((data: unknown) => {
+  if (data === undefined || data === null) return true;
+  const isObject = data !== null && typeof data === 'object' && !Array.isArray(data);
+  const fields = isObject ? Object.keys(data).slice(0, MAX_INPUT_ERRORS) : [];
+  if (isObject && fields.length === 0) return true;
+  const places = isObject ? fields.map((field) => `/${field.replaceAll('~', '~0').replaceAll('/', '~1')}`) : [''];
+  validateEmptyBody.errors = places.map((instancePath) => ({ instancePath, schemaPath: '#', keyword: 'emptyBody', params: {}, message: EMPTY_BODY_MESSAGE }));
+  return false;
+}) as ValidateFunction;
 
 /** Every string format behind a length check; dates and timestamps through the one parser each (shared/dates.ts). */
 function boundedFormats(ajv: Ajv): Ajv {

@@ -32,6 +32,22 @@ export const SSN_RULES: readonly SsnRule[] = [
   { digits: [5, 9], refuses: (serial) => serial === '0000', message: 'The serial number (the last four digits) 0000 is never issued.' },
 ];
 
+/**
+ * The shapes an SSN is accepted in: 9 digits, or written with dashes as 123-45-6789 (docs/decisions.md "SSNs").
+ * Anything else is refused by the schema, whose message never repeats the value.
+ */
+export const SSN_INPUT_PATTERN = '^(?:[0-9]{9}|[0-9]{3}-[0-9]{2}-[0-9]{4})$';
+
+/** The SSN of a request as it is stored, checked and sent: 9 digits (dashes dropped); null and undefined as they are. */
+export function normalizeSsn<T extends string | null | undefined>(ssn: T): T {
+  return (typeof ssn === 'string' ? ssn.replaceAll('-', '') : ssn) as T;
+}
+
+/** A request body with its `ssn` (when it has one) normalized (normalizeSsn). */
+export function withNormalizedSsn<T extends { ssn?: string | null | undefined }>(input: T): T {
+  return typeof input.ssn === 'string' ? { ...input, ssn: normalizeSsn(input.ssn) } : input;
+}
+
 /** Why `value` is not an SSN the SSA issues, or undefined when it is one. Never repeats the value. */
 export function ssnProblem(value: string): string | undefined {
   if (typeof value !== 'string' || !/^[0-9]{9}$/.test(value)) return 'An SSN is exactly 9 digits.';

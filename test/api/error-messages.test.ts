@@ -68,6 +68,7 @@ describe('union bodies', () => {
   it.each([
     ['a host key fingerprint with = padding', sftp({ host_key_fingerprint: `${FINGERPRINT}=` }), 'delivery.host_key_fingerprint', 'Invalid format'],
     ['a port of 0', sftp({ port: 0 }), 'delivery.port', 'Must be >= 1.'],
+    ['a port written as text', sftp({ port: '22' }), 'delivery.port', 'Must be integer.'],
     ['no username', sftp({ username: undefined }), 'delivery.username', 'This field is required.'],
     ['a misspelt field', sftp({ hots: 'sftp.worldhealth.example' }), 'delivery.hots', 'Unknown field; check its spelling.'],
     ['an sftp field on a download delivery', { method: 'download', host: 'sftp.worldhealth.example' }, 'delivery.host', 'Unknown field; check its spelling.'],
@@ -83,5 +84,35 @@ describe('union bodies', () => {
     const response = await t.admin.request('PUT', `/groups/${group}/edi_profile`, { body: profile(sftp()) });
     expect(response.status, response.text).toBe(200);
     expect(response.body.delivery).toMatchObject({ method: 'sftp', port: 22, host_key_fingerprint: FINGERPRINT });
+  });
+});
+
+describe('union bodies without a discriminator', () => {
+  // An enrollment's enrolled_plans are elections (by plan) or EOI decisions (by id): errors come from the shape the
+  // body comes closest to. Bodies are validated before the enrollment is looked up, so no enrollment is needed.
+  const inputErrors = async (enrolledPlans: unknown) => {
+    const response = await t.admin.patch('/enrollments/enr_missing', { enrolled_plans: enrolledPlans });
+    expect(response.status, response.text).toBe(400);
+    return response.body.input_errors.map((error: { field_path: string[]; message: string }) => [error.field_path.join('.'), error.message]);
+  };
+
+  it.each([
+    ['an EOI decision with an unknown status', [{ id: 'enp_1', eoi_status: 'maybe' }], [['enrolled_plans.0.eoi_status', 'Must be one of: approved, denied.']]],
+    ['an election with a premium as a number', [{ plan: 'pln_1', premium: 12 }], [['enrolled_plans.0.premium', 'Must be string.']]],
+    [
+      'two elections, one with a misspelt provider field and one with a bad premium',
+      [
+        { plan: 'pln_1', primary_care_provider: { name: 'Dr. Ada Park' } },
+        { plan: 'pln_2', premium: '1.234' },
+      ],
+      [
+        ['enrolled_plans.0.primary_care_provider.full_name', 'This field is required.'],
+        ['enrolled_plans.0.primary_care_provider.name', 'Unknown field; check its spelling.'],
+        ['enrolled_plans.1.premium', expect.stringContaining('at most 2 decimals')],
+      ],
+    ],
+    ['text instead of a list', 'pln_1', [['enrolled_plans', 'Must be array.']]],
+  ])("when enrolled_plans has %s, then the errors are that shape's only", async (_label, enrolledPlans, expected) => {
+    expect(await inputErrors(enrolledPlans)).toEqual(expected);
   });
 });

@@ -40,14 +40,18 @@ describe('bodies are read only where a known route and a valid key take one', ()
     }
   });
 
-  it('when a route that takes no body gets one, then 400 before it is read; an empty one is fine', async () => {
+  it('when a route that takes no body gets one, then 400 before it is read; an action takes none or {} (empty-bodies.test.ts)', async () => {
     const action = await t.admin.post('/open_enrollment_windows/oew_missing/activate', undefined, {
-      rawBody: '{}',
+      rawBody: '{"now": true}',
       headers: { 'content-type': 'application/json' },
     });
     expect(action.status).toBe(400);
-    expect(action.body).toMatchObject({ type: 'invalid_request', message: expect.stringContaining('takes no request body') });
+    expect(action.body).toMatchObject({ type: 'validation_error', input_errors: [expect.objectContaining({ field: 'now' })] });
     expect((await t.admin.post('/open_enrollment_windows/oew_missing/activate')).status).toBe(404);
+    expect(
+      (await t.admin.post('/open_enrollment_windows/oew_missing/activate', undefined, { rawBody: '{}', headers: { 'content-type': 'application/json' } }))
+        .status,
+    ).toBe(404);
     const port = Number(new URL(t.baseUrl).port);
     const get = await rawExchange(
       port,

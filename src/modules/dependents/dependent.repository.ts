@@ -24,9 +24,25 @@ export function findDependentsByIds(db: Executor, providerId: string, ids: reado
   return db.selectFrom('dependents').selectAll().where('provider_id', '=', providerId).where('id', 'in', ids).execute();
 }
 
-export function listDependents(db: Executor, scope: Scope, filter: { memberId?: string | undefined }, page: PageRequest): Promise<Page<DependentRow>> {
+export interface DependentListFilter {
+  memberId?: string | undefined;
+  memberPayrollProviderExternalId?: string | undefined;
+}
+
+export function listDependents(db: Executor, scope: Scope, filter: DependentListFilter, page: PageRequest): Promise<Page<DependentRow>> {
   let query = dependents(db, scope);
   if (filter.memberId !== undefined) query = query.where('member_id', '=', filter.memberId);
+  const payrollId = filter.memberPayrollProviderExternalId;
+  if (payrollId !== undefined) {
+    // The members of this provider with that payroll id (the members_provider_payroll_id index), then theirs.
+    query = query.where('member_id', 'in', (members) =>
+      members
+        .selectFrom('members')
+        .select('members.id')
+        .where('members.provider_id', '=', scope.providerId)
+        .where('members.payroll_provider_external_id', '=', payrollId),
+    );
+  }
   return paginate(query, page);
 }
 

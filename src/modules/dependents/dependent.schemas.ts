@@ -1,8 +1,10 @@
 import { Type, type Static } from 'typebox';
+import { SSN_INPUT_PATTERN } from '../../shared/ssn.ts';
 import {
   AddressResponseSchema,
   AddressSchema,
   DateSchema,
+  ExternalIdQuerySchema,
   IdSchema,
   MetadataResponseSchema,
   MetadataSchema,
@@ -75,9 +77,9 @@ const writable = {
   ssn: Type.Optional(
     Nullable(
       Type.String({
-        pattern: '^[0-9]{9}$',
+        pattern: SSN_INPUT_PATTERN,
         description:
-          'Write-only: 9 digits, stored encrypted, never returned (for carriers whose 834 files want it); sets ssn_last_four. An SSN the SSA issues (not area 000, 666 or 900-999, group 00 or serial 0000).',
+          'Write-only: 9 digits, or written 123-45-6789 (stored as 9 digits, encrypted), never returned (for carriers whose 834 files want it); sets ssn_last_four. An SSN the SSA issues (not area 000, 666 or 900-999, group 00 or serial 0000).',
       }),
     ),
   ),
@@ -114,4 +116,13 @@ export const UpdateDependentBodySchema = Type.Object(
 );
 export type UpdateDependentBody = Static<typeof UpdateDependentBodySchema>;
 
-export const ListDependentsQuerySchema = Type.Object({ ...PageQuerySchema, member: Type.Optional(IdSchema) }, { additionalProperties: false });
+export const ListDependentsQuerySchema = Type.Object(
+  {
+    ...PageQuerySchema,
+    member: Type.Optional(IdSchema),
+    member_payroll_provider_external_id: ExternalIdQuerySchema(
+      'Only the dependents of the members with this payroll_provider_external_id (dependents have no external id of their own)',
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -19,7 +19,7 @@ import type { MemberRow } from '../members/member.table.ts';
 import { disabilityCertifiedThrough } from '../plan-configurations/eligibility.ts';
 import { eventOf } from '../events/event-data.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
-import { ssnProblem } from '../../shared/ssn.ts';
+import { ssnProblem, withNormalizedSsn } from '../../shared/ssn.ts';
 import { assertPersonTextCarriersCanRead } from '../../shared/x12-text.ts';
 import * as repository from './dependent.repository.ts';
 import type { CreateDependentBody, DependentResponse, UpdateDependentBody } from './dependent.schemas.ts';
@@ -79,7 +79,8 @@ export class DependentService {
     this.#relationshipEnds = options.relationshipEnds;
   }
 
-  async createDependent(scope: Scope, input: CreateDependentBody): Promise<DependentResponse> {
+  async createDependent(scope: Scope, body: CreateDependentBody): Promise<DependentResponse> {
+    const input = withNormalizedSsn(body);
     assertPersonTextCarriersCanRead(input);
     return this.#db.transaction().execute(async (trx) => {
       await assertReferencesVisible(trx, scope, { member: input.member });
@@ -121,8 +122,17 @@ export class DependentService {
     return this.#withEnrolledPlans(this.#db, row);
   }
 
-  async listDependents(scope: Scope, filter: { member?: string | undefined }, page: PageRequest): Promise<Page<DependentResponse>> {
-    const rows = await repository.listDependents(this.#db, scope, { memberId: filter.member }, page);
+  async listDependents(
+    scope: Scope,
+    filter: { member?: string | undefined; member_payroll_provider_external_id?: string | undefined },
+    page: PageRequest,
+  ): Promise<Page<DependentResponse>> {
+    const rows = await repository.listDependents(
+      this.#db,
+      scope,
+      { memberId: filter.member, memberPayrollProviderExternalId: filter.member_payroll_provider_external_id },
+      page,
+    );
     const enrolledPlans = await findEnrolledPlanIdsOfDependents(
       this.#db,
       rows.results.map((row) => row.id),
@@ -139,7 +149,8 @@ export class DependentService {
    * PATCH /dependents/{id} in the caller's transaction (a carrier file's value accepted, carrier-files/): the
    * same checks, writes, events and effects on coverage as the route's.
    */
-  async updateDependentIn(trx: Transaction<Database>, scope: Scope, id: string, input: UpdateDependentBody): Promise<DependentResponse> {
+  async updateDependentIn(trx: Transaction<Database>, scope: Scope, id: string, body: UpdateDependentBody): Promise<DependentResponse> {
+    const input = withNormalizedSsn(body);
     assertPersonTextCarriersCanRead(input);
     // The member first, then the dependent (the order a delete takes): one current spouse per member holds under races.
     const found = await repository.findDependentById(trx, scope, id);

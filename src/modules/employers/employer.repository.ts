@@ -15,8 +15,11 @@ export function lockEmployerById(trx: Transaction<Database>, scope: Scope, id: s
   return forUpdate(trx, employers(trx, scope).where('id', '=', id)).executeTakeFirst();
 }
 
-export function listEmployers(db: Executor, scope: Scope, page: PageRequest): Promise<Page<EmployerRow>> {
-  return paginate(employers(db, scope), page);
+// The external id filter seeks the employers_provider_external_id index (provider_id, external_id, created_at, id).
+export function listEmployers(db: Executor, scope: Scope, filter: { externalId?: string | undefined }, page: PageRequest): Promise<Page<EmployerRow>> {
+  let query = employers(db, scope);
+  if (filter.externalId !== undefined) query = query.where('external_id', '=', filter.externalId);
+  return paginate(query, page);
 }
 
 export async function insertEmployer(db: Executor, row: EmployerRow): Promise<void> {

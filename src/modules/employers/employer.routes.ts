@@ -19,7 +19,7 @@ export function registerEmployerRoutes(app: FastifyInstance, deps: { employers: 
     list: {
       summary: 'List employers, newest first',
       query: ListEmployersQuerySchema,
-      run: (scope, _filter, page) => employers.listEmployers(scope, page),
+      run: (scope, filter, page) => employers.listEmployers(scope, filter, page),
     },
     get: { summary: 'Retrieve an employer', run: (scope, id) => employers.getEmployer(scope, id) },
     update: {

@@ -4,6 +4,7 @@ import {
   AddressResponseSchema,
   AddressSchema,
   EmailSchema,
+  ExternalIdQuerySchema,
   IdSchema,
   MetadataResponseSchema,
   MetadataSchema,
@@ -69,4 +70,7 @@ export const UpdateEmployerBodySchema = Type.Object(
 );
 export type UpdateEmployerBody = Static<typeof UpdateEmployerBodySchema>;
 
-export const ListEmployersQuerySchema = Type.Object({ ...PageQuerySchema }, { additionalProperties: false });
+export const ListEmployersQuerySchema = Type.Object(
+  { ...PageQuerySchema, external_id: ExternalIdQuerySchema("Only the employers with this external_id (the integrator's own id)") },
+  { additionalProperties: false },
+);

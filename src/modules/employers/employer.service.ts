@@ -95,8 +95,8 @@ export class EmployerService {
     return toEmployerResponse(row);
   }
 
-  async listEmployers(scope: Scope, page: PageRequest): Promise<Page<EmployerResponse>> {
-    return mapPage(await repository.listEmployers(this.#db, scope, page), toEmployerResponse);
+  async listEmployers(scope: Scope, filter: { external_id?: string | undefined }, page: PageRequest): Promise<Page<EmployerResponse>> {
+    return mapPage(await repository.listEmployers(this.#db, scope, { externalId: filter.external_id }, page), toEmployerResponse);
   }
 
   async updateEmployer(scope: Scope, id: string, input: UpdateEmployerBody): Promise<EmployerResponse> {

@@ -37,9 +37,16 @@ const membersForUpdate = cachedQuery((trx: Transaction<Database>, ids: readonly 
   forUpdate(trx, trx.selectFrom('members').selectAll().where('id', 'in', ids).orderBy('id')),
 );
 
-export function listMembers(db: Executor, scope: Scope, filter: { employerId?: string | undefined }, page: PageRequest): Promise<Page<MemberRow>> {
+export interface MemberListFilter {
+  employerId?: string | undefined;
+  payrollProviderExternalId?: string | undefined;
+}
+
+// The payroll id filter seeks the members_provider_payroll_id index (provider_id, payroll_provider_external_id, created_at, id).
+export function listMembers(db: Executor, scope: Scope, filter: MemberListFilter, page: PageRequest): Promise<Page<MemberRow>> {
   let query = members(db, scope);
   if (filter.employerId !== undefined) query = query.where('employer_id', '=', filter.employerId);
+  if (filter.payrollProviderExternalId !== undefined) query = query.where('payroll_provider_external_id', '=', filter.payrollProviderExternalId);
   return paginate(query, page);
 }
 

@@ -1,9 +1,11 @@
 import { Type, type Static } from 'typebox';
+import { SSN_INPUT_PATTERN } from '../../shared/ssn.ts';
 import {
   AddressResponseSchema,
   AddressSchema,
   DateSchema,
   EmailSchema,
+  ExternalIdQuerySchema,
   IdSchema,
   MetadataResponseSchema,
   MetadataSchema,
@@ -59,9 +61,9 @@ const writable = {
   ssn: Type.Optional(
     Nullable(
       Type.String({
-        pattern: '^[0-9]{9}$',
+        pattern: SSN_INPUT_PATTERN,
         description:
-          'Write-only: 9 digits, stored encrypted, never returned. An SSN the SSA issues (not area 000, 666 or 900-999, group 00 or serial 0000), and not one another member of the employer has.',
+          'Write-only: 9 digits, or written 123-45-6789 (stored as 9 digits, encrypted), never returned. An SSN the SSA issues (not area 000, 666 or 900-999, group 00 or serial 0000), and not one another member of the employer has.',
       }),
     ),
   ),
@@ -109,7 +111,14 @@ export const UpdateMemberBodySchema = Type.Object(
 );
 export type UpdateMemberBody = Static<typeof UpdateMemberBodySchema>;
 
-export const ListMembersQuerySchema = Type.Object({ ...PageQuerySchema, employer: Type.Optional(IdSchema) }, { additionalProperties: false });
+export const ListMembersQuerySchema = Type.Object(
+  {
+    ...PageQuerySchema,
+    employer: Type.Optional(IdSchema),
+    payroll_provider_external_id: ExternalIdQuerySchema("Only the members with this payroll_provider_external_id (the payroll system's own id)"),
+  },
+  { additionalProperties: false },
+);
 
 const EmploymentEventDetailsSchema = Type.Object(
   {

@@ -10,7 +10,7 @@ import { InvalidState, NotFound, ValidationFailed, inputError, type InputError }
 import { newId } from '../../shared/ids.ts';
 import { mergeMetadata, parseMetadata } from '../../shared/metadata.ts';
 import { applyChanges } from '../../shared/patch.ts';
-import { ssnProblem, type SsnDigester } from '../../shared/ssn.ts';
+import { ssnProblem, withNormalizedSsn, type SsnDigester } from '../../shared/ssn.ts';
 import { assertPersonTextCarriersCanRead } from '../../shared/x12-text.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import type { NewNotification } from '../notifications/notification.service.ts';
@@ -95,7 +95,8 @@ export class MemberService {
     this.#eligibility = options.eligibility;
   }
 
-  async createMember(scope: Scope, input: CreateMemberBody): Promise<MemberResponse> {
+  async createMember(scope: Scope, body: CreateMemberBody): Promise<MemberResponse> {
+    const input = withNormalizedSsn(body);
     assertPersonTextCarriersCanRead(input);
     return this.#db.transaction().execute(async (trx) => {
       await assertReferencesVisible(trx, scope, { employer: input.employer });
@@ -144,8 +145,17 @@ export class MemberService {
     return this.#withLinks(this.#db, row);
   }
 
-  async listMembers(scope: Scope, filter: { employer?: string | undefined }, page: PageRequest): Promise<Page<MemberResponse>> {
-    const rows = await repository.listMembers(this.#db, scope, { employerId: filter.employer }, page);
+  async listMembers(
+    scope: Scope,
+    filter: { employer?: string | undefined; payroll_provider_external_id?: string | undefined },
+    page: PageRequest,
+  ): Promise<Page<MemberResponse>> {
+    const rows = await repository.listMembers(
+      this.#db,
+      scope,
+      { employerId: filter.employer, payrollProviderExternalId: filter.payroll_provider_external_id },
+      page,
+    );
     const links = await repository.findMemberLinks(
       this.#db,
       rows.results.map((row) => row.id),
@@ -162,7 +172,8 @@ export class MemberService {
    * PATCH /members/{id} in the caller's transaction (a carrier file's value accepted, carrier-files/): the same
    * checks, writes, events and effects on coverage as the route's.
    */
-  async updateMemberIn(trx: Transaction<Database>, scope: Scope, id: string, input: UpdateMemberBody): Promise<MemberResponse> {
+  async updateMemberIn(trx: Transaction<Database>, scope: Scope, id: string, body: UpdateMemberBody): Promise<MemberResponse> {
+    const input = withNormalizedSsn(body);
     assertPersonTextCarriersCanRead(input);
     const current = await repository.lockMemberById(trx, scope, id);
     if (!current) throw new NotFound('member');
