@@ -36,6 +36,7 @@ import * as cobraCoveragePeriods from './migrations/2026-12-04T0301-cobra-covera
 import * as carrierFiles from './migrations/2026-12-04T0401-carrier-files.ts';
 import * as carrierFileResolutions from './migrations/2026-12-05T0101-carrier-file-resolutions.ts';
 import * as cobraEventWithdrawals from './migrations/2026-12-05T0301-cobra-event-withdrawals.ts';
+import * as encryptionKeyFingerprint from './migrations/2026-12-06T0201-encryption-key-fingerprint.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -75,6 +76,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-04T0401-carrier-files': carrierFiles,
   '2026-12-05T0101-carrier-file-resolutions': carrierFileResolutions,
   '2026-12-05T0301-cobra-event-withdrawals': cobraEventWithdrawals,
+  '2026-12-06T0201-encryption-key-fingerprint': encryptionKeyFingerprint,
 };
 
 /**
