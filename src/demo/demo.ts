@@ -88,7 +88,7 @@ export async function loadDemo(config: Config, out: Output): Promise<void> {
       out(`  members     ${members.join(', ')}; ${dependents} dependents`);
       out(`  enrollment  open enrollment window ${window.id}, active from ${window.start_date} to ${window.end_date}`);
       out(`Admin API key of "${DEMO_PROVIDER}" (shown once; store it now): ${key.key}`);
-      out(`Try it: benefits serve, then  curl -H "Authorization: Bearer ${key.key}" http://localhost:${config.port}/members`);
+      out(`Try it: run "benefits serve", then: curl -H "Authorization: Bearer ${key.key}" http://localhost:${config.port}/members`);
     } finally {
       await app.close();
     }
