@@ -1,6 +1,7 @@
-import { parseArgs } from 'node:util';
-import { CONFIG_VARIABLES, ConfigError, loadConfig } from './config.ts';
-import { openDatabase } from './db/database.ts';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Help, InvalidArgumentError } from 'commander';
+import { CONFIG_VARIABLES, ConfigError, loadConfig, type Config } from './config.ts';
+import { describeDatabase, openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { API_KEY_ROLES, type ApiKeyRole } from './modules/api-keys/api-key.table.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
@@ -9,169 +10,320 @@ import { localDateAndTime } from './modules/daily-sweep/sweep-rules.ts';
 import { FIRST_DATE, LAST_DATE, parseDate } from './shared/dates.ts';
 import { AppError } from './shared/errors.ts';
 import { systemClock } from './shared/clock.ts';
-
-/** The width of --help's variable column: the longest name and two spaces. */
-const VARIABLE_COLUMN = Math.max(...CONFIG_VARIABLES.map(([name]) => name.length)) + 2;
+import { asStartError, probeDatabase } from './start/start-errors.ts';
+import { formatTable } from './start/table.ts';
 
 type Output = (text: string) => void;
 
-const HELP: Record<string, string> = {
-  main: `Usage: benefits <command> [options]
+/** Exit codes: 0 done, 1 refused or failed (a bad value, a start check), 2 a command line that is not understood. */
+const USAGE_ERROR = 2;
 
-Commands:
-  serve                 start the API server (migrates first; prints a first admin key on an empty database)
-  migrate               apply pending database migrations and exit
-  api-keys create       create an API key (and its provider, when new)
-  api-keys list         list API keys of every provider
-  api-keys revoke ID    revoke an API key
-  sweep [--date DAY]    apply the daily date rules for one day (default: today in SWEEP_TIME_ZONE) and exit
-  openapi               print the OpenAPI document (JSON) and exit; needs no database
+// Commander's errors about the command line itself (the rest, help and --version, exit as commander says).
+const USAGE_ERRORS = new Set([
+  'commander.unknownOption',
+  'commander.unknownCommand',
+  'commander.excessArguments',
+  'commander.missingArgument',
+  'commander.optionMissingArgument',
+  'commander.missingMandatoryOptionValue',
+  'commander.invalidArgument',
+  'commander.conflictingOption',
+]);
 
-Run "benefits <command> --help" for a command's options.
-
-Environment:
-${CONFIG_VARIABLES.map(([name, meaning, fallback]) => `  ${name.padEnd(VARIABLE_COLUMN)}${meaning} (default: ${fallback})`).join('\n')}
-`,
-  serve: `Usage: benefits serve
-
-Starts the HTTP API on PORT (default 8080) against DATABASE_URL (default sqlite:./data/benefits.db).
-Applies pending migrations first. On an empty database it creates a provider and an admin API key and
-prints the key once. Stops gracefully on SIGTERM or SIGINT.
-`,
-  migrate: `Usage: benefits migrate
-
-Applies every pending migration to DATABASE_URL and prints the names applied.
-`,
-  sweep: `Usage: benefits sweep [--date YYYY-MM-DD]
-
-Applies every date-driven rule for one day against DATABASE_URL, then exits: newly_eligible when a waiting
-period ends, dependent_age_out 30 days before a covered child ages out, open_enrollment_reminder 7 days and
-1 day before a window's end_date, closing windows past their end_date, and ending the coverage of members
-past their termination_date. The day defaults to today in SWEEP_TIME_ZONE. Running it again for a day (or
-beside the server's own daily run, at SWEEP_TIME) creates nothing new. Carrier hand-offs it records are sent
-by a running server's worker.
-`,
-  openapi: `Usage: benefits openapi
-
-Prints the OpenAPI 3.1 document the server serves at /openapi.json, without a database or a server: for
-client generators and linters (npm run lint runs redocly on it). It is the same whatever the configuration
-(the rate limit headers are documented as sent when RATE_LIMIT_MAX is above 0).
-`,
-  'api-keys': `Usage: benefits api-keys <create|list|revoke> [options]
-
-  create --provider NAME --role admin|employer|read_only [--employer ID] [--name TEXT]
-         Creates the provider NAME if it does not exist, then a key for it; prints the key once.
-         --employer is required for employer keys and optional for read_only keys.
-  list   Lists every key (never the key itself): id, provider, role, employer, created, revoked.
-  revoke ID
-         Revokes the key; requests with it are refused from then on.
-`,
-};
+/** The package's version, from package.json one folder up (from src/ and from dist/ alike). */
+export function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
 
 /** Runs the `benefits` command; returns the exit code. */
 export async function main(argv: string[], out: Output = console.log, err: Output = console.error): Promise<number> {
-  const [command, ...rest] = argv;
+  let exitCode = 0;
+  const program = buildProgram(out, err, (code) => (exitCode = code));
+  if (argv.length === 0) {
+    out(program.helpInformation().trimEnd());
+    return 1;
+  }
   try {
-    switch (command) {
-      case undefined:
-      case '-h':
-      case '--help':
-      case 'help':
-        out(HELP.main!);
-        return command === undefined ? 1 : 0;
-      case 'serve':
-        if (wantsHelp(rest)) return printHelp(out, 'serve');
-        return await serve();
-      case 'migrate':
-        if (wantsHelp(rest)) return printHelp(out, 'migrate');
-        return await migrate(out);
-      case 'api-keys':
-        return await apiKeys(rest, out, err);
-      case 'sweep':
-        if (wantsHelp(rest)) return printHelp(out, 'sweep');
-        return await sweep(rest, out, err);
-      case 'openapi':
-        if (wantsHelp(rest)) return printHelp(out, 'openapi');
-        return await openapi(out);
-      default:
-        err(`Unknown command "${command}".\n\n${HELP.main}`);
-        return 1;
-    }
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
   } catch (error) {
+    if (error instanceof CommanderError) return USAGE_ERRORS.has(error.code) ? USAGE_ERROR : error.exitCode;
     if (error instanceof ConfigError || error instanceof AppError) {
       err(
         `benefits: ${error.message}${error instanceof AppError && error.inputErrors ? ` (${error.inputErrors.map((e) => `${e.field}: ${e.message}`).join('; ')})` : ''}`,
       );
       return 1;
     }
-    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
-      err(`benefits: ${error.message}`);
-      return 1;
-    }
     throw error;
   }
 }
 
-function wantsHelp(args: string[]): boolean {
-  return args.includes('--help') || args.includes('-h');
+/** The width of the main help's first column: the longest variable name. */
+const TERM_COLUMN = Math.max(...CONFIG_VARIABLES.map(([name]) => name.length));
+
+/** The environment variables as a help section, in the columns of the commands above them. */
+class BenefitsHelp extends Help {
+  override padWidth(cmd: Command, helper: Help): number {
+    const own = super.padWidth(cmd, helper);
+    return cmd.parent ? own : Math.max(own, ...CONFIG_VARIABLES.map(([name]) => name.length));
+  }
+
+  /** A command's options spelled out (`sweep [--date <day>]`) where they fit the column, else `[options]`. */
+  override subcommandTerm(cmd: Command): string {
+    const options = cmd.options.filter((option) => !option.hidden && option.long !== '--help').map((option) => `[${option.flags}]`);
+    const args = cmd.registeredArguments.map((argument) => (argument.required ? `<${argument.name()}>` : `[${argument.name()}]`));
+    const spelled = [cmd.name(), ...options, ...args].join(' ');
+    return spelled.length <= TERM_COLUMN ? spelled : super.subcommandTerm(cmd);
+  }
+
+  override formatHelp(cmd: Command, helper: Help): string {
+    const text = super.formatHelp(cmd, helper);
+    if (cmd.parent) return text;
+    const termWidth = helper.padWidth(cmd, helper);
+    const items = CONFIG_VARIABLES.map(([name, meaning, fallback]) => helper.formatItem(name, termWidth, `${meaning} (default: ${fallback})`, helper));
+    return `${text}\n${helper.formatItemList('Environment:', items, helper).join('\n')}\n`;
+  }
 }
 
-function printHelp(out: Output, topic: string): number {
-  out(HELP[topic]!);
-  return 0;
+function buildProgram(out: Output, err: Output, setExitCode: (code: number) => void): Command {
+  const program = new Command('benefits');
+  const configure = (command: Command): Command =>
+    command.exitOverride().configureOutput({
+      writeOut: (text) => out(text.trimEnd()),
+      writeErr: (text) => err(text.trimEnd()),
+      // One line: the problem, and where the usage is.
+      outputError: (text, write) =>
+        write(
+          `benefits: ${text
+            .replace(/^error: /, '')
+            .replace(/\s*\n\s*/g, ' ')
+            .trim()} (see "${helpCommandOf(command)}")\n`,
+        ),
+    });
+  program
+    .description('Self-hostable benefits enrollment service.')
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
+    .helpOption('-h, --help', 'print this help and exit')
+    .helpCommand('help [command]', 'print the help of a command')
+    .addHelpText('after', '\nRun "benefits <command> --help" for a command\'s options.')
+    .showSuggestionAfterError(true);
+  program.createHelp = () => Object.assign(new BenefitsHelp(), program.configureHelp());
+  configure(program);
+
+  const command = (parent: Command, nameAndArgs: string, description: string): Command => {
+    const created = parent.command(nameAndArgs).description(description).helpOption('-h, --help', 'print this help and exit');
+    return configure(created);
+  };
+
+  // A command of commands, run alone, prints its usage (exit 0), as `benefits api-keys` always did.
+  const groupCommand = (parent: Command, name: string, description: string): Command => {
+    const group = command(parent, name, description);
+    return group.action(() => out(group.helpInformation().trimEnd()));
+  };
+
+  command(program, 'serve', 'start the API server (migrates first; prints a first admin key on an empty database)')
+    .option('--port <number>', 'HTTP port (default: PORT, else 8080)', parsePort)
+    .option('--host <address>', 'address to listen on (default: HOST, else 0.0.0.0)')
+    .addHelpText(
+      'after',
+      `
+Starts the HTTP API against DATABASE_URL (default sqlite:./data/benefits.db). Applies pending migrations first.
+Checks before it serves: the database answers, BENEFITS_ENCRYPTION_KEY is the key the database was encrypted
+with (the first start records its fingerprint), the port is free. Then, on an empty database, it creates the
+provider "default" and an admin API key, and prints the key once. Stops gracefully on SIGTERM or SIGINT.`,
+    )
+    .action(async (options: { port?: number; host?: string }) => {
+      const config = loadConfig();
+      await serve({ ...config, port: options.port ?? config.port, host: options.host ?? config.host });
+    });
+
+  command(program, 'migrate', 'apply pending database migrations and exit')
+    .addHelpText('after', '\nApplies every pending migration to DATABASE_URL and prints the names applied.')
+    .action(async () => {
+      await withDatabase(loadConfig(), async (database) => {
+        const applied = await migrateToLatest(database.db);
+        out(applied.length > 0 ? `Applied: ${applied.join(', ')}` : 'The database is up to date.');
+      });
+    });
+
+  const apiKeys = groupCommand(program, 'api-keys', 'create, list and revoke API keys').addHelpText(
+    'after',
+    '\nThe first start of the server creates the provider "default"; "benefits providers list" lists them all.',
+  );
+  command(apiKeys, 'create', 'create an API key for a provider; prints the key once')
+    .option('--provider <name>', 'the provider (tenant) the key belongs to, e.g. default')
+    .option('--role <role>', `the key's role: ${API_KEY_ROLES.join('|')}`)
+    .option('--employer <id>', 'the employer an employer key is limited to (optional for read_only keys)')
+    .option('--name <text>', 'a name for the key, to recognise it later')
+    .option('--new-provider', 'create the provider when no provider has that name (without it, an unknown name is refused)')
+    .action(async (options: { provider?: string; role?: string; employer?: string; name?: string; newProvider?: boolean }) => {
+      if (!options.provider || !options.role) {
+        err('benefits api-keys create needs --provider NAME and --role admin|employer|read_only');
+        return setExitCode(1);
+      }
+      if (!(API_KEY_ROLES as readonly string[]).includes(options.role)) {
+        err(`--role must be one of ${API_KEY_ROLES.join(', ')}`);
+        return setExitCode(1);
+      }
+      const { provider, role } = options;
+      await withMigratedDatabase(loadConfig(), async (database) => {
+        const created = await new ApiKeyService(database.db, systemClock).createKeyForProvider(
+          provider,
+          { role: role as ApiKeyRole, employer: options.employer ?? null, name: options.name ?? null },
+          options.newProvider === true,
+        );
+        out(`Created ${created.role} key ${created.id} for provider "${provider}" (${created.provider}).`);
+        out(`API key (shown once; store it now): ${created.key}`);
+      });
+    });
+  command(apiKeys, 'list', 'list the API keys of every provider (never the keys themselves)').action(async () => {
+    await withMigratedDatabase(loadConfig(), async (database) => {
+      const keys = await new ApiKeyService(database.db, systemClock).listAllKeys();
+      if (keys.length === 0) return out('No API keys.');
+      const rows = keys.map((key) => [
+        key.id,
+        key.provider_name,
+        key.role,
+        key.employer ?? '-',
+        key.redacted_key,
+        key.created_at,
+        key.revoked_at ? `revoked ${key.revoked_at}` : 'active',
+      ]);
+      out(formatTable(['ID', 'PROVIDER', 'ROLE', 'EMPLOYER', 'KEY', 'CREATED', 'STATUS'], rows));
+    });
+  });
+  command(apiKeys, 'revoke <id>', 'revoke an API key; requests with it are refused from then on').action(async (id: string) => {
+    await withMigratedDatabase(loadConfig(), async (database) => {
+      const revoked = await new ApiKeyService(database.db, systemClock).revokeKey(null, id);
+      out(`Revoked ${revoked.id} at ${revoked.revoked_at ?? ''}.`);
+    });
+  });
+
+  const providers = groupCommand(program, 'providers', 'list the providers (tenants)');
+  command(providers, 'list', 'list every provider with its count of active keys').action(async () => {
+    await withMigratedDatabase(loadConfig(), async (database) => {
+      const rows = await new ApiKeyService(database.db, systemClock).listProviders();
+      if (rows.length === 0) return out('No providers yet: the first "benefits serve" creates "default".');
+      out(
+        formatTable(
+          ['ID', 'NAME', 'CREATED', 'ACTIVE KEYS'],
+          rows.map((row) => [row.id, row.name, row.created_at, String(row.active_keys)]),
+        ),
+      );
+    });
+  });
+
+  command(program, 'sweep', 'apply the daily date rules for one day (default: today in SWEEP_TIME_ZONE) and exit')
+    .option('--date <day>', 'the day, YYYY-MM-DD')
+    .addHelpText(
+      'after',
+      `
+Applies every date-driven rule for one day against DATABASE_URL, then exits: newly_eligible when a waiting
+period ends, dependent_age_out 30 days before a covered child ages out, open_enrollment_reminder 7 days and
+1 day before a window's end_date, closing windows past their end_date, and ending the coverage of members
+past their termination_date. The day defaults to today in SWEEP_TIME_ZONE. Running it again for a day (or
+beside the server's own daily run, at SWEEP_TIME) creates nothing new. Carrier hand-offs it records are sent
+by a running server's worker.`,
+    )
+    .action(async (options: { date?: string }) => {
+      const config = loadConfig();
+      const day = options.date ?? localDateAndTime(systemClock.now(), config.sweep.timeZone).date;
+      if (parseDate(day) === undefined) {
+        err(`benefits: --date must be a calendar date YYYY-MM-DD from ${FIRST_DATE} to ${LAST_DATE} (got "${day}")`);
+        return setExitCode(1);
+      }
+      await withMigratedDatabase(config, async (database) => {
+        const summary = await buildDailySweep({ db: database.db, clock: systemClock }).run(day);
+        out(
+          `Sweep of ${day}: ${Object.entries(summary)
+            .filter(([key]) => key !== 'day')
+            .map(([key, count]) => `${key} ${String(count)}`)
+            .join(', ')}.`,
+        );
+      });
+    });
+
+  command(program, 'openapi', 'print the OpenAPI document (JSON) and exit; needs no database')
+    .addHelpText(
+      'after',
+      `
+Prints the OpenAPI 3.1 document the server serves at /openapi.json, without a database or a server: for
+client generators and linters (npm run lint runs redocly on it). It is the same whatever the configuration
+(the rate limit headers are documented as sent when RATE_LIMIT_MAX is above 0).`,
+    )
+    .action(async () => openapi(out));
+
+  command(program, 'demo', 'load a small sandbox (provider "demo": an employer, plans, members, an open enrollment) and print a key to try it')
+    .addHelpText(
+      'after',
+      `
+Loads, through the same services as the API, into DATABASE_URL: the provider "demo" with an employer, a carrier
+and its group, medical, dental and vision plans, five members (some with a spouse and children) and an active
+open enrollment window; then prints what it made and an admin key of "demo". Runs the start checks of serve
+(database, BENEFITS_ENCRYPTION_KEY). Run twice, it refuses: the sandbox is there already.`,
+    )
+    .action(async () => {
+      const config = loadConfig();
+      const { loadDemo } = await import('./demo/demo.ts');
+      await loadDemo(config, out);
+    });
+
+  return program;
+}
+
+function helpCommandOf(command: Command): string {
+  const names: string[] = [];
+  for (let current: Command | null = command; current; current = current.parent) names.unshift(current.name());
+  return `${names.join(' ')} --help`;
+}
+
+function parsePort(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('it must be a whole number from 0 to 65535');
+  return Number(value);
 }
 
 // The HTTP app (Fastify, the schemas, every route) is loaded only by the commands that serve or describe it: the
 // others, `sweep` above all, run without it (src/background.ts).
-async function serve(): Promise<number> {
-  const config = loadConfig();
+async function serve(config: Config): Promise<never> {
   const { closeOnSignals, startServer } = await import('./server.ts');
   const server = await startServer(config);
   closeOnSignals(server, config.shutdownTimeoutMs);
   // Keeps running; the signal handlers end the process.
-  return new Promise<number>(() => undefined);
+  return new Promise<never>(() => undefined);
 }
 
-async function migrate(out: Output): Promise<number> {
-  const database = openDatabase(loadConfig().databaseUrl);
+/** Opens DATABASE_URL for a command, with the start's one-line messages when it cannot (start/start-errors.ts). */
+async function withDatabase(config: Config, work: (database: DatabaseHandle) => Promise<void>): Promise<void> {
+  const description = describeDatabase(config.databaseUrl);
+  let database: DatabaseHandle;
   try {
-    const applied = await migrateToLatest(database.db);
-    out(applied.length > 0 ? `Applied: ${applied.join(', ')}` : 'The database is up to date.');
-    return 0;
+    database = openDatabase(config.databaseUrl);
+  } catch (error) {
+    throw asStartError(error, description);
+  }
+  try {
+    await probeDatabase(database);
+    await work(database);
+  } catch (error) {
+    throw asStartError(error, description);
   } finally {
     await database.close();
   }
 }
 
-async function sweep(args: string[], out: Output, err: Output): Promise<number> {
-  const { values } = parseArgs({ args, options: { date: { type: 'string' } }, strict: true });
-  const config = loadConfig();
-  const day = values.date ?? localDateAndTime(systemClock.now(), config.sweep.timeZone).date;
-  if (parseDate(day) === undefined) {
-    err(`benefits: --date must be a calendar date YYYY-MM-DD from ${FIRST_DATE} to ${LAST_DATE} (got "${day}")`);
-    return 1;
-  }
-  const database = openDatabase(config.databaseUrl);
-  try {
+function withMigratedDatabase(config: Config, work: (database: DatabaseHandle) => Promise<void>): Promise<void> {
+  return withDatabase(config, async (database) => {
     await migrateToLatest(database.db);
-    const summary = await buildDailySweep({ db: database.db, clock: systemClock }).run(day);
-    out(
-      `Sweep of ${day}: ${Object.entries(summary)
-        .filter(([key]) => key !== 'day')
-        .map(([key, count]) => `${key} ${String(count)}`)
-        .join(', ')}.`,
-    );
-    return 0;
-  } finally {
-    await database.close();
-  }
+    await work(database);
+  });
 }
 
 /**
  * The document of an app built on an empty in-memory database: the routes and their schemas are all it reads.
  * It serves no request, so its encryption key encrypts nothing.
  */
-async function openapi(out: Output): Promise<number> {
+async function openapi(out: Output): Promise<void> {
   const config = { ...loadConfig(), databaseUrl: 'sqlite::memory:', logLevel: 'silent' as const };
   const database = openDatabase(config.databaseUrl);
   try {
@@ -181,76 +333,6 @@ async function openapi(out: Output): Promise<number> {
     await app.ready();
     out(JSON.stringify(app.swagger(), null, 2));
     await app.close();
-    return 0;
-  } finally {
-    await database.close();
-  }
-}
-
-async function apiKeys(args: string[], out: Output, err: Output): Promise<number> {
-  const [action, ...rest] = args;
-  if (action === undefined || action === '--help' || action === '-h' || wantsHelp(rest)) return printHelp(out, 'api-keys');
-  const database = openDatabase(loadConfig().databaseUrl);
-  try {
-    await migrateToLatest(database.db);
-    const service = new ApiKeyService(database.db, systemClock);
-    switch (action) {
-      case 'create': {
-        const { values } = parseArgs({
-          args: rest,
-          options: { provider: { type: 'string' }, role: { type: 'string' }, employer: { type: 'string' }, name: { type: 'string' } },
-          strict: true,
-        });
-        if (!values.provider || !values.role) {
-          err('benefits api-keys create needs --provider NAME and --role admin|employer|read_only');
-          return 1;
-        }
-        if (!(API_KEY_ROLES as readonly string[]).includes(values.role)) {
-          err(`--role must be one of ${API_KEY_ROLES.join(', ')}`);
-          return 1;
-        }
-        const created = await service.createKeyForProvider(values.provider, {
-          role: values.role as ApiKeyRole,
-          employer: values.employer ?? null,
-          name: values.name ?? null,
-        });
-        out(`Created ${created.role} key ${created.id} for provider "${values.provider}" (${created.provider}).`);
-        out(`API key (shown once; store it now): ${created.key}`);
-        return 0;
-      }
-      case 'list': {
-        parseArgs({ args: rest, options: {}, strict: true });
-        const keys = await service.listAllKeys();
-        if (keys.length === 0) out('No API keys.');
-        for (const key of keys) {
-          out(
-            [
-              key.id,
-              key.provider_name,
-              key.role,
-              key.employer ?? '-',
-              key.redacted_key,
-              key.created_at,
-              key.revoked_at ? `revoked ${key.revoked_at}` : 'active',
-            ].join('\t'),
-          );
-        }
-        return 0;
-      }
-      case 'revoke': {
-        const { positionals } = parseArgs({ args: rest, options: {}, allowPositionals: true, strict: true });
-        if (positionals.length !== 1) {
-          err('benefits api-keys revoke needs exactly one key id (see "benefits api-keys list")');
-          return 1;
-        }
-        const revoked = await service.revokeKey(null, positionals[0]!);
-        out(`Revoked ${revoked.id} at ${revoked.revoked_at ?? ''}.`);
-        return 0;
-      }
-      default:
-        err(`Unknown api-keys action "${action}".\n\n${HELP['api-keys']}`);
-        return 1;
-    }
   } finally {
     await database.close();
   }

@@ -4,7 +4,7 @@ import { ConfigError, type Config } from './config.ts';
 import { loadOrCreateKeyFile } from './shared/crypto.ts';
 import { SsnDigester } from './shared/ssn.ts';
 import { backfillSsnDigests } from './modules/members/ssn-digest-backfill.ts';
-import { openDatabase, type DatabaseHandle } from './db/database.ts';
+import { describeDatabase, openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.ts';
 import { purgeExpiredEvents } from './modules/events/event.service.ts';
@@ -22,6 +22,8 @@ import { observeDeliveries } from './observability/delivery-observer.ts';
 import { Metrics } from './observability/metrics.ts';
 import { startTracing } from './observability/tracing.ts';
 import { SERVICE_VERSION } from './observability/version.ts';
+import { recordEncryptionKey, refuseDifferentEncryptionKey } from './start/encryption-key-check.ts';
+import { asStartError, probeDatabase } from './start/start-errors.ts';
 
 /** Jobs the server's worker claims per claim transaction, and runs at once. */
 const WORKER_BATCH_SIZE = 20;
@@ -49,50 +51,84 @@ export interface StartOptions {
   version?: string;
 }
 
-/** The whole process: database, migrations, first key, HTTP server, job worker, housekeeping timers. */
+/**
+ * The whole process: database, start checks, migrations, HTTP server, first key, job worker, housekeeping timers.
+ * A start that fails on its environment (database, key, port) throws a ConfigError with one line naming the
+ * variable to fix (start/start-errors.ts); it writes no first admin key, which is made and printed only once
+ * the server listens, so that the next, corrected start still prints one.
+ */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const description = describeDatabase(config.databaseUrl);
   // Tracing first (when an OTLP endpoint is configured), so that it sees the server from its first request.
   const tracing = await startTracing(config.tracing);
-  const database = openDatabase(config.databaseUrl);
+  let database: DatabaseHandle;
   try {
-    await migrateToLatest(database.db);
-    const firstKey = await new ApiKeyService(database.db, clock).bootstrap();
-    if (firstKey) {
-      print(`First admin API key (shown once; store it now): ${firstKey.key}`);
-    }
+    database = openDatabase(config.databaseUrl);
+  } catch (error) {
+    await tracing?.shutdown();
+    throw asStartError(error, description);
+  }
+  let app: App | undefined;
+  try {
+    const encryptionKey = await openCheckedDatabase(config, database, clock);
     // One set of services for the routes, the job handlers, the sweep and the EDI scheduler. Whoever runs work
     // wakes the worker after it when it enqueued jobs (jobs/job-wake.ts); the worker is made last, from the
     // handlers over these services, so they reach it through this late binding.
     let wakeWorker = (): void => undefined;
     const wakes: Wakeable = { wake: () => wakeWorker() };
-    const encryptionKey = resolveEncryptionKey(config, database);
     const services = buildServices({ config, db: database.db, clock, encryptionKey, worker: wakes });
     const version = options.version ?? SERVICE_VERSION;
     const metrics = new Metrics({ db: database.db, clock, version, databaseStats: () => database.stats(), processMetrics: true });
-    const app = await buildApp({ config, db: database.db, clock, encryptionKey, services, worker: wakes, metrics, version });
+    app = await buildApp({ config, db: database.db, clock, encryptionKey, services, worker: wakes, metrics, version });
+    const log = app.log;
     // Members stored before SSN digests existed get theirs before requests are served (idempotent).
-    await backfillSsnDigests(database.db, services.encrypter, new SsnDigester(encryptionKey), app.log);
+    await backfillSsnDigests(database.db, services.encrypter, new SsnDigester(encryptionKey), log);
     const sender = new WebhookSender({ allowLoopback: config.outbound.allowLoopback });
     const sftp = { policy: sftpPolicyOf(config) };
     const handlers = buildJobHandlers(services, {
       adapter: new SandboxCarrierAdapter(),
       webhooks: sender,
       edi: sftp,
-      observer: observeDeliveries(metrics, app.log),
+      observer: observeDeliveries(metrics, log),
     });
     // Webhook deliveries spend most of their time waiting on receivers: many run at once, claimed in batches.
     const worker = new JobWorker({
       db: database.db,
       clock,
       handlers,
-      log: app.log,
+      log,
       lockMs: config.jobLockTimeoutMs,
       batchSize: WORKER_BATCH_SIZE,
       concurrency: WORKER_CONCURRENCY,
     });
     wakeWorker = () => worker.wake();
+    const sweeps = new SweepScheduler({
+      db: database.db,
+      clock,
+      sweep: services.sweep,
+      time: config.sweep.time,
+      timeZone: config.sweep.timeZone,
+      log,
+      ran: (succeeded, seconds) => metrics.sweepRan(succeeded, seconds),
+    });
+    const ediSchedule = new EdiScheduler({
+      db: database.db,
+      clock,
+      files: services.ediFiles,
+      acknowledgements: services.ediAcknowledgements,
+      encrypter: services.encrypter,
+      log,
+      sftp,
+      worker: wakes,
+    });
+    const url = await app.listen({ port: config.port, host: config.host });
+    // The last start check has passed: only now is the first admin key made (on an empty database) and printed.
+    const firstKey = await new ApiKeyService(database.db, clock).bootstrap();
+    if (firstKey) {
+      print(`First admin API key (shown once; store it now): ${firstKey.key}`);
+    }
     // Event retention runs in the background; close waits for a run under way before closing the database.
     let purgingEvents: Promise<void> = Promise.resolve();
     const purgeEvents = () => {
@@ -102,13 +138,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           .then(() => purgeSettledWebhookDeliveries(database.db, clock, config.eventsRetentionDays))
           .then(
             () => undefined,
-            (error: unknown) => app.log.warn({ err: error }, 'event retention purge failed'),
+            (error: unknown) => log.warn({ err: error }, 'event retention purge failed'),
           ),
       );
     };
     const housekeeping = setInterval(
       () => {
-        purgeExpiredIdempotencyKeys(database.db, clock).catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
+        purgeExpiredIdempotencyKeys(database.db, clock).catch((error: unknown) => log.warn({ err: error }, 'idempotency purge failed'));
         purgeEvents();
       },
       60 * 60 * 1000,
@@ -116,33 +152,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     housekeeping.unref();
     // Once at start too, in the background: a server restarted often would otherwise never purge.
     purgeEvents();
-    const sweeps = new SweepScheduler({
-      db: database.db,
-      clock,
-      sweep: services.sweep,
-      time: config.sweep.time,
-      timeZone: config.sweep.timeZone,
-      log: app.log,
-      ran: (succeeded, seconds) => metrics.sweepRan(succeeded, seconds),
-    });
-    const ediSchedule = new EdiScheduler({
-      db: database.db,
-      clock,
-      files: services.ediFiles,
-      acknowledgements: services.ediAcknowledgements,
-      encrypter: services.encrypter,
-      log: app.log,
-      sftp,
-      worker: wakes,
-    });
-    const url = await app.listen({ port: config.port, host: config.host });
     worker.start();
     sweeps.start();
     ediSchedule.start();
-    app.log.info({ database: database.description }, 'benefits service ready');
+    log.info({ database: database.description }, 'benefits service ready');
+    const running = app;
     let closing: Promise<void> | undefined;
     return {
-      app,
+      app: running,
       database,
       worker,
       sweeps,
@@ -151,7 +168,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       close: () => {
         closing ??= (async () => {
           clearInterval(housekeeping);
-          await app.close();
+          await running.close();
           await sweeps.stop();
           await ediSchedule.stop();
           await worker.stop();
@@ -164,10 +181,25 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       },
     };
   } catch (error) {
+    await app?.close();
     await database.close();
     await tracing?.shutdown();
-    throw error;
+    throw asStartError(error, description);
   }
+}
+
+/**
+ * The start checks of every command that reads or writes encrypted data (serve, demo), in the order that writes
+ * nothing until they pass: the database answers, the encryption key is there (PostgreSQL) and is the one the
+ * database was encrypted with; then migrations, and the key's fingerprint stored on a first start. Returns the key.
+ */
+export async function openCheckedDatabase(config: Config, database: DatabaseHandle, clock: Clock): Promise<Buffer> {
+  await probeDatabase(database);
+  const encryptionKey = resolveEncryptionKey(config, database);
+  await refuseDifferentEncryptionKey(database.db, encryptionKey);
+  await migrateToLatest(database.db);
+  await recordEncryptionKey(database.db, encryptionKey, clock.now().toISOString());
+  return encryptionKey;
 }
 
 /**

@@ -40,11 +40,22 @@ export function databaseKindOf(url: string): DatabaseKind {
   return url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
 }
 
+function sqlitePathOf(url: string): string {
+  const rawPath = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+  return rawPath === ':memory:' ? rawPath : resolve(rawPath);
+}
+
+/** Where the data of a `DATABASE_URL` lives, without credentials: for log lines and error messages. */
+export function describeDatabase(url: string): string {
+  if (databaseKindOf(url) === 'sqlite') return `sqlite:${sqlitePathOf(url)}`;
+  const target = new URL(url);
+  return `postgres://${target.host}${target.pathname}`;
+}
+
 /** Opens the database a `DATABASE_URL` names: `sqlite:PATH` (or `sqlite::memory:`) or `postgres://...`. */
 export function openDatabase(url: string, options: OpenDatabaseOptions = {}): DatabaseHandle {
   if (databaseKindOf(url) === 'sqlite') {
-    const rawPath = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    const path = rawPath === ':memory:' ? rawPath : resolve(rawPath);
+    const path = sqlitePathOf(url);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const db = new Kysely<Database>({ dialect: new NodeSqliteDialect({ path }) });
     const stats = (): DatabaseStats => ({ connections: { open: 1 }, waiting: 0 });
@@ -72,7 +83,7 @@ export function openDatabase(url: string, options: OpenDatabaseOptions = {}): Da
   return {
     db,
     kind: 'postgres',
-    description: `postgres://${target.host}${target.pathname}`,
+    description: describeDatabase(url),
     stats: () => ({ connections: { in_use: pool.totalCount - pool.idleCount, idle: pool.idleCount }, waiting: pool.waitingCount }),
     close: () => db.destroy(),
   };

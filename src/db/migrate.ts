@@ -38,6 +38,7 @@ import * as carrierFileResolutions from './migrations/2026-12-05T0101-carrier-fi
 import * as cobraEventWithdrawals from './migrations/2026-12-05T0301-cobra-event-withdrawals.ts';
 import * as planYearIndexes from './migrations/2026-12-06T0001-plan-year-indexes.ts';
 import * as externalIdLookups from './migrations/2026-12-06T0101-external-id-lookups.ts';
+import * as encryptionKeyFingerprint from './migrations/2026-12-06T0201-encryption-key-fingerprint.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -79,6 +80,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-05T0301-cobra-event-withdrawals': cobraEventWithdrawals,
   '2026-12-06T0001-plan-year-indexes': planYearIndexes,
   '2026-12-06T0101-external-id-lookups': externalIdLookups,
+  '2026-12-06T0201-encryption-key-fingerprint': encryptionKeyFingerprint,
 };
 
 /**

@@ -30,6 +30,7 @@ import type { SubclassTable } from '../modules/subclasses/subclass.table.ts';
 import type { OpenEnrollmentWindowPlanTable, OpenEnrollmentWindowTable } from '../modules/open-enrollment/open-enrollment-window.table.ts';
 import type { SweepOccurrenceTable, SweepRunTable } from '../modules/daily-sweep/sweep.table.ts';
 import type { EventTable } from '../modules/events/event.table.ts';
+import type { EncryptionKeyFingerprintTable } from '../start/encryption-key-check.ts';
 import type {
   EdiControlNumberTable,
   EdiFileChangeTable,
@@ -47,6 +48,7 @@ import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } 
 /** Every table, as Kysely sees it. Each module owns the row type of its tables. */
 export interface Database {
   settings: SettingTable;
+  encryption_key_fingerprints: EncryptionKeyFingerprintTable;
   providers: ProviderTable;
   api_keys: ApiKeyTable;
   idempotency_keys: IdempotencyKeyTable;

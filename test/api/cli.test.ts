@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../helpers/database.ts';
@@ -7,6 +7,9 @@ import { runCli, startServe, type ServerProcess } from '../helpers/cli.ts';
 
 // PostgreSQL deployments must bring their own key; SQLite ones get a key file.
 const keyEnv: Record<string, string> = testDatabaseKind() === 'postgres' ? { BENEFITS_ENCRYPTION_KEY: 'ab'.repeat(32) } : {};
+
+// Each test runs the command several times, each a process of its own: slow on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 let database: TestDatabase;
 let server: ServerProcess | undefined;
@@ -119,7 +122,7 @@ describe('outbound connection settings', () => {
     expect(disagreeing.stderr).toContain('OUTBOUND_ALLOW_LOOPBACK and WEBHOOKS_ALLOW_LOOPBACK');
     const help = (await runCli(['--help'], { DATABASE_URL: database.url })).stdout;
     expect(help).toMatch(
-      /OUTBOUND_ALLOW_LOOPBACK[\s\S]*WEBHOOKS_ALLOW_LOOPBACK\s+the former name of OUTBOUND_ALLOW_LOOPBACK[\s\S]*SFTP_ALLOWED_PORTS.*\(default: 22,2222\)/,
+      /OUTBOUND_ALLOW_LOOPBACK[\s\S]*WEBHOOKS_ALLOW_LOOPBACK\s+the former name of OUTBOUND_ALLOW_LOOPBACK[\s\S]*SFTP_ALLOWED_PORTS\s+ports an EDI profile[^\n]*\n\s+[^\n]*\n\s+22,2222,10022-10030\) \(default: 22,2222\)\n/,
     );
   });
 });
@@ -143,7 +146,7 @@ describe('benefits sweep', () => {
     const badTime = await runCli(['serve'], { DATABASE_URL: database.url, SWEEP_TIME: '25:00' });
     expect(badTime.code).toBe(1);
     expect(badTime.stderr).toContain('SWEEP_TIME');
-    expect((await runCli(['--help'], { DATABASE_URL: database.url })).stdout).toMatch(/sweep \[--date DAY\][\s\S]*SWEEP_TIME_ZONE/);
+    expect((await runCli(['--help'], { DATABASE_URL: database.url })).stdout).toMatch(/sweep \[--date <day>\][\s\S]*SWEEP_TIME_ZONE/);
   });
 });
 
@@ -152,7 +155,7 @@ describe('benefits api-keys and migrate', () => {
     expect((await runCli(['migrate'], { DATABASE_URL: database.url })).stdout).toMatch(/Applied: /);
     expect((await runCli(['migrate'], { DATABASE_URL: database.url })).stdout).toContain('up to date');
 
-    const created = await runCli(['api-keys', 'create', '--provider', 'Acme Benefits', '--role', 'admin'], { DATABASE_URL: database.url });
+    const created = await runCli(['api-keys', 'create', '--provider', 'Acme Benefits', '--role', 'admin', '--new-provider'], { DATABASE_URL: database.url });
     expect(created.code).toBe(0);
     const key = /(bk_live_[0-9A-Za-z]+)/.exec(created.stdout)![1]!;
     const id = /(key_[0-9A-Za-z]+)/.exec(created.stdout)![1]!;

@@ -18,10 +18,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the `benefits` command (from source) to completion. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs the `benefits` command (from source) to completion; `user`: run as that uid/gid (the test runs as root). */
+export function runCli(args: string[], env: Record<string, string>, user?: { uid: number; gid: number }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', ENTRY, '--', ...args], { cwd: ROOT, env: childEnv(env) });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', ENTRY, '--', ...args], { cwd: ROOT, env: childEnv(env), ...user });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -39,10 +39,13 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `benefits serve` on an ephemeral port and waits until it listens. */
-export function startServe(env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * Starts `benefits serve` (with `args`) on an ephemeral port and waits until it is ready: it listens, and has
+ * printed the first admin key when it makes one (after listening).
+ */
+export function startServe(env: Record<string, string>, args: string[] = []): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', ENTRY, '--', 'serve'], {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', ENTRY, '--', 'serve', ...args], {
       cwd: ROOT,
       env: childEnv({ PORT: '0', HOST: '127.0.0.1', ...env }),
     });
@@ -52,11 +55,11 @@ export function startServe(env: Record<string, string>): Promise<ServerProcess> 
       // Never leave the process behind when it does not come up.
       child.kill('SIGKILL');
       reject(new Error(`server did not start:\n${output}`));
-    }, 20_000);
+    }, 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) {
+      if (match && output.includes('benefits service ready')) {
         clearTimeout(timer);
         resolve({ child, url: match[1]!, output: () => output, exited });
       }

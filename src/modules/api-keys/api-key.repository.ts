@@ -41,6 +41,19 @@ export function listAllApiKeys(db: Executor): Promise<(ApiKeyRow & { provider_na
     .execute();
 }
 
+/** Every provider with its count of keys not revoked, oldest first (the CLI's `providers list`). */
+export function listProvidersWithKeyCounts(db: Executor): Promise<(ProviderRow & { active_keys: number })[]> {
+  return db
+    .selectFrom('providers')
+    .leftJoin('api_keys', (join) => join.onRef('api_keys.provider_id', '=', 'providers.id').on('api_keys.revoked_at', 'is', null))
+    .select(['providers.id', 'providers.name', 'providers.created_at'])
+    .select((eb) => eb.fn.count<number>('api_keys.id').as('active_keys'))
+    .groupBy(['providers.id', 'providers.name', 'providers.created_at'])
+    .orderBy('providers.created_at')
+    .orderBy('providers.id')
+    .execute();
+}
+
 export function findApiKeyAnywhere(db: Executor, id: string): Promise<ApiKeyRow | undefined> {
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }

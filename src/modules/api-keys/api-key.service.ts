@@ -61,6 +61,17 @@ function commitWithoutEvents(clock: Clock): ChangeCommit {
   return new ChangeCommit({ clock, events, notifier: new Notifier(clock) });
 }
 
+/** The employer a key is limited to, as its role needs it. */
+function checkRoleAndEmployer(input: NewApiKey): void {
+  const employerId = input.employer ?? null;
+  if (input.role === 'employer' && employerId === null) {
+    throw new ValidationFailed([inputError(['employer'], 'Employer keys need the employer they are limited to.')]);
+  }
+  if (input.role === 'admin' && employerId !== null) {
+    throw new ValidationFailed([inputError(['employer'], 'Admin keys cover the whole provider; leave employer out.')]);
+  }
+}
+
 function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
@@ -114,12 +125,7 @@ export class ApiKeyService {
 
   async #insertKey(trx: Executor, providerId: string, input: NewApiKey): Promise<CreatedApiKey> {
     const employerId = input.employer ?? null;
-    if (input.role === 'employer' && employerId === null) {
-      throw new ValidationFailed([inputError(['employer'], 'Employer keys need the employer they are limited to.')]);
-    }
-    if (input.role === 'admin' && employerId !== null) {
-      throw new ValidationFailed([inputError(['employer'], 'Admin keys cover the whole provider; leave employer out.')]);
-    }
+    checkRoleAndEmployer(input);
     if (employerId !== null) {
       const employer = await trx.selectFrom('employers').select('id').where('provider_id', '=', providerId).where('id', '=', employerId).executeTakeFirst();
       if (!employer) throw new ValidationFailed([inputError(['employer'], 'No such employer.')]);
@@ -144,10 +150,27 @@ export class ApiKeyService {
     return { ...toApiKeyResponse(row), key };
   }
 
-  /** Creates the provider when it does not exist yet, then a key for it (the CLI's `api-keys create`). */
-  async createKeyForProvider(providerName: string, input: NewApiKey): Promise<CreatedApiKey & { provider: string }> {
-    const provider = await this.ensureProvider(providerName);
+  /**
+   * A key for the provider named `providerName` (the CLI's `api-keys create`). An unknown name is refused unless
+   * `createProvider`: a mistyped name would otherwise make a new, empty tenant.
+   */
+  async createKeyForProvider(providerName: string, input: NewApiKey, createProvider = true): Promise<CreatedApiKey & { provider: string }> {
+    // Before the provider is looked up (or made): a key that could never be made makes no provider.
+    checkRoleAndEmployer(input);
+    const provider = createProvider ? await this.ensureProvider(providerName) : await repository.findProviderByName(this.#db, providerName);
+    if (!provider) {
+      const known = (await repository.listProvidersWithKeyCounts(this.#db)).map((row) => `"${row.name}"`);
+      throw new AppError(
+        'not_found',
+        `There is no provider named "${providerName}" (${known.length > 0 ? `providers: ${known.join(', ')}` : 'none yet'}); add --new-provider to create it.`,
+      );
+    }
     return { ...(await this.createKey(provider.id, input)), provider: provider.id };
+  }
+
+  async listProviders(): Promise<{ id: string; name: string; created_at: string; active_keys: number }[]> {
+    const rows = await repository.listProvidersWithKeyCounts(this.#db);
+    return rows.map((row) => ({ id: row.id, name: row.name, created_at: row.created_at, active_keys: Number(row.active_keys) }));
   }
 
   async ensureProvider(name: string): Promise<{ id: string; name: string }> {
