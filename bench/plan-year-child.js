@@ -44,7 +44,9 @@ try {
     log: (line) => process.stderr.write(`${line}\n`),
   });
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(`${JSON.stringify({ seconds, check_seconds: checkMs / 1000, peak_rss_mb: memoryOf(process.pid).peak_rss_mb, peak_heap_used_mb: Math.round(peakHeapUsed / 2 ** 20), ...result })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ seconds, check_seconds: checkMs / 1000, peak_rss_mb: memoryOf(process.pid).peak_rss_mb, peak_heap_used_mb: Math.round(peakHeapUsed / 2 ** 20), ...result })}\n`,
+  );
 } finally {
   await context.close();
 }
