@@ -289,6 +289,8 @@ async function serve(config: Config): Promise<never> {
   const { closeOnSignals, startServer } = await import('./server.ts');
   const server = await startServer(config);
   closeOnSignals(server, config.shutdownTimeoutMs);
+  // Ready once a SIGTERM would shut it down gracefully (a supervisor may send one as soon as it reads this).
+  server.app.log.info({ database: server.database.description }, 'benefits service ready');
   // Keeps running; the signal handlers end the process.
   return new Promise<never>(() => undefined);
 }

@@ -155,7 +155,6 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     worker.start();
     sweeps.start();
     ediSchedule.start();
-    log.info({ database: database.description }, 'benefits service ready');
     const running = app;
     let closing: Promise<void> | undefined;
     return {

@@ -68,7 +68,11 @@ export function operationsWithJsonBodies(openapi) {
   for (const [path, item] of Object.entries(openapi.paths ?? {})) {
     for (const [method, operation] of Object.entries(item)) {
       const schema = operation?.requestBody?.content?.['application/json']?.schema;
-      if (schema && ['post', 'put', 'patch'].includes(method)) operations.push({ method: method.toUpperCase(), path, schema: inlined(schema, openapi) });
+      if (!schema || !['post', 'put', 'patch'].includes(method)) continue;
+      const body = inlined(schema, openapi);
+      // An action that takes no fields (EmptyBody: `{}` or nothing) has no body to make hostile.
+      if (body.type === 'object' && Object.keys(body.properties ?? {}).length === 0 && body.additionalProperties === false) continue;
+      operations.push({ method: method.toUpperCase(), path, schema: body });
     }
   }
   return operations;

@@ -159,7 +159,8 @@ export const EmptyBodySchema = Type.Object(
  * external ids").
  */
 export function ExternalIdQuerySchema(description: string) {
-  return Type.Optional(Type.String({ minLength: 1, maxLength: 255, description }));
+  // No NUL character: PostgreSQL cannot compare text holding one (the body parser refuses them the same way).
+  return Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\u0000]*$', description }));
 }
 
 export const PageQuerySchema = {

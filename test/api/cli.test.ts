@@ -122,7 +122,8 @@ describe('outbound connection settings', () => {
     expect(disagreeing.stderr).toContain('OUTBOUND_ALLOW_LOOPBACK and WEBHOOKS_ALLOW_LOOPBACK');
     const help = (await runCli(['--help'], { DATABASE_URL: database.url })).stdout;
     expect(help).toMatch(
-      /OUTBOUND_ALLOW_LOOPBACK[\s\S]*WEBHOOKS_ALLOW_LOOPBACK\s+the former name of OUTBOUND_ALLOW_LOOPBACK[\s\S]*SFTP_ALLOWED_PORTS\s+ports an EDI profile[^\n]*\n\s+[^\n]*\n\s+22,2222,10022-10030\) \(default: 22,2222\)\n/,
+      // Commander wraps the descriptions to the terminal's width: whitespace between words may be a line break.
+      /OUTBOUND_ALLOW_LOOPBACK[\s\S]*WEBHOOKS_ALLOW_LOOPBACK\s+the\s+former\s+name\s+of\s+OUTBOUND_ALLOW_LOOPBACK[\s\S]*SFTP_ALLOWED_PORTS\s+ports\s+an\s+EDI\s+profile[\s\S]*?22,2222,10022-10030\)\s+\(default:\s+22,2222\)\n/,
     );
   });
 });

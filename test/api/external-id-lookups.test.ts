@@ -33,8 +33,8 @@ describe('employers by external_id', () => {
     expect(idsOf(await mine.get('/employers?external_id=shared-id'))).toEqual([own.id]);
   });
 
-  it('when the external_id is empty or too long, then 400 at that query parameter', async () => {
-    for (const value of ['', 'x'.repeat(256)]) {
+  it('when the external_id is empty, too long or holds a NUL character, then 400 at that query parameter', async () => {
+    for (const value of ['', 'x'.repeat(256), 'Acme%00Corp']) {
       const response = await t.admin.get(`/employers?external_id=${value}`);
       expect(response.status, response.text).toBe(400);
       expect(errorFields(response)).toEqual(['external_id']);

@@ -91,7 +91,8 @@ function serve(cwd: string): Promise<{ url: string; stop: () => Promise<number |
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) {
+      // The first admin key is printed once the server listens, before "benefits service ready".
+      if (match && output.includes('benefits service ready')) {
         clearTimeout(timer);
         resolve({ url: match[1]!, stop, output: () => output });
       }
