@@ -204,22 +204,22 @@ const NOT_FOUND = 'A record that does not exist, or belongs to another provider 
 /** The seed's 16 endpoints (docs: interface "Endpoints") and the enrollment flow, by `METHOD path`. */
 export const OPERATION_REFERENCE: Record<string, OperationReference> = {
   'POST /enrollments': {
-    description: `Creates an enrollment in not_started for a member: the plans elected (with dependents, beneficiary designations, primary care providers and requested volumes), the lines of coverage waived, and the category (open_enrollment inside an open window, qle with a reason and change_date for a qualifying life event, new_hire). Eligibility, dates and dependents are checked against the plans' configurations; premiums and contributions are computed. Records an enrollment.created event (and webhook deliveries) in the same transaction. ${WHO_WRITES} An invalid election is a 400 naming the field; a member who already has an open enrollment for the period is a 409.`,
+    description: `Creates an enrollment in not_started for a member: the plans elected (with dependents, beneficiary designations, primary care providers and requested volumes), the lines of coverage waived, and the category (open_enrollment inside an open window, qle with a reason and change_date for a qualifying life event, new_hire). Eligibility, dates and dependents are checked against the plans' configurations; premiums and contributions are computed. Records an enrollment.created event (and its webhook deliveries) in the same transaction. Setting rules_override takes an admin key. ${WHO_WRITES} An unknown member or an invalid election is a 400 naming the field.`,
     request: one('Open enrollment: medical with the spouse, basic life, dental waived', createEnrollmentBody),
     responses: { '201': one('Created, not yet submitted', enrollment('not_started', null, null)) },
   },
   'POST /enrollments/{public_id}/save_and_submit': {
-    description: `Validates every election of a not_started enrollment again and submits it (not_started → pending), ready for approval. Records an enrollment.submitted event and the notifications of a submitted enrollment in the same transaction. Takes no body (an empty object is accepted). ${WHO_WRITES} ${NOT_FOUND} An enrollment that is not not_started is a 409; an election that no longer holds (a plan ended, a dependent aged out) is a 400 naming it.`,
+    description: `Validates every election of a not_started enrollment again and submits it (not_started → pending), ready for approval. Records an enrollment.submitted event and an enrollment_submitted notification for the employer in the same transaction. Takes no body (an empty object is accepted). ${WHO_WRITES} ${NOT_FOUND} An enrollment that is not not_started is a 409; an election that no longer holds (a plan ended, a dependent aged out) is a 400 naming it.`,
     request: one('No fields', {}),
     responses: { '200': one('Submitted', enrollment('pending', '2026-11-03T16:20:00.000Z', null)) },
   },
   'POST /enrollments/{public_id}/approve': {
-    description: `Approves a pending enrollment (pending → approved) and sends its changes to the carriers: one benefit change per line of coverage, delivered by each group's connection method (API, EDI 834 file or manual completion), and the member's previous coverage ended where replaced. Records enrollment.approved and benefit_change.created events and the notifications in the same transaction; deliveries to carriers and webhooks happen afterwards. Takes no body. ${WHO_WRITES} ${NOT_FOUND} An enrollment that is not pending is a 409.`,
+    description: `Approves a pending enrollment (pending → approved) and sends its changes to the carriers: one benefit change per line of coverage, delivered by each group's connection method (api, edi: an 834 file, or manual completion). Records the enrollment.approved and benefit_change.created events and an enrollment_approved notification for the member in the same transaction; deliveries to carriers and webhooks happen afterwards. Takes no body. ${WHO_WRITES} ${NOT_FOUND} An enrollment that is not pending is a 409.`,
     request: one('No fields', {}),
     responses: { '200': one('Approved', enrollment('approved', '2026-11-03T16:20:00.000Z', '2026-11-04T09:12:44.000Z')) },
   },
   'GET /enrollments/{public_id}/benefit_changes': {
-    description: `Lists every benefit change an approved enrollment caused, one per line of coverage, oldest first: what changed against the previous coverage, the coverage dates and where its delivery to the carrier stands. Not paginated (an enrollment has a few). ${WHO_READS} ${NOT_FOUND}`,
+    description: `Lists every benefit change an approved enrollment caused, one per line of coverage: what changed against the previous coverage, the coverage dates and where its delivery to the carrier stands. Not paginated (an enrollment has a few). ${WHO_READS} ${NOT_FOUND}`,
     responses: {
       '200': one('Medical changed at approval', [
         {
@@ -272,12 +272,12 @@ export const OPERATION_REFERENCE: Record<string, OperationReference> = {
     responses: { '200': one('The change report of an active window', window('active', null)) },
   },
   'POST /open_enrollment_windows/{public_id}/complete': {
-    description: `Completes a closed open enrollment window (closed → completed): its elections become the members' coverage for the renewal. Records an open_enrollment_window.completed event in the same transaction. Takes no body. ${WHO_WRITES} ${NOT_FOUND} A window that is not closed is a 409.`,
+    description: `Completes a closed open enrollment window (closed → completed) and freezes its completed and incomplete member counts. For a passive window the same transaction queues the job that carries the elections of every member who did nothing into the new period. Records an open_enrollment_window.completed event in the same transaction. Takes no body. ${WHO_WRITES} ${NOT_FOUND} A window that is not closed is a 409.`,
     request: one('No fields', {}),
     responses: { '200': one('Completed', window('completed', '2026-12-02T10:00:00.000Z')) },
   },
   'GET /open_enrollment_windows/{public_id}/incomplete_members_report': {
-    description: `Lists the members of the window who have not finished enrolling (no enrollment, or one not yet submitted or approved), with the status of their enrollment, so that HR can follow up; paginated, or the whole list as CSV with format=csv (Accept: text/csv). Read-only, no side effects. ${WHO_READS} ${NOT_FOUND}`,
+    description: `Lists the eligible members of the window without a submitted enrollment (none at all, or one still not_started), with the status of their enrollment, so that HR can follow up: a page at a time, or every row as CSV (header row first) with ?format=csv. Read-only, no side effects. ${WHO_READS} ${NOT_FOUND}`,
     responses: {
       '200': one('One page of members still to enroll', {
         next: null,
@@ -362,12 +362,12 @@ export const OPERATION_REFERENCE: Record<string, OperationReference> = {
     },
   },
   'POST /plan_configurations/{public_id}/contribution_strategy': {
-    description: `Sets how much of the premium the employer pays for a plan configuration, per coverage tier (all five tiers required): a percentage of the premium between monthly minimum and maximum amounts. Applies to enrollments created or edited afterwards; approved enrollments keep their amounts. Records a plan_configuration.updated event in the same transaction. ${WHO_WRITES} ${NOT_FOUND} A missing tier or a percentage above 100 is a 400.`,
+    description: `Sets how much of the premium the employer pays for a plan configuration, per coverage tier (all five tiers required): a percentage of the premium between monthly minimum and maximum amounts. Records a plan_configuration.updated event in the same transaction. ${WHO_WRITES} ${NOT_FOUND} A missing tier or a percentage above 100 is a 400.`,
     request: one('Employee-only paid in full, dependents tiers at 65–75% up to a cap', contributionStrategy),
     responses: { '200': one('The strategy as stored', contributionStrategy) },
   },
   'GET /beneficiaries': {
-    description: `Lists beneficiaries (the people a member names to receive life and AD&D benefits), newest first, one page at a time (next and previous are cursors); filter by member. The tax id is never returned, only its last four digits. ${WHO_READS}`,
+    description: `Lists beneficiaries (the people a member names to receive life and AD&D benefits), one page at a time (next and previous are cursors); ?member= narrows the list to one member's. The tax id is never returned, only its last four digits. ${WHO_READS}`,
     responses: {
       '200': one('One page', {
         next: null,
@@ -393,7 +393,7 @@ export const OPERATION_REFERENCE: Record<string, OperationReference> = {
     responses: { '200': { deleted: deleted(ids.memberIdCard, 'member_id_card') } },
   },
   'DELETE /members/{public_id}': {
-    description: `Permanently deletes a member record and what hangs off it, for records that must no longer exist (an entry error). A member who left is recorded by setting termination_date instead, which ends coverage and starts COBRA where it applies. Records a member.deleted event in the same transaction. ${WHO_WRITES} ${NOT_FOUND} A member with approved coverage is a 409.`,
+    description: `Permanently deletes a member record with its enrollments, dependents, beneficiaries, pay rates and ID cards, for records that must no longer exist (an entry error); documents are kept and unlinked. A member who left is recorded by setting termination_date instead, so that the carrier is told and the history stays. Records member.deleted and the deleted records' events in the same transaction. ${WHO_WRITES} ${NOT_FOUND} A member whose coverage was already sent to a carrier is a 409.`,
     responses: { '200': { deleted: deleted(ids.member, 'member') } },
   },
   'DELETE /pay_rates/{public_id}': {
@@ -401,7 +401,7 @@ export const OPERATION_REFERENCE: Record<string, OperationReference> = {
     responses: { '200': { deleted: deleted(ids.payRate, 'pay_rate') } },
   },
   'GET /notifications': {
-    description: `Lists the notifications the service recorded for members and employers (enrollment submitted or approved, windows opening, documents needed), newest first, one page at a time; filter by the query parameters. The payload carries ids and statuses, never SSNs. Each notification is also an event (notification.created) for webhooks. ${WHO_READS}`,
+    description: `Lists the notifications the service recorded for members, employers and brokers (enrollment_submitted, enrollment_approved, member_terminated, welcome, newly_eligible, dependent_age_out, open_enrollment_kickoff, open_enrollment_reminder), newest first, one page at a time; narrow them with notification_type (one or more), related_object_type and related_object_id. The payload carries ids, never SSNs. Each notification is also an event (notification.created) for webhooks. ${WHO_READS}`,
     responses: {
       '200': one('One page', {
         next: null,
@@ -410,10 +410,10 @@ export const OPERATION_REFERENCE: Record<string, OperationReference> = {
           {
             id: ids.notification,
             notification_type: 'enrollment_submitted',
-            related_object_type: 'member',
-            related_object_id: ids.member,
-            payload: { enrollment: ids.enrollment },
-            owner: 'member',
+            related_object_type: 'enrollment',
+            related_object_id: ids.enrollment,
+            payload: { enrollment: ids.enrollment, member: ids.member, employer: ids.employer },
+            owner: 'employer',
             created_at: '2026-11-03T16:20:00.000Z',
           },
         ],
@@ -466,9 +466,9 @@ export const WEBHOOK_EXAMPLES: Record<string, Example> = {
     summary: 'notification.created',
     value: event('notification.created', 'notification', ids.notification, {
       notification_type: 'enrollment_submitted',
-      related_object_type: 'member',
-      related_object_id: ids.member,
-      owner: 'member',
+      related_object_type: 'enrollment',
+      related_object_id: ids.enrollment,
+      owner: 'employer',
     }),
   },
   webhook_endpoint: {
