@@ -350,7 +350,7 @@ export const OPERATION_REFERENCE: Record<string, OperationReference> = {
     },
   },
   'GET /carriers/{public_id}': {
-    description: `Returns one insurance carrier of the provider. ${WHO_READS} ${NOT_FOUND}`,
+    description: `Returns one insurance carrier. Carriers belong to the provider, not to one employer: any of its API keys may read them (admin, employer and read_only), and only a provider-wide key that may write (not an employer or read_only key) creates or changes them. ${NOT_FOUND}`,
     responses: {
       '200': one('A carrier', {
         id: ids.carrier,
