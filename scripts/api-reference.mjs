@@ -85,6 +85,15 @@ for (const [tag, operations] of byTag) {
   }
   lines.push('');
 }
+// The webhooks section: what the service sends to a registered endpoint.
+const webhooks = Object.entries(document.webhooks ?? {});
+if (webhooks.length > 0) lines.push('## Webhooks', '');
+for (const [name, item] of webhooks) {
+  const delivery = item.post;
+  lines.push(`### ${name}: ${delivery.summary}`, '', delivery.description, '', '| header | description |', '| --- | --- |');
+  for (const parameter of delivery.parameters ?? []) lines.push(`| \`${parameter.name}\` | ${cell(parameter.description)} |`);
+  lines.push('', `Body: ${typeOf(delivery.requestBody.content['application/json'].schema)}.`, '');
+}
 lines.push('## Schemas', '');
 for (const [name, schema] of Object.entries(document.components.schemas)) {
   lines.push(`### ${name}`, '');

@@ -6,11 +6,13 @@
  * document out.
  */
 
+import { OPERATION_REFERENCE, WEBHOOK_EXAMPLES, type Example } from './openapi-examples.ts';
 import { EMPTY_BODY_TITLE } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 type Operation = {
   operationId?: string;
+  description?: string;
   parameters?: Json[];
   requestBody?: Json;
   responses: Record<string, Json>;
@@ -146,8 +148,23 @@ function isErrorResponse(response: Json): boolean {
   return schema?.title === 'ErrorBody' || schema?.$ref === ERROR_REF.$ref;
 }
 
+/** The description and examples of openapi-examples.ts, on the operation's JSON bodies (request and 2xx). */
+function addReference(method: string, path: string, operation: Operation): void {
+  const reference = OPERATION_REFERENCE[`${method.toUpperCase()} ${path}`];
+  if (!reference) return;
+  operation.description = reference.description;
+  const jsonOf = (holder: Json | undefined) => (holder?.content as Record<string, Json> | undefined)?.['application/json'];
+  const requestBody = jsonOf(operation.requestBody);
+  if (reference.request && requestBody) requestBody.examples = reference.request;
+  for (const [status, examples] of Object.entries(reference.responses ?? {})) {
+    const body = jsonOf(operation.responses[status]);
+    if (body) body.examples = examples;
+  }
+}
+
 function finishOperation(method: string, path: string, operation: Operation, errorBodies: Json[]): void {
   operation.operationId = operationIdOf(method, path);
+  addReference(method, path, operation);
   const parameters = (operation.parameters ?? []).filter(
     (parameter) => parameter.in !== 'header' || !['api-version', 'idempotency-key'].includes(String(parameter.name).toLowerCase()),
   );
@@ -277,5 +294,53 @@ export function finishOpenApiDocument<T extends object>(source: T, options: Docu
     },
   };
   nameSchemas(document, errorBodies);
+  document.webhooks = webhooks();
   return document as unknown as T;
+}
+
+const WEBHOOK_HEADERS: [name: string, description: string, schema: Json][] = [
+  ['webhook-id', 'The event id: the same on every attempt and retry (the Standard Webhooks message id); deduplicate on it', { type: 'string' }],
+  ['webhook-delivery', 'This delivery (one per event and endpoint), as GET /webhook_endpoints/{id}/deliveries lists it', { type: 'string' }],
+  [
+    'webhook-timestamp',
+    'When this attempt was signed, in Unix seconds; refuse it more than 5 minutes from your clock',
+    { type: 'string', pattern: '^[0-9]+$' },
+  ],
+  [
+    'webhook-signature',
+    '`v1,` and the base64 HMAC-SHA256 of `webhook-id.webhook-timestamp.body` under the endpoint secret; during a secret rotation two entries, space-separated',
+    { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
+  ],
+];
+
+/**
+ * The OpenAPI 3.1 webhooks section: the one request the service sends to every registered endpoint, an event
+ * of the event log signed as Standard Webhooks has it (docs/webhooks.md, modules/webhooks/webhook-sender.ts).
+ */
+function webhooks(): Json {
+  const examples: Record<string, Example> = WEBHOOK_EXAMPLES;
+  return {
+    event: {
+      post: {
+        operationId: 'receiveEvent',
+        summary: 'An event, delivered to a webhook endpoint',
+        description:
+          'One POST per event and endpoint registered for its type (POST /webhook_endpoints), with the event exactly as GET /events shows it. ' +
+          'Signed per the Standard Webhooks specification: verify webhook-signature over the bytes received before parsing. `data` carries ids and ' +
+          'statuses only, never personal data. Answer 2xx within 10 seconds; 410 Gone disables the endpoint at once; anything else is a failed ' +
+          'attempt, tried again 11 more times over about 52 hours. See docs/webhooks.md.',
+        tags: ['Webhooks'],
+        security: [],
+        parameters: WEBHOOK_HEADERS.map(([name, description, schema]) => ({ name, in: 'header', required: true, description, schema })),
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Event' }, examples } },
+        },
+        responses: {
+          '200': { description: 'Received; any 2xx status will do' },
+          '410': { description: 'Gone: the endpoint is disabled at once and never sent anything again' },
+        },
+      },
+    },
+  };
 }

@@ -20,9 +20,10 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
-/** A string that may be set, cleared with null, or left out. */
+/** A string that may be set, cleared with null, or left out. The schema's description is the union's too (the reference shows it). */
 export function Nullable<T extends TSchema>(schema: T) {
-  return Type.Union([schema, Type.Null()]);
+  const description = (schema as { description?: unknown }).description;
+  return Type.Union([schema, Type.Null()], typeof description === 'string' ? { description } : {});
 }
 
 /**
@@ -31,6 +32,23 @@ export function Nullable<T extends TSchema>(schema: T) {
  * that field listing the allowed ones (docs/decisions.md, Requests). JSON Schema `oneOf` with OpenAPI's
  * `discriminator`, which the validators apply (ajv's `discriminator` option, src/http/validators.ts).
  */
+/**
+ * Gives each named property of `schema` a `description` (for the OpenAPI reference), without touching the shared
+ * primitive it was built from: the property is replaced by a copy that keeps TypeBox's hidden markers (optional).
+ */
+export function describeProperties<T extends TObject>(schema: T, descriptions: { [K in keyof T['properties']]?: string }): T {
+  const properties = schema.properties as Record<string, TSchema>;
+  for (const [key, description] of Object.entries(descriptions) as [string, string][]) {
+    const property = properties[key];
+    if (property === undefined) throw new Error(`describeProperties: no property ${key}`);
+    properties[key] = Object.create(Object.getPrototypeOf(property) as object | null, {
+      ...Object.getOwnPropertyDescriptors(property),
+      description: { value: description, enumerable: true, writable: true, configurable: true },
+    }) as TSchema;
+  }
+  return schema;
+}
+
 export function DiscriminatedUnion<const T extends TObject[]>(propertyName: string, branches: [...T], options: { description?: string } = {}) {
   return Type.Unsafe<Static<TUnion<T>>>({ type: 'object', oneOf: branches, discriminator: { propertyName }, ...options });
 }
@@ -91,9 +109,9 @@ export const US_STATES = [
 
 export const AddressSchema = Type.Object(
   {
-    line1: Type.String({ minLength: 1, maxLength: 255 }),
-    line2: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
-    city: Type.String({ minLength: 1, maxLength: 255 }),
+    line1: Type.String({ minLength: 1, maxLength: 255, description: 'Street address' }),
+    line2: Type.Optional(Nullable(Type.String({ maxLength: 255, description: 'Apartment, suite or unit' }))),
+    city: Type.String({ minLength: 1, maxLength: 255, description: 'City' }),
     state: StringEnum(US_STATES, { description: 'US state code (50 states and DC)' }),
     zip_code: Type.String({ pattern: '^[0-9]{5}(-[0-9]{4})?$', description: 'ZIP code: 12345 or 12345-6789' }),
   },
@@ -102,7 +120,10 @@ export const AddressSchema = Type.Object(
 export type Address = Static<typeof AddressSchema>;
 
 /** Addresses as answered: line2 always present, null when unset. */
-export const AddressResponseSchema = Type.Object({ ...AddressSchema.properties, line2: Nullable(Type.String()) }, { title: 'AddressResponse' });
+export const AddressResponseSchema = Type.Object(
+  { ...AddressSchema.properties, line2: Type.Union([Type.String(), Type.Null()], { description: 'Apartment, suite or unit; null when unset' }) },
+  { title: 'AddressResponse' },
+);
 export type AddressResponse = Static<typeof AddressResponseSchema>;
 
 export function parseAddress(json: string): AddressResponse {
@@ -119,7 +140,9 @@ export const MetadataSchema = Type.Unsafe<Record<string, string>>({
   additionalProperties: { type: 'string' },
   description: 'Up to 50 string pairs; key at most 40 characters, value at most 500; "" removes a key.',
 });
-export const MetadataResponseSchema = Type.Record(Type.String(), Type.String());
+export const MetadataResponseSchema = Type.Record(Type.String(), Type.String(), {
+  description: 'Your own key-value pairs for this record (up to 50), as last set',
+});
 
 export const ErrorBodySchema = Type.Object(
   {
@@ -174,9 +197,9 @@ export function PageSchema<T extends TSchema>(item: T) {
   const title = typeof itemTitle === 'string' ? `${itemTitle}List` : undefined;
   return Type.Object(
     {
-      next: Nullable(Type.String({ description: 'The next page, or null on the last' })),
-      previous: Nullable(Type.String({ description: 'The previous page, or null on the first' })),
-      results: Type.Array(item),
+      next: Type.Union([Type.String(), Type.Null()], { description: 'The URL of the next page, or null on the last' }),
+      previous: Type.Union([Type.String(), Type.Null()], { description: 'The URL of the previous page, or null on the first' }),
+      results: Type.Array(item, { description: 'The records of this page, in order' }),
     },
     title === undefined ? {} : { title },
   );

@@ -1,5 +1,15 @@
 import { Type, type Static } from 'typebox';
-import { AddressResponseSchema, AddressSchema, DateSchema, IdSchema, Nullable, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
+import {
+  AddressResponseSchema,
+  AddressSchema,
+  DateSchema,
+  IdSchema,
+  Nullable,
+  PageQuerySchema,
+  StringEnum,
+  TimestampSchema,
+  describeProperties,
+} from '../../http/schemas.ts';
 import { LastFourDigitsSchema } from '../dependents/dependent.schemas.ts';
 import { PhoneNumberSchema } from '../employers/employer.schemas.ts';
 import { BENEFICIARY_RELATIONSHIPS } from './beneficiary.table.ts';
@@ -20,6 +30,15 @@ export const BeneficiarySchema = Type.Object(
   },
   { title: 'Beneficiary' },
 );
+describeProperties(BeneficiarySchema, {
+  member: 'The member who names the beneficiary (member identifier)',
+  full_name: 'Full name of the beneficiary (a person, trust or estate)',
+  member_relationship: 'How the beneficiary is related to the member',
+  tin_last_four: 'Last four digits of the SSN or other taxpayer id; null when not given',
+  address: "The beneficiary's address; null when not given",
+  phone_number: 'Phone number; null when not given',
+  dob: 'Date of birth; null when not given',
+});
 export type BeneficiaryResponse = Static<typeof BeneficiarySchema>;
 
 const writable = {

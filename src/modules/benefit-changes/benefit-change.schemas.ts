@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateSchema, IdSchema, Nullable, StringEnum, TimestampSchema } from '../../http/schemas.ts';
+import { DateSchema, IdSchema, Nullable, StringEnum, TimestampSchema, describeProperties } from '../../http/schemas.ts';
 import { CONNECTION_METHODS } from '../groups/group.table.ts';
 import { LINES_OF_COVERAGE } from '../plans/plan.table.ts';
 import { BENEFIT_CHANGE_STATUSES, CHANGE_KINDS, DELIVERY_STATES } from './benefit-change.table.ts';
@@ -39,6 +39,15 @@ export const BenefitChangeSchema = Type.Object(
   },
   { title: 'BenefitChange' },
 );
+describeProperties(BenefitChangeSchema, {
+  enrollment: 'The approved enrollment that caused the change (enrollment identifier)',
+  line_of_coverage: 'The line of coverage the change is about',
+  previous_enrollment_plan: 'The enrolled plan before the change (enrolled plan identifier); null for new (read-only)',
+  next_enrollment_plan: 'The enrolled plan after the change (enrolled plan identifier); null for removed (read-only)',
+  memo: 'A note about the change (for a refusal, the carrier reason); null when none',
+  assignee: 'Who is handling a manual change; null when no one is (read-only)',
+  completed_at: 'When the carrier got the change; null until then',
+});
 export type BenefitChangeResponse = Static<typeof BenefitChangeSchema>;
 
 export const BenefitChangeListSchema = Type.Array(BenefitChangeSchema);

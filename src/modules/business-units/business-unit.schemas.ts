@@ -9,6 +9,7 @@ import {
   Nullable,
   PageQuerySchema,
   TimestampSchema,
+  describeProperties,
 } from '../../http/schemas.ts';
 import { ID_PATTERN } from '../../shared/ids.ts';
 import { FederalEinSchema, PhoneNumberSchema } from '../employers/employer.schemas.ts';
@@ -32,6 +33,15 @@ export const BusinessUnitSchema = Type.Object(
   },
   { title: 'BusinessUnit' },
 );
+describeProperties(BusinessUnitSchema, {
+  employer: 'The employer the unit belongs to (employer identifier)',
+  legal_name: 'Legal name of the business unit',
+  trade_name: 'Name the unit does business as; null when none',
+  federal_ein: 'Federal employer identification number of the unit; null when not given',
+  address: "The unit's address; null when not given",
+  phone_number: 'Phone number, digits only, at most 10; null when not given',
+  email: 'Contact email address; null when not given',
+});
 export type BusinessUnitResponse = Static<typeof BusinessUnitSchema>;
 
 const writable = {

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IdSchema, Nullable, PageQuerySchema, TimestampSchema, UrlSchema } from '../../http/schemas.ts';
+import { IdSchema, Nullable, PageQuerySchema, TimestampSchema, UrlSchema, describeProperties } from '../../http/schemas.ts';
 
 export const CarrierSchema = Type.Object(
   {
@@ -11,6 +11,11 @@ export const CarrierSchema = Type.Object(
   },
   { title: 'Carrier' },
 );
+describeProperties(CarrierSchema, {
+  legal_name: 'Legal name of the insurance carrier',
+  trade_name: 'Name the carrier does business as; null when none',
+  logo_url: "URL of the carrier's logo; null when none",
+});
 export type CarrierResponse = Static<typeof CarrierSchema>;
 
 const writable = {

@@ -12,6 +12,7 @@ import {
   PageQuerySchema,
   StringEnum,
   TimestampSchema,
+  describeProperties,
 } from '../../http/schemas.ts';
 import { BIOLOGICAL_SEXES } from '../members/member.table.ts';
 import { DEPENDENT_RELATIONSHIPS } from '../plans/coverage-tier.ts';
@@ -47,6 +48,20 @@ export const DependentSchema = Type.Object(
   },
   { title: 'Dependent' },
 );
+describeProperties(DependentSchema, {
+  member: 'The member this person is a dependent of (member identifier)',
+  first_name: 'First name',
+  middle_name: 'Middle name; null when none',
+  last_name: 'Last name',
+  member_relationship: 'How the dependent is related to the member',
+  relationship_end_date: "The date a spouse's or partner's relationship ended (divorce, dissolution); coverage ends with it; null otherwise",
+  ssn_last_four: 'Last four digits of the SSN; the SSN itself is write-only; null without one',
+  dob: 'Date of birth',
+  biological_sex: 'Biological sex, as carriers ask it; null when not given',
+  address: "The dependent's address; null when it is the member's",
+  has_disability: 'Whether the dependent is disabled (a disabled child may stay covered past the age limit)',
+  disability_certified_on: 'The date the disability was last certified; null without a certification',
+});
 export type DependentResponse = Static<typeof DependentSchema>;
 
 const CertifiedOnSchema = Type.Optional(

@@ -12,6 +12,7 @@ import {
   PageQuerySchema,
   StringEnum,
   TimestampSchema,
+  describeProperties,
 } from '../../http/schemas.ts';
 
 export const FederalEinSchema = Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$', description: 'Employer Identification Number, 9 digits' });
@@ -35,6 +36,17 @@ export const EmployerSchema = Type.Object(
   },
   { title: 'Employer' },
 );
+describeProperties(EmployerSchema, {
+  legal_name: 'Legal name of the employer',
+  trade_name: 'Name the employer does business as; null when none',
+  federal_ein: 'Federal employer identification number; null when not given',
+  email: 'Contact email address; null when not given',
+  phone_number: 'Contact phone number, digits only; null when not given',
+  external_id: "The employer's id in your system; filter by it with ?external_id=",
+  hours_measurement_method: 'How full-time status is measured (26 CFR 54.4980H-3): monthly or look_back',
+  stability_period_start: 'MM-DD: the first day of the look-back stability periods each year; null with monthly measurement',
+  stability_period_months: 'Length of a look-back stability period: 6 or 12 months; null with monthly measurement',
+});
 export type EmployerResponse = Static<typeof EmployerSchema>;
 
 const writable = {

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import {
+  describeProperties,
   DateSchema,
   IdSchema,
   MetadataResponseSchema,
@@ -35,6 +36,11 @@ export const PrimaryCareProviderSchema = Type.Object(
   },
   { title: 'PrimaryCareProvider' },
 );
+describeProperties(PrimaryCareProviderSchema, {
+  full_name: 'Full name of the primary care provider',
+  is_existing_patient: 'Whether the person is already a patient of this provider',
+  provider_id_number: "The provider's identification number with the carrier (e.g. NPI); null when unknown",
+});
 export type PrimaryCareProvider = Static<typeof PrimaryCareProviderSchema>;
 
 const EnrolledDependentInput = Type.Object(
@@ -199,6 +205,16 @@ export const EnrolledDependentSchema = Type.Object(
   },
   { title: 'EnrolledDependent' },
 );
+describeProperties(EnrolledDependentSchema, {
+  plan: 'The plan this dependent is enrolled in (plan identifier)',
+  dependent: 'The dependent covered (dependent identifier)',
+  primary_care_provider: "The dependent's primary care provider, where the plan requires one; null otherwise",
+  volume: 'The approved coverage amount (life and disability lines), a decimal string; null for lines without a volume',
+  requested_volume: 'The coverage amount asked for, a decimal string; above the guaranteed issue amount it waits for evidence of insurability',
+  volume_approved_at: 'When the requested volume was approved; null until then',
+  eoi_dismissed_at: 'When the evidence of insurability request was dismissed (the volume stays at the guaranteed issue amount); null otherwise',
+  eoi_status: 'Evidence of insurability: whether the requested volume needs it and where it stands',
+});
 
 export const EnrolledPlanSchema = Type.Object(
   {
@@ -215,7 +231,12 @@ export const EnrolledPlanSchema = Type.Object(
     payroll_provider_external_id: Nullable(Type.String()),
     ...volumeFields,
     beneficiary_designations: Type.Array(
-      Type.Object({ id: IdSchema, beneficiary: IdSchema, designation: StringEnum(BENEFICIARY_DESIGNATIONS), percentage: Type.String() }),
+      Type.Object({
+        id: IdSchema,
+        beneficiary: IdSchema,
+        designation: StringEnum(BENEFICIARY_DESIGNATIONS, { description: 'primary or contingent (paid when no primary survives)' }),
+        percentage: Type.String({ description: 'Share of the benefit: "0.01" to "100"; per designation the shares sum to 100' }),
+      }),
     ),
     primary_beneficiary_missing: Type.Boolean({
       description: 'Read-only. True for a life or accidental_death plan without a primary beneficiary designation: the benefit would go to the estate.',
@@ -223,6 +244,24 @@ export const EnrolledPlanSchema = Type.Object(
   },
   { title: 'EnrolledPlan' },
 );
+describeProperties(EnrolledPlanSchema, {
+  enrollment: 'The enrollment this election belongs to (enrollment identifier)',
+  plan: 'The plan elected (plan identifier)',
+  enrolled_dependents: 'The dependents covered under this plan',
+  primary_care_provider: "The member's primary care provider, where the plan requires one; null otherwise",
+  effective_start: 'First day of coverage under this plan; null until known',
+  effective_end: 'Last day of coverage under this plan; null when open-ended',
+  premium: 'Monthly premium of this election, a decimal string, priced from the plan rates; null until priced',
+  employer_contribution: "The employer's share of the monthly premium, from the plan configuration's contribution strategy",
+  member_contribution: "The member's share of the monthly premium (premium minus the employer contribution)",
+  payroll_provider_external_id: "This election's id in the payroll system (for deductions); null when not set",
+  volume: 'The approved coverage amount (life and disability lines), a decimal string; null for lines without a volume',
+  requested_volume: 'The coverage amount asked for, a decimal string; above the guaranteed issue amount it waits for evidence of insurability',
+  volume_approved_at: 'When the requested volume was approved; null until then',
+  eoi_dismissed_at: 'When the evidence of insurability request was dismissed (the volume stays at the guaranteed issue amount); null otherwise',
+  eoi_status: 'Evidence of insurability: whether the requested volume needs it and where it stands',
+  beneficiary_designations: 'Who receives the benefit of a life or accidental death plan: each beneficiary, primary or contingent, and their percentage',
+});
 
 export const CoverageWaiverSchema = Type.Object(
   {
@@ -234,6 +273,12 @@ export const CoverageWaiverSchema = Type.Object(
   },
   { title: 'CoverageWaiver' },
 );
+describeProperties(CoverageWaiverSchema, {
+  line_of_coverage: 'The line of coverage declined',
+  reason: 'Why coverage was declined',
+  member: 'The member who declines (member identifier); null when the waiver is for a dependent',
+  dependent: 'The dependent who declines (dependent identifier); null when the waiver is for the member',
+});
 
 export const EnrollmentSchema = Type.Object(
   {
@@ -263,7 +308,7 @@ export const EnrollmentSchema = Type.Object(
     medicare_entitled_dependent: Nullable(IdSchema),
     rules_override: Nullable(
       Type.Object(
-        { reason: Type.String(), api_key: IdSchema, created_at: TimestampSchema },
+        { reason: Type.String({ description: 'Why the admin overrode the rules' }), api_key: IdSchema, created_at: TimestampSchema },
         { description: 'Read-only. The admin override of the life event rules: why, the admin API key that set it, when; null without one.' },
       ),
     ),
@@ -271,6 +316,24 @@ export const EnrollmentSchema = Type.Object(
   },
   { title: 'Enrollment' },
 );
+describeProperties(EnrollmentSchema, {
+  member: 'The member enrolling (member identifier)',
+  employer: "The member's employer (employer identifier)",
+  category: 'Why the enrollment exists: a qualifying life event (qle), open enrollment, or a carrier sync',
+  status: 'Lifecycle: not_started → pending (submitted) → approved → synced (every carrier told) or failed; cancelled',
+  effective_start: 'First day of the coverage this enrollment elects; null until known',
+  effective_end: 'Last day of that coverage; null when open-ended',
+  reason: 'The qualifying life event or other cause of the change; null when not given',
+  change_date: 'The date of the life event (birth, marriage, loss of coverage, ...); null when not given',
+  qualifying_life_event_documents: 'Documents proving the life event (document identifiers)',
+  enrolled_plans: 'The plans elected, each with its dependents and price',
+  coverage_waivers: 'The lines of coverage declined, by the member or a dependent',
+  submitted_at: 'When the enrollment was submitted (save_and_submit); null before',
+  approved_at: 'When the enrollment was approved; null before',
+  open_enrollment_window: 'The open enrollment window this enrollment belongs to (window identifier); null outside one',
+  other_coverage: 'The other coverage the life event concerns (lost or gained); Medicaid or CHIP gives a 60-day window; null when not given',
+  medicare_entitled_dependent: 'The dependent entitled to Medicare (dependent identifier); null when none',
+});
 export type EnrollmentResponse = Static<typeof EnrollmentSchema>;
 
 export const ListEnrollmentsQuerySchema = Type.Object(

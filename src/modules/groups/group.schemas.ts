@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IdSchema, MetadataResponseSchema, MetadataSchema, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
+import { IdSchema, MetadataResponseSchema, MetadataSchema, PageQuerySchema, StringEnum, TimestampSchema, describeProperties } from '../../http/schemas.ts';
 import { CONNECTION_METHODS } from './group.table.ts';
 
 const GroupNumberSchema = Type.String({ minLength: 1, maxLength: 255, description: 'The number the carrier gave the group' });
@@ -17,6 +17,11 @@ export const GroupSchema = Type.Object(
   },
   { title: 'Group' },
 );
+describeProperties(GroupSchema, {
+  group_number: 'The number the carrier gave the group',
+  carrier: 'The carrier (carrier identifier)',
+  employer: 'The employer the group covers (employer identifier)',
+});
 export type GroupResponse = Static<typeof GroupSchema>;
 
 export const CreateGroupBodySchema = Type.Object(

@@ -13,6 +13,7 @@ import {
   PageQuerySchema,
   StringEnum,
   TimestampSchema,
+  describeProperties,
 } from '../../http/schemas.ts';
 import { PhoneNumberSchema } from '../employers/employer.schemas.ts';
 import { BIOLOGICAL_SEXES, EMPLOYMENT_EVENT_TYPES, EMPLOYMENT_STATUSES, LEAVE_TYPES, PAY_FREQUENCIES, TERMINATION_REASONS } from './member.table.ts';
@@ -55,6 +56,26 @@ export const MemberSchema = Type.Object(
   },
   { title: 'Member' },
 );
+describeProperties(MemberSchema, {
+  employer: "The member's employer (employer identifier)",
+  first_name: 'First name',
+  last_name: 'Last name',
+  dob: 'Date of birth',
+  email: 'Email address; null when not given',
+  phone_number: 'Phone number, digits only; null when not given',
+  hire_date: 'The date of the current employment (moved by a rehire)',
+  termination_date: 'Last day of employment; null while employed',
+  termination_reason: 'Why employment ended (it decides the COBRA qualifying event); null while employed',
+  date_of_death: "The member's date of death; null otherwise",
+  biological_sex: 'Biological sex, as carriers ask it; null when not given',
+  employment_status: 'full_time, part_time, seasonal or temporary; eligibility rules may read it; null when not given',
+  hours_worked: 'Hours worked per week, which eligibility rules may read; null when not given',
+  pay_frequency: 'How often the member is paid (for per-paycheck deductions); null when not given',
+  payroll_provider_external_id: "The member's id in the payroll system; filter by it with ?payroll_provider_external_id=",
+  job_title: 'Job title; null when not given',
+  business_unit: 'The business unit (legal entity) the member works for (business unit identifier); null when not given',
+  subclasses: 'The subclasses (departments, classes) the member belongs to (subclass identifiers)',
+});
 export type MemberResponse = Static<typeof MemberSchema>;
 
 const writable = {

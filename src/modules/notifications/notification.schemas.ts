@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IdSchema, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
+import { IdSchema, PageQuerySchema, StringEnum, TimestampSchema, describeProperties } from '../../http/schemas.ts';
 import { NOTIFICATION_OWNERS, NOTIFICATION_TYPES, RELATED_OBJECT_TYPES } from './notification.table.ts';
 
 export const NotificationSchema = Type.Object(
@@ -14,6 +14,12 @@ export const NotificationSchema = Type.Object(
   },
   { title: 'Notification' },
 );
+describeProperties(NotificationSchema, {
+  notification_type: 'What happened (the event type it reports)',
+  related_object_type: 'The kind of record it is about (e.g. member)',
+  related_object_id: 'The record it is about (its identifier)',
+  owner: 'Who the notification is for: member, employer or broker',
+});
 export type NotificationResponse = Static<typeof NotificationSchema>;
 
 export const ListNotificationsQuerySchema = Type.Object(

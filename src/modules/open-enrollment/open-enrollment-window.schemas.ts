@@ -1,5 +1,15 @@
 import { Type, type Static } from 'typebox';
-import { DateSchema, IdSchema, MetadataResponseSchema, MetadataSchema, Nullable, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
+import {
+  DateSchema,
+  IdSchema,
+  MetadataResponseSchema,
+  MetadataSchema,
+  Nullable,
+  PageQuerySchema,
+  StringEnum,
+  TimestampSchema,
+  describeProperties,
+} from '../../http/schemas.ts';
 import { CHANGE_KINDS, BENEFIT_CHANGE_STATUSES } from '../benefit-changes/benefit-change.table.ts';
 import { ENROLLMENT_STATUSES } from '../enrollments/enrollment.table.ts';
 import { LINES_OF_COVERAGE } from '../plans/plan.table.ts';
@@ -46,6 +56,14 @@ export const WindowSummarySchema = Type.Object(
   },
   { title: 'OpenEnrollmentWindowSummary' },
 );
+describeProperties(WindowSummarySchema, {
+  member: 'The member (member identifier)',
+  line_of_coverage: 'The line of coverage that changed',
+  status: 'What happened to the line: new, removed, change or no_change',
+  changes: 'The kinds of change, when status is change',
+  previous_plan: 'The plan of the previous plan year (plan identifier); null when none',
+  next_plan: 'The plan of the new plan year (plan identifier); null when none',
+});
 export type WindowSummary = Static<typeof WindowSummarySchema>;
 
 export const OpenEnrollmentWindowSchema = Type.Object(
@@ -67,6 +85,19 @@ export const OpenEnrollmentWindowSchema = Type.Object(
   },
   { title: 'OpenEnrollmentWindow' },
 );
+describeProperties(OpenEnrollmentWindowSchema, {
+  employer: 'The employer holding open enrollment (employer identifier)',
+  start_date: 'First day members may enroll; null until set',
+  end_date: 'Last day members may enroll; null until set',
+  renewal_date: 'First day of the new plan year the elections take effect; null until set',
+  status: 'Lifecycle: setup_required → build_in_progress → active → closed → completed',
+  completed_at: 'When the window was completed; null before',
+  completed_member_count: 'Members who submitted an enrollment in this window',
+  incomplete_member_count: 'Eligible members who have not',
+  summaries: 'One item per member and line of coverage that changed, after completion',
+  plans: 'The plans offered in this window (plan identifiers)',
+  enrollment_type: 'active: members must elect; passive: current elections carry over to the new plan year unless changed',
+});
 export type WindowResponse = Static<typeof OpenEnrollmentWindowSchema>;
 
 export const ListWindowsQuerySchema = Type.Object(

@@ -10,6 +10,7 @@ import {
   PageQuerySchema,
   StringEnum,
   TimestampSchema,
+  describeProperties,
 } from '../../http/schemas.ts';
 import { MONEY_PATTERN } from '../../shared/money.ts';
 import { COVERAGE_TIERS, type CoverageTier } from './coverage-tier.ts';
@@ -104,6 +105,12 @@ export const VolumeRulesSchema = Type.Object(
   },
 );
 export type VolumeRules = Static<typeof VolumeRulesSchema>;
+describeProperties(VolumeRulesSchema, {
+  increment: 'Volumes must be a multiple of this amount; null for any amount',
+  minimum: 'The smallest volume that may be elected; null for no minimum',
+  maximum: 'The largest volume that may be elected; null for no maximum',
+  child_maximum: 'The largest volume for a child; null for no child maximum',
+});
 
 export const PlanSchema = Type.Object(
   {
@@ -132,6 +139,22 @@ export const PlanSchema = Type.Object(
   },
   { title: 'Plan' },
 );
+describeProperties(PlanSchema, {
+  group: 'The carrier group the plan is sold under (group identifier)',
+  carrier: 'The carrier of the plan (carrier identifier)',
+  employer: 'The employer offering the plan (employer identifier)',
+  plan_name: 'Name of the plan, as members see it',
+  plan_type: "The carrier's plan type (e.g. PPO, HMO); null when not given",
+  line_of_coverage: 'The line of coverage: medical, dental, vision, life, ...',
+  effective_start: 'First day of the plan year',
+  effective_end: 'Last day of the plan year',
+  premium_type: 'How the plan is rated: composite (by coverage tier) or age banded; null for plans without a premium',
+  composite_rates: 'Monthly rates by coverage tier, for composite plans; null otherwise',
+  age_rates: 'Monthly rates by age, for age-banded plans; null otherwise',
+  guaranteed_issue_volume: 'The coverage amount granted without evidence of insurability, a decimal string; null for lines without a volume',
+  requires_primary_care_provider: 'Whether enrollees must name a primary care provider',
+  volume_rules: 'The coverage amounts that may be elected (life and disability lines); null otherwise',
+});
 export type PlanResponse = Static<typeof PlanSchema>;
 
 const writable = {

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IdSchema, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
+import { IdSchema, PageQuerySchema, StringEnum, TimestampSchema, describeProperties } from '../../http/schemas.ts';
 import { SUBCLASS_CATEGORIES } from './subclass.table.ts';
 
 const CategorySchema = StringEnum(SUBCLASS_CATEGORIES);
@@ -16,6 +16,11 @@ export const SubclassSchema = Type.Object(
   },
   { title: 'Subclass' },
 );
+describeProperties(SubclassSchema, {
+  category: 'The kind of grouping (e.g. department)',
+  name: 'Name of the subclass',
+  employer: 'The employer the subclass belongs to (employer identifier)',
+});
 export type SubclassResponse = Static<typeof SubclassSchema>;
 
 export const CreateSubclassBodySchema = Type.Object(
