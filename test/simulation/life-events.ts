@@ -169,19 +169,22 @@ export async function eoiDecision(a: Actions, member: SimMember): Promise<void> 
  * age-out day ends it, and an HR platform does not send them.
  */
 function withAdded(coverage: readonly CoverageItem[], member: SimMember, adding: string, date: string): Record<string, unknown>[] {
-  const agedOut = new Set(member.children.filter((child) => compareDates(child.dob, date) <= 0 && ageOn(child.dob, date) >= 26).map((child) => child.id));
+  const leaving = new Set(member.children.filter((child) => compareDates(child.dob, date) <= 0 && ageOn(child.dob, date) >= 26).map((child) => child.id));
+  for (const former of member.formerSpouses ?? []) leaving.add(former);
   return coverage
     .filter((item) => HEALTH_LINES.includes(item.line_of_coverage))
     .map((item) => ({
       plan: item.plan,
-      enrolled_dependents: [...item.dependents.filter((id) => id !== adding && !agedOut.has(id)), adding].map((dependent) => ({ dependent })),
+      enrolled_dependents: [...item.dependents.filter((id) => id !== adding && !leaving.has(id)), adding].map((dependent) => ({ dependent })),
     }));
 }
 
 /** A marriage: the spouse is added to every health line from the first of the next month (or the wedding day in December). */
 export async function marriage(a: Actions, member: SimMember): Promise<void> {
   const day = a.steps.day;
-  const changeDate = addDays(day, -a.random.int(0, 7));
+  const drawn = addDays(day, -a.random.int(0, 7));
+  // Never back before the end of the member's last marriage: the former spouse is covered until then.
+  const changeDate = member.divorcedOn !== undefined && compareDates(drawn, member.divorcedOn) <= 0 ? addDays(member.divorcedOn, 1) : drawn;
   const next = firstOfNextMonth(day);
   const start = next < '2027-01-01' ? next : changeDate;
   const coverage = await coverageOn(a, member.id, start);
@@ -231,6 +234,8 @@ export async function divorce(a: Actions, member: SimMember): Promise<void> {
   const spouse = member.spouse!;
   const ended = addDays(a.steps.day, -a.random.int(0, 5));
   member.spouse = undefined;
+  member.divorcedOn = ended;
+  member.formerSpouses = [...(member.formerSpouses ?? []), spouse];
   const updated = await a.steps.expect('divorce', a.admin.patch(`/dependents/${spouse}`, { relationship_end_date: ended }));
   if (updated) a.steps.count('divorce');
 }

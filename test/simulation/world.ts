@@ -53,6 +53,10 @@ export interface SimMember {
   spouse?: string;
   /** The day the spouse was married or entered (a divorce comes later). */
   spouseSince?: string;
+  /** The last day of the member's last marriage that ended in a divorce (a remarriage comes after it). */
+  divorcedOn?: string;
+  /** Spouses divorced: never carried into a new election, whatever the coverage still shows until the sweep ends theirs. */
+  formerSpouses?: string[];
   children: { id: string; dob: string }[];
   /** A life election waiting for its EOI decision. */
   eoi?: { enrollment: string; enrolledPlan: string; decideOn: string };
