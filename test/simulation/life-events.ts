@@ -170,7 +170,7 @@ export async function eoiDecision(a: Actions, member: SimMember): Promise<void> 
  */
 function withAdded(coverage: readonly CoverageItem[], member: SimMember, adding: string, date: string): Record<string, unknown>[] {
   const leaving = new Set(member.children.filter((child) => compareDates(child.dob, date) <= 0 && ageOn(child.dob, date) >= 26).map((child) => child.id));
-  for (const former of member.formerSpouses ?? []) leaving.add(former);
+  for (const former of member.formerSpouses ?? []) if (compareDates(former.ended, date) < 0) leaving.add(former.id);
   return coverage
     .filter((item) => HEALTH_LINES.includes(item.line_of_coverage))
     .map((item) => ({
@@ -235,7 +235,7 @@ export async function divorce(a: Actions, member: SimMember): Promise<void> {
   const ended = addDays(a.steps.day, -a.random.int(0, 5));
   member.spouse = undefined;
   member.divorcedOn = ended;
-  member.formerSpouses = [...(member.formerSpouses ?? []), spouse];
+  member.formerSpouses = [...(member.formerSpouses ?? []), { id: spouse, ended }];
   const updated = await a.steps.expect('divorce', a.admin.patch(`/dependents/${spouse}`, { relationship_end_date: ended }));
   if (updated) a.steps.count('divorce');
 }

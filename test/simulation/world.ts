@@ -55,8 +55,8 @@ export interface SimMember {
   spouseSince?: string;
   /** The last day of the member's last marriage that ended in a divorce (a remarriage comes after it). */
   divorcedOn?: string;
-  /** Spouses divorced: never carried into a new election, whatever the coverage still shows until the sweep ends theirs. */
-  formerSpouses?: string[];
+  /** Spouses divorced, with the marriage's last day: not carried into an election from after it, whatever the coverage still shows until the sweep ends theirs. */
+  formerSpouses?: { id: string; ended: string }[];
   children: { id: string; dob: string }[];
   /** A life election waiting for its EOI decision. */
   eoi?: { enrollment: string; enrolledPlan: string; decideOn: string };
