@@ -28,7 +28,9 @@ const HELP = new RegExp(`^# HELP (${METRIC_NAME}) (.*)$`);
 const TYPE = new RegExp(`^# TYPE (${METRIC_NAME}) (counter|gauge|histogram|summary|untyped)$`);
 const SAMPLE = new RegExp(`^(${METRIC_NAME})(?:\\{((?:${LABEL_NAME}=${LABEL_VALUE})(?:,${LABEL_NAME}=${LABEL_VALUE})*)?,?\\})? (\\S+)(?: -?\\d+)?$`);
 const LABEL = new RegExp(`(${LABEL_NAME})=(${LABEL_VALUE})`, 'g');
-const VALUE = /^(?:[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?Inf|NaN)$/;
+// Prometheus reads the special values as Go's ParseFloat does, whatever their case: prom-client writes an empty
+// summary's mean (the event loop lag before its first sample) as "Nan".
+const VALUE = /^(?:[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?inf|nan)$/i;
 
 /** The family a sample belongs to: a histogram's _bucket, _sum and _count belong to its own name. */
 function familyOf(name: string, families: Map<string, Family>): Family | undefined {
