@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startServe, type ServerProcess } from '../helpers/cli.ts';
+import { killServe, startServe, type ServerProcess } from '../helpers/cli.ts';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../helpers/database.ts';
 import { ApiClient } from '../helpers/test-app.ts';
 import { address } from '../helpers/factories.ts';
@@ -13,10 +13,7 @@ beforeEach(async () => {
   database = await createTestDatabase({ migrate: false });
 });
 afterEach(async () => {
-  if (server && server.child.exitCode === null) {
-    server.child.kill('SIGKILL');
-    await server.exited;
-  }
+  await killServe(server);
   await database.destroy();
 });
 

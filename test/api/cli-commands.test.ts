@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../helpers/database.ts';
-import { runCli, startServe, type ServerProcess } from '../helpers/cli.ts';
+import { runCli, killServe, startServe, type ServerProcess } from '../helpers/cli.ts';
 
 // PostgreSQL deployments must bring their own key; SQLite ones get a key file.
 const keyEnv: Record<string, string> = testDatabaseKind() === 'postgres' ? { BENEFITS_ENCRYPTION_KEY: 'ab'.repeat(32) } : {};
@@ -17,10 +17,7 @@ beforeEach(async () => {
   database = await createTestDatabase({ migrate: false });
 });
 afterEach(async () => {
-  if (server && server.child.exitCode === null) {
-    server.child.kill('SIGKILL');
-    await server.exited;
-  }
+  await killServe(server);
   server = undefined;
   await database.destroy();
 });

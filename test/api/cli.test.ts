@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../helpers/database.ts';
-import { runCli, startServe, type ServerProcess } from '../helpers/cli.ts';
+import { runCli, killServe, startServe, type ServerProcess } from '../helpers/cli.ts';
 
 // PostgreSQL deployments must bring their own key; SQLite ones get a key file.
 const keyEnv: Record<string, string> = testDatabaseKind() === 'postgres' ? { BENEFITS_ENCRYPTION_KEY: 'ab'.repeat(32) } : {};
@@ -18,10 +18,7 @@ beforeEach(async () => {
   database = await createTestDatabase({ migrate: false });
 });
 afterEach(async () => {
-  if (server && server.child.exitCode === null) {
-    server.child.kill('SIGKILL');
-    await server.exited;
-  }
+  await killServe(server);
   server = undefined;
   await database.destroy();
 });

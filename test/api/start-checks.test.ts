@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from '../helpers/database.ts';
-import { runCli, startServe, type ServerProcess } from '../helpers/cli.ts';
+import { runCli, killServe, startServe, type ServerProcess } from '../helpers/cli.ts';
 
 const KEY_A = 'ab'.repeat(32);
 const KEY_B = 'cd'.repeat(32);
@@ -21,10 +21,7 @@ beforeEach(async () => {
   database = await createTestDatabase({ migrate: false });
 });
 afterEach(async () => {
-  if (server && server.child.exitCode === null) {
-    server.child.kill('SIGKILL');
-    await server.exited;
-  }
+  await killServe(server);
   server = undefined;
   if (blocker) await new Promise<void>((resolve) => blocker!.close(() => resolve()));
   blocker = undefined;

@@ -72,3 +72,10 @@ export function startServe(env: Record<string, string>, args: string[] = []): Pr
     });
   });
 }
+
+/** Kills a `serve` a test left running (never a process left behind) and waits for it to end. */
+export async function killServe(server: ServerProcess | undefined): Promise<void> {
+  if (!server || server.child.exitCode !== null) return;
+  server.child.kill('SIGKILL');
+  await server.exited;
+}
