@@ -10,7 +10,7 @@ import { localDateAndTime } from './modules/daily-sweep/sweep-rules.ts';
 import { FIRST_DATE, LAST_DATE, parseDate } from './shared/dates.ts';
 import { AppError } from './shared/errors.ts';
 import { systemClock } from './shared/clock.ts';
-import { asStartError, probeDatabase } from './start/start-errors.ts';
+import { asStartError, openStartDatabase, probeDatabase } from './start/start-errors.ts';
 import { formatTable } from './start/table.ts';
 
 type Output = (text: string) => void;
@@ -298,12 +298,7 @@ async function serve(config: Config): Promise<never> {
 /** Opens DATABASE_URL for a command, with the start's one-line messages when it cannot (start/start-errors.ts). */
 async function withDatabase(config: Config, work: (database: DatabaseHandle) => Promise<void>): Promise<void> {
   const description = describeDatabase(config.databaseUrl);
-  let database: DatabaseHandle;
-  try {
-    database = openDatabase(config.databaseUrl);
-  } catch (error) {
-    throw asStartError(error, description);
-  }
+  const database = openStartDatabase(config.databaseUrl);
   try {
     await probeDatabase(database);
     await work(database);

@@ -4,11 +4,11 @@
  * Everything belongs to the provider "demo", apart from any other tenant.
  */
 import type { Config } from '../config.ts';
-import { describeDatabase, openDatabase, type DatabaseHandle } from '../db/database.ts';
+import { describeDatabase } from '../db/database.ts';
 import { ApiKeyService } from '../modules/api-keys/api-key.service.ts';
 import { systemClock } from '../shared/clock.ts';
 import { AppError } from '../shared/errors.ts';
-import { asStartError } from '../start/start-errors.ts';
+import { asStartError, openStartDatabase } from '../start/start-errors.ts';
 import { DEMO_EMPLOYER, DEMO_PEOPLE, demoPlans, demoWindow } from './demo-data.ts';
 
 export const DEMO_PROVIDER = 'demo';
@@ -21,12 +21,7 @@ interface Created {
 
 export async function loadDemo(config: Config, out: Output): Promise<void> {
   const description = describeDatabase(config.databaseUrl);
-  let database: DatabaseHandle;
-  try {
-    database = openDatabase(config.databaseUrl);
-  } catch (error) {
-    throw asStartError(error, description);
-  }
+  const database = openStartDatabase(config.databaseUrl);
   try {
     const { openCheckedDatabase } = await import('../server.ts');
     const encryptionKey = await openCheckedDatabase(config, database, systemClock);

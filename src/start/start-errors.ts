@@ -3,7 +3,7 @@
  * with it instead of a stack trace. Anything not recognised here is a bug and keeps its stack trace.
  */
 import { sql } from 'kysely';
-import type { DatabaseHandle } from '../db/database.ts';
+import { describeDatabase, openDatabase, type DatabaseHandle } from '../db/database.ts';
 import { ConfigError } from '../config.ts';
 
 /** How long a start waits for PostgreSQL to answer before saying it cannot reach it. */
@@ -103,4 +103,13 @@ function firstNestedCode(failure: SystemError): string | undefined {
 export function asStartError(error: unknown, databaseDescription: string | undefined): unknown {
   const explained = explainStartError(error, databaseDescription);
   return explained === undefined ? error : new ConfigError(explained, { cause: error });
+}
+
+/** Opens DATABASE_URL for a command; what keeps it from opening (a read-only directory, say) is one line naming it. */
+export function openStartDatabase(url: string): DatabaseHandle {
+  try {
+    return openDatabase(url);
+  } catch (error) {
+    throw asStartError(error, describeDatabase(url));
+  }
 }
