@@ -15,9 +15,13 @@ import { memoryOf } from './lib/processes.js';
 const problem = applyHeapSettings(['serve']);
 if (problem !== undefined) throw new Error(problem);
 const settings = JSON.parse(process.env.PLAN_YEAR_SETTINGS);
-// Where the peak RSS is: the JavaScript heap (the server's, the driver's and the checks' objects) or outside it.
-let peakHeapUsed = 0;
-setInterval(() => (peakHeapUsed = Math.max(peakHeapUsed, process.memoryUsage().heapUsed)), 1000).unref();
+// Where the peak RSS is: the JavaScript heap (the server's, the driver's and the checks' objects, and what V8 has
+// committed for them), memory V8 knows of outside it (buffers), or neither (SQLite, the allocator, threads).
+const peaks = { heapUsed: 0, heapTotal: 0, external: 0 };
+setInterval(() => {
+  const usage = process.memoryUsage();
+  for (const field of Object.keys(peaks)) peaks[field] = Math.max(peaks[field], usage[field]);
+}, 1000).unref();
 const handle = openDatabase(process.env.DATABASE_URL);
 const database = { ...handle, url: process.env.DATABASE_URL, destroy: () => handle.close() };
 // Requests are not logged one by one (the test app keeps its log lines in memory); the SFTP server is local.
@@ -45,8 +49,12 @@ try {
   });
   const seconds = (performance.now() - started) / 1000;
   process.stdout.write(
-    `${JSON.stringify({ seconds, check_seconds: checkMs / 1000, peak_rss_mb: memoryOf(process.pid).peak_rss_mb, peak_heap_used_mb: Math.round(peakHeapUsed / 2 ** 20), ...result })}\n`,
+    `${JSON.stringify({ seconds, check_seconds: checkMs / 1000, peak_rss_mb: memoryOf(process.pid).peak_rss_mb, peak_heap_used_mb: mb(peaks.heapUsed), peak_heap_total_mb: mb(peaks.heapTotal), peak_external_mb: mb(peaks.external), ...result })}\n`,
   );
 } finally {
   await context.close();
+}
+
+function mb(bytes) {
+  return Math.round(bytes / 2 ** 20);
 }

@@ -69,12 +69,21 @@ async function runOn(kind, { service, settings, log }) {
       worst_files_s: round(worstFiles.ms / 1000, 3),
       peak_rss_mb: result.peak_rss_mb,
       peak_heap_used_mb: result.peak_heap_used_mb,
+      peak_heap_total_mb: result.peak_heap_total_mb,
+      peak_external_mb: result.peak_external_mb,
       violations: result.violations.length,
     };
     return {
       data: { members, employers: settings.employers, ...result.counts },
       timings: { year: figures },
       worst_days: { sweep: worstSweep.day, files: worstFiles.day },
+      // The API steps that took the most of HR's time (requests, and seconds summed over employers running side by side).
+      slowest_steps: Object.fromEntries(
+        Object.entries(result.timings)
+          .sort(([, a], [, b]) => b.ms - a.ms)
+          .slice(0, 12)
+          .map(([label, { requests, ms }]) => [label, { requests, s: round(ms / 1000) }]),
+      ),
       violations: result.violations.slice(0, 20),
       targets: {
         // The year's target is for 50,000 members (below that scale the figures are reported, not judged); absolute

@@ -62,6 +62,8 @@ export interface PlanYearResult {
   violations: Violation[];
   counts: Record<string, number>;
   perDay: { day: string; sweepMs: number; filesMs: number; actionsMs: number }[];
+  /** Each API step's requests and total milliseconds (steps of employers running side by side overlap). */
+  timings: Steps['timings'];
 }
 
 /** Each life event's chance per member and day (for a hundred members: a marriage about every three weeks). */
@@ -140,10 +142,10 @@ export async function runPlanYear(options: PlanYearOptions): Promise<PlanYearRes
       const found = [...steps.failuresSince(failed), ...((await options.checkDay?.(day, files)) ?? [])];
       violations.push(...found);
       if (found.length > 0) options.log?.(`${day}: ${found.length} violations: ${found.map((v) => `${v.invariant}: ${v.detail}`).join('; ')}`);
-      if (found.length > 0 && options.stopOnViolation) return { days: index + 1, violations, counts: steps.counts, perDay };
+      if (found.length > 0 && options.stopOnViolation) return { days: index + 1, violations, counts: steps.counts, perDay, timings: steps.timings };
     }
     await countCobraEvents(a, employers);
-    return { days: options.days, violations, counts: steps.counts, perDay };
+    return { days: options.days, violations, counts: steps.counts, perDay, timings: steps.timings };
   } finally {
     await scheduler.stop();
     await worker.stop();

@@ -16,6 +16,8 @@ export class Steps {
   day = '';
   readonly failures: Violation[] = [];
   readonly counts: Record<string, number> = {};
+  /** Each step's (label's) requests and their total milliseconds: where the story's HR time goes. */
+  readonly timings: Record<string, { requests: number; ms: number }> = {};
   readonly #log: ((line: string) => void) | undefined;
 
   constructor(log?: (line: string) => void) {
@@ -32,7 +34,11 @@ export class Steps {
 
   /** The body when the answer has `status`; otherwise the failure is recorded and the answer is undefined. */
   async expect<T = any>(label: string, response: Promise<ApiResponse>, status = 200): Promise<T | undefined> {
+    const started = performance.now();
     const answered = await response;
+    const timing = (this.timings[label] ??= { requests: 0, ms: 0 });
+    timing.requests++;
+    timing.ms += performance.now() - started;
     if (answered.status === status) return answered.body as T;
     const detail = `${label}: expected ${status}, got ${answered.status}: ${answered.text.slice(0, 800)}`;
     this.failures.push({ day: this.day, invariant: 'api_step', detail });
