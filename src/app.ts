@@ -37,6 +37,7 @@ import { registerNotificationRoutes } from './modules/notifications/notification
 import { registerAlertRoutes } from './modules/alerts/alert.routes.ts';
 import { registerReconciliationRoutes } from './modules/reconciliation/reconciliation.routes.ts';
 import { registerCarrierFileRoutes } from './modules/carrier-files/carrier-file.routes.ts';
+import { registerCensusImportRoutes } from './modules/census-imports/census-import.routes.ts';
 import { registerOpenEnrollmentWindowRoutes } from './modules/open-enrollment/open-enrollment-window.routes.ts';
 import { registerPayRateRoutes } from './modules/pay-rates/pay-rate.routes.ts';
 import { registerPlanConfigurationRoutes } from './modules/plan-configurations/plan-configuration.routes.ts';
@@ -133,6 +134,7 @@ function registerRoutes(app: FastifyInstance, services: Services, pages: Paginat
   registerAlertRoutes(app, { alerts: services.alerts, pages });
   registerEventRoutes(app, { events: services.events, pages });
   registerMemberRoutes(app, { members: services.members, pages });
+  registerCensusImportRoutes(app, { censusImports: services.censusImports, pages });
   registerPlanRoutes(app, { plans: services.plans, pages });
   registerPlanConfigurationRoutes(app, { planConfigurations: services.planConfigurations, pages });
   registerDependentRoutes(app, { dependents: services.dependents, pages });

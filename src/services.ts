@@ -36,6 +36,10 @@ import { ReconciliationService } from './modules/reconciliation/reconciliation.s
 import { CarrierFileService } from './modules/carrier-files/carrier-file.service.ts';
 import { CarrierFileResolutions } from './modules/carrier-files/carrier-file-resolution.service.ts';
 import { CoverageChangeRecorder } from './modules/coverage/coverage-change-recorder.ts';
+import { CensusApply } from './modules/census-imports/census-apply.ts';
+import { CensusCheck } from './modules/census-imports/census-check.ts';
+import { censusImportJobHandlers } from './modules/census-imports/census-import.job.ts';
+import { CensusImportService } from './modules/census-imports/census-import.service.ts';
 import { openEnrollmentJobHandlers } from './modules/open-enrollment/passive-rollover.job.ts';
 import { PayRateService } from './modules/pay-rates/pay-rate.service.ts';
 import { PlanConfigurationService } from './modules/plan-configurations/plan-configuration.service.ts';
@@ -69,6 +73,9 @@ export interface Services extends BackgroundServices {
   reconciliation: ReconciliationService;
   carrierFiles: CarrierFileService;
   carrierFileResolutions: CarrierFileResolutions;
+  censusImports: CensusImportService;
+  /** The dry run of census imports (its job's work). */
+  censusCheck: CensusCheck;
   events: EventService;
   members: MemberService;
   plans: PlanService;
@@ -107,6 +114,19 @@ export function buildServices(deps: ServiceDependencies): Services {
   });
   const dependents = new DependentService({ db, clock, changes, encrypter, relationshipEnds: background.relationshipEnds });
   // A resend tells the carrier again through the one recorder of coverage changes.
+  const censusCheck = new CensusCheck({ db, clock, encrypter, ssnDigester: new SsnDigester(encryptionKey) });
+  // A census import applies its rows through the same member and dependent writes as the API's.
+  const censusApply = new CensusApply({
+    db,
+    clock,
+    encrypter,
+    people: {
+      createMemberIn: members.createMemberIn.bind(members),
+      updateMemberIn: members.updateMemberIn.bind(members),
+      createDependentIn: dependents.createDependentIn.bind(dependents),
+      updateDependentIn: dependents.updateDependentIn.bind(dependents),
+    },
+  });
   const retelling = new CoverageChangeRecorder({ benefitChanges: background.benefitChanges, qualifyingEvents: background.cobraEvents, commit: changes });
   return {
     ...background,
@@ -129,6 +149,8 @@ export function buildServices(deps: ServiceDependencies): Services {
       retelling,
       people: { updateMemberIn: members.updateMemberIn.bind(members), updateDependentIn: dependents.updateDependentIn.bind(dependents) },
     }),
+    censusImports: new CensusImportService({ db, clock, encrypter, check: censusCheck, apply: censusApply }),
+    censusCheck,
     events: new EventService(db),
     members,
     plans: new PlanService(db, clock, changes),
@@ -169,6 +191,7 @@ export function buildJobHandlers(services: Services, settings: JobSettings): Rec
   return jobHandlers([
     carrierJobHandlers({ db, clock, changes, adapter: settings.adapter }),
     openEnrollmentJobHandlers(services.windows),
+    censusImportJobHandlers(services.censusCheck),
     settings.webhooks ? webhookJobHandlers({ db, clock, changes, encrypter, sender: settings.webhooks, observer: settings.observer }) : {},
     settings.edi ? ediJobHandlers({ db, clock, changes, encrypter, files: services.ediFiles, sftp: settings.edi, observer: settings.observer }) : {},
   ]);

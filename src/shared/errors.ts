@@ -11,6 +11,8 @@ export type ErrorType =
   | 'method_not_allowed'
   | 'invalid_state'
   | 'resolution_not_applicable'
+  | 'census_record_changed'
+  | 'confirmation_required'
   | 'idempotency_error'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -26,6 +28,8 @@ export const STATUS_OF: Record<ErrorType, number> = {
   method_not_allowed: 405,
   invalid_state: 409,
   resolution_not_applicable: 409,
+  census_record_changed: 409,
+  confirmation_required: 409,
   idempotency_error: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

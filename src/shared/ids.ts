@@ -37,6 +37,8 @@ export const ID_PREFIXES = {
   carrier_ledger: 'cl',
   carrier_file: 'cf',
   carrier_file_resolution: 'cfr',
+  census_import: 'cimp',
+  census_import_row: 'cirow',
   alert: 'alr',
   api_key: 'key',
   provider: 'prov',

@@ -80,40 +80,44 @@ export class DependentService {
   }
 
   async createDependent(scope: Scope, body: CreateDependentBody): Promise<DependentResponse> {
+    assertPersonTextCarriersCanRead(body);
+    return this.#db.transaction().execute(async (trx) => this.createDependentIn(trx, scope, body));
+  }
+
+  /** POST /dependents in the caller's transaction (a census import's row, census-imports/): the same checks, writes and events. */
+  async createDependentIn(trx: Transaction<Database>, scope: Scope, body: CreateDependentBody): Promise<DependentResponse> {
     const input = withNormalizedSsn(body);
     assertPersonTextCarriersCanRead(input);
-    return this.#db.transaction().execute(async (trx) => {
-      await assertReferencesVisible(trx, scope, { member: input.member });
-      // Locked so that a concurrent delete of the member either sees this dependent or makes this a 400.
-      const member = await lockMemberById(trx, scope, input.member);
-      if (!member) throw validationFailed(['member'], 'No such member.');
-      this.#assertDobNotInFuture(input.dob);
-      this.#assertCertification(input.has_disability ?? false, input.disability_certified_on ?? null, input.dob);
-      this.#assertRelationshipEnd(input.member_relationship, input.relationship_end_date ?? null, input.dob, 'relationship_end_date');
-      const row: DependentRow = {
-        id: newId('dependent'),
-        provider_id: scope.providerId,
-        employer_id: member.employer_id,
-        member_id: member.id,
-        first_name: input.first_name,
-        middle_name: input.middle_name ?? null,
-        last_name: input.last_name,
-        member_relationship: input.member_relationship,
-        relationship_end_date: input.relationship_end_date ?? null,
-        ...this.#ssnColumns(input.ssn, input.ssn_last_four, null),
-        dob: input.dob,
-        biological_sex: input.biological_sex ?? null,
-        address: addressJson(input.address),
-        has_disability: input.has_disability ?? false,
-        disability_certified_on: input.disability_certified_on ?? null,
-        metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
-        created_at: this.#clock.now().toISOString(),
-      };
-      await this.#assertOneCurrentSpouse(trx, row, 'member_relationship');
-      await repository.insertDependent(trx, row);
-      await this.#changes.commit(trx, { events: [eventOf('dependent', 'created', row)] });
-      return toDependentResponse(row, []);
-    });
+    await assertReferencesVisible(trx, scope, { member: input.member });
+    // Locked so that a concurrent delete of the member either sees this dependent or makes this a 400.
+    const member = await lockMemberById(trx, scope, input.member);
+    if (!member) throw validationFailed(['member'], 'No such member.');
+    this.#assertDobNotInFuture(input.dob);
+    this.#assertCertification(input.has_disability ?? false, input.disability_certified_on ?? null, input.dob);
+    this.#assertRelationshipEnd(input.member_relationship, input.relationship_end_date ?? null, input.dob, 'relationship_end_date');
+    const row: DependentRow = {
+      id: newId('dependent'),
+      provider_id: scope.providerId,
+      employer_id: member.employer_id,
+      member_id: member.id,
+      first_name: input.first_name,
+      middle_name: input.middle_name ?? null,
+      last_name: input.last_name,
+      member_relationship: input.member_relationship,
+      relationship_end_date: input.relationship_end_date ?? null,
+      ...this.#ssnColumns(input.ssn, input.ssn_last_four, null),
+      dob: input.dob,
+      biological_sex: input.biological_sex ?? null,
+      address: addressJson(input.address),
+      has_disability: input.has_disability ?? false,
+      disability_certified_on: input.disability_certified_on ?? null,
+      metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
+      created_at: this.#clock.now().toISOString(),
+    };
+    await this.#assertOneCurrentSpouse(trx, row, 'member_relationship');
+    await repository.insertDependent(trx, row);
+    await this.#changes.commit(trx, { events: [eventOf('dependent', 'created', row)] });
+    return toDependentResponse(row, []);
   }
 
   async getDependent(scope: Scope, id: string): Promise<DependentResponse> {

@@ -96,47 +96,51 @@ export class MemberService {
   }
 
   async createMember(scope: Scope, body: CreateMemberBody): Promise<MemberResponse> {
+    assertPersonTextCarriersCanRead(body);
+    return this.#db.transaction().execute(async (trx) => this.createMemberIn(trx, scope, body));
+  }
+
+  /** POST /members in the caller's transaction (a census import's row, census-imports/): the same checks, writes, events and notices. */
+  async createMemberIn(trx: Transaction<Database>, scope: Scope, body: CreateMemberBody): Promise<MemberResponse> {
     const input = withNormalizedSsn(body);
     assertPersonTextCarriersCanRead(input);
-    return this.#db.transaction().execute(async (trx) => {
-      await assertReferencesVisible(trx, scope, { employer: input.employer });
-      const subclasses = input.subclasses ?? [];
-      const row: MemberRow = withDeathCompleted({
-        id: newId('member'),
-        provider_id: scope.providerId,
-        employer_id: input.employer,
-        first_name: input.first_name,
-        last_name: input.last_name,
-        dob: input.dob,
-        ...this.#ssnColumns(input.ssn ?? null),
-        email: input.email ?? null,
-        phone_number: input.phone_number ?? null,
-        address: JSON.stringify(input.address),
-        hire_date: input.hire_date,
-        original_hire_date: input.hire_date,
-        termination_date: input.termination_date ?? null,
-        termination_reason: input.termination_reason ?? null,
-        date_of_death: input.date_of_death ?? null,
-        rehire_rule: null,
-        biological_sex: input.biological_sex ?? null,
-        employment_status: input.employment_status ?? null,
-        hours_worked: input.hours_worked ?? null,
-        pay_frequency: input.pay_frequency ?? null,
-        payroll_provider_external_id: input.payroll_provider_external_id ?? null,
-        job_title: input.job_title ?? null,
-        business_unit_id: input.business_unit ?? null,
-        metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
-        created_at: this.#clock.now().toISOString(),
-      });
-      await this.#assertConsistent(trx, row, subclasses, input.ssn);
-      await withDistinctSsn(() => repository.insertMember(trx, row));
-      await repository.replaceMemberSubclasses(trx, row.id, subclasses);
-      await appendEmploymentEvents(trx, row, employmentEventsOf(null, row, toDateString(this.#clock.now())), row.created_at);
-      const notifications = await this.#newMemberNotifications(trx, row, subclasses);
-      if (row.termination_date !== null) notifications.push(terminatedNotification(row));
-      await this.#changes.commit(trx, { events: [eventOf('member', 'created', row)], notifications });
-      return toMemberResponse(row, { subclasses, enrollments: [] });
+    await assertReferencesVisible(trx, scope, { employer: input.employer });
+    const subclasses = input.subclasses ?? [];
+    const row: MemberRow = withDeathCompleted({
+      id: newId('member'),
+      provider_id: scope.providerId,
+      employer_id: input.employer,
+      first_name: input.first_name,
+      last_name: input.last_name,
+      dob: input.dob,
+      ...this.#ssnColumns(input.ssn ?? null),
+      email: input.email ?? null,
+      phone_number: input.phone_number ?? null,
+      address: JSON.stringify(input.address),
+      hire_date: input.hire_date,
+      original_hire_date: input.hire_date,
+      termination_date: input.termination_date ?? null,
+      termination_reason: input.termination_reason ?? null,
+      date_of_death: input.date_of_death ?? null,
+      rehire_rule: null,
+      biological_sex: input.biological_sex ?? null,
+      employment_status: input.employment_status ?? null,
+      hours_worked: input.hours_worked ?? null,
+      pay_frequency: input.pay_frequency ?? null,
+      payroll_provider_external_id: input.payroll_provider_external_id ?? null,
+      job_title: input.job_title ?? null,
+      business_unit_id: input.business_unit ?? null,
+      metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
+      created_at: this.#clock.now().toISOString(),
     });
+    await this.#assertConsistent(trx, row, subclasses, input.ssn);
+    await withDistinctSsn(() => repository.insertMember(trx, row));
+    await repository.replaceMemberSubclasses(trx, row.id, subclasses);
+    await appendEmploymentEvents(trx, row, employmentEventsOf(null, row, toDateString(this.#clock.now())), row.created_at);
+    const notifications = await this.#newMemberNotifications(trx, row, subclasses);
+    if (row.termination_date !== null) notifications.push(terminatedNotification(row));
+    await this.#changes.commit(trx, { events: [eventOf('member', 'created', row)], notifications });
+    return toMemberResponse(row, { subclasses, enrollments: [] });
   }
 
   async getMember(scope: Scope, id: string): Promise<MemberResponse> {

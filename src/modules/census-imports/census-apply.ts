@@ -1,0 +1,215 @@
+/**
+ * The apply of a checked census import (docs/decisions.md "Census imports"): exactly the reviewed diff's create
+ * and update rows, through the member and dependent services (the same checks, events, notifications and
+ * effects on coverage as the API's), one transaction per batch. Each row records its outcome in its batch's
+ * transaction, so a crash loses at most the batch in flight and a second apply goes on from there; an apply of
+ * an applied import is a no-op. Lock order: the import's row, then the member (then what the services lock).
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Transaction } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Encrypter } from '../../shared/crypto.ts';
+import { AppError, InvalidState } from '../../shared/errors.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import { lockMemberById } from '../members/member.repository.ts';
+import type { CreateDependentBody, UpdateDependentBody } from '../dependents/dependent.schemas.ts';
+import type { CreateMemberBody, UpdateMemberBody } from '../members/member.schemas.ts';
+import * as repository from './census-import.repository.ts';
+import type { CensusImportRow, CensusResultRow, CensusRowOutcome } from './census-import.table.ts';
+import { recordVersion } from './census-rules.ts';
+import type { CensusImportSummary } from './census-check.ts';
+
+/** Rows applied per transaction. */
+export const APPLY_BATCH = 200;
+
+/** The member and dependent services' writes in the caller's transaction (wired in services.ts). */
+export interface CensusPeople {
+  createMemberIn(trx: Transaction<Database>, scope: Scope, body: CreateMemberBody): Promise<{ id: string }>;
+  updateMemberIn(trx: Transaction<Database>, scope: Scope, id: string, body: UpdateMemberBody): Promise<unknown>;
+  createDependentIn(trx: Transaction<Database>, scope: Scope, body: CreateDependentBody): Promise<{ id: string }>;
+  updateDependentIn(trx: Transaction<Database>, scope: Scope, id: string, body: UpdateDependentBody): Promise<unknown>;
+}
+
+/** A 409 of the apply: a record the diff changes was changed since the dry run (nothing was applied). */
+export class CensusRecordChanged extends AppError {
+  constructor(lines: readonly (number | null)[]) {
+    const shown = lines.slice(0, 20).join(', ');
+    super(
+      'census_record_changed',
+      `${lines.length} row(s) change a member or dependent that was changed since the dry run (file line(s) ${shown}${lines.length > 20 ? ', ...' : ''}): nothing was applied. Upload the file again for a new dry run.`,
+    );
+  }
+}
+
+/** A 409 of the apply: the file terminates more than the import's max_termination_share of the employed members. */
+export class TerminationsNeedConfirmation extends AppError {
+  constructor(summary: CensusImportSummary, share: number) {
+    super(
+      'confirmation_required',
+      `This import terminates ${summary.terminations} of the employer's ${summary.employed_members} employed members, more than its max_termination_share (${share}): review the rows that set termination_date, then apply with { "confirm_terminations": true }.`,
+    );
+  }
+}
+
+interface RowResult {
+  outcome: CensusRowOutcome;
+  message: string | null;
+  memberId: string | null;
+  dependentId: string | null;
+}
+
+export class CensusApply {
+  readonly #db: Kysely<Database>;
+  readonly #clock: Clock;
+  readonly #encrypter: Encrypter;
+  readonly #people: CensusPeople;
+
+  constructor(options: { db: Kysely<Database>; clock: Clock; encrypter: Encrypter; people: CensusPeople }) {
+    this.#db = options.db;
+    this.#clock = options.clock;
+    this.#encrypter = options.encrypter;
+    this.#people = options.people;
+  }
+
+  /**
+   * Applies the import (status checked or applying) to the end. Refused, with nothing written: terminations
+   * above the share without `confirmTerminations`, and any record changed since the dry run (checked here
+   * first, then again for each row under its member's lock: a row whose record changed in between is skipped,
+   * outcome conflict).
+   */
+  async apply(scope: Scope, found: CensusImportRow, confirmTerminations: boolean): Promise<void> {
+    if (found.status === 'applied') return;
+    if (found.status === 'checking') throw new InvalidState('The import is still being checked: apply it once its status is checked.');
+    if (found.status === 'failed') throw new InvalidState('The import failed its check (see failure): upload a corrected file.');
+    const summary = JSON.parse(found.summary) as CensusImportSummary;
+    if (summary.needs_termination_confirmation && !confirmTerminations) throw new TerminationsNeedConfirmation(summary, found.max_termination_share);
+    if (found.status === 'checked') {
+      const changed = await this.#changedSinceCheck(found);
+      if (changed.length > 0) throw new CensusRecordChanged(changed);
+      await repository.moveCensusImportStatus(this.#db, found.id, ['checked'], 'applying');
+    }
+    for (;;) {
+      const done = await this.#db.transaction().execute(async (trx) => {
+        const current = await repository.lockCensusImport(trx, found.id);
+        if (!current || current.status !== 'applying') return true;
+        const rows = await repository.findUnappliedResults(trx, found.id, APPLY_BATCH);
+        if (rows.length === 0) {
+          await repository.updateCensusImport(trx, found.id, { status: 'applied', applied_at: this.#clock.now().toISOString() });
+          return true;
+        }
+        let applied = 0;
+        for (const row of rows) {
+          const result = await this.#applyRow(trx, scope, current, row);
+          if (result.outcome === 'applied') applied += 1;
+          await repository.markCensusResult(trx, row.id, {
+            outcome: result.outcome,
+            outcome_message: result.message,
+            applied_at: this.#clock.now().toISOString(),
+            member_id: result.memberId,
+            dependent_id: result.dependentId,
+          });
+        }
+        await repository.updateCensusImport(trx, found.id, { applied_rows: current.applied_rows + applied });
+        return false;
+      });
+      if (done) return;
+    }
+  }
+
+  /** The lines of create and update rows whose record is no longer as the dry run saw it. */
+  async #changedSinceCheck(found: CensusImportRow): Promise<(number | null)[]> {
+    const rows = await repository.findChangeResults(this.#db, found.id);
+    const members = new Map(
+      (
+        await repository.findMembersByIds(
+          this.#db,
+          rows.flatMap((row) => (row.target === 'member' && row.member_id !== null ? [row.member_id] : [])),
+        )
+      ).map((member) => [member.id, member]),
+    );
+    const createdIds = new Set(
+      (
+        await repository.findMembersOfEmployerBy(
+          this.#db,
+          found.employer_id,
+          'payroll_provider_external_id',
+          rows.flatMap((row) => (row.target === 'member' && row.kind === 'create' && row.employee_id !== null ? [row.employee_id] : [])),
+        )
+      ).map((member) => member.payroll_provider_external_id),
+    );
+    const dependents = new Map(
+      (
+        await repository.findDependentsOfMembers(
+          this.#db,
+          rows.flatMap((row) => (row.target === 'dependent' && row.member_id !== null ? [row.member_id] : [])),
+        )
+      ).map((d) => [d.id, d]),
+    );
+    const changed: (number | null)[] = [];
+    for (const row of rows) {
+      if (row.kind === 'create') {
+        if (row.target === 'member' && createdIds.has(row.employee_id)) changed.push(row.line);
+        continue;
+      }
+      const record = row.target === 'member' ? members.get(row.member_id ?? '') : dependents.get(row.dependent_id ?? '');
+      if (!record || recordVersion(record) !== row.seen_version) changed.push(row.line);
+    }
+    return changed;
+  }
+
+  /** One row in a savepoint: a refusal by the services (a 4xx) undoes the row alone and is recorded as its outcome. */
+  async #applyRow(trx: Transaction<Database>, scope: Scope, current: CensusImportRow, row: CensusResultRow): Promise<RowResult> {
+    await sql`savepoint census_row`.execute(trx);
+    try {
+      const result = await this.#write(trx, scope, current, row);
+      if (result.outcome === 'applied') await sql`release savepoint census_row`.execute(trx);
+      else {
+        await sql`rollback to savepoint census_row`.execute(trx);
+        await sql`release savepoint census_row`.execute(trx);
+      }
+      return result;
+    } catch (error) {
+      if (!(error instanceof AppError) || error.statusCode >= 500) throw error;
+      await sql`rollback to savepoint census_row`.execute(trx);
+      await sql`release savepoint census_row`.execute(trx);
+      const detail = error.inputErrors?.map((e) => `${e.field}: ${e.message}`).join('; ');
+      return { outcome: 'failed', message: detail ? `${error.message} (${detail})` : error.message, memberId: row.member_id, dependentId: row.dependent_id };
+    }
+  }
+
+  async #write(trx: Transaction<Database>, scope: Scope, current: CensusImportRow, row: CensusResultRow): Promise<RowResult> {
+    const input = JSON.parse(row.input) as Record<string, unknown>;
+    if (row.ssn_encrypted !== null) input.ssn = this.#encrypter.decrypt(row.ssn_encrypted);
+    const conflict = (message: string): RowResult => ({ outcome: 'conflict', message, memberId: row.member_id, dependentId: row.dependent_id });
+    const applied = (memberId: string | null, dependentId: string | null): RowResult => ({ outcome: 'applied', message: null, memberId, dependentId });
+    if (row.target === 'member') {
+      if (row.kind === 'create') {
+        const existing = await repository.findMembersOfEmployerBy(trx, current.employer_id, 'payroll_provider_external_id', [row.employee_id ?? '']);
+        if (existing.length > 0) return conflict(`A member with employee_id ${row.employee_id ?? ''} was created since the dry run.`);
+        const created = await this.#people.createMemberIn(trx, scope, { ...(input as Omit<CreateMemberBody, 'employer'>), employer: current.employer_id });
+        return applied(created.id, null);
+      }
+      const member = await lockMemberById(trx, scope, row.member_id!);
+      if (!member || recordVersion(member) !== row.seen_version) return conflict('The member was changed since the dry run: not applied.');
+      await this.#people.updateMemberIn(trx, scope, member.id, input);
+      return applied(member.id, null);
+    }
+    const memberId =
+      row.member_id ??
+      (await repository.findMembersOfEmployerBy(trx, current.employer_id, 'payroll_provider_external_id', [row.employee_id ?? '']))[0]?.id ??
+      null;
+    if (memberId === null)
+      return { outcome: 'failed', message: "The employee's row was not applied, so the dependent has no member.", memberId: null, dependentId: null };
+    const member = await lockMemberById(trx, scope, memberId);
+    if (!member) return conflict('The member was deleted since the dry run.');
+    if (row.kind === 'create') {
+      const created = await this.#people.createDependentIn(trx, scope, { ...(input as Omit<CreateDependentBody, 'member'>), member: memberId });
+      return applied(memberId, created.id);
+    }
+    const dependent = await repository.findDependentById(trx, row.dependent_id!);
+    if (!dependent || recordVersion(dependent) !== row.seen_version) return conflict('The dependent was changed since the dry run: not applied.');
+    await this.#people.updateDependentIn(trx, scope, dependent.id, input);
+    return applied(memberId, dependent.id);
+  }
+}

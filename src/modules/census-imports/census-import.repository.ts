@@ -1,0 +1,205 @@
+import type { Executor, Transaction } from '../../db/database.ts';
+import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
+import type { Database } from '../../db/schema.ts';
+import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
+import { batches } from '../../shared/batches.ts';
+import { compareDates } from '../../shared/dates.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import { SENT_ENROLLMENT_STATUSES } from '../enrollments/enrollment.table.ts';
+import type { MemberRow } from '../members/member.table.ts';
+import { findEnrolledPlanIdsOfDependents } from '../coverage/coverage-links.repository.ts';
+import type { DependentRow } from '../dependents/dependent.table.ts';
+import type { CensusImportRow, CensusImportStatus, CensusResultRow, CensusRowKind } from './census-import.table.ts';
+
+/** Ids per IN list: well under both databases' parameter limits. */
+const LOOKUP_BATCH = 1_000;
+/** Result rows per multi-row INSERT (21 columns each). */
+const INSERT_BATCH = 500;
+
+function imports(db: Executor, scope: Scope) {
+  return inScope(db.selectFrom('census_imports').selectAll(), scope, 'census_imports', 'employer_id');
+}
+
+export const findCensusImportById: (db: Executor, scope: Scope, id: string) => Promise<CensusImportRow | undefined> = findByIdInScope(imports);
+
+/** The import by id, whoever's (the job's read: it acts for the import's own provider). */
+export function findCensusImportForJob(db: Executor, id: string): Promise<CensusImportRow | undefined> {
+  return db.selectFrom('census_imports').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Locks the import's row: taken before any member's (docs/architecture.md, lock order) by each apply batch. */
+export function lockCensusImport(trx: Transaction<Database>, id: string): Promise<CensusImportRow | undefined> {
+  return forUpdate(trx, trx.selectFrom('census_imports').selectAll().where('id', '=', id)).executeTakeFirst();
+}
+
+export async function insertCensusImport(db: Executor, row: CensusImportRow): Promise<void> {
+  await db.insertInto('census_imports').values(row).execute();
+}
+
+export async function updateCensusImport(
+  db: Executor,
+  id: string,
+  changes: Partial<Omit<CensusImportRow, 'id' | 'provider_id' | 'employer_id'>>,
+): Promise<void> {
+  await db.updateTable('census_imports').set(changes).where('id', '=', id).execute();
+}
+
+/** A status change that loses cleanly to a concurrent one: whether it happened. */
+export async function moveCensusImportStatus(db: Executor, id: string, from: readonly CensusImportStatus[], to: CensusImportStatus): Promise<boolean> {
+  const result = await db.updateTable('census_imports').set({ status: to }).where('id', '=', id).where('status', 'in', from).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function deleteCensusResults(db: Executor, importId: string): Promise<void> {
+  await db.deleteFrom('census_import_rows').where('census_import_id', '=', importId).execute();
+}
+
+export async function insertCensusResults(db: Executor, rows: readonly CensusResultRow[]): Promise<void> {
+  for (const batch of batches(rows, INSERT_BATCH)) await db.insertInto('census_import_rows').values(batch).execute();
+}
+
+/** A page of an import's diff, in the file's order (row ids sort by position: census-import.service.ts resultId). */
+export function listCensusResults(db: Executor, importId: string, kind: CensusRowKind | undefined, page: PageRequest): Promise<Page<CensusResultRow>> {
+  let query = db.selectFrom('census_import_rows').selectAll().where('census_import_id', '=', importId);
+  if (kind !== undefined) query = query.where('kind', '=', kind);
+  return paginate(query, page);
+}
+
+/** The create and update rows not applied yet: members first (a dependent's member may be created by the file), in file order. */
+export function findUnappliedResults(db: Executor, importId: string, limit: number): Promise<CensusResultRow[]> {
+  return db
+    .selectFrom('census_import_rows')
+    .selectAll()
+    .where('census_import_id', '=', importId)
+    .where('kind', 'in', ['create', 'update'])
+    .where('applied_at', 'is', null)
+    .orderBy('target', 'desc')
+    .orderBy('position')
+    .limit(limit)
+    .execute();
+}
+
+/** Every create and update row (the apply's check of what changed since the dry run). */
+export function findChangeResults(db: Executor, importId: string) {
+  return db
+    .selectFrom('census_import_rows')
+    .select(['line', 'kind', 'target', 'employee_id', 'member_id', 'dependent_id', 'seen_version'])
+    .where('census_import_id', '=', importId)
+    .where('kind', 'in', ['create', 'update'])
+    .where('applied_at', 'is', null)
+    .orderBy('position')
+    .execute();
+}
+
+export async function markCensusResult(
+  trx: Transaction<Database>,
+  id: string,
+  outcome: Pick<CensusResultRow, 'outcome' | 'outcome_message' | 'applied_at' | 'member_id' | 'dependent_id'>,
+): Promise<void> {
+  await trx.updateTable('census_import_rows').set(outcome).where('id', '=', id).execute();
+}
+
+/** The employer's members whose `column` is one of `values`. */
+export async function findMembersOfEmployerBy(
+  db: Executor,
+  employerId: string,
+  column: 'payroll_provider_external_id' | 'ssn_digest',
+  values: readonly string[],
+): Promise<MemberRow[]> {
+  const found: MemberRow[] = [];
+  for (const batch of batches([...new Set(values)], LOOKUP_BATCH)) {
+    found.push(...(await db.selectFrom('members').selectAll().where('employer_id', '=', employerId).where(column, 'in', batch).execute()));
+  }
+  return found;
+}
+
+export async function findMembersByIds(db: Executor, ids: readonly string[]): Promise<MemberRow[]> {
+  const found: MemberRow[] = [];
+  for (const batch of batches([...new Set(ids)], LOOKUP_BATCH)) found.push(...(await db.selectFrom('members').selectAll().where('id', 'in', batch).execute()));
+  return found;
+}
+
+export async function findDependentsOfMembers(db: Executor, memberIds: readonly string[]): Promise<DependentRow[]> {
+  const found: DependentRow[] = [];
+  for (const batch of batches([...new Set(memberIds)], LOOKUP_BATCH)) {
+    found.push(...(await db.selectFrom('dependents').selectAll().where('member_id', 'in', batch).orderBy('created_at').orderBy('id').execute()));
+  }
+  return found;
+}
+
+export function findDependentById(db: Executor, id: string): Promise<DependentRow | undefined> {
+  return db.selectFrom('dependents').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Members among `memberIds` with coverage sent to a carrier (an approved, synced or failed enrollment). */
+export async function findMembersWithCoverage(db: Executor, memberIds: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const batch of batches([...new Set(memberIds)], LOOKUP_BATCH)) {
+    const rows = await db
+      .selectFrom('enrollments')
+      .select('member_id')
+      .distinct()
+      .where('member_id', 'in', batch)
+      .where('status', 'in', SENT_ENROLLMENT_STATUSES)
+      .execute();
+    for (const row of rows) found.add(row.member_id);
+  }
+  return found;
+}
+
+/** Dependents among `dependentIds` named in coverage (any enrolled plan: coverage-links.repository.ts). */
+export async function findDependentsWithCoverage(db: Executor, dependentIds: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const batch of batches([...new Set(dependentIds)], LOOKUP_BATCH)) {
+    for (const [id, plans] of await findEnrolledPlanIdsOfDependents(db, batch)) if (plans.length > 0) found.add(id);
+  }
+  return found;
+}
+
+export async function findSubclassIdsOfMembers(db: Executor, memberIds: readonly string[]): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>();
+  for (const batch of batches([...new Set(memberIds)], LOOKUP_BATCH)) {
+    const rows = await db
+      .selectFrom('member_subclasses')
+      .select(['member_id', 'subclass_id'])
+      .where('member_id', 'in', batch)
+      .orderBy('member_id')
+      .orderBy('position')
+      .execute();
+    for (const row of rows) found.set(row.member_id, [...(found.get(row.member_id) ?? []), row.subclass_id]);
+  }
+  return found;
+}
+
+/** The employer's business units and subclasses, by id and by name (a file names them either way). */
+export async function findEmployerUnits(db: Executor, providerId: string, employerId: string) {
+  const businessUnits = await db
+    .selectFrom('business_units')
+    .select(['id', 'legal_name as name'])
+    .where('provider_id', '=', providerId)
+    .where('employer_id', '=', employerId)
+    .execute();
+  const subclasses = await db
+    .selectFrom('subclasses')
+    .select(['id', 'name'])
+    .where('provider_id', '=', providerId)
+    .where('employer_id', '=', employerId)
+    .execute();
+  return { businessUnits, subclasses };
+}
+
+/** The employer's members employed on `today` (no termination_date before it): the missing list and the termination share. */
+export async function findEmployedMembers(
+  db: Executor,
+  employerId: string,
+  today: string,
+): Promise<{ id: string; payroll_provider_external_id: string | null }[]> {
+  const rows = await db
+    .selectFrom('members')
+    .select(['id', 'payroll_provider_external_id', 'termination_date'])
+    .where('employer_id', '=', employerId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.filter((row) => row.termination_date === null || compareDates(row.termination_date, today) >= 0);
+}
