@@ -1,5 +1,6 @@
 import type { CarrierLedgerTable } from '../modules/carrier-ledger/carrier-ledger.table.ts';
 import type { CarrierFileResolutionTable, CarrierFileTable } from '../modules/carrier-files/carrier-file.table.ts';
+import type { PremiumBillTable } from '../modules/premium-bills/premium-bill.table.ts';
 import type { AlertTable } from '../modules/alerts/alert.table.ts';
 import type { ApiKeyTable, IdempotencyKeyTable, ProviderTable, SettingTable } from '../modules/api-keys/api-key.table.ts';
 import type { JobTable } from '../jobs/job.table.ts';
@@ -100,5 +101,6 @@ export interface Database {
   carrier_ledger: CarrierLedgerTable;
   carrier_files: CarrierFileTable;
   carrier_file_resolutions: CarrierFileResolutionTable;
+  premium_bills: PremiumBillTable;
   alerts: AlertTable;
 }

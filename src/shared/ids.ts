@@ -37,6 +37,7 @@ export const ID_PREFIXES = {
   carrier_ledger: 'cl',
   carrier_file: 'cf',
   carrier_file_resolution: 'cfr',
+  premium_bill: 'pbill',
   alert: 'alr',
   api_key: 'key',
   provider: 'prov',
