@@ -38,6 +38,7 @@ import { registerAlertRoutes } from './modules/alerts/alert.routes.ts';
 import { registerReconciliationRoutes } from './modules/reconciliation/reconciliation.routes.ts';
 import { registerCarrierFileRoutes } from './modules/carrier-files/carrier-file.routes.ts';
 import { registerCensusImportRoutes } from './modules/census-imports/census-import.routes.ts';
+import { registerPremiumBillRoutes } from './modules/premium-bills/premium-bill.routes.ts';
 import { registerOpenEnrollmentWindowRoutes } from './modules/open-enrollment/open-enrollment-window.routes.ts';
 import { registerPayRateRoutes } from './modules/pay-rates/pay-rate.routes.ts';
 import { registerPlanConfigurationRoutes } from './modules/plan-configurations/plan-configuration.routes.ts';
@@ -128,6 +129,7 @@ function registerRoutes(app: FastifyInstance, services: Services, pages: Paginat
   registerGroupRoutes(app, { groups: services.groups, pages });
   registerReconciliationRoutes(app, { reconciliation: services.reconciliation });
   registerCarrierFileRoutes(app, { carrierFiles: services.carrierFiles, resolutions: services.carrierFileResolutions });
+  registerPremiumBillRoutes(app, { premiumBills: services.premiumBills, pages });
   registerBusinessUnitRoutes(app, { businessUnits: services.businessUnits, pages });
   registerSubclassRoutes(app, { subclasses: services.subclasses, pages });
   registerNotificationRoutes(app, { notifications: services.notifications, pages });

@@ -33,6 +33,7 @@ import { MemberService } from './modules/members/member.service.ts';
 import { NotificationService } from './modules/notifications/notification.service.ts';
 import { AlertService } from './modules/alerts/alert.service.ts';
 import { ReconciliationService } from './modules/reconciliation/reconciliation.service.ts';
+import { PremiumBillService } from './modules/premium-bills/premium-bill.service.ts';
 import { CarrierFileService } from './modules/carrier-files/carrier-file.service.ts';
 import { CarrierFileResolutions } from './modules/carrier-files/carrier-file-resolution.service.ts';
 import { CoverageChangeRecorder } from './modules/coverage/coverage-change-recorder.ts';
@@ -72,6 +73,7 @@ export interface Services extends BackgroundServices {
   alerts: AlertService;
   reconciliation: ReconciliationService;
   carrierFiles: CarrierFileService;
+  premiumBills: PremiumBillService;
   carrierFileResolutions: CarrierFileResolutions;
   censusImports: CensusImportService;
   /** The dry run of census imports (its job's work). */
@@ -142,6 +144,7 @@ export function buildServices(deps: ServiceDependencies): Services {
     alerts: new AlertService(db),
     reconciliation: new ReconciliationService(db, clock),
     carrierFiles: new CarrierFileService({ db, clock, ssnDigester: new SsnDigester(encryptionKey), changes }),
+    premiumBills: new PremiumBillService({ db, clock, ssnDigester: new SsnDigester(encryptionKey) }),
     carrierFileResolutions: new CarrierFileResolutions({
       db,
       clock,

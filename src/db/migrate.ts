@@ -40,6 +40,7 @@ import * as planYearIndexes from './migrations/2026-12-06T0001-plan-year-indexes
 import * as externalIdLookups from './migrations/2026-12-06T0101-external-id-lookups.ts';
 import * as encryptionKeyFingerprint from './migrations/2026-12-06T0201-encryption-key-fingerprint.ts';
 import * as censusImports from './migrations/2026-12-07T0101-census-imports.ts';
+import * as premiumBills from './migrations/2026-12-07T0301-premium-bills.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -83,6 +84,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-06T0101-external-id-lookups': externalIdLookups,
   '2026-12-06T0201-encryption-key-fingerprint': encryptionKeyFingerprint,
   '2026-12-07T0101-census-imports': censusImports,
+  '2026-12-07T0301-premium-bills': premiumBills,
 };
 
 /**

@@ -1,6 +1,7 @@
 import type { CarrierLedgerTable } from '../modules/carrier-ledger/carrier-ledger.table.ts';
 import type { CarrierFileResolutionTable, CarrierFileTable } from '../modules/carrier-files/carrier-file.table.ts';
 import type { CensusResultTable, CensusImportTable } from '../modules/census-imports/census-import.table.ts';
+import type { PremiumBillTable } from '../modules/premium-bills/premium-bill.table.ts';
 import type { AlertTable } from '../modules/alerts/alert.table.ts';
 import type { ApiKeyTable, IdempotencyKeyTable, ProviderTable, SettingTable } from '../modules/api-keys/api-key.table.ts';
 import type { JobTable } from '../jobs/job.table.ts';
@@ -103,5 +104,6 @@ export interface Database {
   carrier_file_resolutions: CarrierFileResolutionTable;
   census_imports: CensusImportTable;
   census_import_rows: CensusResultTable;
+  premium_bills: PremiumBillTable;
   alerts: AlertTable;
 }

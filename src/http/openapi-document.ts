@@ -46,6 +46,9 @@ const OPERATION_IDS: Record<string, string> = {
   'DELETE /groups/{public_id}/edi_profile': 'deleteGroupEdiProfile',
   'GET /edi_files/{public_id}/content': 'getEdiFileContent',
   'POST /edi_files/{public_id}/acknowledgements': 'acknowledgeEdiFile',
+  'POST /groups/{public_id}/premium_bills': 'createGroupPremiumBill',
+  'GET /groups/{public_id}/premium_bills': 'listGroupPremiumBills',
+  'GET /groups/{public_id}/premium_bills/{bill_id}': 'getGroupPremiumBill',
 };
 
 /** `open_enrollment_windows` -> `OpenEnrollmentWindow`. */

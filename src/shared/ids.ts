@@ -39,6 +39,7 @@ export const ID_PREFIXES = {
   carrier_file_resolution: 'cfr',
   census_import: 'cimp',
   census_import_row: 'cirow',
+  premium_bill: 'pbill',
   alert: 'alr',
   api_key: 'key',
   provider: 'prov',

@@ -27,7 +27,7 @@ function lineOf(code: string, guide: Pick<CompanionGuide, 'line_of_coverage_code
 }
 
 /** HD05 -> the tiers it stands for: the profile's codes, else the guide's (ECH is one child or several). */
-function levelsOf(code: string, guide: Pick<CompanionGuide, 'coverage_level_codes'> | undefined): CoverageTier[] {
+export function levelsOf(code: string, guide: Pick<CompanionGuide, 'coverage_level_codes'> | undefined): CoverageTier[] {
   const codes = { ...COVERAGE_LEVEL_CODES, ...(guide?.coverage_level_codes ?? {}) };
   return (Object.entries(codes) as [CoverageTier, string][]).filter(([, value]) => value === code).map(([tier]) => tier);
 }

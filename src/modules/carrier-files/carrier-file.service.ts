@@ -10,13 +10,13 @@ import { findGroupLinesOn } from '../coverage/group-coverage.repository.ts';
 import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import { findProfile } from '../edi/edi-profile.repository.ts';
 import { eventOf } from '../events/event-data.ts';
-import { companionGuideOf, type CompanionGuide } from '../edi/edi-profile.ts';
+import { companionGuideOf } from '../edi/edi-profile.ts';
 import { findGroupById } from '../groups/group.repository.ts';
 import type { DependentRelationship } from '../plans/coverage-tier.ts';
 import { findPlansByIds } from '../plans/plan.repository.ts';
 import { toldEnd } from '../reconciliation/reconciliation-rules.ts';
 import { parse834 } from './carrier-834.ts';
-import { parseCensus, type CensusRow } from './carrier-census.ts';
+import { parseCensus } from './carrier-census.ts';
 import {
   memberDiscrepancies,
   unknownSubscriberDiscrepancy,
@@ -26,6 +26,7 @@ import {
   type OurMember,
 } from './carrier-file-rules.ts';
 import * as repository from './carrier-file.repository.ts';
+import { matchSubscribers } from './subscriber-matching.ts';
 import type { CreateCarrierFileBody, CarrierFileResponse } from './carrier-file.schemas.ts';
 import type { CarrierFileResolutionRow, CarrierFileRow } from './carrier-file.table.ts';
 
@@ -121,7 +122,13 @@ export class CarrierFileService {
     const profile = await findProfile(this.#db, group.id);
     const guide = profile ? companionGuideOf(profile) : undefined;
     const { rows, problems } = input.format === 'csv' ? parseCensus(input.content) : parse834(input.content, guide);
-    const subscribers = await this.#matchSubscribers(group.employer_id, guide?.subscriber_id_source ?? 'member_id', rows);
+    const subscribers = await matchSubscribers(
+      this.#db,
+      this.#ssnDigester,
+      group.employer_id,
+      guide?.subscriber_id_source ?? 'member_id',
+      rows.map((row) => row.subscriberId),
+    );
     const ours = await this.#ourMembers(group.provider_id, group.id, asOf, [...subscribers.values()]);
 
     const rowsOfMember = Map.groupBy(
@@ -154,18 +161,6 @@ export class CarrierFileService {
       await this.#changes.commit(trx, { events: [eventOf('carrier_file', 'created', row)] });
     });
     return toCarrierFileResponse(row);
-  }
-
-  /** Subscriber id -> member id, by the source the group's 834s use for REF*0F. */
-  async #matchSubscribers(employerId: string, source: CompanionGuide['subscriber_id_source'], rows: readonly CensusRow[]): Promise<Map<string, string>> {
-    const ids = [...new Set(rows.map((row) => row.subscriberId))];
-    if (source === 'member_id') return repository.findMembersBy(this.#db, employerId, 'id', ids);
-    if (source === 'payroll_provider_external_id') return repository.findMembersBy(this.#db, employerId, 'payroll_provider_external_id', ids);
-    // SSNs: found by their keyed digest; a member without one is sent (and so echoed) by member id.
-    const digests = new Map(ids.filter((id) => /^[0-9]{9}$/.test(id)).map((id) => [this.#ssnDigester.digest(id), id]));
-    const bySsn = await repository.findMembersBy(this.#db, employerId, 'ssn_digest', [...digests.keys()]);
-    const byId = await repository.findMembersBy(this.#db, employerId, 'id', ids);
-    return new Map([...byId, ...[...bySsn].map(([digest, memberId]) => [digests.get(digest)!, memberId] as const)]);
   }
 
   /** Our side: the members of the file and every member covered on the group's plans on `asOf`, with their coverage then. */

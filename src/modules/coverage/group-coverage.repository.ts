@@ -220,3 +220,68 @@ export async function findGroupLinesOn(db: Executor, providerId: string, groupId
   );
   return lines.map((line) => ({ ...line, dependent_ids: dependents.get(line.id) ?? [] }));
 }
+
+/** An enrolled plan on a group's plans that is coverage, priced, with who it covers besides the member (premium bills). */
+export interface PricedGroupCoverage {
+  id: string;
+  member_id: string;
+  plan_id: string;
+  line_of_coverage: LineOfCoverage;
+  effective_start: string | null;
+  effective_end: string | null;
+  plan_end: string;
+  premium_cents: number | null;
+  created_at: string;
+  /** The member_relationship of each dependent it covers, in election order. */
+  relationships: string[];
+}
+
+/**
+ * Coverage (isCoverage) on the group's plans running on some day from `from` to `to`, priced, with the
+ * relationships of the dependents it covers: what premium-bills/ reads to know the premium owed each month.
+ */
+export async function findPricedGroupCoverageBetween(db: Executor, providerId: string, groupId: string, from: string, to: string): Promise<PricedGroupCoverage[]> {
+  const rows = await db
+    .selectFrom('enrolled_plans')
+    .innerJoin('enrollments', 'enrollments.id', 'enrolled_plans.enrollment_id')
+    .innerJoin('plans', 'plans.id', 'enrolled_plans.plan_id')
+    .select([
+      'enrolled_plans.id',
+      'enrolled_plans.member_id',
+      'enrolled_plans.plan_id',
+      'plans.line_of_coverage',
+      'enrolled_plans.effective_start',
+      'enrolled_plans.effective_end',
+      'plans.effective_end as plan_end',
+      'enrolled_plans.premium_cents',
+      'enrolled_plans.created_at',
+    ])
+    .where('plans.provider_id', '=', providerId)
+    .where('plans.group_id', '=', groupId)
+    .where(isCoverage())
+    .where('enrolled_plans.effective_start', '<=', to)
+    .where((eb) => eb.or([eb('enrolled_plans.effective_end', 'is', null), eb('enrolled_plans.effective_end', '>=', from)]))
+    .where('plans.effective_end', '>=', from)
+    .orderBy('enrolled_plans.member_id')
+    .execute();
+  const relationships = new Map<string, string[]>();
+  for (const batch of batches(
+    rows.map((row) => row.id),
+    5_000,
+  )) {
+    const covered = await db
+      .selectFrom('enrolled_dependents')
+      .innerJoin('dependents', 'dependents.id', 'enrolled_dependents.dependent_id')
+      .select(['enrolled_dependents.enrolled_plan_id', 'dependents.member_relationship'])
+      .where('enrolled_dependents.enrolled_plan_id', 'in', batch)
+      .orderBy('enrolled_dependents.enrolled_plan_id')
+      .orderBy('enrolled_dependents.position')
+      .execute();
+    for (const row of covered) {
+      const list = relationships.get(row.enrolled_plan_id);
+      if (list) list.push(row.member_relationship);
+      else relationships.set(row.enrolled_plan_id, [row.member_relationship]);
+    }
+  }
+  return rows.map((row) => ({ ...row, relationships: relationships.get(row.id) ?? [] }));
+}

@@ -1,0 +1,190 @@
+import { stringify } from 'csv-stringify/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { heldMember } from '../helpers/carrier-file-world.ts';
+import { createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
+import { errorFields, newProviderAdmin } from '../helpers/more-factories.ts';
+import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
+
+// Clock: 2026-03-02 (the test app's). Members are held on Gold PPO (the world's manual group, no EDI profile: its
+// subscriber ids are member ids) since 2026-01-01: 512.40 a month alone, 905.15 with one child.
+let t: TestContext;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const HEADER = ['member', 'coverage_tier', 'period', 'amount'];
+const bill = (rows: string[][], header = HEADER) => stringify([header, ...rows]);
+
+interface Member {
+  member: string | null;
+  billed: string;
+  expected: string;
+  difference: string;
+  discrepancies: { kind: string; period: string; file_lines: number[]; benefit_changes: string[] }[];
+}
+const kindsOf = (body: { members: Member[] }, member: string | null) =>
+  body.members.filter((m) => m.member === member).flatMap((m) => m.discrepancies.map((d) => [d.kind, d.period, d.file_lines]));
+
+describe('POST /groups/{id}/premium_bills (docs/decisions.md "Premium bills")', () => {
+  let w: EnrollmentWorld;
+  beforeAll(async () => {
+    w = await createEnrollmentWorld(t);
+  });
+  const post = (body: Record<string, unknown>, admin = w.admin) => admin.post(`/groups/${w.groups.manualGroup.id}/premium_bills`, body);
+
+  it('when a bill has each kind of discrepancy, then each is listed per member with its lines, the totals add up, and the comparison is kept with who posted it', async () => {
+    const clean = await heldMember(w, 'Ana');
+    const terminated = await heldMember(w, 'Ben');
+    await ok(w.admin.patch(`/members/${terminated.member.id}`, { termination_date: '2026-01-20' }));
+    const unbilled = await heldMember(w, 'Cleo');
+    const withChild = await heldMember(w, 'Dale', [{ relationship: 'child', first_name: 'Kim', dob: '2015-06-01' }]);
+    const overbilled = await heldMember(w, 'Eve');
+    const retro = await heldMember(w, 'Fay');
+    const content = bill([
+      [clean.member.id, 'member', '2026-03', '512.40'],
+      [terminated.member.id, 'member', '2026-03', '512.40'],
+      [withChild.member.id, 'member_spouse', '2026-03', '905.15'],
+      [overbilled.member.id, 'member', '2026-03', '500.00'],
+      [retro.member.id, 'member', '2026-03', '512.40'],
+      [retro.member.id, 'member', '2026-01', '512.40'],
+      ['123456789', 'member', '2026-03', '99.00'],
+      [clean.member.id, 'member', '2026-03', 'twelve'],
+      [clean.member.id, 'member', '2026-03', '=1+2'],
+    ]);
+    const received = await ok(post({ content, bill_date: '2026-03-02', correction_window_days: 10 }), 201);
+    expect(received).toMatchObject({
+      object: 'premium_bill',
+      group: w.groups.manualGroup.id,
+      employer: w.employer.id,
+      period: '2026-03',
+      bill_date: '2026-03-02',
+      correction_window_days: 10,
+      member_key: 'subscriber_id',
+      line_count: 9,
+      members_billed: 6,
+    });
+    expect(received.line_errors).toEqual([
+      { line: 9, column: 'amount', message: expect.stringContaining('Must be an amount') },
+      { line: 10, column: 'amount', message: expect.stringContaining('Must be an amount') },
+    ]);
+    expect(kindsOf(received, clean.member.id)).toEqual([]);
+    expect(kindsOf(received, terminated.member.id)).toEqual([
+      ['billed_not_covered', '2026-03', [3]],
+      ['retro_outside_window', '2026-01', []],
+    ]);
+    const retroChange = received.members.find((m: Member) => m.member === terminated.member.id).discrepancies[1];
+    expect(retroChange.benefit_changes).toHaveLength(1);
+    expect(kindsOf(received, unbilled.member.id)).toEqual([['covered_not_billed', '2026-03', []]]);
+    expect(kindsOf(received, withChild.member.id)).toEqual([['tier_mismatch', '2026-03', [4]]]);
+    expect(kindsOf(received, overbilled.member.id)).toEqual([['amount_mismatch', '2026-03', [5]]]);
+    expect(received.members.find((m: Member) => m.member === overbilled.member.id)).toMatchObject({
+      billed: '500.00',
+      expected: '512.40',
+      difference: '-12.40',
+    });
+    expect(kindsOf(received, retro.member.id)).toEqual([['retro_outside_window', '2026-01', [7]]]);
+    expect(kindsOf(received, null)).toEqual([['billed_not_covered', '2026-03', [8]]]);
+    // Billed: every readable line; expected: the members compared (the unbilled one's premium included).
+    expect(received.totals).toEqual({ billed: '3553.75', billed_before: '0.00', expected: '3467.15', difference: '86.60' });
+    expect(received.created_by).toEqual(expect.any(String));
+    expect(JSON.stringify(received)).not.toContain('123456789');
+
+    expect(await ok(w.admin.get(`/groups/${w.groups.manualGroup.id}/premium_bills/${received.id}`))).toEqual(received);
+    const list = await ok(w.admin.get(`/groups/${w.groups.manualGroup.id}/premium_bills`));
+    expect(list.results.map((b: { id: string }) => b.id)).toContain(received.id);
+  });
+});
+
+describe('a clean bill, a column mapping and adjustments', () => {
+  it('when the bill matches our coverage, then it reconciles to zero with no member listed; a later bill crediting a month an earlier bill charged reconciles too', async () => {
+    const w = await createEnrollmentWorld(t);
+    const ana = await heldMember(w, 'Ana');
+    const ben = await heldMember(w, 'Ben', [{ relationship: 'child', first_name: 'Kim', dob: '2015-06-01' }]);
+    const group = w.groups.manualGroup.id;
+    const march = await ok(
+      w.admin.post(`/groups/${group}/premium_bills`, {
+        content: bill([
+          [ana.member.id, 'member', '2026-03', '512.40'],
+          [ben.member.id, 'member_child', '2026-03', '905.15'],
+        ]),
+      }),
+      201,
+    );
+    expect(march).toMatchObject({
+      period: '2026-03',
+      members: [],
+      members_billed: 2,
+      members_covered: 2,
+      members_reconciled: 2,
+      totals: { billed: '1417.55', billed_before: '0.00', expected: '1417.55', difference: '0.00' },
+    });
+
+    // Ben leaves at the end of March, recorded late: April's bill credits March (within the window).
+    await ok(w.admin.patch(`/members/${ben.member.id}`, { termination_date: '2026-02-28' }));
+    const april = await ok(
+      w.admin.post(`/groups/${group}/premium_bills`, {
+        content: bill([
+          [ana.member.id, 'member', '2026-04', '512.40'],
+          [ben.member.id, 'member_child', '2026-03', '-905.15'],
+        ]),
+      }),
+      201,
+    );
+    expect(april).toMatchObject({
+      period: '2026-04',
+      members: [],
+      totals: { billed: '-392.75', billed_before: '905.15', expected: '512.40', difference: '0.00' },
+    });
+  });
+
+  it('when the carrier names its columns its own way, then column_mapping reads them (BOM, CRLF, codes, dollar signs and thousands separators too)', async () => {
+    const w = await createEnrollmentWorld(t);
+    const ana = await heldMember(w, 'Ana');
+    const content = `\uFEFFGroup No,Subscriber ID,Last Name,Coverage Level,Billing Period,Premium Due\r\nG-1,${ana.member.id},Stone,EMP,2026-03-01,$512.40\r\n`;
+    const received = await ok(
+      w.admin.post(`/groups/${w.groups.manualGroup.id}/premium_bills`, {
+        content,
+        column_mapping: { member: 'Subscriber ID', coverage_tier: 'coverage level', period: 'Billing Period', amount: 'Premium Due' },
+      }),
+      201,
+    );
+    expect(received).toMatchObject({
+      members: [],
+      line_errors: [],
+      column_mapping: { member: 'Subscriber ID', coverage_tier: 'coverage level', period: 'Billing Period', amount: 'Premium Due' },
+      totals: { difference: '0.00' },
+    });
+  });
+
+  it('when a file is not a bill, then a 400 on content names why: a missing column, a cell beyond any record, an unclosed quote, a mapping naming no column', async () => {
+    const w = await createEnrollmentWorld(t);
+    const post = (body: Record<string, unknown>) => w.admin.post(`/groups/${w.groups.manualGroup.id}/premium_bills`, body);
+    for (const body of [
+      { content: 'member,period\nmem_1,2026-03\n' },
+      { content: `member,period,amount\n${'x'.repeat(100_000)},2026-03,1\n` },
+      { content: 'member,period,amount\n"mem_1,2026-03,1\n' },
+      { content: 'member,period,amount\nmem_1,2026-03,1\n', column_mapping: { coverage_tier: 'Tier' } },
+    ]) {
+      const response = await post(body);
+      expect(response.status).toBe(400);
+      expect(errorFields(response)).toEqual(['content']);
+    }
+    const badMapping = await post({ content: 'member,period,amount\n', column_mapping: { plan: 'Plan' } });
+    expect(badMapping.status).toBe(400);
+    const badWindow = await post({ content: 'member,period,amount\n', correction_window_days: -1 });
+    expect(badWindow.status).toBe(400);
+  });
+
+  it('when another provider asks, then the group and its bills are 404', async () => {
+    const w = await createEnrollmentWorld(t);
+    const received = await ok(w.admin.post(`/groups/${w.groups.manualGroup.id}/premium_bills`, { content: bill([]) }), 201);
+    const stranger = await newProviderAdmin(t, 'stranger');
+    expect((await stranger.post(`/groups/${w.groups.manualGroup.id}/premium_bills`, { content: bill([]) })).status).toBe(404);
+    expect((await stranger.get(`/groups/${w.groups.manualGroup.id}/premium_bills`)).status).toBe(404);
+    expect((await stranger.get(`/groups/${w.groups.manualGroup.id}/premium_bills/${received.id}`)).status).toBe(404);
+    expect((await w.admin.get(`/groups/${w.groups.apiGroup.id}/premium_bills/${received.id}`)).status).toBe(404);
+  });
+});
