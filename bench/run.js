@@ -15,6 +15,7 @@
 //   BENCH_OE_TYPE      passive: open-enrollment-scale completes a passive window (idle members carried over)
 //   BENCH_OE_KEEP_SQLITE=FILE  open-enrollment-scale keeps a copy of its SQLite database as the sweep finds it
 //   BENCH_ENROLLMENT_MODES     enrollment-approvals' runs: flow, phased, two_processes (default all three)
+//   BENCH_BILL_LINES   lines of premium-bill's bill and members of its group (default 50000)
 //   BENCH_WEBHOOK_EVENTS   events per phase of webhooks-delivery (default 10000)
 //   BENCH_WEBHOOK_CLIENTS  clients creating carriers in its live phase (default 20)
 //   BENCH_HOSTILE_PHASES   hostile-clients' phases: load, bodies or both (default load,bodies)

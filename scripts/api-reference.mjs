@@ -68,7 +68,11 @@ for (const [tag, operations] of byTag) {
   for (const { path, method, operation } of operations) {
     const parameters = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => `\`${parameter.name}\``);
     const body = operation.requestBody?.content?.['application/json']?.schema;
-    const request = [`\`${method.toUpperCase()} ${path}\``, parameters.length > 0 ? `query: ${parameters.join(', ')}` : '', body ? `body: ${typeOf(body)}` : '']
+    const request = [
+      `\`${method.toUpperCase()} ${path}\``,
+      parameters.length > 0 ? `query: ${parameters.join(', ')}` : '',
+      body ? `body: ${typeOf(body)}${operation.requestBody.content['text/csv'] ? ' or CSV (`text/csv`)' : ''}` : '',
+    ]
       .filter(Boolean)
       .join('<br>');
     const answers = Object.entries(operation.responses)

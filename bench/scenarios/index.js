@@ -13,6 +13,7 @@ import * as hostileClients from './hostile-clients.js';
 import * as notificationsFilter from './notifications-filter.js';
 import * as openEnrollmentScale from './open-enrollment-scale.js';
 import * as planYear from './plan-year.js';
+import * as premiumBill from './premium-bill.js';
 import * as webhooksDelivery from './webhooks-delivery.js';
 
 export const SCENARIOS = [
@@ -22,6 +23,7 @@ export const SCENARIOS = [
   enrollmentApprovals,
   openEnrollmentScale,
   ediFiles,
+  premiumBill,
   webhooksDelivery,
   hostileClients,
   planYear,

@@ -7,7 +7,7 @@
  */
 
 import { OPERATION_REFERENCE, WEBHOOK_EXAMPLES, type Example } from './openapi-examples.ts';
-import { EMPTY_BODY_TITLE } from './schemas.ts';
+import { EMPTY_BODY_TITLE, OPTIONAL_BODY_KEYWORD } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 type Operation = {
@@ -176,7 +176,9 @@ function finishOperation(method: string, path: string, operation: Operation, err
   operation.parameters = parameters;
   // An action that takes no fields (EmptyBodySchema) may be sent without a body: its body is optional.
   const body = (operation.requestBody?.content as Record<string, Json> | undefined)?.['application/json']?.schema as Json | undefined;
-  if (body?.title === EMPTY_BODY_TITLE) operation.requestBody = { ...operation.requestBody, required: false };
+  // So may an action whose fields are all optional (OptionalBodySchema); the marker itself is the server's, not the document's.
+  if (body?.title === EMPTY_BODY_TITLE || body?.[OPTIONAL_BODY_KEYWORD] === true) operation.requestBody = { ...operation.requestBody, required: false };
+  if (body) delete body[OPTIONAL_BODY_KEYWORD];
   for (const status of sharedStatuses(method, path)) operation.responses[status] ??= ref('responses', `Error${status}`);
   for (const [status, response] of Object.entries(operation.responses)) {
     if (isErrorResponse(response) && ERROR_DESCRIPTIONS[status] !== undefined) {

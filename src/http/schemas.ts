@@ -170,6 +170,17 @@ export const IdParamsSchema = Type.Object({ public_id: Type.String({ pattern: ID
  * HTTP clients send for a JSON POST without fields (Python's `requests.post(json={})`). Routes get it from
  * acceptEmptyObjectBodies (routing.ts); the validators accept a missing body for it (validators.ts).
  */
+/**
+ * Marks the body of an action whose fields are all optional (e.g. a census import's apply, with its optional
+ * confirm_terminations): like an action without fields, it may be sent with no body at all, `{}` or its fields
+ * (docs/decisions.md "Requests"). The validators accept a missing body for it (validators.ts) and the OpenAPI
+ * document makes its request body optional (openapi-document.ts).
+ */
+export const OPTIONAL_BODY_KEYWORD = 'x-body-optional';
+export function OptionalBodySchema<T extends TObject>(schema: T): T {
+  return Object.assign(schema, { [OPTIONAL_BODY_KEYWORD]: true });
+}
+
 export const EMPTY_BODY_TITLE = 'EmptyBody';
 export const EmptyBodySchema = Type.Object(
   {},

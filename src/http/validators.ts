@@ -3,7 +3,7 @@ import { Ajv, type ErrorObject, type Format, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parseDate, parseTimestamp } from '../shared/dates.ts';
 import { MAX_INPUT_ERRORS } from './json-body.ts';
-import { EMPTY_BODY_TITLE } from './schemas.ts';
+import { EMPTY_BODY_TITLE, OPTIONAL_BODY_KEYWORD } from './schemas.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv, options: { mode: 'full' }) => Ajv;
 
@@ -27,8 +27,23 @@ export function installValidators(app: FastifyInstance): void {
   const textAjv = boundedFormats(addFormats(new Ajv({ ...common, coerceTypes: 'array' }), { mode: 'full' }));
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart === 'body' && (schema as { title?: unknown }).title === EMPTY_BODY_TITLE) return validateEmptyBody;
-    return withItemLimits(schema as SchemaNode, (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+    const validate = withItemLimits(schema as SchemaNode, (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+    return httpPart === 'body' && (schema as Record<string, unknown>)[OPTIONAL_BODY_KEYWORD] === true ? orNoBody(validate) : validate;
   });
+}
+
+/**
+ * The body of an action whose fields are all optional (OptionalBodySchema): none at all (Fastify hands a missing
+ * body to validators as null, so a JSON `null` reads as none too), or what the schema allows.
+ */
+function orNoBody(validate: ValidateFunction): ValidateFunction {
+  const checked = ((data: unknown) => {
+    if (data === undefined || data === null) return true;
+    const valid = validate(data);
+    checked.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  return checked;
 }
 
 const EMPTY_BODY_MESSAGE = 'this action takes no fields: send no body, or an empty object {}';

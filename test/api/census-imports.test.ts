@@ -168,6 +168,42 @@ describe('POST /census_imports (docs/decisions.md "Census imports")', () => {
     expect((await ok(w.admin.get(`/enrollments/${held.enrollment.id}`))).status).not.toBe('terminated');
   });
 
+  it('when apply is sent with no body, {} or its one field, then it applies like any action; another field or a non-boolean is a 400', async () => {
+    const admin = await newProviderAdmin(t, 'apply-bodies');
+    const employer = await newEmployer(admin);
+    const row = (id: string) => ({
+      employee_id: id,
+      relationship: 'employee',
+      first_name: 'Ab',
+      last_name: 'Cd',
+      dob: '1990-01-01',
+      ...address,
+      hire_date: '2026-01-01',
+    });
+    const noBody = await ok(upload(admin, employer.id, csv([row('B1')])), 202);
+    const applied = await ok(admin.post(`/census_imports/${noBody.id}/apply`));
+    expect(applied).toMatchObject({ status: 'applied', applied_rows: 1 });
+    expect((await ok(admin.post(`/census_imports/${noBody.id}/apply`))).applied_rows).toBe(1);
+    const emptyObject = await ok(upload(admin, employer.id, csv([row('B1'), row('B2')])), 202);
+    expect((await ok(admin.post(`/census_imports/${emptyObject.id}/apply`, {}))).status).toBe('applied');
+    const withField = await ok(upload(admin, employer.id, csv([row('B3')])), 202);
+    for (const body of [{ confirm: true }, { confirm_terminations: 'yes' }, []]) {
+      const refused = await admin.post(`/census_imports/${withField.id}/apply`, body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await ok(admin.post(`/census_imports/${withField.id}/apply`, { confirm_terminations: false }))).status).toBe('applied');
+  });
+
+  it('when an upload has no body, or the CSV as a JSON string, then a 400 before anything is stored', async () => {
+    const admin = await newProviderAdmin(t, 'upload-bodies');
+    const employer = await newEmployer(admin);
+    const none = await admin.post(`/census_imports?employer=${employer.id}`);
+    expect(none.status).toBe(400);
+    expect(none.body.message).toContain('text/csv');
+    expect((await admin.post(`/census_imports?employer=${employer.id}`, csv([]))).status).toBe(400);
+    expect((await upload(admin, employer.id, csv([]))).status).toBe(202);
+  });
+
   it('when a file terminates more than the share, then the apply needs confirm_terminations', async () => {
     const admin = await newProviderAdmin(t, 'mass-termination');
     const employer = await newEmployer(admin);

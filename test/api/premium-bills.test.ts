@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { heldMember } from '../helpers/carrier-file-world.ts';
 import { createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { errorFields, newProviderAdmin } from '../helpers/more-factories.ts';
-import { createTestApp, ok, type TestContext } from '../helpers/test-app.ts';
+import { PREMIUM_BILL_BODY_LIMIT } from '../../src/modules/premium-bills/premium-bill.routes.ts';
+import { createTestApp, ok, type ApiClient, type TestContext } from '../helpers/test-app.ts';
 
 // Clock: 2026-03-02 (the test app's). Members are held on Gold PPO (the world's manual group, no EDI profile: its
 // subscriber ids are member ids) since 2026-01-01: 512.40 a month alone, 905.15 with one child.
@@ -186,5 +187,111 @@ describe('a clean bill, a column mapping and adjustments', () => {
     expect((await stranger.get(`/groups/${w.groups.manualGroup.id}/premium_bills`)).status).toBe(404);
     expect((await stranger.get(`/groups/${w.groups.manualGroup.id}/premium_bills/${received.id}`)).status).toBe(404);
     expect((await w.admin.get(`/groups/${w.groups.apiGroup.id}/premium_bills/${received.id}`)).status).toBe(404);
+  });
+});
+
+describe('the CSV form: the bill as the body (Content-Type: text/csv), its options in the query', () => {
+  const csvPost = (client: ApiClient, group: string, content: string, query = '', headers: Record<string, string> = {}) =>
+    client.post(`/groups/${group}/premium_bills${query}`, undefined, { rawBody: content, headers: { 'content-type': 'text/csv', ...headers } });
+
+  it('when the bill comes as text/csv with map_<column> and options in the query, then it is read as the JSON form reads it', async () => {
+    const w = await createEnrollmentWorld(t);
+    const ana = await heldMember(w, 'Ana');
+    const ben = await heldMember(w, 'Ben');
+    const group = w.groups.manualGroup.id;
+    const content = `\uFEFFGroup No,Subscriber ID,Coverage Level,Billing Period,Premium Due\r\nG-1,${ana.member.id},EMP,2026-03-01,$512.40\r\nG-1,${ben.member.id},EMP,2026-03-01,"$1,000.00"\r\n`;
+    const query =
+      '?map_member=Subscriber%20ID&map_coverage_tier=coverage%20level&map_period=Billing%20Period&map_amount=Premium%20Due&member_key=member_id&period=2026-03&bill_date=2026-03-02&correction_window_days=30';
+    const received = await ok(csvPost(w.admin, group, content, query), 201);
+    expect(received).toMatchObject({
+      period: '2026-03',
+      bill_date: '2026-03-02',
+      correction_window_days: 30,
+      member_key: 'member_id',
+      column_mapping: { member: 'Subscriber ID', coverage_tier: 'coverage level', period: 'Billing Period', amount: 'Premium Due' },
+      line_count: 2,
+      line_errors: [],
+      totals: { billed: '1512.40', expected: '1024.80', difference: '487.60' },
+    });
+    expect(kindsOf(received, ben.member.id)).toEqual([['amount_mismatch', '2026-03', [3]]]);
+
+    // The same bill as JSON compares the same way.
+    const asJson = await ok(
+      w.admin.post(`/groups/${group}/premium_bills`, {
+        content,
+        column_mapping: received.column_mapping,
+        member_key: 'member_id',
+        period: '2026-03',
+        bill_date: '2026-03-02',
+        correction_window_days: 30,
+      }),
+      201,
+    );
+    expect(asJson.members).toEqual(received.members);
+    expect(asJson.totals).toEqual(received.totals);
+    expect((await ok(w.admin.get(`/groups/${group}/premium_bills/${received.id}`))).members).toEqual(received.members);
+  });
+
+  it('when a CSV line holds a NUL or the file is no bill, then a line error or a 400, never a 500 and nothing stored', async () => {
+    const w = await createEnrollmentWorld(t);
+    const ana = await heldMember(w, 'Ana');
+    const group = w.groups.manualGroup.id;
+    const withNul = await ok(csvPost(w.admin, group, `member,period,amount\nmem\u00001,2026-03,1\n${ana.member.id},2026-03,512.40\n`), 201);
+    expect(withNul.line_errors).toEqual([{ line: 2, column: 'member', message: expect.stringContaining('control characters') }]);
+    expect(withNul.members_billed).toBe(1);
+
+    const before = (await ok(w.admin.get(`/groups/${group}/premium_bills`))).results.length;
+    for (const content of ['', 'member,period\nmem_1,2026-03\n', 'member,period,amount\n"mem_1,2026-03,1\n']) {
+      const refused = await csvPost(w.admin, group, content);
+      expect(refused.status, JSON.stringify(content)).toBe(400);
+      expect(errorFields(refused)).toEqual(['content']);
+    }
+    const mappingNamesNoColumn = await csvPost(w.admin, group, 'member,period,amount\nmem_1,2026-03,1\n', '?map_coverage_tier=Tier');
+    expect(mappingNamesNoColumn.status).toBe(400);
+    for (const query of ['?map_member=%00', '?map_plan=Plan', '?correction_window_days=-1', '?bill_date=2026-02-30', '?member_key=name']) {
+      const refused = await csvPost(w.admin, group, bill([]), query);
+      expect(refused.status, query).toBe(400);
+    }
+    expect((await ok(w.admin.get(`/groups/${group}/premium_bills`))).results.length).toBe(before);
+  });
+
+  it('when the JSON form names options in the query, or no body comes, then a 400 saying where they go', async () => {
+    const w = await createEnrollmentWorld(t);
+    const group = w.groups.manualGroup.id;
+    const mixed = await w.admin.post(`/groups/${group}/premium_bills?member_key=member_id`, { content: bill([]) });
+    expect(mixed.status).toBe(400);
+    expect(mixed.body).toMatchObject({ type: 'invalid_request', message: expect.stringContaining('member_key') });
+    const none = await w.admin.post(`/groups/${group}/premium_bills`);
+    expect(none.status).toBe(400);
+    expect(none.body.message).toContain('text/csv');
+    // A JSON string is not the CSV form.
+    expect((await w.admin.post(`/groups/${group}/premium_bills`, bill([]))).status).toBe(400);
+  });
+
+  it('when the body is too large, not UTF-8, of another type, or CSV on a route without the CSV form, then 413 or 415', async () => {
+    const w = await createEnrollmentWorld(t);
+    const group = w.groups.manualGroup.id;
+    const huge = `member,period,amount\n${'mem_1,2026-03,1\n'.repeat(Math.ceil((PREMIUM_BILL_BODY_LIMIT + 1) / 16))}`;
+    const tooLarge = await csvPost(w.admin, group, huge);
+    expect(tooLarge.status).toBe(413);
+    expect((await csvPost(w.admin, group, bill([]), '', { 'content-type': 'text/csv; charset=iso-8859-1' })).status).toBe(415);
+    expect((await csvPost(w.admin, group, bill([]), '', { 'content-type': 'text/plain' })).status).toBe(415);
+    expect((await csvPost(w.admin, group, bill([]), '', { 'content-encoding': 'gzip' })).status).toBe(415);
+    expect((await w.admin.post('/carriers', undefined, { rawBody: 'name\nAcme\n', headers: { 'content-type': 'text/csv' } })).status).toBe(415);
+    const stranger = await newProviderAdmin(t, 'csv-stranger');
+    expect((await csvPost(stranger, group, bill([]))).status).toBe(404);
+  });
+
+  it('when one Idempotency-Key is sent again with another CSV bill, then it is refused, not answered with the first', async () => {
+    const w = await createEnrollmentWorld(t);
+    const group = w.groups.manualGroup.id;
+    const key = { 'idempotency-key': 'bill-csv-1' };
+    const first = await ok(csvPost(w.admin, group, bill([]), '', key), 201);
+    const replayed = await csvPost(w.admin, group, bill([]), '', key);
+    expect(replayed.status).toBe(201);
+    expect(replayed.body.id).toBe(first.id);
+    const other = await csvPost(w.admin, group, bill([['mem_x', 'member', '2026-03', '1.00']]), '', key);
+    expect(other.status).toBe(409);
+    expect(other.body.type).toBe('idempotency_error');
   });
 });

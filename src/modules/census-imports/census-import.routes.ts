@@ -1,16 +1,20 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { acceptCsvBodies, jsonOrCsvBody, jsonOrCsvOf } from '../../http/csv-body.ts';
 import type { Paginator } from '../../http/pagination.ts';
 import { IdParamsSchema, PageSchema, errorResponses } from '../../http/schemas.ts';
 import { validationFailed } from '../../shared/errors.ts';
 import { scopeOf } from '../../shared/tenancy.ts';
 import {
   ApplyCensusImportBodySchema,
-  CensusImportBodySchema,
+  CENSUS_CSV_DESCRIPTION,
+  CreateCensusImportBodySchema,
   CensusImportRowSchema,
   CensusImportSchema,
   CreateCensusImportQuerySchema,
   ListCensusImportRowsQuerySchema,
+  type ApplyCensusImportBody,
+  type CreateCensusImportBody,
 } from './census-import.schemas.ts';
 import type { CensusImportService } from './census-import.service.ts';
 
@@ -19,9 +23,8 @@ export const CENSUS_IMPORT_BODY_LIMIT = 48 * 1024 * 1024;
 
 export function registerCensusImportRoutes(app: FastifyInstance, deps: { censusImports: CensusImportService; pages: Paginator }): void {
   const { censusImports, pages } = deps;
-  // text/csv is read only by the routes of this plugin (Fastify's encapsulation): everywhere else JSON is the one body type.
   void app.register(async (scoped) => {
-    scoped.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: CENSUS_IMPORT_BODY_LIMIT }, (_request, body, done) => done(null, body));
+    acceptCsvBodies(scoped);
     const api = scoped.withTypeProvider<TypeBoxTypeProvider>();
     api.post(
       '/census_imports',
@@ -33,13 +36,13 @@ export function registerCensusImportRoutes(app: FastifyInstance, deps: { censusI
           description:
             'CSV (Content-Type: text/csv, ?employer=ID) or JSON { employer, rows }. Answers 202 with the import: status checking, then checked (or failed); GET shows processed_rows of total_rows and the summary, GET /census_imports/{id}/rows the diff. Members missing from the file are listed, never terminated. docs/decisions.md "Census imports".',
           querystring: CreateCensusImportQuerySchema,
-          body: CensusImportBodySchema,
+          body: jsonOrCsvBody(CreateCensusImportBodySchema, CENSUS_CSV_DESCRIPTION),
           response: { 202: CensusImportSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
         },
       },
       async (request, reply) => {
         const scope = scopeOf(request.auth);
-        const body = request.body;
+        const body = jsonOrCsvOf<CreateCensusImportBody>(request.body, 'the roster');
         const created =
           typeof body === 'string'
             ? await censusImports.createImport(scope, employerOf(request.query.employer), { format: 'csv', content: body }, request.query.max_termination_share)
@@ -97,7 +100,11 @@ export function registerCensusImportRoutes(app: FastifyInstance, deps: { censusI
         response: { 200: CensusImportSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
       },
     },
-    async (request) => censusImports.applyImport(scopeOf(request.auth), request.params.public_id, request.body?.confirm_terminations === true),
+    async (request) => {
+      // No body at all reads as none (OptionalBodySchema): the schema's type cannot say so.
+      const body = request.body as ApplyCensusImportBody | null | undefined;
+      return censusImports.applyImport(scopeOf(request.auth), request.params.public_id, body?.confirm_terminations === true);
+    },
   );
 }
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IdSchema, Nullable, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
+import { IdSchema, Nullable, OptionalBodySchema, PageQuerySchema, StringEnum, TimestampSchema } from '../../http/schemas.ts';
 import { CENSUS_IMPORT_FORMATS, CENSUS_IMPORT_STATUSES, CENSUS_ROW_KINDS, CENSUS_ROW_OUTCOMES, CENSUS_ROW_TARGETS } from './census-import.table.ts';
 import { CENSUS_IMPORT_COLUMNS } from './census-row-reader.ts';
 import { CENSUS_WARNING_CODES, DEFAULT_MAX_TERMINATION_SHARE } from './census-rules.ts';
@@ -29,9 +29,7 @@ export const CreateCensusImportBodySchema = Type.Object(
 export type CreateCensusImportBody = Static<typeof CreateCensusImportBodySchema>;
 
 /** The CSV body (Content-Type: text/csv), with the employer in the query. */
-export const CensusCsvBodySchema = Type.String({ title: 'CensusCsv', description: 'The CSV file (Content-Type: text/csv; header on line 1)' });
-
-export const CensusImportBodySchema = Type.Union([CreateCensusImportBodySchema, CensusCsvBodySchema]);
+export const CENSUS_CSV_DESCRIPTION = 'The CSV file, header on line 1 (the employer and max_termination_share in the query)';
 
 export const CreateCensusImportQuerySchema = Type.Object(
   {
@@ -41,14 +39,18 @@ export const CreateCensusImportQuerySchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const ApplyCensusImportBodySchema = Type.Object(
-  {
-    confirm_terminations: Type.Optional(
-      Type.Boolean({ description: "Required (true) when the import terminates more than its max_termination_share of the employer's employed members" }),
-    ),
-  },
-  { title: 'ApplyCensusImportBody', additionalProperties: false },
+/** No body, `{}` or `{ confirm_terminations }` (docs/decisions.md "Requests": an action's optional fields). */
+export const ApplyCensusImportBodySchema = OptionalBodySchema(
+  Type.Object(
+    {
+      confirm_terminations: Type.Optional(
+        Type.Boolean({ description: "Required (true) when the import terminates more than its max_termination_share of the employer's employed members" }),
+      ),
+    },
+    { title: 'ApplyCensusImportBody', additionalProperties: false, description: 'Optional: send no body, `{}`, or confirm_terminations' },
+  ),
 );
+export type ApplyCensusImportBody = Static<typeof ApplyCensusImportBodySchema>;
 
 const SummarySchema = Type.Object({
   create: Type.Integer(),

@@ -54,6 +54,15 @@ describe('reading a premium bill', () => {
     ]);
   });
 
+  it('reports a member key with a NUL or another control character as a line error, never reading it as a key', () => {
+    const { lines, errors } = parseBill('member,period,amount\nmem\u00001,2026-03,1\nmem\t2,2026-03,1\nmem_3,2026-03,1\n', {}, tiers);
+    expect(lines.map((line) => line.memberKey)).toEqual(['mem_3']);
+    expect(errors.map((error) => [error.line, error.column, error.message.includes('control characters')])).toEqual([
+      [2, 'member', true],
+      [3, 'member', true],
+    ]);
+  });
+
   it('refuses a file without a required column, or a column the mapping names that is not there', () => {
     expect(() => parseBill('member,period\nmem_1,2026-03\n', {}, tiers)).toThrow(ValidationFailed);
     expect(() => parseBill('member,period,amount\nmem_1,2026-03,1\n', { coverage_tier: 'Tier' }, tiers)).toThrow(ValidationFailed);

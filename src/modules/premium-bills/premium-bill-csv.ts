@@ -21,6 +21,8 @@ export const MAX_BILL_LINES = 250_000;
 const MAX_RECORD_CHARACTERS = 16_384;
 /** The longest member key: an SSN, a member id, an external id (ids are at most 64 characters). */
 const MAX_MEMBER_KEY = 64;
+// eslint-disable-next-line no-control-regex -- the control characters are what it finds
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 /** The largest amount of one line: $9,999,999.99 (12 digits of cents are far beyond any premium). */
 const MAX_AMOUNT_CENTS = 999_999_999;
 
@@ -137,6 +139,8 @@ function readLine(
   const memberKey = cell('member');
   if (memberKey === null) return { column: 'member', message: 'Required.' };
   if (memberKey.length > MAX_MEMBER_KEY) return { column: 'member', message: `At most ${MAX_MEMBER_KEY} characters.` };
+  // No id, external id or SSN holds one; a NUL would also reach the database, which cannot compare it (CSV request bodies keep NULs).
+  if (CONTROL_CHARACTER.test(memberKey)) return { column: 'member', message: 'May not contain control characters (NUL, tab, ...).' };
   const periodText = cell('period');
   const period = periodText === null ? undefined : periodOf(periodText);
   if (period === undefined) return { column: 'period', message: 'Must be a month, YYYY-MM (or a date, YYYY-MM-DD).' };

@@ -15,11 +15,13 @@ const SignedMoneySchema = Type.String({
   description: 'Decimal string with two decimals; negative for a credit',
 });
 
+/** A header of the carrier's file, as column_mapping (JSON) or map_<column> (CSV form's query) names it. */
+const columnName = (description?: string) =>
+  Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$', ...(description === undefined ? {} : { description }) });
+type ColumnName = ReturnType<typeof Type.Optional<ReturnType<typeof columnName>>>;
+
 const ColumnMappingSchema = Type.Object(
-  Object.fromEntries(BILL_COLUMNS.map((column) => [column, Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$' }))])) as Record<
-    (typeof BILL_COLUMNS)[number],
-    ReturnType<typeof Type.Optional<ReturnType<typeof Type.String>>>
-  >,
+  Object.fromEntries(BILL_COLUMNS.map((column) => [column, Type.Optional(columnName())])) as Record<(typeof BILL_COLUMNS)[number], ColumnName>,
   {
     title: 'PremiumBillColumnMapping',
     additionalProperties: false,
@@ -27,6 +29,32 @@ const ColumnMappingSchema = Type.Object(
       "The bill's header for each of our columns (member, coverage_tier, period, amount, line_of_coverage), compared without case and surrounding spaces; a column left out is looked for under our name",
   },
 );
+
+/**
+ * The bill's options: in the JSON body, or in the query of the CSV form (docs/decisions.md "Premium bills").
+ * The query's state no `default` (the validators would fill it in, and a JSON bill refuses any option in its query).
+ */
+const billOptions = (withDefaults: boolean) => ({
+  member_key: Type.Optional(
+    StringEnum(BILL_MEMBER_KEYS, {
+      description:
+        "What the member column holds: subscriber_id (the default: the id the group's 834s send as REF*0F, by its EDI profile; the member id without one), member_id, payroll_provider_external_id, or ssn (matched by its keyed digest, never stored)",
+      ...(withDefaults ? { default: 'subscriber_id' } : {}),
+    }),
+  ),
+  period: Type.Optional(Type.String({ pattern: PERIOD_PATTERN, description: "The bill's own month, YYYY-MM; by default the latest month on its lines" })),
+  bill_date: Type.Optional(
+    Type.Unsafe<string>({ ...DateSchema, description: "The bill's date (the correction window counts back from it); today by default" }),
+  ),
+  correction_window_days: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 730,
+      ...(withDefaults ? { default: 60 } : {}),
+      description: "The carrier's correction window in days before the bill date (60 by default)",
+    }),
+  ),
+});
 
 export const CreatePremiumBillBodySchema = Type.Object(
   {
@@ -36,20 +64,7 @@ export const CreatePremiumBillBodySchema = Type.Object(
       description: "The carrier's bill as CSV text: a header line, then one line per member and month",
     }),
     column_mapping: Type.Optional(ColumnMappingSchema),
-    member_key: Type.Optional(
-      StringEnum(BILL_MEMBER_KEYS, {
-        description:
-          "What the member column holds: subscriber_id (the default: the id the group's 834s send as REF*0F, by its EDI profile; the member id without one), member_id, payroll_provider_external_id, or ssn (matched by its keyed digest, never stored)",
-        default: 'subscriber_id',
-      }),
-    ),
-    period: Type.Optional(Type.String({ pattern: PERIOD_PATTERN, description: "The bill's own month, YYYY-MM; by default the latest month on its lines" })),
-    bill_date: Type.Optional(
-      Type.Unsafe<string>({ ...DateSchema, description: "The bill's date (the correction window counts back from it); today by default" }),
-    ),
-    correction_window_days: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 730, default: 60, description: "The carrier's correction window in days before the bill date (60 by default)" }),
-    ),
+    ...billOptions(true),
   },
   { title: 'CreatePremiumBillBody', additionalProperties: false },
 );
@@ -137,6 +152,21 @@ export const PremiumBillSchema = Type.Object(
   { title: 'PremiumBill' },
 );
 export type PremiumBillResponse = Static<typeof PremiumBillSchema>;
+
+/** The CSV form's query parameters: `map_<column>` for each column mapping, and the bill's options (none with a JSON body). */
+export const CreatePremiumBillQuerySchema = Type.Object(
+  {
+    ...(Object.fromEntries(
+      BILL_COLUMNS.map((column) => [
+        `map_${column}`,
+        Type.Optional(columnName(`CSV form: the bill's header for our ${column} column (column_mapping.${column} of the JSON form)`)),
+      ]),
+    ) as Record<`map_${(typeof BILL_COLUMNS)[number]}`, ColumnName>),
+    ...billOptions(false),
+  },
+  { additionalProperties: false },
+);
+export type CreatePremiumBillQuery = Static<typeof CreatePremiumBillQuerySchema>;
 
 export const PremiumBillParamsSchema = Type.Object({
   public_id: Type.String({ pattern: ID_PATTERN, maxLength: 64 }),
