@@ -51,6 +51,8 @@ const EVERY_KIND = [
   'edi_files_rejected',
   'edi_files_resent',
   'edi_acknowledgements_picked_up',
+  'census_imports',
+  'census_left_out',
 ];
 
 type Field = 'sweepMs' | 'filesMs' | 'actionsMs';

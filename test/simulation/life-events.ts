@@ -2,7 +2,7 @@ import { addDays, ageOn, compareDates, daysBetween } from '../../src/shared/date
 import type { ApiClient } from '../helpers/test-app-core.ts';
 import type { Random } from './random.ts';
 import type { Steps } from './steps.ts';
-import { dateIn, pad, personName, type Line, type PlannedHire, type SimEmployer, type SimMember } from './world.ts';
+import { dateIn, nextEmployeeId, pad, personName, type Line, type PlannedHire, type SimEmployer, type SimMember } from './world.ts';
 
 // What an HR platform sends through the year: hires and their new-hire elections, life events with the
 // elections they allow (docs/decisions.md "Life events"), terminations, rehires and EOI decisions. Each action
@@ -94,10 +94,12 @@ export function eligibleDependents(member: SimMember, date: string): string[] {
 /** The new hire's record, on the hire date; their family with it. */
 export async function hire(a: Actions, planned: PlannedHire): Promise<SimMember | undefined> {
   const name = personName(a.random);
+  const employeeId = nextEmployeeId(planned.employer);
   const created = await a.steps.expect<{ id: string }>(
     'hire a member',
     a.admin.post('/members', {
       employer: planned.employer.id,
+      payroll_provider_external_id: employeeId,
       ...name,
       dob: dateIn(a.random, a.random.int(1960, 2003)),
       address: { line1: '100 Market Street', city: 'Springfield', state: 'IL', zip_code: '62701' },
@@ -108,7 +110,7 @@ export async function hire(a: Actions, planned: PlannedHire): Promise<SimMember 
     201,
   );
   if (!created) return undefined;
-  const member: SimMember = { id: created.id, employer: planned.employer, hireDate: planned.hireDate, state: 'active', children: [] };
+  const member: SimMember = { id: created.id, employeeId, employer: planned.employer, hireDate: planned.hireDate, state: 'active', children: [] };
   await createFamily(a, member, drawFamily(a.random, { lastName: name.last_name, agingOut: false }));
   a.steps.count('hire');
   return member;

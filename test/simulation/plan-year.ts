@@ -24,7 +24,18 @@ import {
 import { activateWindow, completeWindow, createWindow, OPEN_ENROLLMENT, openEnrollmentElection, renewPlans } from './open-enrollment.ts';
 import { Random } from './random.ts';
 import { Steps, type Violation } from './steps.ts';
-import { createCarriers, createEmployerWorld, dateIn, personName, type PlannedHire, type SimEmployer, type SimGroup, type SimMember } from './world.ts';
+import { CENSUS, censusDay } from './census.ts';
+import {
+  createCarriers,
+  createEmployerWorld,
+  dateIn,
+  nextEmployeeId,
+  personName,
+  type PlannedHire,
+  type SimEmployer,
+  type SimGroup,
+  type SimMember,
+} from './world.ts';
 
 // A plan year in a day (docs/architecture.md "Tests and benchmarks", the plan-year simulation): a seeded story of
 // several employers driven day by day through the real HTTP API, with the daily sweep and the EDI file schedule
@@ -116,6 +127,7 @@ export async function runPlanYear(options: PlanYearOptions): Promise<PlanYearRes
       pendingElections: new Map<SimMember, PlannedHire>(),
       // Each employer's own draws from the seed: employers' days run side by side (dayActions).
       randomOf: new Map(setUpStory.employers.map((world, index) => [world, new Random((options.seed + (index + 1) * 0x9e3779b1) >>> 0)])),
+      runDueJobs: () => desk.runDueJobs(),
     };
     const { employers } = story;
     violations.push(...steps.failuresSince(0));
@@ -203,7 +215,7 @@ async function setUp(t: PlanYearOptions['context'], a: Actions, options: PlanYea
 
 /** What an existing member is, drawn before any request (so that members can be created side by side). */
 interface ExistingMemberDraw {
-  body: Record<string, unknown>;
+  body: Record<string, unknown> & { payroll_provider_external_id: string; hire_date: string };
   family: FamilyDraw;
   medical: 'gold' | 'silver';
   dental: boolean;
@@ -219,6 +231,7 @@ function drawExistingMember(random: Random, world: SimEmployer): ExistingMemberD
   const name = personName(random);
   const body = {
     employer: world.id,
+    payroll_provider_external_id: nextEmployeeId(world),
     ...name,
     dob: dateIn(random, random.int(1960, 2000)),
     address: { line1: '100 Market Street', city: 'Springfield', state: 'IL', zip_code: '62701' },
@@ -243,7 +256,14 @@ async function createExistingMember(a: Actions, world: SimEmployer, draw: Existi
   const { steps } = a;
   const created = await steps.expect<{ id: string }>('existing member', a.admin.post('/members', draw.body), 201);
   if (!created) return undefined;
-  const member: SimMember = { id: created.id, employer: world, hireDate: draw.body.hire_date as string, state: 'active', children: [] };
+  const member: SimMember = {
+    id: created.id,
+    employeeId: draw.body.payroll_provider_external_id,
+    employer: world,
+    hireDate: draw.body.hire_date,
+    state: 'active',
+    children: [],
+  };
   await createFamily(a, member, draw.family);
   if (member.spouse) member.spouseSince = '2025-01-01';
   const dependents = [...(member.spouse ? [member.spouse] : []), ...member.children.map((child) => child.id)].map((dependent) => ({ dependent }));
@@ -281,6 +301,8 @@ interface Story {
   hires: PlannedHire[];
   pendingElections: Map<SimMember, PlannedHire>;
   randomOf: ReadonlyMap<SimEmployer, Random>;
+  /** Runs the jobs due (the server's worker): a census file's check. */
+  runDueJobs: () => Promise<void>;
 }
 
 /**
@@ -345,6 +367,7 @@ async function employerDay(
   if (day === OPEN_ENROLLMENT.create) await createWindow(a, world);
   if (day === OPEN_ENROLLMENT.start) await activateWindow(a, world, members);
   if (day === OPEN_ENROLLMENT.complete) await completeWindow(a, world);
+  if ((CENSUS.days as readonly string[]).includes(day)) await censusDay(a, day, world, members, story.runDueJobs);
   // Life events, as many as the employer's members make likely.
   const afterOpenEnrollment = compareDates(day, OPEN_ENROLLMENT.complete) > 0;
   const active = members.filter((member) => member.state === 'active' && daysBetween(member.hireDate, day) >= 45);

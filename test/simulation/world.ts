@@ -42,10 +42,21 @@ export interface SimEmployer {
   windowId?: string;
 }
 
+const employeeNumbers = new WeakMap<SimEmployer, number>();
+
+/** The next employee id of the employer's payroll (E<employer>-<number>), in the order members are drawn. */
+export function nextEmployeeId(world: SimEmployer): string {
+  const number = (employeeNumbers.get(world) ?? 0) + 1;
+  employeeNumbers.set(world, number);
+  return `E${world.index + 1}-${String(number).padStart(6, '0')}`;
+}
+
 export type MemberState = 'active' | 'leaving' | 'terminated' | 'dead';
 
 export interface SimMember {
   id: string;
+  /** The payroll's employee id (`payroll_provider_external_id`): what a census file names the member by. */
+  employeeId: string;
   employer: SimEmployer;
   hireDate: string;
   state: MemberState;
