@@ -53,6 +53,7 @@ const EVERY_KIND = [
   'edi_acknowledgements_picked_up',
   'census_imports',
   'census_left_out',
+  'premium_bills',
 ];
 
 type Field = 'sweepMs' | 'filesMs' | 'actionsMs';

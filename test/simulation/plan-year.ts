@@ -25,6 +25,7 @@ import { activateWindow, completeWindow, createWindow, OPEN_ENROLLMENT, openEnro
 import { Random } from './random.ts';
 import { Steps, type Violation } from './steps.ts';
 import { CENSUS, censusDay } from './census.ts';
+import { PREMIUM_BILL, premiumBillDay } from './premium-bills.ts';
 import {
   createCarriers,
   createEmployerWorld,
@@ -368,6 +369,7 @@ async function employerDay(
   if (day === OPEN_ENROLLMENT.start) await activateWindow(a, world, members);
   if (day === OPEN_ENROLLMENT.complete) await completeWindow(a, world);
   if ((CENSUS.days as readonly string[]).includes(day)) await censusDay(a, day, world, members, story.runDueJobs);
+  if (day === PREMIUM_BILL.day) await premiumBillDay(a, day, world, members);
   // Life events, as many as the employer's members make likely.
   const afterOpenEnrollment = compareDates(day, OPEN_ENROLLMENT.complete) > 0;
   const active = members.filter((member) => member.state === 'active' && daysBetween(member.hireDate, day) >= 45);
