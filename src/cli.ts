@@ -15,7 +15,10 @@ import { formatTable } from './start/table.ts';
 
 type Output = (text: string) => void;
 
-/** Exit codes: 0 done, 1 refused or failed (a bad value, a start check), 2 a command line that is not understood. */
+/**
+ * Exit codes: 0 done, 1 refused or failed (a bad value, a start check), 2 a command line that is not understood;
+ * the census commands also 3, done with rows skipped (commands/census-import.ts CENSUS_EXIT).
+ */
 const USAGE_ERROR = 2;
 
 // Commander's errors about the command line itself (the rest, help and --version, exit as commander says).
@@ -244,6 +247,75 @@ by a running server's worker.`,
       });
     });
 
+  const census = groupCommand(program, 'census', "import an employer's roster (CSV): a dry run, then the apply");
+  command(census, 'import <file>', "check a CSV roster against an employer's members (a dry run) and print the diff; --apply applies it")
+    .requiredOption('--employer <id>', 'the employer whose roster the file is')
+    .option('--provider <name>', "the provider (tenant) the employer must belong to (default: the employer's own)")
+    .option('--apply', 'apply the diff once checked (error rows skipped), as POST /census_imports/{id}/apply')
+    .option('--confirm-terminations', "with --apply: confirm terminations above the import's max termination share")
+    .option(
+      '--max-termination-share <share>',
+      'above this share (0 to 1) of employed members terminated, the apply needs --confirm-terminations (default: 0.1)',
+      parseShare,
+    )
+    .option('--show <count>', 'how many errors, warnings and rows not applied to list', parseCount, 20)
+    .addHelpText(
+      'after',
+      `
+Reads FILE (CSV with a header row, UTF-8, at most 48 MiB; the columns of docs/decisions.md "Census imports")
+and makes the same dry run as POST /census_imports against DATABASE_URL, checked here to the end: nothing is
+written to members. Progress goes to stderr (a bar on a terminal, else a line per tenth). Then it prints the
+import's id and its diff: rows that create, update or change nothing, rows in error (line, column, message),
+warnings, and the employed members missing from the file (listed, never terminated). Without --apply it says
+how to apply the reviewed dry run ("benefits census apply ID"); with --apply it applies it at once and prints
+what was applied. Changes reach carriers and webhooks through a running server's worker, as for the API.
+
+Exit codes: 0 every row checked (and applied); 1 refused or failed, nothing applied (not a census file, no such
+employer, the check failed, terminations to confirm, records changed since the dry run); 2 a command line not
+understood; 3 done, but rows were skipped (rows in error, or rows the apply could not apply).`,
+    )
+    .action(
+      async (
+        file: string,
+        options: { employer: string; provider?: string; apply?: boolean; confirmTerminations?: boolean; maxTerminationShare?: number; show: number },
+      ) => {
+        const { censusImportCommand } = await import('./commands/census-import.ts');
+        const code = await censusImportCommand(
+          loadConfig(),
+          {
+            file,
+            employer: options.employer,
+            provider: options.provider,
+            apply: options.apply === true,
+            confirmTerminations: options.confirmTerminations === true,
+            maxTerminationShare: options.maxTerminationShare,
+            show: options.show,
+          },
+          { out, progress: process.stderr },
+        );
+        setExitCode(code);
+      },
+    );
+  command(census, 'apply <id>', 'apply a census import checked before (its id from "census import"), as POST /census_imports/{id}/apply')
+    .option('--provider <name>', "the provider (tenant) the import must belong to (default: the import's own)")
+    .option('--confirm-terminations', "confirm terminations above the import's max termination share")
+    .option('--show <count>', 'how many rows not applied to list', parseCount, 20)
+    .addHelpText(
+      'after',
+      `
+Applies exactly the reviewed diff of a census import (error rows skipped), one batch per transaction; again
+after a crash, it goes on where it stopped; an applied import is left as it is. Exit codes as "census import".`,
+    )
+    .action(async (id: string, options: { provider?: string; confirmTerminations?: boolean; show: number }) => {
+      const { censusApplyCommand } = await import('./commands/census-import.ts');
+      const code = await censusApplyCommand(
+        loadConfig(),
+        { id, provider: options.provider, confirmTerminations: options.confirmTerminations === true, show: options.show },
+        { out, progress: process.stderr },
+      );
+      setExitCode(code);
+    });
+
   command(program, 'openapi', 'print the OpenAPI document (JSON) and exit; needs no database')
     .addHelpText(
       'after',
@@ -276,6 +348,17 @@ function helpCommandOf(command: Command): string {
   const names: string[] = [];
   for (let current: Command | null = command; current; current = current.parent) names.unshift(current.name());
   return `${names.join(' ')} --help`;
+}
+
+function parseShare(value: string): number {
+  const share = Number(value);
+  if (!/^\d*\.?\d+$/.test(value) || share > 1) throw new InvalidArgumentError('it must be a number from 0 to 1, e.g. 0.1');
+  return share;
+}
+
+function parseCount(value: string): number {
+  if (!/^\d{1,6}$/.test(value)) throw new InvalidArgumentError('it must be a whole number from 0 to 999999');
+  return Number(value);
 }
 
 function parsePort(value: string): number {

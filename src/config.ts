@@ -14,7 +14,7 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly rateLimit: { readonly max: number; readonly windowMs: number };
   readonly shutdownTimeoutMs: number;
-  /** BENEFITS_ENCRYPTION_KEY, already checked to be a 32-byte key; see resolveEncryptionKey in server.ts. */
+  /** BENEFITS_ENCRYPTION_KEY, already checked to be a 32-byte key; see resolveEncryptionKey in start/checked-database.ts. */
   readonly encryptionKey: Buffer | undefined;
   /** When the daily sweep runs: 'HH:MM' in `timeZone` (an IANA zone). */
   readonly sweep: { readonly time: string; readonly timeZone: string };

@@ -7,6 +7,7 @@
 //                lib/report.js) is summarized automatically.
 import * as beneficiariesDepth from './beneficiaries-depth.js';
 import * as carriersGet from './carriers-get.js';
+import * as census from './census.js';
 import * as ediFiles from './edi-files.js';
 import * as enrollmentApprovals from './enrollment-approvals.js';
 import * as hostileClients from './hostile-clients.js';
@@ -24,6 +25,7 @@ export const SCENARIOS = [
   openEnrollmentScale,
   ediFiles,
   premiumBill,
+  census,
   webhooksDelivery,
   hostileClients,
   planYear,

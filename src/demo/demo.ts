@@ -8,6 +8,7 @@ import { describeDatabase } from '../db/database.ts';
 import { ApiKeyService } from '../modules/api-keys/api-key.service.ts';
 import { systemClock } from '../shared/clock.ts';
 import { AppError } from '../shared/errors.ts';
+import { openCheckedDatabase } from '../start/checked-database.ts';
 import { asStartError, openStartDatabase } from '../start/start-errors.ts';
 import { DEMO_EMPLOYER, DEMO_PEOPLE, demoPlans, demoWindow } from './demo-data.ts';
 
@@ -23,7 +24,6 @@ export async function loadDemo(config: Config, out: Output): Promise<void> {
   const description = describeDatabase(config.databaseUrl);
   const database = openStartDatabase(config.databaseUrl);
   try {
-    const { openCheckedDatabase } = await import('../server.ts');
     const encryptionKey = await openCheckedDatabase(config, database, systemClock);
     const keys = new ApiKeyService(database.db, systemClock);
     const existing = (await keys.listProviders()).find((provider) => provider.name === DEMO_PROVIDER);

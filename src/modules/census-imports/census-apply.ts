@@ -18,7 +18,7 @@ import type { CreateMemberBody, UpdateMemberBody } from '../members/member.schem
 import * as repository from './census-import.repository.ts';
 import type { CensusImportRow, CensusResultRow, CensusRowOutcome } from './census-import.table.ts';
 import { recordVersion } from './census-rules.ts';
-import type { CensusImportSummary } from './census-check.ts';
+import type { CensusImportSummary, CensusProgress } from './census-check.ts';
 
 /** Rows applied per transaction. */
 export const APPLY_BATCH = 200;
@@ -76,9 +76,9 @@ export class CensusApply {
    * Applies the import (status checked or applying) to the end. Refused, with nothing written: terminations
    * above the share without `confirmTerminations`, and any record changed since the dry run (checked here
    * first, then again for each row under its member's lock: a row whose record changed in between is skipped,
-   * outcome conflict).
+   * outcome conflict). `onProgress` is told the rows done (of the create and update rows) after each batch.
    */
-  async apply(scope: Scope, found: CensusImportRow, confirmTerminations: boolean): Promise<void> {
+  async apply(scope: Scope, found: CensusImportRow, confirmTerminations: boolean, onProgress?: CensusProgress): Promise<void> {
     if (found.status === 'applied') return;
     if (found.status === 'checking') throw new InvalidState('The import is still being checked: apply it once its status is checked.');
     if (found.status === 'failed') throw new InvalidState('The import failed its check (see failure): upload a corrected file.');
@@ -89,8 +89,11 @@ export class CensusApply {
       if (changed.length > 0) throw new CensusRecordChanged(changed);
       await repository.moveCensusImportStatus(this.#db, found.id, ['checked'], 'applying');
     }
+    const total = summary.create + summary.update;
+    let done = onProgress ? await repository.countAppliedResults(this.#db, found.id) : 0;
     for (;;) {
-      const done = await this.#db.transaction().execute(async (trx) => {
+      // true when the import is applied (or no longer applying), else the count of rows this batch settled.
+      const finished = await this.#db.transaction().execute(async (trx): Promise<true | number> => {
         const current = await repository.lockCensusImport(trx, found.id);
         if (!current || current.status !== 'applying') return true;
         const rows = await repository.findUnappliedResults(trx, found.id, APPLY_BATCH);
@@ -111,9 +114,11 @@ export class CensusApply {
           });
         }
         await repository.updateCensusImport(trx, found.id, { applied_rows: current.applied_rows + applied });
-        return false;
+        return rows.length;
       });
-      if (done) return;
+      if (finished === true) return;
+      done += finished;
+      onProgress?.(done, total);
     }
   }
 

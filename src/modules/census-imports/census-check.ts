@@ -59,6 +59,9 @@ export const EMPTY_SUMMARY: CensusImportSummary = {
   needs_termination_confirmation: false,
 };
 
+/** Told how far a long step has got (`done` of `total` rows), after each batch: the CLI's progress bar. */
+export type CensusProgress = (done: number, total: number) => void;
+
 /** The stored file: its format and its text (CSV) or rows (JSON). */
 export type CensusContent = { format: 'csv'; content: string } | { format: 'json'; rows: Record<string, unknown>[] };
 
@@ -169,7 +172,7 @@ export class CensusCheck {
   }
 
   /** Checks the import if it is still `checking`; a file that cannot be read at all fails it (status failed, with why). */
-  async check(importId: string): Promise<void> {
+  async check(importId: string, onProgress?: CensusProgress): Promise<void> {
     const found = await repository.findCensusImportForJob(this.#db, importId);
     if (!found || found.status !== 'checking' || found.content_encrypted === null) return;
     let records: CensusRecord[];
@@ -188,7 +191,7 @@ export class CensusCheck {
     }
     await repository.deleteCensusResults(this.#db, importId);
     await repository.updateCensusImport(this.#db, importId, { processed_rows: 0, total_rows: records.length });
-    await new CensusCheckRun(this.#db, this.#clock, this.#encrypter, this.#ssnDigester, found, records).run();
+    await new CensusCheckRun(this.#db, this.#clock, this.#encrypter, this.#ssnDigester, found, records, onProgress).run();
   }
 }
 
@@ -207,15 +210,25 @@ class CensusCheckRun {
   readonly #matchedMembers = new Map<string, number>();
   readonly #dependentKeys = new Map<string, number>();
   #units: { businessUnits: Map<string, string>; subclasses: Map<string, string> } = { businessUnits: new Map(), subclasses: new Map() };
+  readonly #onProgress: CensusProgress | undefined;
   #processed = 0;
 
-  constructor(db: Kysely<Database>, clock: Clock, encrypter: Encrypter, ssnDigester: SsnDigester, row: CensusImportRow, records: CensusRecord[]) {
+  constructor(
+    db: Kysely<Database>,
+    clock: Clock,
+    encrypter: Encrypter,
+    ssnDigester: SsnDigester,
+    row: CensusImportRow,
+    records: CensusRecord[],
+    onProgress: CensusProgress | undefined,
+  ) {
     this.#db = db;
     this.#clock = clock;
     this.#encrypter = encrypter;
     this.#ssnDigester = ssnDigester;
     this.#import = row;
     this.#records = records;
+    this.#onProgress = onProgress;
     this.#today = toDateString(clock.now());
   }
 
@@ -269,6 +282,7 @@ class CensusCheckRun {
       await repository.insertCensusResults(trx, rows);
       await repository.updateCensusImport(trx, this.#import.id, { processed_rows: this.#processed });
     });
+    this.#onProgress?.(this.#processed, this.#records.length);
   }
 
   /** Business unit and subclass names or ids as the employer's ids; an unknown one is a problem of its column. */

@@ -11,6 +11,9 @@ import { CENSUS_IMPORT_COLUMNS, REQUIRED_CENSUS_COLUMNS, type CensusColumn } fro
 /** Most rows one import may hold (the largest employer's roster with families, twice over). */
 export const MAX_CENSUS_IMPORT_ROWS = 100_000;
 
+/** The largest CSV file (bytes): `POST /census_imports`' body limit, and `benefits census import`'s (50,000 employees with their families is about 20 MiB). */
+export const MAX_CENSUS_FILE_BYTES = 48 * 1024 * 1024;
+
 export interface CensusRecord {
   line: number;
   cells: Partial<Record<CensusColumn, string>>;

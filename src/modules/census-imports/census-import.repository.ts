@@ -9,7 +9,7 @@ import { SENT_ENROLLMENT_STATUSES } from '../enrollments/enrollment.table.ts';
 import type { MemberRow } from '../members/member.table.ts';
 import { findEnrolledPlanIdsOfDependents } from '../coverage/coverage-links.repository.ts';
 import type { DependentRow } from '../dependents/dependent.table.ts';
-import type { CensusImportRow, CensusImportStatus, CensusResultRow, CensusRowKind } from './census-import.table.ts';
+import type { CensusImportRow, CensusImportStatus, CensusResultRow, CensusRowKind, CensusRowOutcome } from './census-import.table.ts';
 
 /** Ids per IN list: well under both databases' parameter limits. */
 const LOOKUP_BATCH = 1_000;
@@ -202,4 +202,54 @@ export async function findEmployedMembers(
     .orderBy('id')
     .execute();
   return rows.filter((row) => row.termination_date === null || compareDates(row.termination_date, today) >= 0);
+}
+
+/** The provider an employer belongs to (the CLI's scope when no --provider names one); undefined for no such employer. */
+export async function findEmployerProviderId(db: Executor, employerId: string): Promise<string | undefined> {
+  return (await db.selectFrom('employers').select('provider_id').where('id', '=', employerId).executeTakeFirst())?.provider_id;
+}
+
+/** How many create and update rows an apply has settled so far (any outcome). */
+export async function countAppliedResults(db: Executor, importId: string): Promise<number> {
+  const row = await db
+    .selectFrom('census_import_rows')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('census_import_id', '=', importId)
+    .where('applied_at', 'is not', null)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}
+
+/** The apply's outcomes, counted. */
+export async function countResultOutcomes(db: Executor, importId: string): Promise<Record<CensusRowOutcome, number>> {
+  const rows = await db
+    .selectFrom('census_import_rows')
+    .select(['outcome', (eb) => eb.fn.countAll<number | string>().as('count')])
+    .where('census_import_id', '=', importId)
+    .where('outcome', 'is not', null)
+    .groupBy('outcome')
+    .execute();
+  const counts: Record<CensusRowOutcome, number> = { applied: 0, conflict: 0, failed: 0 };
+  for (const row of rows) if (row.outcome !== null) counts[row.outcome] = Number(row.count);
+  return counts;
+}
+
+/** The first rows, in file order, that carry a warning (`problems` is written by JSON.stringify: no warning is `"warnings":[]`). */
+export function findResultsWithWarnings(db: Executor, importId: string, limit: number): Promise<CensusResultRow[]> {
+  return db
+    .selectFrom('census_import_rows')
+    .selectAll()
+    .where('census_import_id', '=', importId)
+    .where('kind', '!=', 'error')
+    .where('problems', 'not like', '%"warnings":[]%')
+    .orderBy('position')
+    .limit(limit)
+    .execute();
+}
+
+/** The first rows, in file order, that are errors, or whose apply outcome is one of `outcomes`. */
+export function findResultsBy(db: Executor, importId: string, filter: { kind: CensusRowKind } | { outcomes: readonly CensusRowOutcome[] }, limit: number) {
+  let query = db.selectFrom('census_import_rows').selectAll().where('census_import_id', '=', importId);
+  query = 'kind' in filter ? query.where('kind', '=', filter.kind) : query.where('outcome', 'in', filter.outcomes);
+  return query.orderBy('position').limit(limit).execute();
 }
