@@ -39,6 +39,7 @@ import * as cobraEventWithdrawals from './migrations/2026-12-05T0301-cobra-event
 import * as planYearIndexes from './migrations/2026-12-06T0001-plan-year-indexes.ts';
 import * as externalIdLookups from './migrations/2026-12-06T0101-external-id-lookups.ts';
 import * as encryptionKeyFingerprint from './migrations/2026-12-06T0201-encryption-key-fingerprint.ts';
+import * as payroll from './migrations/2026-12-07T0201-payroll.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -81,6 +82,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-06T0001-plan-year-indexes': planYearIndexes,
   '2026-12-06T0101-external-id-lookups': externalIdLookups,
   '2026-12-06T0201-encryption-key-fingerprint': encryptionKeyFingerprint,
+  '2026-12-07T0201-payroll': payroll,
 };
 
 /**
