@@ -152,7 +152,17 @@ describe('retroactive adjustments', () => {
       await ok(admin.post('/payroll_runs', { pay_schedule: paySchedule.id, pay_date: payDate }), 201);
     }
     at('2026-03-02');
-    await ok(admin.post(`/enrollments/${created.id}/approve`));
+    const approved = await ok(admin.post(`/enrollments/${created.id}/approve`));
+    // The election shows its amounts per pay period of the member's (default) schedule.
+    expect(approved.enrolled_plans[0].pay_period).toEqual({
+      pay_schedule: paySchedule.id,
+      frequency: 'semimonthly',
+      periods_per_year: 24,
+      member_contribution: '64.05',
+      employer_contribution: '192.15',
+      last_period_member_contribution: '64.05',
+      last_period_employer_contribution: '192.15',
+    });
 
     const march15 = await linesOf(admin, employer.id, member.id, '2026-03-10');
     expect(march15).toEqual([

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DateSchema, IdSchema, MoneySchema, Nullable, StringEnum } from '../../http/schemas.ts';
-import { PAY_FREQUENCIES } from '../members/member.table.ts';
+import { payPeriodAmountsSchema } from '../payroll/pay-schedule.schemas.ts';
 import { LINES_OF_COVERAGE } from '../plans/plan.table.ts';
 
 export const CoverageQuerySchema = Type.Object({ date: Type.Optional(DateSchema) }, { additionalProperties: false });
@@ -22,23 +22,7 @@ export const MemberCoverageSchema = Type.Object(
         premium: Nullable(MoneySchema),
         employer_contribution: Nullable(MoneySchema),
         member_contribution: Nullable(MoneySchema),
-        pay_period: Nullable(
-          Type.Object(
-            {
-              pay_schedule: IdSchema,
-              frequency: StringEnum(PAY_FREQUENCIES),
-              periods_per_year: Type.Integer({ description: 'weekly 52, biweekly 26, semimonthly 24, monthly 12' }),
-              member_contribution: MoneySchema,
-              employer_contribution: MoneySchema,
-              last_period_member_contribution: MoneySchema,
-              last_period_employer_contribution: MoneySchema,
-            },
-            {
-              description:
-                'The monthly contributions per pay period of the member\'s pay schedule (their own, else the employer default): twelve months spread over periods_per_year, whole cents each, the remainder on the last period of the plan year (last_period_*), so the year sums exactly; null without a schedule or a price. docs/decisions.md "Pay schedules and payroll deductions"',
-            },
-          ),
-        ),
+        pay_period: payPeriodAmountsSchema(),
       }),
     ),
   },

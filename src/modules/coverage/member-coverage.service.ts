@@ -8,26 +8,9 @@ import { money } from '../enrollments/enrollment.response.ts';
 import { findMemberById } from '../members/member.repository.ts';
 import type { MemberCoverage } from './coverage.schemas.ts';
 import * as repository from './coverage.repository.ts';
-import { periodSplit } from '../payroll/pay-period-rules.ts';
+import { payPeriodAmounts } from '../payroll/pay-period-rules.ts';
 import { findPayScheduleOfMember } from '../payroll/pay-schedule.repository.ts';
-import type { PayScheduleRow } from '../payroll/payroll.table.ts';
-import { fromCents } from '../../shared/money.ts';
 
-/** A priced election's contributions per pay period of the member's schedule (payroll/pay-period-rules.ts). */
-function payPeriodAmounts(schedule: PayScheduleRow | undefined, memberCents: number | null, employerCents: number | null) {
-  if (schedule === undefined || memberCents === null || employerCents === null) return null;
-  const member = periodSplit(memberCents, schedule.frequency);
-  const employer = periodSplit(employerCents, schedule.frequency);
-  return {
-    pay_schedule: schedule.id,
-    frequency: schedule.frequency,
-    periods_per_year: member.periods,
-    member_contribution: fromCents(member.regular),
-    employer_contribution: fromCents(employer.regular),
-    last_period_member_contribution: fromCents(member.last),
-    last_period_employer_contribution: fromCents(employer.last),
-  };
-}
 
 /** `GET /members/{id}/coverage`: a member's coverage in force on a date. */
 export class MemberCoverageService {

@@ -5,7 +5,8 @@
  * year sums to the annual total exactly. A plan year with one pay date more than the count (a 53rd weekly or a
  * 27th biweekly pay date) takes nothing on that extra, last pay date.
  */
-import type { PayFrequency } from './payroll.table.ts';
+import { fromCents } from '../../shared/money.ts';
+import type { PayFrequency, PayScheduleRow } from './payroll.table.ts';
 import { PERIODS_PER_YEAR } from './pay-schedule-rules.ts';
 
 export interface PeriodSplit {
@@ -32,4 +33,20 @@ export function amountOnPayDate(monthlyCents: number, frequency: PayFrequency, i
   const split = periodSplit(monthlyCents, frequency);
   if (index < split.periods) return split.regular;
   return index === split.periods ? split.last : 0;
+}
+
+/** A priced election's contributions per pay period of the member's schedule (payroll/pay-period-rules.ts). */
+export function payPeriodAmounts(schedule: Pick<PayScheduleRow, 'id' | 'frequency'> | undefined, memberCents: number | null, employerCents: number | null) {
+  if (schedule === undefined || memberCents === null || employerCents === null) return null;
+  const member = periodSplit(memberCents, schedule.frequency);
+  const employer = periodSplit(employerCents, schedule.frequency);
+  return {
+    pay_schedule: schedule.id,
+    frequency: schedule.frequency,
+    periods_per_year: member.periods,
+    member_contribution: fromCents(member.regular),
+    employer_contribution: fromCents(employer.regular),
+    last_period_member_contribution: fromCents(member.last),
+    last_period_employer_contribution: fromCents(employer.last),
+  };
 }

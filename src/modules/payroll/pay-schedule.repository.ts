@@ -80,3 +80,26 @@ export async function hasPayrollRuns(db: Executor, payScheduleId: string): Promi
   const row = await db.selectFrom('payroll_runs').select('id').where('pay_schedule_id', '=', payScheduleId).limit(1).executeTakeFirst();
   return row !== undefined;
 }
+
+/** The schedule each of these members is paid on (their own, else the employer default), by member id; members with none are absent. */
+export async function findPaySchedulesOfMembers(db: Executor, memberIds: readonly string[]): Promise<Map<string, PayScheduleRow>> {
+  if (memberIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('members')
+    .innerJoin('pay_schedules', (join) =>
+      join
+        .onRef('pay_schedules.provider_id', '=', 'members.provider_id')
+        .onRef('pay_schedules.employer_id', '=', 'members.employer_id')
+        .on((eb) =>
+          eb.or([
+            eb('pay_schedules.id', '=', eb.ref('members.pay_schedule_id')),
+            eb.and([eb('members.pay_schedule_id', 'is', null), eb('pay_schedules.is_default', '=', true)]),
+          ]),
+        ),
+    )
+    .selectAll('pay_schedules')
+    .select('members.id as member_id')
+    .where('members.id', 'in', [...new Set(memberIds)])
+    .execute();
+  return new Map(rows.map(({ member_id: memberId, ...schedule }) => [memberId, schedule]));
+}

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateSchema, IdSchema, Nullable, PageQuerySchema, StringEnum, TimestampSchema, describeProperties } from '../../http/schemas.ts';
+import { DateSchema, IdSchema, MoneySchema, Nullable, PageQuerySchema, StringEnum, TimestampSchema, describeProperties } from '../../http/schemas.ts';
 import { PAY_FREQUENCIES } from './payroll.table.ts';
 
 const SemimonthlyDaysSchema = Type.Array(Type.Integer({ minimum: 1, maximum: 31 }), {
@@ -90,3 +90,30 @@ describeProperties(PayDatesSchema, {
   pay_dates: 'The pay dates in the range, oldest first, with their periods',
 });
 export type PayDatesResponse = Static<typeof PayDatesSchema>;
+
+/** A priced election's contributions per pay period (payroll/pay-period-rules.ts payPeriodAmounts): a fresh schema per use. */
+export function payPeriodAmountsSchema() {
+  return Nullable(
+    Type.Object(
+      {
+        pay_schedule: Type.Unsafe<string>({ ...IdSchema, description: 'The schedule the amounts are for (pay schedule identifier)' }),
+        frequency: StringEnum(PAY_FREQUENCIES, { description: "The schedule's frequency" }),
+        periods_per_year: Type.Integer({ description: 'weekly 52, biweekly 26, semimonthly 24, monthly 12' }),
+        member_contribution: Type.Unsafe<string>({ ...MoneySchema, description: "The member's share each pay period" }),
+        employer_contribution: Type.Unsafe<string>({ ...MoneySchema, description: "The employer's share each pay period" }),
+        last_period_member_contribution: Type.Unsafe<string>({
+          ...MoneySchema,
+          description: "The member's share on the plan year's last counted period (with the remainder)",
+        }),
+        last_period_employer_contribution: Type.Unsafe<string>({
+          ...MoneySchema,
+          description: "The employer's share on the plan year's last counted period (with the remainder)",
+        }),
+      },
+      {
+        description:
+          'The monthly contributions per pay period of the member\'s pay schedule (their own, else the employer default): twelve months spread over periods_per_year, whole cents each, the remainder on the last counted period of the plan year (last_period_*), so a full plan year sums exactly; null without a schedule or a price. docs/decisions.md "Pay schedules and payroll deductions"',
+      },
+    ),
+  );
+}
