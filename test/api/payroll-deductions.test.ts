@@ -336,6 +336,30 @@ describe('imputed income', () => {
   });
 });
 
+describe('far dates', () => {
+  it.each([
+    ['weekly', '0001-01-01'],
+    ['biweekly', '9999-12-24'],
+    ['semimonthly', '0001-01-15'],
+    ['monthly', '9999-12-31'],
+  ])('when a %s schedule starts %s, then reads at the ends of the calendar answer, never a 500', async (frequency, first) => {
+    const { admin, employer } = await payrollWorld({ frequency, first_pay_date: first });
+    for (const date of ['0001-01-01', '0001-12-31', '9999-12-17', '9999-12-31']) {
+      const response = await admin.get(`/payroll_deductions?employer=${employer.id}&pay_date=${date}`);
+      expect(response.status, date).toBe(200);
+      const csv = await admin.get(`/payroll_deductions?employer=${employer.id}&pay_date=${date}&format=csv`);
+      expect(csv.status, date).toBe(200);
+    }
+    const schedules = await ok(admin.get(`/pay_schedules?employer=${employer.id}`));
+    for (const [from, to] of [
+      ['0001-01-01', '0001-12-31'],
+      ['9999-01-01', '9999-12-31'],
+    ]) {
+      expect((await admin.get(`/pay_schedules/${schedules.results[0].id}/pay_dates?from=${from}&to=${to}`)).status).toBe(200);
+    }
+  });
+});
+
 describe('tenancy and bad input', () => {
   it("when another provider asks for an employer's deductions, runs or schedules, then 404; bad queries and runs are 400 or 409", async () => {
     at('2026-01-05');
