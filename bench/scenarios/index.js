@@ -12,6 +12,7 @@ import * as enrollmentApprovals from './enrollment-approvals.js';
 import * as hostileClients from './hostile-clients.js';
 import * as notificationsFilter from './notifications-filter.js';
 import * as openEnrollmentScale from './open-enrollment-scale.js';
+import * as payroll from './payroll.js';
 import * as planYear from './plan-year.js';
 import * as webhooksDelivery from './webhooks-delivery.js';
 
@@ -24,5 +25,6 @@ export const SCENARIOS = [
   ediFiles,
   webhooksDelivery,
   hostileClients,
+  payroll,
   planYear,
 ];
