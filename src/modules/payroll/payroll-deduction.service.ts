@@ -8,7 +8,7 @@ import type { Executor } from '../../db/database.ts';
 import type { Page, PageRequest } from '../../db/keyset.ts';
 import { isVisibleReference } from '../../db/references.ts';
 import type { Database } from '../../db/schema.ts';
-import { addDays, addYears, compareDates } from '../../shared/dates.ts';
+import { addDays, addYears, compareDates, FIRST_DATE, LAST_DATE } from '../../shared/dates.ts';
 import { NotFound, ValidationFailed, inputError } from '../../shared/errors.ts';
 import { fromCents } from '../../shared/money.ts';
 import type { Scope } from '../../shared/tenancy.ts';
@@ -24,6 +24,12 @@ import { findPaidPayDates, findTaken } from './payroll-run.repository.ts';
 
 /** How far back retroactive adjustments reach: paid periods within a year before the pay date. */
 export const RETRO_YEARS = 1;
+
+/** The first day retroactive adjustments reach back to from a pay date (never before the calendar's first date). */
+function retroFloor(payDate: string): string {
+  const floor = addYears(payDate, -RETRO_YEARS);
+  return floor < FIRST_DATE ? FIRST_DATE : floor;
+}
 
 /** One schedule's periods for the date asked. */
 export interface SchedulePeriods {
@@ -96,7 +102,7 @@ export async function feedContext(db: Executor, scope: Scope, employerId: string
     // A schedule whose first period comes after the date pays no one for it.
     if (period === undefined) continue;
     const previous = payDateBefore(dates, period.payDate);
-    const since = addYears(period.payDate, -RETRO_YEARS);
+    const since = retroFloor(period.payDate);
     schedules.set(row.id, {
       id: row.id,
       dates,
@@ -110,7 +116,7 @@ export async function feedContext(db: Executor, scope: Scope, employerId: string
 }
 
 export function pageMembers(db: Executor, context: FeedContext, page: PageRequest): Promise<Page<PayrollMemberRow>> {
-  const earliest = [...context.schedules.values()].map((schedule) => addYears(schedule.period.payDate, -RETRO_YEARS)).sort()[0] ?? '9999-12-31';
+  const earliest = [...context.schedules.values()].map((schedule) => retroFloor(schedule.period.payDate)).sort()[0] ?? LAST_DATE;
   return pagePayrollMembers(
     db,
     {
