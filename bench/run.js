@@ -11,6 +11,7 @@
 //   BENCH_DEPTH_PAGES  how deep beneficiaries-depth's deep page is (default 1000)
 //   BENCH_NOTIFICATIONS         notifications seeded by notifications-filter (default 1000000)
 //   BENCH_NOTIFICATION_OBJECTS  their related objects (default: one per 10 notifications)
+//   BENCH_PAYROLL_MEMBERS  members seeded by payroll (default 50000)
 //   BENCH_OE_MEMBERS   members seeded by open-enrollment-scale (default 50000, half enrolled)
 //   BENCH_OE_TYPE      passive: open-enrollment-scale completes a passive window (idle members carried over)
 //   BENCH_OE_KEEP_SQLITE=FILE  open-enrollment-scale keeps a copy of its SQLite database as the sweep finds it

@@ -28,6 +28,8 @@ import { registerDependentRoutes } from './modules/dependents/dependent.routes.t
 import { registerDocumentRoutes } from './modules/documents/document.routes.ts';
 import { registerEdiRoutes } from './modules/edi/edi.routes.ts';
 import { registerEmployerRoutes } from './modules/employers/employer.routes.ts';
+import { registerPayScheduleRoutes } from './modules/payroll/pay-schedule.routes.ts';
+import { registerPayrollDeductionRoutes } from './modules/payroll/payroll-deduction.routes.ts';
 import { registerEnrollmentRoutes } from './modules/enrollments/enrollment.routes.ts';
 import { registerEventRoutes } from './modules/events/event.routes.ts';
 import { registerGroupRoutes } from './modules/groups/group.routes.ts';
@@ -142,6 +144,8 @@ function registerRoutes(app: FastifyInstance, services: Services, pages: Paginat
   registerDependentRoutes(app, { dependents: services.dependents, pages });
   registerBeneficiaryRoutes(app, { beneficiaries: services.beneficiaries, pages });
   registerPayRateRoutes(app, { payRates: services.payRates, pages });
+  registerPayScheduleRoutes(app, { paySchedules: services.paySchedules, pages });
+  registerPayrollDeductionRoutes(app, { deductions: services.payrollDeductions, runs: services.payrollRuns, pages });
   registerDocumentRoutes(app, { documents: services.documents, pages });
   registerMemberIdCardRoutes(app, { memberIdCards: services.memberIdCards, pages });
   registerBenefitChangeRoutes(app, { benefitChanges: services.benefitChanges, pages });

@@ -26,6 +26,9 @@ import { EdiFileService } from './modules/edi/edi-file.service.ts';
 import { EdiProfileService } from './modules/edi/edi-profile.service.ts';
 import type { SftpConnectionPolicy, SftpOptions } from './modules/edi/sftp-transport.ts';
 import { EmployerService } from './modules/employers/employer.service.ts';
+import { PayScheduleService } from './modules/payroll/pay-schedule.service.ts';
+import { PayrollDeductionService } from './modules/payroll/payroll-deduction.service.ts';
+import { PayrollRunService } from './modules/payroll/payroll-run.service.ts';
 import { EventService } from './modules/events/event.service.ts';
 import { GroupService } from './modules/groups/group.service.ts';
 import { MemberIdCardService } from './modules/member-id-cards/member-id-card.service.ts';
@@ -85,6 +88,9 @@ export interface Services extends BackgroundServices {
   dependents: DependentService;
   beneficiaries: BeneficiaryService;
   payRates: PayRateService;
+  paySchedules: PayScheduleService;
+  payrollDeductions: PayrollDeductionService;
+  payrollRuns: PayrollRunService;
   documents: DocumentService;
   memberIdCards: MemberIdCardService;
   coverage: MemberCoverageService;
@@ -161,6 +167,9 @@ export function buildServices(deps: ServiceDependencies): Services {
     dependents,
     beneficiaries: new BeneficiaryService(db, clock, changes),
     payRates: new PayRateService(db, clock, changes),
+    paySchedules: new PayScheduleService(db, clock),
+    payrollDeductions: new PayrollDeductionService(db),
+    payrollRuns: new PayrollRunService(db, clock),
     documents: new DocumentService(db, clock, changes),
     memberIdCards: new MemberIdCardService(db, clock, changes),
     coverage: new MemberCoverageService(db, clock),

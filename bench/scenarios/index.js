@@ -13,6 +13,7 @@ import * as enrollmentApprovals from './enrollment-approvals.js';
 import * as hostileClients from './hostile-clients.js';
 import * as notificationsFilter from './notifications-filter.js';
 import * as openEnrollmentScale from './open-enrollment-scale.js';
+import * as payroll from './payroll.js';
 import * as planYear from './plan-year.js';
 import * as premiumBill from './premium-bill.js';
 import * as webhooksDelivery from './webhooks-delivery.js';
@@ -28,5 +29,6 @@ export const SCENARIOS = [
   census,
   webhooksDelivery,
   hostileClients,
+  payroll,
   planYear,
 ];

@@ -40,6 +40,7 @@ import * as planYearIndexes from './migrations/2026-12-06T0001-plan-year-indexes
 import * as externalIdLookups from './migrations/2026-12-06T0101-external-id-lookups.ts';
 import * as encryptionKeyFingerprint from './migrations/2026-12-06T0201-encryption-key-fingerprint.ts';
 import * as censusImports from './migrations/2026-12-07T0101-census-imports.ts';
+import * as payroll from './migrations/2026-12-07T0201-payroll.ts';
 import * as premiumBills from './migrations/2026-12-07T0301-premium-bills.ts';
 import * as relationshipEndIndex from './migrations/2026-12-07T0401-relationship-end-index.ts';
 
@@ -85,6 +86,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-06T0101-external-id-lookups': externalIdLookups,
   '2026-12-06T0201-encryption-key-fingerprint': encryptionKeyFingerprint,
   '2026-12-07T0101-census-imports': censusImports,
+  '2026-12-07T0201-payroll': payroll,
   '2026-12-07T0301-premium-bills': premiumBills,
   '2026-12-07T0401-relationship-end-index': relationshipEndIndex,
 };

@@ -14,6 +14,7 @@ const REFERENCES = {
   member: { table: 'members', employerColumn: 'employer_id' },
   group: { table: 'carrier_groups', employerColumn: 'employer_id' },
   plan: { table: 'plans', employerColumn: 'employer_id' },
+  pay_schedule: { table: 'pay_schedules', employerColumn: 'employer_id' },
   // Documents without an employer are provider-wide: employer keys do not see them (employer_id is null).
   document: { table: 'documents', employerColumn: 'employer_id' },
 } as const satisfies Record<string, { table: keyof Database; employerColumn: string | null }>;

@@ -45,6 +45,7 @@ import type {
   EdiSentDemographicsTable,
   EdiUnmatchedAcknowledgementTable,
 } from '../modules/edi/edi.table.ts';
+import type { PayrollRunLineTable, PayrollRunTable, PayScheduleTable } from '../modules/payroll/payroll.table.ts';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../modules/webhooks/webhook.table.ts';
 
 /** Every table, as Kysely sees it. Each module owns the row type of its tables. */
@@ -106,4 +107,7 @@ export interface Database {
   census_import_rows: CensusResultTable;
   premium_bills: PremiumBillTable;
   alerts: AlertTable;
+  pay_schedules: PayScheduleTable;
+  payroll_runs: PayrollRunTable;
+  payroll_run_lines: PayrollRunLineTable;
 }

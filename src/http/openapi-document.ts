@@ -38,6 +38,7 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /webhook_endpoints/{public_id}/deliveries': 'listWebhookDeliveries',
   'GET /enrollments/{public_id}/benefit_changes': 'listEnrollmentBenefitChanges',
   'GET /members/{public_id}/coverage': 'getMemberCoverage',
+  'GET /pay_schedules/{public_id}/pay_dates': 'listPayScheduleDates',
   'GET /documents/{public_id}/content': 'getDocumentContent',
   'GET /open_enrollment_windows/{public_id}/change_report': 'getOpenEnrollmentWindowChangeReport',
   'GET /open_enrollment_windows/{public_id}/incomplete_members_report': 'getOpenEnrollmentWindowIncompleteMembersReport',
@@ -199,6 +200,8 @@ function finishOperation(method: string, path: string, operation: Operation, err
     }
     if (path.endsWith('/incomplete_members_report') && status === '200')
       headers['Content-Disposition'] = header('attachment; filename="incomplete-members-<window>.csv" when format=csv');
+    if (path === '/payroll_deductions' && status === '200')
+      headers['Content-Disposition'] = header('attachment; filename="payroll-deductions-<employer>-<pay_date>.csv" when format=csv');
     response.headers = headers;
     if (response.description === undefined || response.description === 'Default Response') response.description = 'Success';
   }

@@ -64,6 +64,7 @@ describe('members: create and read', () => {
       termination_reason: null,
       date_of_death: null,
       rehire_rule: null,
+      pay_schedule: null,
       enrollments: [],
       created_at: t.clock.now().toISOString(),
     });

@@ -99,7 +99,7 @@ describe('OpenAPI reference: examples, descriptions and webhooks', () => {
     expect(ids.length).toBeGreaterThan(20);
     // Prefix, underscore, 11 base36 characters of time order and 9 random base62 ones (shared/ids.ts).
     for (const id of ids)
-      expect(id).toMatch(/^(er|mem|dep|ben|carr|grp|bu|sub|plan|pc|enr|ep|ed|bd|pcp|cw|bc|oew|mic|pr|ntf|evt|whe|whd)_[0-9a-z]{11}[0-9A-Za-z]{9}$/);
+      expect(id).toMatch(/^(er|mem|dep|ben|carr|grp|bu|sub|plan|pc|enr|ep|ed|bd|pcp|cw|bc|oew|mic|pr|ntf|evt|whe|whd|psch)_[0-9a-z]{11}[0-9A-Za-z]{9}$/);
     expect(text).not.toMatch(/\b\d{3}-\d{2}-\d{4}\b(?<!123-45-6789)/);
     expect(text).not.toContain('"<');
   });

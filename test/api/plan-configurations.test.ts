@@ -43,6 +43,8 @@ describe('POST /plan_configurations', () => {
       minimum_hours_per_week: 30,
       eligible_employment_statuses: ['full_time', 'seasonal'],
       waiting_period_waiver_allowed: true,
+      deduction_code: 'MED-PPO',
+      tax_treatment: 'post_tax',
       metadata: { source: 'renewal-2026' },
     };
     const response = await t.admin.post('/plan_configurations', body);
@@ -73,6 +75,8 @@ describe('POST /plan_configurations', () => {
       eligible_employment_statuses: null,
       waiting_period_waiver_allowed: false,
       contribution_strategy: null,
+      deduction_code: null,
+      tax_treatment: null,
       metadata: {},
       created_at: t.clock.now().toISOString(),
     });

@@ -52,6 +52,8 @@ export async function insertPlanWithConfiguration(
       minimum_hours_per_week: null,
       eligible_employment_statuses: null,
       contribution_strategy: null,
+      deduction_code: null,
+      tax_treatment: null,
       metadata: '{}',
       created_at: now,
     })

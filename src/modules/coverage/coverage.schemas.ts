@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DateSchema, IdSchema, MoneySchema, Nullable, StringEnum } from '../../http/schemas.ts';
+import { payPeriodAmountsSchema } from '../payroll/pay-schedule.schemas.ts';
 import { LINES_OF_COVERAGE } from '../plans/plan.table.ts';
 
 export const CoverageQuerySchema = Type.Object({ date: Type.Optional(DateSchema) }, { additionalProperties: false });
@@ -21,6 +22,7 @@ export const MemberCoverageSchema = Type.Object(
         premium: Nullable(MoneySchema),
         employer_contribution: Nullable(MoneySchema),
         member_contribution: Nullable(MoneySchema),
+        pay_period: payPeriodAmountsSchema(),
       }),
     ),
   },

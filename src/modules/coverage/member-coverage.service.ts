@@ -8,6 +8,9 @@ import { money } from '../enrollments/enrollment.response.ts';
 import { findMemberById } from '../members/member.repository.ts';
 import type { MemberCoverage } from './coverage.schemas.ts';
 import * as repository from './coverage.repository.ts';
+import { payPeriodAmounts } from '../payroll/pay-period-rules.ts';
+import { findPayScheduleOfMember } from '../payroll/pay-schedule.repository.ts';
+
 
 /** `GET /members/{id}/coverage`: a member's coverage in force on a date. */
 export class MemberCoverageService {
@@ -29,6 +32,7 @@ export class MemberCoverageService {
     if (!member) throw new NotFound('member');
     const on = date ?? toDateString(this.#clock.now());
     const lines = await repository.findAllCoverageInForce(this.#db, member.id, on);
+    const schedule = await findPayScheduleOfMember(this.#db, member);
     const dependents = await repository.findDependentIdsOfPlans(
       this.#db,
       lines.map((row) => row.id),
@@ -48,6 +52,7 @@ export class MemberCoverageService {
         premium: money(row.premium_cents),
         employer_contribution: money(row.employer_contribution_cents),
         member_contribution: money(row.member_contribution_cents),
+        pay_period: payPeriodAmounts(schedule, row.member_contribution_cents, row.employer_contribution_cents),
       })),
     };
   }

@@ -38,6 +38,7 @@ const member: MemberRow = {
   payroll_provider_external_id: null,
   job_title: null,
   business_unit_id: null,
+  pay_schedule_id: null,
   metadata: '{}',
   created_at: '2026-01-01T00:00:00.000Z',
 };
@@ -105,6 +106,8 @@ const configuration = (planId: string, overrides: Partial<PlanConfigurationRow> 
   minimum_hours_per_week: null,
   eligible_employment_statuses: null,
   contribution_strategy: null,
+  deduction_code: null,
+  tax_treatment: null,
   metadata: '{}',
   created_at: '2026-01-01T00:00:00.000Z',
   ...overrides,

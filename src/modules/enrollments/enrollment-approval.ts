@@ -6,6 +6,7 @@
  * approval asked for (not a continuation's) then reaches forward to the member's later elections on its lines
  * (later-elections.ts).
  */
+import { findPaySchedulesOfMembers } from '../payroll/pay-schedule.repository.ts';
 import type { Kysely } from 'kysely';
 import type { Executor, Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
@@ -105,7 +106,7 @@ export class EnrollmentApproval {
     const { approved, coverage } = await this.#stored.approve(trx, enrollment, elections, withEvents);
     // Its own elections' ends may move there (a later election takes over): `elections` shows them as they are.
     await this.#laterElections.reachForwardIn(trx, scope, { enrollment: approved, member, elections, previous: coverage.previous });
-    return toEnrollmentResponse(approved, elections);
+    return toEnrollmentResponse(approved, elections, await findPaySchedulesOfMembers(trx, [approved.member_id]));
   }
 }
 

@@ -4,6 +4,7 @@
  * or cancelled; and read. Every change locks the member, then the enrollment (lockMemberThenEnrollment), and
  * hands its events and notification to ChangeCommit.
  */
+import { findPaySchedulesOfMembers } from '../payroll/pay-schedule.repository.ts';
 import { recordHeldCoverage } from '../carrier-ledger/carrier-ledger.ts';
 import type { Kysely } from 'kysely';
 import type { Executor, Transaction } from '../../db/database.ts';
@@ -91,13 +92,13 @@ export class EnrollmentDrafts {
     await this.#commit.commit(trx, {
       events: [eventOf('enrollment', 'created', row), ...replaced.map((enrollment) => eventOf('enrollment', 'updated', enrollment))],
     });
-    return toEnrollmentResponse(row, elections);
+    return toEnrollmentResponse(row, elections, await findPaySchedulesOfMembers(trx, [row.member_id]));
   }
 
   async get(scope: Scope, id: string): Promise<EnrollmentResponse> {
     const row = await repository.findEnrollmentById(this.#db, scope, id);
     if (!row) throw new NotFound('enrollment');
-    return toEnrollmentResponse(row, await repository.findElections(this.#db, [row.id]));
+    return toEnrollmentResponse(row, await repository.findElections(this.#db, [row.id]), await findPaySchedulesOfMembers(this.#db, [row.member_id]));
   }
 
   async list(
@@ -110,7 +111,11 @@ export class EnrollmentDrafts {
       this.#db,
       rows.results.map((row) => row.id),
     );
-    return { ...rows, results: rows.results.map((row) => toEnrollmentResponse(row, elections)) };
+    const schedules = await findPaySchedulesOfMembers(
+      this.#db,
+      rows.results.map((row) => row.member_id),
+    );
+    return { ...rows, results: rows.results.map((row) => toEnrollmentResponse(row, elections, schedules)) };
   }
 
   /** `PATCH /enrollments/{id}` with an edit (not isEoiDecisionBody): only while not_started. */
@@ -137,7 +142,7 @@ export class EnrollmentDrafts {
       }
       await repository.updateEnrollmentFields(trx, updated);
       await this.#commit.commit(trx, { events: [eventOf('enrollment', 'updated', updated)] });
-      return toEnrollmentResponse(updated, elections);
+      return toEnrollmentResponse(updated, elections, await findPaySchedulesOfMembers(trx, [updated.member_id]));
     });
   }
 
@@ -162,7 +167,7 @@ export class EnrollmentDrafts {
       events: [eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS.save_and_submit, submitted)],
       notifications: [enrollmentNotification(enrollment, 'enrollment_submitted', 'employer')],
     });
-    return toEnrollmentResponse(submitted, elections);
+    return toEnrollmentResponse(submitted, elections, await findPaySchedulesOfMembers(trx, [submitted.member_id]));
   }
 
   async reopen(scope: Scope, id: string): Promise<EnrollmentResponse> {
@@ -183,7 +188,7 @@ export class EnrollmentDrafts {
       await moveEnrollment(trx, enrollment, action, set);
       const moved = { ...enrollment, ...set, status: ENROLLMENT_TRANSITIONS[action].to };
       await this.#commit.commit(trx, { events: [eventOf('enrollment', ENROLLMENT_EVENT_ACTIONS[action], moved)] });
-      return toEnrollmentResponse(moved, await repository.findElections(trx, [id]));
+      return toEnrollmentResponse(moved, await repository.findElections(trx, [id]), await findPaySchedulesOfMembers(trx, [moved.member_id]));
     });
   }
 

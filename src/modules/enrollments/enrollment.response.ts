@@ -6,6 +6,8 @@ import { parseMetadata } from '../../shared/metadata.ts';
 import { fromCents } from '../../shared/money.ts';
 import type { NewNotification } from '../notifications/notification.service.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
+import { payPeriodAmounts } from '../payroll/pay-period-rules.ts';
+import type { PayScheduleRow } from '../payroll/payroll.table.ts';
 import { fromBasisPoints } from '../plans/pricing.ts';
 import type { Elections } from './enrollment.repository.ts';
 import type { BeneficiaryDesignationInput, EnrollmentResponse, PrimaryCareProvider, PrimaryCareProviderInput } from './enrollment.schemas.ts';
@@ -13,7 +15,12 @@ import { DESIGNATION_LINES, type BeneficiaryDesignationRow, type EnrolledDepende
 
 export const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
 
-export function toEnrollmentResponse(row: EnrollmentRow, elections: Elections): EnrollmentResponse {
+/**
+ * `schedules`: the pay schedule of the enrollment's member (findPaySchedulesOfMembers), for each priced election's
+ * amounts per pay period (payroll/pay-period-rules.ts); absent: null.
+ */
+export function toEnrollmentResponse(row: EnrollmentRow, elections: Elections, schedules: ReadonlyMap<string, PayScheduleRow>): EnrollmentResponse {
+  const schedule = schedules.get(row.member_id);
   const dependentsByPlan = Map.groupBy(elections.dependents, (dependent) => dependent.enrolled_plan_id);
   const plansById = new Map(elections.plans.map((plan) => [plan.id, plan]));
   const designationsByPlan = Map.groupBy(elections.designations, (designation) => designation.enrolled_plan_id);
@@ -48,6 +55,7 @@ export function toEnrollmentResponse(row: EnrollmentRow, elections: Elections): 
         employer_contribution: money(plan.employer_contribution_cents),
         member_contribution: money(plan.member_contribution_cents),
         payroll_provider_external_id: plan.payroll_provider_external_id,
+        pay_period: payPeriodAmounts(schedule, plan.member_contribution_cents, plan.employer_contribution_cents),
         ...volumeFields(plan),
         beneficiary_designations: (designationsByPlan.get(plan.id) ?? []).map((designation) => ({
           id: designation.id,

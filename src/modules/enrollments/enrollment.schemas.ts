@@ -1,3 +1,4 @@
+import { payPeriodAmountsSchema } from '../payroll/pay-schedule.schemas.ts';
 import { Type, type Static } from 'typebox';
 import {
   describeProperties,
@@ -229,6 +230,7 @@ export const EnrolledPlanSchema = Type.Object(
     employer_contribution: Nullable(MoneySchema),
     member_contribution: Nullable(MoneySchema),
     payroll_provider_external_id: Nullable(Type.String()),
+    pay_period: payPeriodAmountsSchema(),
     ...volumeFields,
     beneficiary_designations: Type.Array(
       Type.Object({

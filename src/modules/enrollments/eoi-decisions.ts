@@ -5,6 +5,7 @@
  * still running on the decision date: a denial is recorded in place (nothing changes for the carrier), and an
  * approval raises the volume from the decision date through a continuation (coverage-continuation.ts).
  */
+import { findPaySchedulesOfMembers } from '../payroll/pay-schedule.repository.ts';
 import type { Kysely } from 'kysely';
 import type { Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
@@ -75,7 +76,7 @@ export class EoiDecisions {
     const updated = { ...enrollment, metadata: JSON.stringify(mergeMetadata(parseMetadata(enrollment.metadata), input.metadata)) };
     await repository.updateEnrollmentFields(trx, updated);
     await this.#commit.commit(trx, { events: [eventOf('enrollment', 'updated', updated)] });
-    return toEnrollmentResponse(updated, await repository.findElections(trx, [enrollment.id]));
+    return toEnrollmentResponse(updated, await repository.findElections(trx, [enrollment.id]), await findPaySchedulesOfMembers(trx, [updated.member_id]));
   }
 
   /**

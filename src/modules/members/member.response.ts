@@ -30,6 +30,7 @@ export function toMemberResponse(row: MemberRow, links: { subclasses: string[]; 
     payroll_provider_external_id: row.payroll_provider_external_id,
     job_title: row.job_title,
     business_unit: row.business_unit_id,
+    pay_schedule: row.pay_schedule_id,
     subclasses: links.subclasses,
     enrollments: links.enrollments,
     metadata: parseMetadata(row.metadata),

@@ -49,6 +49,7 @@ export const MemberSchema = Type.Object(
     payroll_provider_external_id: Nullable(Type.String()),
     job_title: Nullable(Type.String()),
     business_unit: Nullable(IdSchema),
+    pay_schedule: Nullable(IdSchema),
     subclasses: Type.Array(IdSchema),
     enrollments: Type.Array(IdSchema, { description: "Ids of the member's enrollments" }),
     metadata: MetadataResponseSchema,
@@ -74,6 +75,8 @@ describeProperties(MemberSchema, {
   payroll_provider_external_id: "The member's id in the payroll system; filter by it with ?payroll_provider_external_id=",
   job_title: 'Job title; null when not given',
   business_unit: 'The business unit (legal entity) the member works for (business unit identifier); null when not given',
+  pay_schedule:
+    'The pay schedule the member is paid on (pay schedule identifier, of the same employer); null for the employer\'s default schedule. docs/decisions.md "Pay schedules and payroll deductions"',
   subclasses: 'The subclasses (departments, classes) the member belongs to (subclass identifiers)',
 });
 export type MemberResponse = Static<typeof MemberSchema>;
@@ -109,6 +112,7 @@ const writable = {
   payroll_provider_external_id: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   job_title: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   business_unit: Type.Optional(Nullable(IdSchema)),
+  pay_schedule: Type.Optional(Nullable(IdSchema)),
   subclasses: Type.Optional(Type.Array(IdSchema, { maxItems: 50, uniqueItems: true })),
   metadata: Type.Optional(MetadataSchema),
 };

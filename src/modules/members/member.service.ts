@@ -20,6 +20,7 @@ import type { ChangeCommit } from '../change-commit/change-commit.ts';
 import { appendEmploymentEvents, findEmploymentEvents } from './employment-history.repository.ts';
 import { employmentEventsOf, employmentProblems, leaveInProgress, leaveProblem, withDeathCompleted, workChangesOf } from './employment-history.ts';
 import { daysAway, rehireRuleOf } from './rehire-rules.ts';
+import { isEmployerPaySchedule } from '../payroll/pay-schedule.repository.ts';
 import * as repository from './member.repository.ts';
 import { terminatedNotification, toEmploymentEventResponse, toMemberResponse } from './member.response.ts';
 import type {
@@ -130,6 +131,7 @@ export class MemberService {
       payroll_provider_external_id: input.payroll_provider_external_id ?? null,
       job_title: input.job_title ?? null,
       business_unit_id: input.business_unit ?? null,
+      pay_schedule_id: input.pay_schedule ?? null,
       metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
       created_at: this.#clock.now().toISOString(),
     });
@@ -208,6 +210,7 @@ export class MemberService {
       termination_reason: input.termination_reason !== undefined || changed.termination_date === current.termination_date ? changed.termination_reason : null,
       address: input.address ? JSON.stringify(input.address) : current.address,
       business_unit_id: input.business_unit !== undefined ? input.business_unit : current.business_unit_id,
+      pay_schedule_id: input.pay_schedule !== undefined ? input.pay_schedule : current.pay_schedule_id,
       metadata: JSON.stringify(mergeMetadata(parseMetadata(current.metadata), input.metadata)),
     });
     const links = (await repository.findMemberLinks(trx, [id])).get(id)!;
@@ -385,6 +388,9 @@ export class MemberService {
     errors.push(...employmentProblems(row, today));
     if (row.business_unit_id !== null && !(await repository.isEmployerBusinessUnit(trx, row.provider_id, row.employer_id, row.business_unit_id))) {
       errors.push(inputError(['business_unit'], "No such business unit for the member's employer."));
+    }
+    if (row.pay_schedule_id !== null && !(await isEmployerPaySchedule(trx, row.provider_id, row.employer_id, row.pay_schedule_id))) {
+      errors.push(inputError(['pay_schedule'], "No such pay schedule for the member's employer."));
     }
     const known = await repository.findEmployerSubclassIds(trx, row.provider_id, row.employer_id, subclasses);
     subclasses.forEach((subclass, index) => {

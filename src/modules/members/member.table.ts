@@ -51,6 +51,8 @@ export interface MemberTable {
   payroll_provider_external_id: string | null;
   job_title: string | null;
   business_unit_id: string | null;
+  /** The member's pay schedule (pay_schedules), null for the employer's default schedule. */
+  pay_schedule_id: string | null;
   metadata: string;
   created_at: string;
 }

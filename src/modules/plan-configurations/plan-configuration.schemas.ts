@@ -4,6 +4,7 @@ import { MONEY_PATTERN } from '../../shared/money.ts';
 import { COVERAGE_TIERS, type CoverageTier } from '../plans/coverage-tier.ts';
 import { PERCENTAGE_PATTERN } from '../plans/pricing.ts';
 import { EMPLOYMENT_STATUSES } from '../members/member.table.ts';
+import { TAX_TREATMENTS } from '../payroll/payroll.table.ts';
 import { AGE_OUT_RULES, COVERAGE_START_RULES, TERMINATION_POLICIES } from './eligibility.ts';
 
 /** The ACA's 90-day limit on waiting periods (PHSA 2708, 42 U.S.C. 300gg-7; 29 CFR 2590.715-2708(b)). */
@@ -58,6 +59,22 @@ const WaiverAllowedSchema = Type.Boolean({
   description:
     "Whether an admin's rules_override on an enrollment waives this configuration's waiting period (recorded on the enrollment with the admin's key and reason); false by default",
 });
+/** Payroll: the deduction's code and tax treatment (docs/decisions.md "Pay schedules and payroll deductions"). */
+const DeductionCodeSchema = Nullable(
+  Type.String({
+    minLength: 1,
+    maxLength: 64,
+    pattern: '^[A-Za-z0-9_.-]+$',
+    description: "The code payroll files this configuration's deduction under (letters, digits, _ . -); null for the plan's line of coverage (e.g. medical)",
+  }),
+);
+const TaxTreatmentSchema = Nullable(
+  StringEnum(TAX_TREATMENTS, {
+    description:
+      "How the deduction is taxed: pre_tax_125 (IRC §125), post_tax, or imputed (group-term life: the member's share after tax, and IRC §79 imputed income over $50,000); null for the line's default (health lines and FSAs/HSA pre_tax_125, life imputed, the others post_tax)",
+  }),
+);
+
 const employmentFields = {
   coverage_start_rule: CoverageStartRuleSchema,
   minimum_hours_per_week: MinimumHoursSchema,
@@ -76,6 +93,8 @@ export const PlanConfigurationSchema = Type.Object(
     required_subclass: RequiredSubclassSchema,
     ...employmentFields,
     contribution_strategy: Nullable(ContributionStrategySchema),
+    deduction_code: DeductionCodeSchema,
+    tax_treatment: TaxTreatmentSchema,
     metadata: MetadataResponseSchema,
     created_at: TimestampSchema,
   },
@@ -100,6 +119,8 @@ export const CreatePlanConfigurationBodySchema = Type.Object(
     minimum_hours_per_week: Type.Optional(MinimumHoursSchema),
     eligible_employment_statuses: Type.Optional(EligibleStatusesSchema),
     waiting_period_waiver_allowed: Type.Optional(WaiverAllowedSchema),
+    deduction_code: Type.Optional(DeductionCodeSchema),
+    tax_treatment: Type.Optional(TaxTreatmentSchema),
     metadata: Type.Optional(MetadataSchema),
   },
   { title: 'CreatePlanConfigurationBody', additionalProperties: false },
@@ -118,6 +139,8 @@ export const UpdatePlanConfigurationBodySchema = Type.Object(
     minimum_hours_per_week: Type.Optional(MinimumHoursSchema),
     eligible_employment_statuses: Type.Optional(EligibleStatusesSchema),
     waiting_period_waiver_allowed: Type.Optional(WaiverAllowedSchema),
+    deduction_code: Type.Optional(DeductionCodeSchema),
+    tax_treatment: Type.Optional(TaxTreatmentSchema),
     metadata: Type.Optional(MetadataSchema),
   },
   { title: 'UpdatePlanConfigurationBody', additionalProperties: false },

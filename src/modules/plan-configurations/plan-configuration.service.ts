@@ -50,6 +50,8 @@ export function toPlanConfigurationResponse(row: PlanConfigurationRow): PlanConf
     eligible_employment_statuses: parseEmploymentStatuses(row.eligible_employment_statuses),
     waiting_period_waiver_allowed: Boolean(row.waiting_period_waiver_allowed),
     contribution_strategy: parseContributionStrategy(row.contribution_strategy),
+    deduction_code: row.deduction_code,
+    tax_treatment: row.tax_treatment,
     metadata: parseMetadata(row.metadata),
     created_at: row.created_at,
   };
@@ -113,6 +115,8 @@ export class PlanConfigurationService {
         eligible_employment_statuses: input.eligible_employment_statuses ? JSON.stringify(input.eligible_employment_statuses) : null,
         waiting_period_waiver_allowed: input.waiting_period_waiver_allowed ?? false,
         contribution_strategy: null,
+        deduction_code: input.deduction_code ?? null,
+        tax_treatment: input.tax_treatment ?? null,
         metadata: JSON.stringify(mergeMetadata({}, input.metadata)),
         created_at: this.#clock.now().toISOString(),
       };
@@ -150,6 +154,8 @@ export class PlanConfigurationService {
           'dependent_age_out_rule',
           'coverage_start_rule',
           'minimum_hours_per_week',
+          'deduction_code',
+          'tax_treatment',
         ]),
         waiting_period_waiver_allowed: input.waiting_period_waiver_allowed ?? current.waiting_period_waiver_allowed,
         required_subclass_id: input.required_subclass !== undefined ? input.required_subclass : current.required_subclass_id,

@@ -21,6 +21,10 @@ export interface PlanConfigurationTable {
   waiting_period_waiver_allowed: Generated<boolean | number>;
   /** JSON text of the ContributionStrategy (POST /plan_configurations/{id}/contribution_strategy), or null until one is set. */
   contribution_strategy: string | null;
+  /** The code payroll files this configuration's deduction under; null for the plan's line of coverage. */
+  deduction_code: string | null;
+  /** How the deduction is taxed (TaxTreatment); null for the line's default (payroll/deduction-rules.ts). */
+  tax_treatment: 'pre_tax_125' | 'post_tax' | 'imputed' | null;
   metadata: string;
   created_at: string;
 }

@@ -1,0 +1,152 @@
+import { insertRows } from '../../db/bulk-insert.ts';
+import type { Executor } from '../../db/database.ts';
+import { findByIdInScope, inScope } from '../../db/scope.ts';
+import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
+import type { Scope } from '../../shared/tenancy.ts';
+import type { Amounts } from './deduction-rules.ts';
+import type { PayrollRunLineRow, PayrollRunRow } from './payroll.table.ts';
+
+function payrollRuns(db: Executor, scope: Scope) {
+  return inScope(db.selectFrom('payroll_runs').selectAll(), scope, 'payroll_runs', 'employer_id');
+}
+
+export const findPayrollRunById: (db: Executor, scope: Scope, id: string) => Promise<PayrollRunRow | undefined> = findByIdInScope(payrollRuns);
+
+export function listPayrollRuns(
+  db: Executor,
+  scope: Scope,
+  filter: { employerId?: string | undefined; payScheduleId?: string | undefined },
+  page: PageRequest,
+): Promise<Page<PayrollRunRow>> {
+  let query = payrollRuns(db, scope);
+  if (filter.employerId !== undefined) query = query.where('employer_id', '=', filter.employerId);
+  if (filter.payScheduleId !== undefined) query = query.where('pay_schedule_id', '=', filter.payScheduleId);
+  return paginate(query, page);
+}
+
+/** The pay dates of a schedule's runs from `from` through `to`, oldest first. */
+export async function findPaidPayDates(db: Executor, payScheduleId: string, from: string, to: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('payroll_runs')
+    .select('pay_date')
+    .where('pay_schedule_id', '=', payScheduleId)
+    .where('pay_date', '>=', from)
+    .where('pay_date', '<=', to)
+    .orderBy('pay_date')
+    .execute();
+  return rows.map((row) => row.pay_date);
+}
+
+/** The latest pay date a schedule's runs paid; undefined before the first run. */
+export async function findLatestPaidPayDate(db: Executor, payScheduleId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('payroll_runs')
+    .select('pay_date')
+    .where('pay_schedule_id', '=', payScheduleId)
+    .orderBy('pay_date', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.pay_date;
+}
+
+/** What runs took per member, deduction code and period, for these members and periods: member -> code -> pay date -> amounts. */
+export async function findTaken(
+  db: Executor,
+  memberIds: readonly string[],
+  periods: readonly string[],
+): Promise<Map<string, Map<string, Map<string, Amounts>>>> {
+  const taken = new Map<string, Map<string, Map<string, Amounts>>>();
+  if (memberIds.length === 0 || periods.length === 0) return taken;
+  const rows = await db
+    .selectFrom('payroll_run_lines')
+    .select(['member_id', 'deduction_code', 'period_pay_date'])
+    .select((eb) => [
+      eb.fn.sum<string | number>('member_pre_tax_cents').as('member_pre_tax'),
+      eb.fn.sum<string | number>('member_post_tax_cents').as('member_post_tax'),
+      eb.fn.sum<string | number>('employer_cents').as('employer'),
+      eb.fn.sum<string | number>('imputed_income_cents').as('imputed_income'),
+    ])
+    .where('member_id', 'in', memberIds)
+    .where('period_pay_date', 'in', periods)
+    .groupBy(['member_id', 'deduction_code', 'period_pay_date'])
+    .execute();
+  for (const row of rows) {
+    const byCode = taken.get(row.member_id) ?? new Map<string, Map<string, Amounts>>();
+    taken.set(row.member_id, byCode);
+    const byPeriod = byCode.get(row.deduction_code) ?? new Map<string, Amounts>();
+    byCode.set(row.deduction_code, byPeriod);
+    byPeriod.set(row.period_pay_date, {
+      memberPreTax: Number(row.member_pre_tax),
+      memberPostTax: Number(row.member_post_tax),
+      employer: Number(row.employer),
+      imputedIncome: Number(row.imputed_income),
+    });
+  }
+  return taken;
+}
+
+export async function insertPayrollRun(db: Executor, row: PayrollRunRow): Promise<void> {
+  await db.insertInto('payroll_runs').values(row).execute();
+}
+
+export async function insertPayrollRunLines(db: Executor, rows: readonly PayrollRunLineRow[]): Promise<void> {
+  if (rows.length > 0) await insertRows(db, 'payroll_run_lines', rows);
+}
+
+/** A run's totals over its lines: its own period and the adjustments it took. */
+export async function findRunTotals(db: Executor, runId: string, payDate: string) {
+  const rows = await db
+    .selectFrom('payroll_run_lines')
+    .select((eb) => [
+      eb.case().when('period_pay_date', '=', payDate).then('current').else('adjustment').end().as('kind'),
+      eb.fn.count<string | number>('id').as('lines'),
+      eb.fn.sum<string | number>('member_pre_tax_cents').as('member_pre_tax'),
+      eb.fn.sum<string | number>('member_post_tax_cents').as('member_post_tax'),
+      eb.fn.sum<string | number>('employer_cents').as('employer'),
+      eb.fn.sum<string | number>('imputed_income_cents').as('imputed_income'),
+    ])
+    .where('payroll_run_id', '=', runId)
+    .groupBy('kind')
+    .execute();
+  const members = await db
+    .selectFrom('payroll_run_lines')
+    .select((eb) => eb.fn.count<string | number>('member_id').distinct().as('members'))
+    .where('payroll_run_id', '=', runId)
+    .executeTakeFirst();
+  return { rows, members: Number(members?.members ?? 0) };
+}
+
+/**
+ * What payroll deducted for a member in a month (YYYY-MM), per deduction code: the sum of what every payroll run
+ * recorded for the pay periods whose pay date falls in that month (each period's own deduction and any retroactive
+ * adjustment of it taken later). For premium bill reconciliation; reads only what runs recorded.
+ */
+export async function findDeductedInMonth(db: Executor, providerId: string, memberId: string, month: string): Promise<Map<string, Amounts>> {
+  const rows = await db
+    .selectFrom('payroll_run_lines')
+    .select('deduction_code')
+    .select((eb) => [
+      eb.fn.sum<string | number>('member_pre_tax_cents').as('member_pre_tax'),
+      eb.fn.sum<string | number>('member_post_tax_cents').as('member_post_tax'),
+      eb.fn.sum<string | number>('employer_cents').as('employer'),
+      eb.fn.sum<string | number>('imputed_income_cents').as('imputed_income'),
+    ])
+    .where('provider_id', '=', providerId)
+    .where('member_id', '=', memberId)
+    .where('period_pay_date', '>=', `${month}-01`)
+    .where('period_pay_date', '<=', `${month}-31`)
+    .groupBy('deduction_code')
+    .orderBy('deduction_code')
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.deduction_code,
+      {
+        memberPreTax: Number(row.member_pre_tax),
+        memberPostTax: Number(row.member_post_tax),
+        employer: Number(row.employer),
+        imputedIncome: Number(row.imputed_income),
+      },
+    ]),
+  );
+}
