@@ -144,7 +144,12 @@ export async function computeFeeds(db: Executor, context: FeedContext, members: 
   ]);
   const sorted = [...new Set(dates)].sort();
   const memberIds = placed.map(({ member }) => member.id);
-  const facts = await loadDeductionFacts(db, memberIds, sorted[0]!, sorted.at(-1)!);
+  const facts = await loadDeductionFacts(
+    db,
+    placed.map(({ member }) => member),
+    sorted[0]!,
+    sorted.at(-1)!,
+  );
   const taken = await findTaken(db, memberIds, sorted);
   return placed.map(({ member, schedule }) =>
     feedOf(member, schedule, (payDate) => owedOn(facts, member.id, schedule.dates, schedule.index, payDate), taken.get(member.id)),

@@ -51,16 +51,18 @@ function inForceOn(rows: readonly PayrollCoverageRow[], date: string): PayrollCo
 
 /** The monthly imputed income of one election (§79 life, or a non-dependent partner's health coverage). */
 function monthlyImputedIncome(facts: DeductionFacts, row: PayrollCoverageRow, treatment: TaxTreatment, payDate: string): number {
-  const member = facts.members.get(row.member_id);
-  if (member === undefined) return 0;
   const memberMonthly = row.member_contribution_cents ?? 0;
   if (row.line_of_coverage === 'life' && treatment === 'imputed') {
+    const dob = facts.dobs.get(row.member_id);
+    if (dob === undefined) return 0;
     // The member's share under `imputed` is taken after tax, so it reduces the imputed income (26 CFR 1.79-3(a)(3)).
-    return section79MonthlyCents({ coverageCents: row.volume_cents ?? 0, age: ageAtEndOfTaxYear(member.dob, payDate), afterTaxMonthlyCents: memberMonthly });
+    return section79MonthlyCents({ coverageCents: row.volume_cents ?? 0, age: ageAtEndOfTaxYear(dob, payDate), afterTaxMonthlyCents: memberMonthly });
   }
   const covered = facts.partnerCoverage.get(row.id);
+  if (covered === undefined) return 0;
+  const member = facts.members.get(row.member_id);
   const plan = facts.plans.get(row.plan_id);
-  if (covered === undefined || plan === undefined || row.employer_contribution_cents === null) return 0;
+  if (member === undefined || plan === undefined || row.employer_contribution_cents === null) return 0;
   const without = covered.filter((dependent) => !isNonDependentPartner(dependent.member_relationship));
   const price = electionPrice(
     plan,
