@@ -156,3 +156,57 @@ export function memberRow({ id, providerId, employerId, i, createdAt, address = 
     created_at: createdAt,
   };
 }
+
+/**
+ * `count` members of the employer, each with an approved enrollment of 2026 electing `planId` for the whole year
+ * at the given premium split (cents), inserted in bulk: the covered population the payroll and premium-bill
+ * scenarios read. Returns the members' ids in insertion order.
+ */
+export async function insertCoveredMembers(db, { count, providerId, employerId, planId, id, createdAt, premiumCents, employerCents }) {
+  const members = [];
+  const enrollments = [];
+  const enrolledPlans = [];
+  for (let i = 0; i < count; i++) {
+    const member = memberRow({ id: id('member'), providerId, employerId, i, createdAt });
+    members.push(member);
+    const enrollment = {
+      id: id('enrollment'),
+      provider_id: providerId,
+      employer_id: employerId,
+      member_id: member.id,
+      category: 'open_enrollment',
+      status: 'approved',
+      effective_start: '2026-01-01',
+      effective_end: null,
+      reason: 'open_enrollment',
+      change_date: null,
+      qualifying_life_event_documents: '[]',
+      metadata: '{}',
+      submitted_at: createdAt,
+      approved_at: createdAt,
+      open_enrollment_window_id: null,
+      created_at: createdAt,
+    };
+    enrollments.push(enrollment);
+    enrolledPlans.push({
+      id: id('enrolled_plan'),
+      provider_id: providerId,
+      enrollment_id: enrollment.id,
+      member_id: member.id,
+      plan_id: planId,
+      position: 0,
+      effective_start: '2026-01-01',
+      effective_end: '2026-12-31',
+      premium_cents: premiumCents,
+      employer_contribution_cents: employerCents,
+      member_contribution_cents: premiumCents - employerCents,
+      payroll_provider_external_id: null,
+      ...UNCHANGED_COVERAGE_COLUMNS,
+      created_at: createdAt,
+    });
+  }
+  await insertRows(db, 'members', members, { rowsPerInsert: 400 });
+  await insertRows(db, 'enrollments', enrollments, { rowsPerInsert: 500 });
+  await insertRows(db, 'enrolled_plans', enrolledPlans, { rowsPerInsert: 400 });
+  return members.map((member) => member.id);
+}

@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { forEachDatabase, startService } from '../lib/bench.js';
 import { createBenchDatabase } from '../lib/databases.js';
 import { memoryOf, timed } from '../lib/processes.js';
-import { insertRows, memberRow, planRow, secondsSince, seedEmployerGroup, UNCHANGED_COVERAGE_COLUMNS, wholeNumberFrom } from '../lib/seed.js';
+import { insertCoveredMembers, insertRows, planRow, secondsSince, seedEmployerGroup, wholeNumberFrom } from '../lib/seed.js';
 
 export const name = 'premium-bill';
 export const key = 'premium_bill';
@@ -142,50 +142,15 @@ async function seed(service, db, providerId, count) {
     createdAt,
   });
   await insertRows(db, 'plans', [medical]);
-  const members = [];
-  const enrollments = [];
-  const enrolledPlans = [];
-  for (let i = 0; i < count; i++) {
-    const member = memberRow({ id: id('member'), providerId, employerId: employer, i, createdAt });
-    members.push(member);
-    const enrollment = {
-      id: id('enrollment'),
-      provider_id: providerId,
-      employer_id: employer,
-      member_id: member.id,
-      category: 'open_enrollment',
-      status: 'approved',
-      effective_start: '2026-01-01',
-      effective_end: null,
-      reason: 'open_enrollment',
-      change_date: null,
-      qualifying_life_event_documents: '[]',
-      metadata: '{}',
-      submitted_at: createdAt,
-      approved_at: createdAt,
-      open_enrollment_window_id: null,
-      created_at: createdAt,
-    };
-    enrollments.push(enrollment);
-    enrolledPlans.push({
-      id: id('enrolled_plan'),
-      provider_id: providerId,
-      enrollment_id: enrollment.id,
-      member_id: member.id,
-      plan_id: medical.id,
-      position: 0,
-      effective_start: '2026-01-01',
-      effective_end: '2026-12-31',
-      premium_cents: PREMIUM_CENTS,
-      employer_contribution_cents: 40_000,
-      member_contribution_cents: PREMIUM_CENTS - 40_000,
-      payroll_provider_external_id: null,
-      ...UNCHANGED_COVERAGE_COLUMNS,
-      created_at: createdAt,
-    });
-  }
-  await insertRows(db, 'members', members, { rowsPerInsert: 400 });
-  await insertRows(db, 'enrollments', enrollments, { rowsPerInsert: 500 });
-  await insertRows(db, 'enrolled_plans', enrolledPlans, { rowsPerInsert: 400 });
-  return { group, memberIds: members.map((member) => member.id) };
+  const memberIds = await insertCoveredMembers(db, {
+    count,
+    providerId,
+    employerId: employer,
+    planId: medical.id,
+    id,
+    createdAt,
+    premiumCents: PREMIUM_CENTS,
+    employerCents: 40_000,
+  });
+  return { group, memberIds };
 }
