@@ -89,7 +89,15 @@ describe('POST /groups/{id}/premium_bills (docs/decisions.md "Premium bills")', 
     expect(kindsOf(received, retro.member.id)).toEqual([['retro_outside_window', '2026-01', [7]]]);
     expect(kindsOf(received, null)).toEqual([['billed_not_covered', '2026-03', [8]]]);
     // Billed: every readable line; expected: the members compared (the unbilled one's premium included).
-    expect(received.totals).toEqual({ billed: '3553.75', billed_before: '0.00', expected: '3467.15', difference: '86.60' });
+    // No pay schedule in this world: payroll took nothing, and no month is paid (no deduction_mismatch).
+    expect(received.totals).toEqual({
+      billed: '3553.75',
+      billed_before: '0.00',
+      expected: '3467.15',
+      difference: '86.60',
+      deducted: '0.00',
+      expected_member_share: '0.00',
+    });
     expect(received.created_by).toEqual(expect.any(String));
     expect(JSON.stringify(received)).not.toContain('123456789');
 
