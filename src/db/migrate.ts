@@ -43,6 +43,7 @@ import * as censusImports from './migrations/2026-12-07T0101-census-imports.ts';
 import * as payroll from './migrations/2026-12-07T0201-payroll.ts';
 import * as premiumBills from './migrations/2026-12-07T0301-premium-bills.ts';
 import * as relationshipEndIndex from './migrations/2026-12-07T0401-relationship-end-index.ts';
+import * as premiumBillPayroll from './migrations/2026-12-07T0501-premium-bill-payroll.ts';
 
 /** Every migration, in order. Listed by hand so the same list works from `src/` and from `dist/`. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -89,6 +90,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-07T0201-payroll': payroll,
   '2026-12-07T0301-premium-bills': premiumBills,
   '2026-12-07T0401-relationship-end-index': relationshipEndIndex,
+  '2026-12-07T0501-premium-bill-payroll': premiumBillPayroll,
 };
 
 /**

@@ -4,6 +4,8 @@ import { heldMember } from '../helpers/carrier-file-world.ts';
 import { createEnrollmentWorld, type EnrollmentWorld } from '../helpers/enrollment-world.ts';
 import { errorFields, newProviderAdmin } from '../helpers/more-factories.ts';
 import { PREMIUM_BILL_BODY_LIMIT } from '../../src/modules/premium-bills/premium-bill.routes.ts';
+import { createEmployer, createGroup, createMember } from '../helpers/factories.ts';
+import { compositeRates, contributionRule, contributionStrategy, createPlan, createPlanConfiguration } from '../helpers/plan-factories.ts';
 import { createTestApp, ok, type ApiClient, type TestContext } from '../helpers/test-app.ts';
 
 // Clock: 2026-03-02 (the test app's). Members are held on Gold PPO (the world's manual group, no EDI profile: its
@@ -89,7 +91,15 @@ describe('POST /groups/{id}/premium_bills (docs/decisions.md "Premium bills")', 
     expect(kindsOf(received, retro.member.id)).toEqual([['retro_outside_window', '2026-01', [7]]]);
     expect(kindsOf(received, null)).toEqual([['billed_not_covered', '2026-03', [8]]]);
     // Billed: every readable line; expected: the members compared (the unbilled one's premium included).
-    expect(received.totals).toEqual({ billed: '3553.75', billed_before: '0.00', expected: '3467.15', difference: '86.60' });
+    // No pay schedule in this world: payroll took nothing, and no month is paid (no deduction_mismatch).
+    expect(received.totals).toEqual({
+      billed: '3553.75',
+      billed_before: '0.00',
+      expected: '3467.15',
+      difference: '86.60',
+      deducted: '0.00',
+      expected_member_share: '0.00',
+    });
     expect(received.created_by).toEqual(expect.any(String));
     expect(JSON.stringify(received)).not.toContain('123456789');
 
@@ -293,5 +303,101 @@ describe('the CSV form: the bill as the body (Content-Type: text/csv), its optio
     const other = await csvPost(w.admin, group, bill([['mem_x', 'member', '2026-03', '1.00']]), '', key);
     expect(other.status).toBe(409);
     expect(other.body.type).toBe('idempotency_error');
+  });
+});
+
+describe('what payroll deducted (docs/decisions.md "Premium bills", What payroll deducted)', () => {
+  const at = (date: string) => t.clock.set(`${date}T15:00:00.000Z`);
+  afterAll(() => at('2026-03-02'));
+
+  it("when payroll took the member share, missed an approval, or has not paid the month yet, then only the paid month it missed is a deduction_mismatch, and the next run's adjustment reconciles it", async () => {
+    at('2026-01-20');
+    // Medical at 512.40 a month for a member alone, the employer paying 75%: the member's share 128.10 a month,
+    // 64.05 per semimonthly pay date (the 15th and the last day).
+    const admin = await newProviderAdmin(t, 'bill-payroll');
+    const employer = await createEmployer(admin);
+    const group = await createGroup(admin, { employer: employer.id });
+    const medical = await createPlan(admin, { group: group.id, line_of_coverage: 'medical', premium_type: 'composite', composite_rates: compositeRates() });
+    const configuration = await createPlanConfiguration(admin, {
+      plan: medical.id,
+      coverage_start_rule: 'first_of_month_following_hire',
+      deduction_code: 'MED',
+    });
+    await ok(
+      admin.post(`/plan_configurations/${configuration.id}/contribution_strategy`, contributionStrategy({ member: contributionRule('75', '0.00', '1500.00') })),
+    );
+    const schedule = await ok(
+      admin.post('/pay_schedules', { employer: employer.id, name: 'Salaried', frequency: 'semimonthly', first_pay_date: '2026-01-15' }),
+      201,
+    );
+    const ana = await createMember(admin, { employer: employer.id, hire_date: '2025-06-01' });
+    await ok(
+      admin.post('/enrollments', { member: ana.id, category: 'carrier_sync', effective_start: '2026-01-01', enrolled_plans: [{ plan: medical.id }] }),
+      201,
+    );
+    const ben = await createMember(admin, { employer: employer.id, hire_date: '2026-01-20' });
+    const bens = await ok(
+      admin.post('/enrollments', { member: ben.id, category: 'qle', reason: 'new_hire', change_date: '2026-01-20', enrolled_plans: [{ plan: medical.id }] }),
+      201,
+    );
+    await ok(admin.post(`/enrollments/${bens.id}/save_and_submit`));
+    // February is paid before Ben's enrollment is approved (from 2026-02-01): the runs take nothing of his.
+    for (const payDate of ['2026-02-15', '2026-02-28']) {
+      at(payDate);
+      await ok(admin.post('/payroll_runs', { pay_schedule: schedule.id, pay_date: payDate }), 201);
+    }
+    at('2026-03-02');
+    await ok(admin.post(`/enrollments/${bens.id}/approve`));
+
+    const content = bill([
+      [ana.id, 'member', '2026-02', '512.40'],
+      [ana.id, 'member', '2026-03', '512.40'],
+      [ben.id, 'member', '2026-02', '512.40'],
+      [ben.id, 'member', '2026-03', '512.40'],
+    ]);
+    const post = () => ok(admin.post(`/groups/${group.id}/premium_bills`, { content, bill_date: '2026-03-02' }), 201);
+    const received = await post();
+    // Ana: payroll took her 128.10 in February, so she reconciles; March is not paid yet, so nothing is compared.
+    // Ben: the carrier bills what is owed, but February's runs took none of his share: a deduction_mismatch. His
+    // March is not paid yet either: no mismatch.
+    expect(kindsOf(received, ana.id)).toEqual([]);
+    expect(kindsOf(received, ben.id)).toEqual([['deduction_mismatch', '2026-02', []]]);
+    const bensResult = received.members.find((m: Member) => m.member === ben.id);
+    expect(bensResult).toMatchObject({ billed: '512.40', expected: '512.40', difference: '0.00', deducted: '0.00', expected_member_share: '128.10' });
+    expect(bensResult.periods).toEqual([
+      expect.objectContaining({
+        period: '2026-02',
+        billed: '512.40',
+        expected: '512.40',
+        difference: '0.00',
+        deducted: '0.00',
+        expected_member_share: '128.10',
+        payroll_paid: true,
+      }),
+    ]);
+    expect(bensResult.discrepancies[0].message).toContain('$128.10');
+    expect(received.members_reconciled).toBe(1);
+    // Deducted: Ana's February; owed to payroll: both members' February and March.
+    expect(received.totals).toEqual({
+      billed: '2049.60',
+      billed_before: '0.00',
+      expected: '2049.60',
+      difference: '0.00',
+      deducted: '128.10',
+      expected_member_share: '512.40',
+    });
+    // The stored bill reads back with the payroll fields.
+    expect(await ok(admin.get(`/groups/${group.id}/premium_bills/${received.id}`))).toEqual(received);
+
+    // March's runs take Ben's February arrears (an adjustment of February's periods) and March: all reconciles.
+    for (const payDate of ['2026-03-15', '2026-03-31']) {
+      at(payDate);
+      await ok(admin.post('/payroll_runs', { pay_schedule: schedule.id, pay_date: payDate }), 201);
+    }
+    at('2026-04-01');
+    const again = await post();
+    expect(again.members).toEqual([]);
+    expect(again.members_reconciled).toBe(2);
+    expect(again.totals).toMatchObject({ deducted: '512.40', expected_member_share: '512.40', difference: '0.00' });
   });
 });

@@ -2,8 +2,9 @@ import { insertRows } from '../../db/bulk-insert.ts';
 import type { Executor } from '../../db/database.ts';
 import { findByIdInScope, inScope } from '../../db/scope.ts';
 import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
+import { batches } from '../../shared/batches.ts';
 import type { Scope } from '../../shared/tenancy.ts';
-import type { Amounts } from './deduction-rules.ts';
+import { addAmounts, NO_AMOUNTS, type Amounts } from './deduction-rules.ts';
 import type { PayrollRunLineRow, PayrollRunRow } from './payroll.table.ts';
 
 function payrollRuns(db: Executor, scope: Scope) {
@@ -149,4 +150,56 @@ export async function findDeductedInMonth(db: Executor, providerId: string, memb
       },
     ]),
   );
+}
+
+/** Members per query of findDeductedInMonths (under both databases' parameter limits). */
+const DEDUCTED_BATCH = 500;
+
+/**
+ * findDeductedInMonth for many members and months at once: member -> month (YYYY-MM) -> deduction code -> what the
+ * runs recorded for the pay periods whose pay date falls in that month (adjustments taken later included), for the
+ * months from `fromMonth` through `toMonth`. One query per DEDUCTED_BATCH members.
+ */
+export async function findDeductedInMonths(
+  db: Executor,
+  providerId: string,
+  memberIds: readonly string[],
+  fromMonth: string,
+  toMonth: string,
+): Promise<Map<string, Map<string, Map<string, Amounts>>>> {
+  const deducted = new Map<string, Map<string, Map<string, Amounts>>>();
+  for (const batch of batches(memberIds, DEDUCTED_BATCH)) {
+    const rows = await db
+      .selectFrom('payroll_run_lines')
+      .select(['member_id', 'deduction_code', 'period_pay_date'])
+      .select((eb) => [
+        eb.fn.sum<string | number>('member_pre_tax_cents').as('member_pre_tax'),
+        eb.fn.sum<string | number>('member_post_tax_cents').as('member_post_tax'),
+        eb.fn.sum<string | number>('employer_cents').as('employer'),
+        eb.fn.sum<string | number>('imputed_income_cents').as('imputed_income'),
+      ])
+      .where('provider_id', '=', providerId)
+      .where('member_id', 'in', batch)
+      .where('period_pay_date', '>=', `${fromMonth}-01`)
+      .where('period_pay_date', '<=', `${toMonth}-31`)
+      .groupBy(['member_id', 'deduction_code', 'period_pay_date'])
+      .execute();
+    for (const row of rows) {
+      const byMonth = deducted.get(row.member_id) ?? new Map<string, Map<string, Amounts>>();
+      deducted.set(row.member_id, byMonth);
+      const month = row.period_pay_date.slice(0, 7);
+      const byCode = byMonth.get(month) ?? new Map<string, Amounts>();
+      byMonth.set(month, byCode);
+      byCode.set(
+        row.deduction_code,
+        addAmounts(byCode.get(row.deduction_code) ?? NO_AMOUNTS, {
+          memberPreTax: Number(row.member_pre_tax),
+          memberPostTax: Number(row.member_post_tax),
+          employer: Number(row.employer),
+          imputedIncome: Number(row.imputed_income),
+        }),
+      );
+    }
+  }
+  return deducted;
 }

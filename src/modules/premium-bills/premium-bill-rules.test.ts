@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { compareBill, owedIn, type CoverageEntry, type MatchedBillLine, type PremiumBillDiscrepancyKind } from './premium-bill-rules.ts';
+import {
+  compareBill,
+  owedIn,
+  payrollKey,
+  type CoverageEntry,
+  type MatchedBillLine,
+  type PayrollFacts,
+  type PremiumBillDiscrepancyKind,
+} from './premium-bill-rules.ts';
 
 const entry = (overrides: Partial<CoverageEntry> = {}): CoverageEntry => ({
   enrolledPlanId: 'ep_1',
@@ -124,11 +132,88 @@ describe('comparing a bill (docs/decisions.md "Premium bills")', () => {
       retroChanges: [],
     });
     expect(result.members.map((m) => m.discrepancies.map((d) => [d.kind, d.lineOfCoverage, d.fileLines]))).toEqual([[['amount_mismatch', 'dental', [3]]]]);
-    expect(result.totals).toEqual({ billedCents: 54_000, billedBeforeCents: 0, expectedCents: 55_000, differenceCents: -1_000 });
+    expect(result.totals).toEqual({
+      billedCents: 54_000,
+      billedBeforeCents: 0,
+      expectedCents: 55_000,
+      differenceCents: -1_000,
+      deductedCents: 0,
+      expectedMemberShareCents: 0,
+    });
     expect([result.membersBilled, result.membersCovered, result.membersReconciled]).toEqual([1, 1, 0]);
     expect(result.billed).toEqual([
       ['mem_1', '2026-03', 'dental', 4_000],
       ['mem_1', '2026-03', 'medical', 50_000],
     ]);
+  });
+});
+
+/** Payroll's side: the group's codes MED (medical) and DEN (dental); mem_1's March as given. */
+const payroll = (month: { paid: boolean; deducted: [string, number][]; owed: [string, number][] }): PayrollFacts => ({
+  codeLines: new Map([
+    ['MED', 'medical'],
+    ['DEN', 'dental'],
+  ]),
+  months: new Map([[payrollKey('mem_1', '2026-03'), { paid: month.paid, deducted: new Map(month.deducted), owed: new Map(month.owed) }]]),
+});
+const billedAsCovered = { lines: [line()], coverage: new Map([['mem_1', [entry()]]]) };
+
+describe('what payroll deducted (docs/decisions.md "Premium bills", What payroll deducted)', () => {
+  it.each<[string, Partial<Parameters<typeof compareBill>[0]>, [string | null, PremiumBillDiscrepancyKind][]]>([
+    [
+      'paid month, payroll took what is owed: clean',
+      { ...billedAsCovered, payroll: payroll({ paid: true, deducted: [['MED', 12_810]], owed: [['MED', 12_810]] }) },
+      [],
+    ],
+    [
+      'paid month, payroll took less',
+      { ...billedAsCovered, payroll: payroll({ paid: true, deducted: [['MED', 6_405]], owed: [['MED', 12_810]] }) },
+      [['mem_1', 'deduction_mismatch']],
+    ],
+    [
+      'paid month, payroll took nothing of a share owed',
+      { ...billedAsCovered, payroll: payroll({ paid: true, deducted: [], owed: [['MED', 12_810]] }) },
+      [['mem_1', 'deduction_mismatch']],
+    ],
+    ['a month not yet paid: no mismatch', { ...billedAsCovered, payroll: payroll({ paid: false, deducted: [], owed: [['MED', 12_810]] }) }, []],
+    ["another group's code is not counted", { ...billedAsCovered, payroll: payroll({ paid: true, deducted: [['LIFE', 500]], owed: [['LIFE', 900]] }) }, []],
+    [
+      'payroll still taking after coverage ended (billed, not covered)',
+      { lines: [line()], payroll: payroll({ paid: true, deducted: [['MED', 12_810]], owed: [] }) },
+      [
+        ['mem_1', 'billed_not_covered'],
+        ['mem_1', 'deduction_mismatch'],
+      ],
+    ],
+    ['no payroll facts: no mismatch', billedAsCovered, []],
+  ])('%s', (_name, input, expected) => {
+    expect(kinds(input)).toEqual(expected);
+  });
+
+  it('by line: each line counts its own codes; the month shows what payroll took beside what is owed, totals add up', () => {
+    const result = compareBill({
+      period: '2026-03',
+      windowStart: '2026-01-01',
+      byLine: true,
+      lines: [line({ lineOfCoverage: 'medical' }), line({ line: 3, lineOfCoverage: 'dental', amountCents: 5_000, tiers: null })],
+      coverage: new Map([['mem_1', [entry(), entry({ enrolledPlanId: 'ep_2', lineOfCoverage: 'dental', premiumCents: 5_000 })]]]),
+      billedBefore: new Map(),
+      retroChanges: [],
+      payroll: payroll({
+        paid: true,
+        deducted: [
+          ['MED', 12_810],
+          ['DEN', 1_000],
+        ],
+        owed: [
+          ['MED', 12_810],
+          ['DEN', 1_250],
+        ],
+      }),
+    });
+    expect(result.members.map((m) => m.discrepancies.map((d) => [d.kind, d.lineOfCoverage]))).toEqual([[['deduction_mismatch', 'dental']]]);
+    expect(result.members[0]!.periods).toMatchObject([{ lineOfCoverage: 'dental', deductedCents: 1_000, expectedMemberShareCents: 1_250, payrollPaid: true }]);
+    expect(result.members[0]).toMatchObject({ deductedCents: 1_000, expectedMemberShareCents: 1_250, differenceCents: 0 });
+    expect(result.totals).toMatchObject({ deductedCents: 13_810, expectedMemberShareCents: 14_060, differenceCents: 0 });
   });
 });

@@ -1,15 +1,23 @@
 /**
  * A carrier's premium bill against the premium in force by our coverage (docs/decisions.md "Premium bills").
  * Pure: the service reads the bill's lines (matched to members), our coverage of the months they name and the
- * bill's own month, what earlier bills of the group billed for those months, and our retroactive changes; this
- * decides per member and month what was billed, what is owed, and the discrepancies.
+ * bill's own month, what earlier bills of the group billed for those months, our retroactive changes and what
+ * payroll deducted and owes per member and month (premium-bill-payroll.ts); this decides per member and month what
+ * was billed, what is owed, what payroll took, and the discrepancies.
  */
 import { addDays, endOfMonth } from '../../shared/dates.ts';
 import type { CoverageTier } from '../plans/coverage-tier.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import type { BillLine } from './premium-bill-csv.ts';
 
-export const PREMIUM_BILL_DISCREPANCY_KINDS = ['billed_not_covered', 'covered_not_billed', 'tier_mismatch', 'amount_mismatch', 'retro_outside_window'] as const;
+export const PREMIUM_BILL_DISCREPANCY_KINDS = [
+  'billed_not_covered',
+  'covered_not_billed',
+  'tier_mismatch',
+  'amount_mismatch',
+  'retro_outside_window',
+  'deduction_mismatch',
+] as const;
 export type PremiumBillDiscrepancyKind = (typeof PREMIUM_BILL_DISCREPANCY_KINDS)[number];
 
 /** One coverage of ours on the group's plans (an enrolled plan that is coverage), priced. */
@@ -40,6 +48,29 @@ export interface RetroChange {
   effective: string;
 }
 
+/** A member's month as payroll sees it: member shares (pre- and after-tax together) in cents, per deduction code. */
+export interface PayrollMonth {
+  /** Every pay date of the member's schedule in the month was paid by a run (false without a schedule or pay date). */
+  paid: boolean;
+  /** What the runs took for the month's pay periods, adjustments of them taken later included. */
+  deducted: ReadonlyMap<string, number>;
+  /** What our coverage owes for the month's pay dates (the feed's per-period amounts of the coverage in force on each). */
+  owed: ReadonlyMap<string, number>;
+}
+
+/** Payroll's side of a bill: the group's deduction codes (each with its line of coverage) and the members' months. */
+export interface PayrollFacts {
+  codeLines: ReadonlyMap<string, LineOfCoverage>;
+  /** By payrollKey(member, period). */
+  months: ReadonlyMap<string, PayrollMonth>;
+}
+
+export const NO_PAYROLL: PayrollFacts = { codeLines: new Map(), months: new Map() };
+
+export function payrollKey(member: string, period: string): string {
+  return `${member}|${period}`;
+}
+
 export interface BillComparisonInput {
   /** The bill's own month, YYYY-MM: everyone covered in it should be on it. */
   period: string;
@@ -54,6 +85,8 @@ export interface BillComparisonInput {
   billedBefore: ReadonlyMap<string, number>;
   /** Our changes recorded within the window that take effect before it. */
   retroChanges: readonly RetroChange[];
+  /** What payroll deducted and owes (none: every month unpaid). */
+  payroll?: PayrollFacts;
 }
 
 /** One member's month (and line, when the bill names lines) compared. */
@@ -65,6 +98,12 @@ export interface PeriodResult {
   expectedCents: number;
   /** billed + billed before - expected: positive, the carrier bills more than our coverage owes. */
   differenceCents: number;
+  /** The member's share payroll took for the month under the group's deduction codes (of the line, when by line). */
+  deductedCents: number;
+  /** The member's share our coverage owes payroll for the month's pay dates, under the same codes. */
+  expectedMemberShareCents: number;
+  /** Every pay date of the month was paid by a run: only then is a difference a deduction_mismatch. */
+  payrollPaid: boolean;
   /** The tiers the bill's lines state (null: none stated). */
   billedTiers: CoverageTier[] | null;
   /** Our tiers owed that month (one per line). */
@@ -89,6 +128,8 @@ export interface MemberResult {
   billedBeforeCents: number;
   expectedCents: number;
   differenceCents: number;
+  deductedCents: number;
+  expectedMemberShareCents: number;
   periods: PeriodResult[];
   discrepancies: PremiumBillDiscrepancy[];
 }
@@ -98,6 +139,8 @@ export interface BillTotals {
   billedBeforeCents: number;
   expectedCents: number;
   differenceCents: number;
+  deductedCents: number;
+  expectedMemberShareCents: number;
 }
 
 export interface BillComparison {
@@ -171,11 +214,12 @@ export function compareBill(input: BillComparisonInput): BillComparison {
     if (!found) results.set(member, (found = emptyResult(member)));
     return found;
   };
-  const totals: BillTotals = { billedCents: 0, billedBeforeCents: 0, expectedCents: 0, differenceCents: 0 };
+  const totals: BillTotals = { billedCents: 0, billedBeforeCents: 0, expectedCents: 0, differenceCents: 0, deductedCents: 0, expectedMemberShareCents: 0 };
+  const payroll = input.payroll ?? NO_PAYROLL;
   const billed: BillComparison['billed'] = [];
   for (const [key, { member, period, line, lines }] of [...units].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const owed = owedIn(input.coverage.get(member) ?? [], period).filter((entry) => line === null || entry.lineOfCoverage === line);
-    const compared = periodResult(period, line, lines, owed, input.billedBefore.get(key) ?? 0);
+    const compared = periodResult(period, line, lines, owed, input.billedBefore.get(key) ?? 0, payrollOf(payroll, member, period, line));
     if (lines.length > 0) billed.push([member, period, line, compared.billedCents]);
     addTo(totals, compared);
     const found = periodDiscrepancies(compared, lines, owed, input.windowStart);
@@ -209,7 +253,7 @@ export function compareBill(input: BillComparisonInput): BillComparison {
   for (const lines of unknown.values()) {
     const result = emptyResult(null);
     for (const [period, ofPeriod] of Map.groupBy(lines, (line) => `${line.period}|${line.lineOfCoverage ?? ''}`)) {
-      const compared = periodResult(period.slice(0, 7), ofPeriod[0]!.lineOfCoverage, ofPeriod, [], 0);
+      const compared = periodResult(period.slice(0, 7), ofPeriod[0]!.lineOfCoverage, ofPeriod, [], 0, UNPAID);
       addTo(totals, compared);
       addTo(result, compared);
       result.periods.push(compared);
@@ -229,7 +273,17 @@ export function compareBill(input: BillComparisonInput): BillComparison {
 }
 
 function emptyResult(member: string | null): MemberResult {
-  return { member, billedCents: 0, billedBeforeCents: 0, expectedCents: 0, differenceCents: 0, periods: [], discrepancies: [] };
+  return {
+    member,
+    billedCents: 0,
+    billedBeforeCents: 0,
+    expectedCents: 0,
+    differenceCents: 0,
+    deductedCents: 0,
+    expectedMemberShareCents: 0,
+    periods: [],
+    discrepancies: [],
+  };
 }
 
 function addTo(sum: BillTotals, part: BillTotals): void {
@@ -237,6 +291,30 @@ function addTo(sum: BillTotals, part: BillTotals): void {
   sum.billedBeforeCents += part.billedBeforeCents;
   sum.expectedCents += part.expectedCents;
   sum.differenceCents += part.differenceCents;
+  sum.deductedCents += part.deductedCents;
+  sum.expectedMemberShareCents += part.expectedMemberShareCents;
+}
+
+interface UnitPayroll {
+  deductedCents: number;
+  expectedMemberShareCents: number;
+  paid: boolean;
+}
+const UNPAID: UnitPayroll = { deductedCents: 0, expectedMemberShareCents: 0, paid: false };
+
+/**
+ * Payroll's side of one member's month (and line): the member shares under the group's deduction codes (a bill by
+ * line counts the codes of that line only).
+ */
+export function payrollOf(payroll: PayrollFacts, member: string, period: string, line: LineOfCoverage | null): UnitPayroll {
+  const month = payroll.months.get(payrollKey(member, period));
+  if (month === undefined) return UNPAID;
+  const counted = (code: string) => {
+    const codeLine = payroll.codeLines.get(code);
+    return codeLine !== undefined && (line === null || codeLine === line);
+  };
+  const sum = (amounts: ReadonlyMap<string, number>) => [...amounts].reduce((total, [code, cents]) => (counted(code) ? total + cents : total), 0);
+  return { deductedCents: sum(month.deducted), expectedMemberShareCents: sum(month.owed), paid: month.paid };
 }
 
 function periodResult(
@@ -245,6 +323,7 @@ function periodResult(
   lines: readonly MatchedBillLine[],
   owed: readonly CoverageEntry[],
   billedBeforeCents: number,
+  payroll: UnitPayroll,
 ): PeriodResult {
   const billedCents = lines.reduce((sum, l) => sum + l.amountCents, 0);
   const expectedCents = owed.reduce((sum, entry) => sum + entry.premiumCents, 0);
@@ -256,6 +335,9 @@ function periodResult(
     billedBeforeCents,
     expectedCents,
     differenceCents: billedCents + billedBeforeCents - expectedCents,
+    deductedCents: payroll.deductedCents,
+    expectedMemberShareCents: payroll.expectedMemberShareCents,
+    payrollPaid: payroll.paid,
     billedTiers: stated.length === 0 ? null : [...new Set(stated)],
     ourTiers: owed.map((entry) => entry.tier),
     fileLines: lines.map((l) => l.line),
@@ -302,6 +384,14 @@ export function periodDiscrepancies(
       kind: 'retro_outside_window',
       ...at,
       message: `A line for ${what}, which ended before the carrier's correction window (from ${windowStart}).`,
+    });
+  }
+  if (compared.payrollPaid && compared.deductedCents !== compared.expectedMemberShareCents) {
+    found.push({
+      kind: 'deduction_mismatch',
+      ...at,
+      fileLines: [],
+      message: `Payroll took ${dollars(compared.deductedCents)} of the member's share for ${what}; our coverage owes ${dollars(compared.expectedMemberShareCents)} for its pay dates.`,
     });
   }
   return found;

@@ -59,3 +59,16 @@ export function findChangesRecordedSince(db: Executor, providerId: string, group
     .orderBy('created_at')
     .execute();
 }
+
+/**
+ * The group's plans with their configurations' deduction codes: one row per configuration (configuration_id null
+ * for a plan without one), with the plan's line of coverage. What maps payroll's codes to the group.
+ */
+export function findGroupDeductionCodes(db: Executor, groupId: string) {
+  return db
+    .selectFrom('plans')
+    .leftJoin('plan_configurations', 'plan_configurations.plan_id', 'plans.id')
+    .select(['plans.line_of_coverage', 'plan_configurations.id as configuration_id', 'plan_configurations.deduction_code'])
+    .where('plans.group_id', '=', groupId)
+    .execute();
+}

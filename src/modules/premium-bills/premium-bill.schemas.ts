@@ -82,13 +82,28 @@ const TotalsSchema = Type.Object(
     billed_before: SignedMoneySchema,
     expected: SignedMoneySchema,
     difference: SignedMoneySchema,
+    deducted: SignedMoneySchema,
+    expected_member_share: SignedMoneySchema,
   },
   {
     title: 'PremiumBillTotals',
     description:
-      'billed (this bill), billed_before (earlier bills, for the same members and months), expected (our premium), difference = billed + billed_before - expected',
+      "billed (this bill), billed_before (earlier bills, for the same members and months), expected (our premium), difference = billed + billed_before - expected; deducted (the member's share payroll took under the group's deduction codes) and expected_member_share (what our coverage owes payroll for the months' pay dates)",
   },
 );
+
+const deductedSchema = () =>
+  Type.Unsafe<string>({
+    ...SignedMoneySchema,
+    description:
+      "The member's share (pre- and after-tax) payroll runs took for the pay periods whose pay date falls in the month, under the deduction codes of the group's plans (of this line when the bill names lines); adjustments of those periods taken later included",
+  });
+const expectedMemberShareSchema = () =>
+  Type.Unsafe<string>({
+    ...SignedMoneySchema,
+    description:
+      "The member's share our coverage owes payroll for the month's pay dates on the member's schedule (the deduction feed's per-period amounts of the coverage in force on each), under the same codes",
+  });
 
 const PeriodResultSchema = Type.Object({
   period: PeriodSchema,
@@ -97,6 +112,12 @@ const PeriodResultSchema = Type.Object({
   billed_before: SignedMoneySchema,
   expected: SignedMoneySchema,
   difference: SignedMoneySchema,
+  deducted: deductedSchema(),
+  expected_member_share: expectedMemberShareSchema(),
+  payroll_paid: Type.Boolean({
+    description:
+      "Every pay date of the member's schedule in the month was paid by a payroll run (false without a schedule or a pay date in the month): only then is a difference a deduction_mismatch",
+  }),
   billed_tiers: Nullable(Type.Array(StringEnum(COVERAGE_TIERS), { description: "The tiers the bill's lines state (null: none stated)" })),
   our_tiers: Type.Array(StringEnum(COVERAGE_TIERS), { description: 'The tier of each line of our coverage owed that month' }),
   file_lines: Type.Array(Type.Integer(), { description: "The bill's lines for this member and month" }),
@@ -118,6 +139,8 @@ const MemberResultSchema = Type.Object(
     billed_before: SignedMoneySchema,
     expected: SignedMoneySchema,
     difference: SignedMoneySchema,
+    deducted: deductedSchema(),
+    expected_member_share: expectedMemberShareSchema(),
     periods: Type.Array(PeriodResultSchema),
     discrepancies: Type.Array(DiscrepancySchema),
   },

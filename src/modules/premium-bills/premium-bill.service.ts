@@ -16,6 +16,7 @@ import { findProfile } from '../edi/edi-profile.repository.ts';
 import { companionGuideOf, type CompanionGuide } from '../edi/edi-profile.ts';
 import { findGroupById } from '../groups/group.repository.ts';
 import { COVERAGE_TIERS, coverageTier, type CoverageTier, type DependentRelationship } from '../plans/coverage-tier.ts';
+import { loadBillPayroll } from './premium-bill-payroll.ts';
 import { parseBill, type BillColumn, type BillLine, type BillLineError } from './premium-bill-csv.ts';
 import {
   compareBill,
@@ -25,6 +26,7 @@ import {
   type CoverageEntry,
   type MatchedBillLine,
   type MemberResult,
+  type PeriodResult,
   type RetroChange,
 } from './premium-bill-rules.ts';
 import * as repository from './premium-bill.repository.ts';
@@ -33,13 +35,21 @@ import type { BillMemberKey, PremiumBillRow } from './premium-bill.table.ts';
 
 const money = (cents: number) => fromCents(cents);
 
-function memberResponse(result: MemberResult): PremiumBillResponse['members'][number] {
+/** The payroll fields of a member and month: absent from bills kept before the payroll column. */
+type PayrollFields = 'deductedCents' | 'expectedMemberShareCents' | 'payrollPaid';
+type Stored<T> = Omit<T, PayrollFields> & Partial<Pick<T, Extract<keyof T, PayrollFields>>>;
+type StoredMemberResult = Stored<Omit<MemberResult, 'periods'>> & { periods: Stored<PeriodResult>[] };
+
+function memberResponse(result: StoredMemberResult): PremiumBillResponse['members'][number] {
   return {
     member: result.member,
     billed: money(result.billedCents),
     billed_before: money(result.billedBeforeCents),
     expected: money(result.expectedCents),
     difference: money(result.differenceCents),
+    // Bills kept before the payroll column have none: zero, never paid.
+    deducted: money(result.deductedCents ?? 0),
+    expected_member_share: money(result.expectedMemberShareCents ?? 0),
     periods: result.periods.map((p) => ({
       period: p.period,
       line_of_coverage: p.lineOfCoverage,
@@ -47,6 +57,9 @@ function memberResponse(result: MemberResult): PremiumBillResponse['members'][nu
       billed_before: money(p.billedBeforeCents),
       expected: money(p.expectedCents),
       difference: money(p.differenceCents),
+      deducted: money(p.deductedCents ?? 0),
+      expected_member_share: money(p.expectedMemberShareCents ?? 0),
+      payroll_paid: p.payrollPaid ?? false,
       billed_tiers: p.billedTiers,
       our_tiers: p.ourTiers,
       file_lines: p.fileLines,
@@ -80,11 +93,13 @@ export function toPremiumBillResponse(row: PremiumBillRow): PremiumBillResponse 
       billed_before: money(row.billed_before_cents),
       expected: money(row.expected_cents),
       difference: money(row.difference_cents),
+      deducted: money(row.deducted_cents),
+      expected_member_share: money(row.expected_member_share_cents),
     },
     members_billed: row.members_billed,
     members_covered: row.members_covered,
     members_reconciled: row.members_reconciled,
-    members: (JSON.parse(row.members) as MemberResult[]).map(memberResponse),
+    members: (JSON.parse(row.members) as StoredMemberResult[]).map(memberResponse),
     created_by: row.created_by,
     created_at: row.created_at,
   };
@@ -158,6 +173,15 @@ export class PremiumBillService {
     const matched = await this.#matchLines(group.employer_id, memberKey === 'subscriber_id' ? (guide?.subscriber_id_source ?? 'member_id') : memberKey, lines);
     const months = monthsOf(lines, billPeriod);
     const coverage = await this.#coverageBetween(group.provider_id, group.id, `${months.first}-01`, endOfMonth(`${months.last}-01`));
+    const memberIds = [...new Set([...matched.flatMap((line) => (line.memberId === null ? [] : [line.memberId])), ...coverage.keys()])].sort();
+    const payroll = await loadBillPayroll(this.#db, {
+      providerId: group.provider_id,
+      employerId: group.employer_id,
+      groupId: group.id,
+      memberIds,
+      firstMonth: months.first,
+      lastMonth: months.last,
+    });
     const comparison = compareBill({
       period: billPeriod,
       windowStart,
@@ -166,6 +190,7 @@ export class PremiumBillService {
       coverage,
       billedBefore: await this.#billedBefore(group.id, months.first, billPeriod),
       retroChanges: await this.#retroChanges(group.provider_id, group.id, windowStart, billDate),
+      payroll,
     });
     const row = this.#rowOf({ group, apiKeyId, billPeriod, billDate, windowDays, memberKey, mapping, lines, errors, comparison, createdAt: now.toISOString() });
     await this.#db.transaction().execute(async (trx) => repository.insertPremiumBill(trx, row));
@@ -202,6 +227,8 @@ export class PremiumBillService {
       billed_before_cents: comparison.totals.billedBeforeCents,
       expected_cents: comparison.totals.expectedCents,
       difference_cents: comparison.totals.differenceCents,
+      deducted_cents: comparison.totals.deductedCents,
+      expected_member_share_cents: comparison.totals.expectedMemberShareCents,
       members_billed: comparison.membersBilled,
       members_covered: comparison.membersCovered,
       members_reconciled: comparison.membersReconciled,

@@ -25,10 +25,14 @@ export interface PremiumBillTable {
   billed_before_cents: number;
   expected_cents: number;
   difference_cents: number;
+  /** The member's share payroll took for the group's deduction codes in the months compared (0 for bills kept before). */
+  deducted_cents: number;
+  /** What our coverage owes payroll for those months' pay dates, member share (0 for bills kept before). */
+  expected_member_share_cents: number;
   members_billed: number;
   members_covered: number;
   members_reconciled: number;
-  /** JSON text: MemberResult[] (premium-bill-rules.ts), members with a discrepancy. */
+  /** JSON text: MemberResult[] (premium-bill-rules.ts), members with a discrepancy (the payroll fields absent from bills kept before). */
   members: string;
   /** JSON text: [member, period, line, cents][]: what this bill billed, read by later bills of the group. */
   billed: string;
