@@ -27,6 +27,16 @@ export interface PayrollMemberRow {
   payroll_provider_external_id: string | null;
 }
 
+/** The members with these ids, as the feed reads them (a premium bill's members). */
+export function findPayrollMembers(db: Executor, memberIds: readonly string[]): Promise<PayrollMemberRow[]> {
+  if (memberIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('members')
+    .select(['members.id', 'members.created_at', 'members.dob', 'members.pay_schedule_id', 'members.payroll_provider_external_id'])
+    .where('members.id', 'in', memberIds)
+    .execute();
+}
+
 /** A page (keyset on created_at, id) of the members the feed lists. */
 export function pagePayrollMembers(db: Executor, filter: PayrollMemberFilter, page: PageRequest): Promise<Page<PayrollMemberRow>> {
   const query = db

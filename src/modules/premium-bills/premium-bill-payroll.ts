@@ -8,6 +8,7 @@
 import type { Executor } from '../../db/database.ts';
 import { addMonths, endOfMonth } from '../../shared/dates.ts';
 import { batches } from '../../shared/batches.ts';
+import { findPayrollMembers } from '../coverage/payroll-coverage.repository.ts';
 import type { LineOfCoverage } from '../plans/plan.table.ts';
 import { deductionCodeOf, type Amounts } from '../payroll/deduction-rules.ts';
 import { payDatesBetween, type PayScheduleDates } from '../payroll/pay-schedule-rules.ts';
@@ -78,9 +79,11 @@ export async function loadBillPayroll(
   const monthList = monthsFrom(input.firstMonth, input.lastMonth);
   const deducted = await findDeductedInMonths(db, input.providerId, input.memberIds, input.firstMonth, input.lastMonth);
   for (const batch of batches(input.memberIds, MEMBER_BATCH)) {
-    const facts = await loadDeductionFacts(db, batch, from, to);
+    const rows = await findPayrollMembers(db, batch);
+    const facts = await loadDeductionFacts(db, rows, from, to);
+    const byId = new Map(rows.map((row) => [row.id, row]));
     for (const memberId of batch) {
-      const member = facts.members.get(memberId);
+      const member = byId.get(memberId);
       const schedule = member === undefined ? undefined : schedules.get(member.pay_schedule_id ?? defaultId ?? '');
       const tookByMonth = deducted.get(memberId);
       for (const month of monthList) {
