@@ -12,7 +12,10 @@ import type { Clock } from '../../shared/clock.ts';
 import type { Encrypter } from '../../shared/crypto.ts';
 import { AppError, InvalidState } from '../../shared/errors.ts';
 import type { Scope } from '../../shared/tenancy.ts';
-import { lockMemberById } from '../members/member.repository.ts';
+import { lockMembersByIds } from '../members/member.repository.ts';
+import type { MemberRow } from '../members/member.table.ts';
+import type { DependentRow } from '../dependents/dependent.table.ts';
+import { rememberReads } from '../../db/query-cache.ts';
 import type { CreateDependentBody, UpdateDependentBody } from '../dependents/dependent.schemas.ts';
 import type { CreateMemberBody, UpdateMemberBody } from '../members/member.schemas.ts';
 import * as repository from './census-import.repository.ts';
@@ -50,6 +53,18 @@ export class TerminationsNeedConfirmation extends AppError {
       `This import terminates ${summary.terminations} of the employer's ${summary.employed_members} employed members, more than its max_termination_share (${share}): review the rows that set termination_date, then apply with { "confirm_terminations": true }.`,
     );
   }
+}
+
+/** What a batch's rows need of the database, read once per batch (#batchFacts). */
+interface BatchFacts {
+  /** The employer's members by employee id (those the batch's rows name), and those its create rows made. */
+  byEmployeeId: Map<string, string>;
+  /** The members the batch's rows change or add dependents to, locked, as they were at the batch's start. */
+  members: Map<string, MemberRow>;
+  /** Members the batch created (in this transaction: no lock to take). */
+  created: Set<string>;
+  /** The dependents the batch's rows update. */
+  dependents: Map<string, DependentRow>;
 }
 
 interface RowResult {
@@ -101,11 +116,16 @@ export class CensusApply {
           await repository.updateCensusImport(trx, found.id, { status: 'applied', applied_at: this.#clock.now().toISOString() });
           return true;
         }
+        // The batch writes no plans, configurations, groups or webhook endpoints: their reads are answered once per batch.
+        rememberReads(trx);
+        const facts = await this.#batchFacts(trx, scope, current, rows);
         let applied = 0;
+        const settled: CensusResultRow[] = [];
         for (const row of rows) {
-          const result = await this.#applyRow(trx, scope, current, row);
+          const result = await this.#applyRow(trx, scope, current, row, facts);
           if (result.outcome === 'applied') applied += 1;
-          await repository.markCensusResult(trx, row.id, {
+          settled.push({
+            ...row,
             outcome: result.outcome,
             outcome_message: result.message,
             applied_at: this.#clock.now().toISOString(),
@@ -113,6 +133,7 @@ export class CensusApply {
             dependent_id: result.dependentId,
           });
         }
+        await repository.markCensusResults(trx, settled);
         await repository.updateCensusImport(trx, found.id, { applied_rows: current.applied_rows + applied });
         return rows.length;
       });
@@ -120,6 +141,42 @@ export class CensusApply {
       done += finished;
       onProgress?.(done, total);
     }
+  }
+
+  /**
+   * What the batch's rows need, read once for the batch: the members the file's employee ids name (a create
+   * row's conflict, a dependent's member created by an earlier batch), then the members the rows change or add
+   * dependents to, locked together in id order (after the import's row: the lock order), and the dependents
+   * the rows update.
+   */
+  async #batchFacts(trx: Transaction<Database>, scope: Scope, current: CensusImportRow, rows: readonly CensusResultRow[]): Promise<BatchFacts> {
+    const byEmployeeId = new Map(
+      (
+        await repository.findMembersOfEmployerBy(
+          trx,
+          current,
+          'payroll_provider_external_id',
+          rows.flatMap((row) =>
+            row.employee_id !== null && (row.target === 'member' ? row.kind === 'create' : row.member_id === null) ? [row.employee_id] : [],
+          ),
+        )
+      ).map((member) => [member.payroll_provider_external_id!, member.id]),
+    );
+    const memberIds = rows.flatMap((row) => {
+      if (row.target === 'member') return row.kind === 'update' && row.member_id !== null ? [row.member_id] : [];
+      const memberId = row.member_id ?? (row.employee_id === null ? undefined : byEmployeeId.get(row.employee_id));
+      return memberId === undefined ? [] : [memberId];
+    });
+    const members = new Map([...(await lockMembersByIds(trx, memberIds))].filter(([, member]) => member.provider_id === scope.providerId));
+    const dependents = new Map(
+      (
+        await repository.findDependentsByIds(
+          trx,
+          rows.flatMap((row) => (row.target === 'dependent' && row.kind === 'update' && row.dependent_id !== null ? [row.dependent_id] : [])),
+        )
+      ).map((dependent) => [dependent.id, dependent]),
+    );
+    return { byEmployeeId, members, created: new Set(), dependents };
   }
 
   /** The lines of create and update rows whose record is no longer as the dry run saw it. */
@@ -137,7 +194,7 @@ export class CensusApply {
       (
         await repository.findMembersOfEmployerBy(
           this.#db,
-          found.employer_id,
+          found,
           'payroll_provider_external_id',
           rows.flatMap((row) => (row.target === 'member' && row.kind === 'create' && row.employee_id !== null ? [row.employee_id] : [])),
         )
@@ -164,10 +221,10 @@ export class CensusApply {
   }
 
   /** One row in a savepoint: a refusal by the services (a 4xx) undoes the row alone and is recorded as its outcome. */
-  async #applyRow(trx: Transaction<Database>, scope: Scope, current: CensusImportRow, row: CensusResultRow): Promise<RowResult> {
+  async #applyRow(trx: Transaction<Database>, scope: Scope, current: CensusImportRow, row: CensusResultRow, facts: BatchFacts): Promise<RowResult> {
     await sql`savepoint census_row`.execute(trx);
     try {
-      const result = await this.#write(trx, scope, current, row);
+      const result = await this.#write(trx, scope, current, row, facts);
       if (result.outcome === 'applied') await sql`release savepoint census_row`.execute(trx);
       else {
         await sql`rollback to savepoint census_row`.execute(trx);
@@ -183,36 +240,35 @@ export class CensusApply {
     }
   }
 
-  async #write(trx: Transaction<Database>, scope: Scope, current: CensusImportRow, row: CensusResultRow): Promise<RowResult> {
+  async #write(trx: Transaction<Database>, scope: Scope, current: CensusImportRow, row: CensusResultRow, facts: BatchFacts): Promise<RowResult> {
     const input = JSON.parse(row.input) as Record<string, unknown>;
     if (row.ssn_encrypted !== null) input.ssn = this.#encrypter.decrypt(row.ssn_encrypted);
     const conflict = (message: string): RowResult => ({ outcome: 'conflict', message, memberId: row.member_id, dependentId: row.dependent_id });
     const applied = (memberId: string | null, dependentId: string | null): RowResult => ({ outcome: 'applied', message: null, memberId, dependentId });
     if (row.target === 'member') {
       if (row.kind === 'create') {
-        const existing = await repository.findMembersOfEmployerBy(trx, current.employer_id, 'payroll_provider_external_id', [row.employee_id ?? '']);
-        if (existing.length > 0) return conflict(`A member with employee_id ${row.employee_id ?? ''} was created since the dry run.`);
+        if (facts.byEmployeeId.has(row.employee_id ?? '')) return conflict(`A member with employee_id ${row.employee_id ?? ''} was created since the dry run.`);
         const created = await this.#people.createMemberIn(trx, scope, { ...(input as Omit<CreateMemberBody, 'employer'>), employer: current.employer_id });
+        // The batch's dependent rows of this employee find their member here.
+        if (row.employee_id !== null) facts.byEmployeeId.set(row.employee_id, created.id);
+        facts.created.add(created.id);
         return applied(created.id, null);
       }
-      const member = await lockMemberById(trx, scope, row.member_id!);
+      const member = facts.members.get(row.member_id!);
       if (!member || recordVersion(member) !== row.seen_version) return conflict('The member was changed since the dry run: not applied.');
       await this.#people.updateMemberIn(trx, scope, member.id, input);
       return applied(member.id, null);
     }
-    const memberId =
-      row.member_id ??
-      (await repository.findMembersOfEmployerBy(trx, current.employer_id, 'payroll_provider_external_id', [row.employee_id ?? '']))[0]?.id ??
-      null;
+    const memberId = row.member_id ?? facts.byEmployeeId.get(row.employee_id ?? '') ?? null;
     if (memberId === null)
       return { outcome: 'failed', message: "The employee's row was not applied, so the dependent has no member.", memberId: null, dependentId: null };
-    const member = await lockMemberById(trx, scope, memberId);
-    if (!member) return conflict('The member was deleted since the dry run.');
+    // Locked with the batch (or created by it).
+    if (!facts.members.has(memberId) && !facts.created.has(memberId)) return conflict('The member was deleted since the dry run.');
     if (row.kind === 'create') {
       const created = await this.#people.createDependentIn(trx, scope, { ...(input as Omit<CreateDependentBody, 'member'>), member: memberId });
       return applied(memberId, created.id);
     }
-    const dependent = await repository.findDependentById(trx, row.dependent_id!);
+    const dependent = facts.dependents.get(row.dependent_id!);
     if (!dependent || recordVersion(dependent) !== row.seen_version) return conflict('The dependent was changed since the dry run: not applied.');
     await this.#people.updateDependentIn(trx, scope, dependent.id, input);
     return applied(memberId, dependent.id);

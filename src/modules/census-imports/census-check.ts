@@ -306,19 +306,18 @@ class CensusCheckRun {
   async #checkEmployees(batch: readonly { row?: CensusFileRow; problems: CensusProblem[]; line: number }[]): Promise<Outcome[]> {
     const rows = batch.flatMap((entry) => (entry.row ? [entry.row] : []));
     const digestOf = new Map(rows.flatMap((row) => (row.values.ssn === undefined ? [] : [[row.line, this.#ssnDigester.digest(row.values.ssn)] as const])));
-    const employerId = this.#import.employer_id;
     const byPayrollId = new Map(
       (
         await repository.findMembersOfEmployerBy(
           this.#db,
-          employerId,
+          this.#import,
           'payroll_provider_external_id',
           rows.map((row) => row.employeeId),
         )
       ).map((m) => [m.payroll_provider_external_id!, m]),
     );
     const byDigest = new Map(
-      (await repository.findMembersOfEmployerBy(this.#db, employerId, 'ssn_digest', [...digestOf.values()])).map((m) => [m.ssn_digest!, m]),
+      (await repository.findMembersOfEmployerBy(this.#db, this.#import, 'ssn_digest', [...digestOf.values()])).map((m) => [m.ssn_digest!, m]),
     );
     const memberIds = [...new Set([...byPayrollId.values(), ...byDigest.values()].map((member) => member.id))];
     const covered = await repository.findMembersWithCoverage(this.#db, memberIds);
@@ -401,7 +400,7 @@ class CensusCheckRun {
     const rows = batch.map((entry) => entry.row!);
     const outside = rows.filter((row) => !this.#employees.has(row.employeeId)).map((row) => row.employeeId);
     const outsideMembers = new Map(
-      (await repository.findMembersOfEmployerBy(this.#db, this.#import.employer_id, 'payroll_provider_external_id', outside)).map((m) => [
+      (await repository.findMembersOfEmployerBy(this.#db, this.#import, 'payroll_provider_external_id', outside)).map((m) => [
         m.payroll_provider_external_id!,
         m.id,
       ]),
