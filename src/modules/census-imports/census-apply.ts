@@ -29,8 +29,10 @@ export const APPLY_BATCH = 200;
 /** The member and dependent services' writes in the caller's transaction (wired in services.ts). */
 export interface CensusPeople {
   createMemberIn(trx: Transaction<Database>, scope: Scope, body: CreateMemberBody): Promise<{ id: string }>;
-  updateMemberIn(trx: Transaction<Database>, scope: Scope, id: string, body: UpdateMemberBody): Promise<unknown>;
-  createDependentIn(trx: Transaction<Database>, scope: Scope, body: CreateDependentBody): Promise<{ id: string }>;
+  /** `locked`: the member as the batch locked it (not read again). */
+  updateMemberIn(trx: Transaction<Database>, scope: Scope, id: string, body: UpdateMemberBody, locked?: MemberRow): Promise<unknown>;
+  /** `locked`: the member as the batch locked it (not read again); absent for a member the batch created. */
+  createDependentIn(trx: Transaction<Database>, scope: Scope, body: CreateDependentBody, locked?: MemberRow): Promise<{ id: string }>;
   updateDependentIn(trx: Transaction<Database>, scope: Scope, id: string, body: UpdateDependentBody): Promise<unknown>;
 }
 
@@ -54,6 +56,9 @@ export class TerminationsNeedConfirmation extends AppError {
     );
   }
 }
+
+/** A row of a batch run without savepoints was refused by the services: the batch is undone, to run again with them. */
+class RefusedRow extends Error {}
 
 /** What a batch's rows need of the database, read once per batch (#batchFacts). */
 interface BatchFacts {
@@ -107,40 +112,52 @@ export class CensusApply {
     const total = summary.create + summary.update;
     let done = onProgress ? await repository.countAppliedResults(this.#db, found.id) : 0;
     for (;;) {
-      // true when the import is applied (or no longer applying), else the count of rows this batch settled.
-      const finished = await this.#db.transaction().execute(async (trx): Promise<true | number> => {
-        const current = await repository.lockCensusImport(trx, found.id);
-        if (!current || current.status !== 'applying') return true;
-        const rows = await repository.findUnappliedResults(trx, found.id, APPLY_BATCH);
-        if (rows.length === 0) {
-          await repository.updateCensusImport(trx, found.id, { status: 'applied', applied_at: this.#clock.now().toISOString() });
-          return true;
-        }
-        // The batch writes no plans, configurations, groups or webhook endpoints: their reads are answered once per batch.
-        rememberReads(trx);
-        const facts = await this.#batchFacts(trx, scope, current, rows);
-        let applied = 0;
-        const settled: CensusResultRow[] = [];
-        for (const row of rows) {
-          const result = await this.#applyRow(trx, scope, current, row, facts);
-          if (result.outcome === 'applied') applied += 1;
-          settled.push({
-            ...row,
-            outcome: result.outcome,
-            outcome_message: result.message,
-            applied_at: this.#clock.now().toISOString(),
-            member_id: result.memberId,
-            dependent_id: result.dependentId,
-          });
-        }
-        await repository.markCensusResults(trx, settled);
-        await repository.updateCensusImport(trx, found.id, { applied_rows: current.applied_rows + applied });
-        return rows.length;
-      });
+      // A batch runs without a savepoint per row; when the services refuse one of its rows, it is undone and run
+      // again with them, so that the refused row alone is undone (#applyRow).
+      let finished: true | number;
+      try {
+        finished = await this.#applyBatch(scope, found.id, false);
+      } catch (error) {
+        if (!(error instanceof RefusedRow)) throw error;
+        finished = await this.#applyBatch(scope, found.id, true);
+      }
       if (finished === true) return;
       done += finished;
       onProgress?.(done, total);
     }
+  }
+
+  /** One batch in one transaction: true when the import is applied (or no longer applying), else the count of rows it settled. */
+  async #applyBatch(scope: Scope, importId: string, guarded: boolean): Promise<true | number> {
+    return this.#db.transaction().execute(async (trx): Promise<true | number> => {
+      const current = await repository.lockCensusImport(trx, importId);
+      if (!current || current.status !== 'applying') return true;
+      const rows = await repository.findUnappliedResults(trx, importId, APPLY_BATCH);
+      if (rows.length === 0) {
+        await repository.updateCensusImport(trx, importId, { status: 'applied', applied_at: this.#clock.now().toISOString() });
+        return true;
+      }
+      // The batch writes no plans, configurations, groups or webhook endpoints: their reads are answered once per batch.
+      rememberReads(trx);
+      const facts = await this.#batchFacts(trx, scope, current, rows);
+      let applied = 0;
+      const settled: CensusResultRow[] = [];
+      for (const row of rows) {
+        const result = guarded ? await this.#applyRow(trx, scope, current, row, facts) : await this.#applyRowUnguarded(trx, scope, current, row, facts);
+        if (result.outcome === 'applied') applied += 1;
+        settled.push({
+          ...row,
+          outcome: result.outcome,
+          outcome_message: result.message,
+          applied_at: this.#clock.now().toISOString(),
+          member_id: result.memberId,
+          dependent_id: result.dependentId,
+        });
+      }
+      await repository.markCensusResults(trx, settled);
+      await repository.updateCensusImport(trx, importId, { applied_rows: current.applied_rows + applied });
+      return rows.length;
+    });
   }
 
   /**
@@ -220,6 +237,19 @@ export class CensusApply {
     return changed;
   }
 
+  /**
+   * One row without a savepoint: a row not applied (conflict, no member) has written nothing, and a refusal by
+   * the services (a 4xx) ends the batch (RefusedRow), which is then run again with #applyRow.
+   */
+  async #applyRowUnguarded(trx: Transaction<Database>, scope: Scope, current: CensusImportRow, row: CensusResultRow, facts: BatchFacts): Promise<RowResult> {
+    try {
+      return await this.#write(trx, scope, current, row, facts);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.statusCode >= 500) throw error;
+      throw new RefusedRow();
+    }
+  }
+
   /** One row in a savepoint: a refusal by the services (a 4xx) undoes the row alone and is recorded as its outcome. */
   async #applyRow(trx: Transaction<Database>, scope: Scope, current: CensusImportRow, row: CensusResultRow, facts: BatchFacts): Promise<RowResult> {
     await sql`savepoint census_row`.execute(trx);
@@ -256,7 +286,7 @@ export class CensusApply {
       }
       const member = facts.members.get(row.member_id!);
       if (!member || recordVersion(member) !== row.seen_version) return conflict('The member was changed since the dry run: not applied.');
-      await this.#people.updateMemberIn(trx, scope, member.id, input);
+      await this.#people.updateMemberIn(trx, scope, member.id, input, member);
       return applied(member.id, null);
     }
     const memberId = row.member_id ?? facts.byEmployeeId.get(row.employee_id ?? '') ?? null;
@@ -265,7 +295,12 @@ export class CensusApply {
     // Locked with the batch (or created by it).
     if (!facts.members.has(memberId) && !facts.created.has(memberId)) return conflict('The member was deleted since the dry run.');
     if (row.kind === 'create') {
-      const created = await this.#people.createDependentIn(trx, scope, { ...(input as Omit<CreateDependentBody, 'member'>), member: memberId });
+      const created = await this.#people.createDependentIn(
+        trx,
+        scope,
+        { ...(input as Omit<CreateDependentBody, 'member'>), member: memberId },
+        facts.members.get(memberId),
+      );
       return applied(memberId, created.id);
     }
     const dependent = facts.dependents.get(row.dependent_id!);
