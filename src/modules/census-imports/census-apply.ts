@@ -25,6 +25,10 @@ import type { CensusImportSummary, CensusProgress } from './census-check.ts';
 
 /** Rows applied per transaction. */
 export const APPLY_BATCH = 200;
+/** Rows per page of the check, before the apply starts, that nothing changed since the dry run. */
+const CHANGED_CHECK_PAGE = 1_000;
+
+type ChangeResult = Awaited<ReturnType<typeof repository.findChangeResults>>[number];
 
 /** The member and dependent services' writes in the caller's transaction (wired in services.ts). */
 export interface CensusPeople {
@@ -198,7 +202,19 @@ export class CensusApply {
 
   /** The lines of create and update rows whose record is no longer as the dry run saw it. */
   async #changedSinceCheck(found: CensusImportRow): Promise<(number | null)[]> {
-    const rows = await repository.findChangeResults(this.#db, found.id);
+    const changed: (number | null)[] = [];
+    // A page at a time: the rows of a large file and their records are never all held at once.
+    let after = -1;
+    for (;;) {
+      const rows = await repository.findChangeResults(this.#db, found.id, after, CHANGED_CHECK_PAGE);
+      if (rows.length === 0) return changed;
+      after = rows.at(-1)!.position;
+      changed.push(...(await this.#changedOf(found, rows)));
+    }
+  }
+
+  /** The lines of one page of create and update rows whose record is no longer as the dry run saw it. */
+  async #changedOf(found: CensusImportRow, rows: readonly ChangeResult[]): Promise<(number | null)[]> {
     const members = new Map(
       (
         await repository.findMembersByIds(

@@ -80,15 +80,17 @@ export function findUnappliedResults(db: Executor, importId: string, limit: numb
     .execute();
 }
 
-/** Every create and update row (the apply's check of what changed since the dry run). */
-export function findChangeResults(db: Executor, importId: string) {
+/** The create and update rows after `afterPosition`, `limit` of them in file order (the apply's check of what changed since the dry run, a page at a time). */
+export function findChangeResults(db: Executor, importId: string, afterPosition: number, limit: number) {
   return db
     .selectFrom('census_import_rows')
-    .select(['line', 'kind', 'target', 'employee_id', 'member_id', 'dependent_id', 'seen_version'])
+    .select(['position', 'line', 'kind', 'target', 'employee_id', 'member_id', 'dependent_id', 'seen_version'])
     .where('census_import_id', '=', importId)
+    .where('position', '>', afterPosition)
     .where('kind', 'in', ['create', 'update'])
     .where('applied_at', 'is', null)
     .orderBy('position')
+    .limit(limit)
     .execute();
 }
 
