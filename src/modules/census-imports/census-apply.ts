@@ -5,6 +5,7 @@
  * transaction, so a crash loses at most the batch in flight and a second apply goes on from there; an apply of
  * an applied import is a no-op. Lock order: the import's row, then the member (then what the services lock).
  */
+import { setImmediate } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import type { Transaction } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
@@ -128,6 +129,8 @@ export class CensusApply {
       if (finished === true) return;
       done += finished;
       onProgress?.(done, total);
+      // Lets the server answer other requests between batches (on SQLite nothing else would run until the end).
+      await setImmediate();
     }
   }
 

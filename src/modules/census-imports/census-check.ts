@@ -4,6 +4,7 @@
  * progress. Writes nothing but the import's own rows. Run by the job (census-import.job.ts), or at once for a
  * small file; run again from the start after a crash (the rows of an unfinished check are replaced).
  */
+import { setImmediate } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { parseAddress } from '../../http/schemas.ts';
@@ -191,7 +192,9 @@ export class CensusCheck {
     }
     await repository.deleteCensusResults(this.#db, importId);
     await repository.updateCensusImport(this.#db, importId, { processed_rows: 0, total_rows: records.length });
-    await new CensusCheckRun(this.#db, this.#clock, this.#encrypter, this.#ssnDigester, found, records, onProgress).run();
+    // The run keeps the import's row but not its encrypted file (as large as the file again), which it has read.
+    const row = { ...found, content_encrypted: null };
+    await new CensusCheckRun(this.#db, this.#clock, this.#encrypter, this.#ssnDigester, row, records, onProgress).run();
   }
 }
 
@@ -283,6 +286,9 @@ class CensusCheckRun {
       await repository.updateCensusImport(trx, this.#import.id, { processed_rows: this.#processed });
     });
     this.#onProgress?.(this.#processed, this.#records.length);
+    // On SQLite every statement answers at once, so the check would never let the server answer anything else
+    // (GET of its own progress included) until it ended: it yields after each batch.
+    await setImmediate();
   }
 
   /** Business unit and subclass names or ids as the employer's ids; an unknown one is a problem of its column. */
