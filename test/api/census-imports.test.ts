@@ -245,6 +245,51 @@ describe('POST /census_imports (docs/decisions.md "Census imports")', () => {
     expect((await ok(admin.get(`/dependents/${dependent.id}`))).last_name).toBe(dependent.last_name);
   });
 
+  it('when the services refuse a row at the apply, then that row alone is failed, its dependents with it, and the rest of its batch is applied once', async () => {
+    const admin = await newProviderAdmin(t, 'refused-row');
+    const employer = await newEmployer(admin);
+    const employee = (id: string, ssn: string) => ({
+      employee_id: id,
+      relationship: 'employee',
+      first_name: 'Ann',
+      last_name: id,
+      dob: '1990-01-01',
+      ssn,
+      ...address,
+      hire_date: '2026-01-01',
+    });
+    const created = await ok(
+      upload(
+        admin,
+        employer.id,
+        csv([
+          employee('R1', '212-55-1111'),
+          employee('R2', '212-55-2222'),
+          { employee_id: 'R2', relationship: 'child', first_name: 'Kid', last_name: 'R2', dob: '2015-01-01' },
+          employee('R3', '212-55-3333'),
+        ]),
+      ),
+      202,
+    );
+    expect(created.summary).toMatchObject({ create: 4, error: 0 });
+    // Since the dry run, a member with R2's SSN came in through the API: the member service refuses R2's row.
+    const other = await createMember(admin, { employer: employer.id, ssn: '212552222' });
+    const applied = await ok(admin.post(`/census_imports/${created.id}/apply`, {}));
+    expect(applied).toMatchObject({ status: 'applied', applied_rows: 2 });
+    const rows = await allRows(admin, created.id);
+    expect(rows.map((row) => [row.line, row.outcome]).sort((a, b) => a[0] - b[0])).toEqual([
+      [2, 'applied'],
+      [3, 'failed'],
+      [4, 'failed'],
+      [5, 'applied'],
+    ]);
+    expect(rows.find((row) => row.line === 3).outcome_message).toContain('SSN');
+    const members = (await ok(admin.get(`/members?employer=${employer.id}&page_size=100`))).results;
+    expect(members.map((member: any) => member.payroll_provider_external_id ?? member.id).sort()).toEqual(['R1', 'R3', other.id].sort());
+    const events = (await ok(admin.get('/events?type=member.created&page_size=100'))).results;
+    expect(events).toHaveLength(3);
+  });
+
   it('when another provider asks for an import, then it is 404', async () => {
     const created = await ok(upload(w.admin, w.employer.id, csv([])), 202);
     const other = await newProviderAdmin(t, 'other');

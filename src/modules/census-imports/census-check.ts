@@ -4,6 +4,7 @@
  * progress. Writes nothing but the import's own rows. Run by the job (census-import.job.ts), or at once for a
  * small file; run again from the start after a crash (the rows of an unfinished check are replaced).
  */
+import { setImmediate } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { parseAddress } from '../../http/schemas.ts';
@@ -191,7 +192,9 @@ export class CensusCheck {
     }
     await repository.deleteCensusResults(this.#db, importId);
     await repository.updateCensusImport(this.#db, importId, { processed_rows: 0, total_rows: records.length });
-    await new CensusCheckRun(this.#db, this.#clock, this.#encrypter, this.#ssnDigester, found, records, onProgress).run();
+    // The run keeps the import's row but not its encrypted file (as large as the file again), which it has read.
+    const row = { ...found, content_encrypted: null };
+    await new CensusCheckRun(this.#db, this.#clock, this.#encrypter, this.#ssnDigester, row, records, onProgress).run();
   }
 }
 
@@ -283,6 +286,9 @@ class CensusCheckRun {
       await repository.updateCensusImport(trx, this.#import.id, { processed_rows: this.#processed });
     });
     this.#onProgress?.(this.#processed, this.#records.length);
+    // On SQLite every statement answers at once, so the check would never let the server answer anything else
+    // (GET of its own progress included) until it ended: it yields after each batch.
+    await setImmediate();
   }
 
   /** Business unit and subclass names or ids as the employer's ids; an unknown one is a problem of its column. */
@@ -306,19 +312,18 @@ class CensusCheckRun {
   async #checkEmployees(batch: readonly { row?: CensusFileRow; problems: CensusProblem[]; line: number }[]): Promise<Outcome[]> {
     const rows = batch.flatMap((entry) => (entry.row ? [entry.row] : []));
     const digestOf = new Map(rows.flatMap((row) => (row.values.ssn === undefined ? [] : [[row.line, this.#ssnDigester.digest(row.values.ssn)] as const])));
-    const employerId = this.#import.employer_id;
     const byPayrollId = new Map(
       (
         await repository.findMembersOfEmployerBy(
           this.#db,
-          employerId,
+          this.#import,
           'payroll_provider_external_id',
           rows.map((row) => row.employeeId),
         )
       ).map((m) => [m.payroll_provider_external_id!, m]),
     );
     const byDigest = new Map(
-      (await repository.findMembersOfEmployerBy(this.#db, employerId, 'ssn_digest', [...digestOf.values()])).map((m) => [m.ssn_digest!, m]),
+      (await repository.findMembersOfEmployerBy(this.#db, this.#import, 'ssn_digest', [...digestOf.values()])).map((m) => [m.ssn_digest!, m]),
     );
     const memberIds = [...new Set([...byPayrollId.values(), ...byDigest.values()].map((member) => member.id))];
     const covered = await repository.findMembersWithCoverage(this.#db, memberIds);
@@ -401,7 +406,7 @@ class CensusCheckRun {
     const rows = batch.map((entry) => entry.row!);
     const outside = rows.filter((row) => !this.#employees.has(row.employeeId)).map((row) => row.employeeId);
     const outsideMembers = new Map(
-      (await repository.findMembersOfEmployerBy(this.#db, this.#import.employer_id, 'payroll_provider_external_id', outside)).map((m) => [
+      (await repository.findMembersOfEmployerBy(this.#db, this.#import, 'payroll_provider_external_id', outside)).map((m) => [
         m.payroll_provider_external_id!,
         m.id,
       ]),

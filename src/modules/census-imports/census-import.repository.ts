@@ -3,6 +3,7 @@ import { paginate, type Page, type PageRequest } from '../../db/keyset.ts';
 import type { Database } from '../../db/schema.ts';
 import { findByIdInScope, forUpdate, inScope } from '../../db/scope.ts';
 import { batches } from '../../shared/batches.ts';
+import { insertRows } from '../../db/bulk-insert.ts';
 import { compareDates } from '../../shared/dates.ts';
 import type { Scope } from '../../shared/tenancy.ts';
 import { SENT_ENROLLMENT_STATUSES } from '../enrollments/enrollment.table.ts';
@@ -54,8 +55,9 @@ export async function deleteCensusResults(db: Executor, importId: string): Promi
   await db.deleteFrom('census_import_rows').where('census_import_id', '=', importId).execute();
 }
 
+/** The dry run's rows, through the bulk insert (its text written once per shape: Kysely building 500-row INSERTs cost about as much as running them). */
 export async function insertCensusResults(db: Executor, rows: readonly CensusResultRow[]): Promise<void> {
-  for (const batch of batches(rows, INSERT_BATCH)) await db.insertInto('census_import_rows').values(batch).execute();
+  await insertRows(db, 'census_import_rows', rows, { rowsPerStatement: INSERT_BATCH });
 }
 
 /** A page of an import's diff, in the file's order (row ids sort by position: census-import.service.ts resultId). */
@@ -79,36 +81,49 @@ export function findUnappliedResults(db: Executor, importId: string, limit: numb
     .execute();
 }
 
-/** Every create and update row (the apply's check of what changed since the dry run). */
-export function findChangeResults(db: Executor, importId: string) {
+/** The create and update rows after `afterPosition`, `limit` of them in file order (the apply's check of what changed since the dry run, a page at a time). */
+export function findChangeResults(db: Executor, importId: string, afterPosition: number, limit: number) {
   return db
     .selectFrom('census_import_rows')
-    .select(['line', 'kind', 'target', 'employee_id', 'member_id', 'dependent_id', 'seen_version'])
+    .select(['position', 'line', 'kind', 'target', 'employee_id', 'member_id', 'dependent_id', 'seen_version'])
     .where('census_import_id', '=', importId)
+    .where('position', '>', afterPosition)
     .where('kind', 'in', ['create', 'update'])
     .where('applied_at', 'is', null)
     .orderBy('position')
+    .limit(limit)
     .execute();
 }
 
-export async function markCensusResult(
-  trx: Transaction<Database>,
-  id: string,
-  outcome: Pick<CensusResultRow, 'outcome' | 'outcome_message' | 'applied_at' | 'member_id' | 'dependent_id'>,
-): Promise<void> {
-  await trx.updateTable('census_import_rows').set(outcome).where('id', '=', id).execute();
+/** Records a batch's outcomes (the rows as read, with outcome, outcome_message, applied_at, member_id and dependent_id set): one statement per batch. */
+export async function markCensusResults(trx: Transaction<Database>, rows: readonly CensusResultRow[]): Promise<void> {
+  await insertRows(trx, 'census_import_rows', rows, {
+    rowsPerStatement: INSERT_BATCH,
+    updateConflictsOn: { columns: ['id'], set: ['outcome', 'outcome_message', 'applied_at', 'member_id', 'dependent_id'] },
+  });
 }
 
-/** The employer's members whose `column` is one of `values`. */
+/**
+ * The employer's members whose `column` is one of `values`. The provider is named too: the employee id's index
+ * begins with it (members_provider_payroll_id); without it each lookup scanned the employer's members.
+ */
 export async function findMembersOfEmployerBy(
   db: Executor,
-  employerId: string,
+  employer: { provider_id: string; employer_id: string },
   column: 'payroll_provider_external_id' | 'ssn_digest',
   values: readonly string[],
 ): Promise<MemberRow[]> {
   const found: MemberRow[] = [];
   for (const batch of batches([...new Set(values)], LOOKUP_BATCH)) {
-    found.push(...(await db.selectFrom('members').selectAll().where('employer_id', '=', employerId).where(column, 'in', batch).execute()));
+    found.push(
+      ...(await db
+        .selectFrom('members')
+        .selectAll()
+        .where('provider_id', '=', employer.provider_id)
+        .where('employer_id', '=', employer.employer_id)
+        .where(column, 'in', batch)
+        .execute()),
+    );
   }
   return found;
 }
@@ -127,8 +142,11 @@ export async function findDependentsOfMembers(db: Executor, memberIds: readonly 
   return found;
 }
 
-export function findDependentById(db: Executor, id: string): Promise<DependentRow | undefined> {
-  return db.selectFrom('dependents').selectAll().where('id', '=', id).executeTakeFirst();
+export async function findDependentsByIds(db: Executor, ids: readonly string[]): Promise<DependentRow[]> {
+  const found: DependentRow[] = [];
+  for (const batch of batches([...new Set(ids)], LOOKUP_BATCH))
+    found.push(...(await db.selectFrom('dependents').selectAll().where('id', 'in', batch).execute()));
+  return found;
 }
 
 /** Members among `memberIds` with coverage sent to a carrier (an approved, synced or failed enrollment). */

@@ -111,15 +111,16 @@ export class CensusImportService {
     maxShare: number | undefined,
     checkHere?: { onProgress?: CensusProgress },
   ): Promise<CensusImportResponse> {
-    const records = readCensusContent(content);
-    const inline = checkHere !== undefined || records.length <= INLINE_CHECK_ROWS;
+    // Read here for its 400s and its size only (the check reads the stored file again): not kept while the check runs.
+    const totalRows = readCensusContent(content).length;
+    const inline = checkHere !== undefined || totalRows <= INLINE_CHECK_ROWS;
     const row: CensusImportRow = {
       id: newId('census_import'),
       provider_id: scope.providerId,
       employer_id: employerId,
       status: 'checking',
       format: content.format,
-      total_rows: records.length,
+      total_rows: totalRows,
       processed_rows: 0,
       applied_rows: 0,
       max_termination_share: maxShare ?? DEFAULT_MAX_TERMINATION_SHARE,

@@ -84,13 +84,21 @@ export class DependentService {
     return this.#db.transaction().execute(async (trx) => this.createDependentIn(trx, scope, body));
   }
 
-  /** POST /dependents in the caller's transaction (a census import's row, census-imports/): the same checks, writes and events. */
-  async createDependentIn(trx: Transaction<Database>, scope: Scope, body: CreateDependentBody): Promise<DependentResponse> {
+  /**
+   * POST /dependents in the caller's transaction (a census import's row, census-imports/): the same checks, writes
+   * and events. `locked` is the member as the caller already locked and read it in this transaction, in `scope`
+   * (a census batch locks its members together; only its id and employer are used); without it the member is
+   * checked and locked here.
+   */
+  async createDependentIn(trx: Transaction<Database>, scope: Scope, body: CreateDependentBody, locked?: MemberRow): Promise<DependentResponse> {
     const input = withNormalizedSsn(body);
     assertPersonTextCarriersCanRead(input);
-    await assertReferencesVisible(trx, scope, { member: input.member });
-    // Locked so that a concurrent delete of the member either sees this dependent or makes this a 400.
-    const member = await lockMemberById(trx, scope, input.member);
+    let member = locked?.id === input.member ? locked : undefined;
+    if (!member) {
+      await assertReferencesVisible(trx, scope, { member: input.member });
+      // Locked so that a concurrent delete of the member either sees this dependent or makes this a 400.
+      member = await lockMemberById(trx, scope, input.member);
+    }
     if (!member) throw validationFailed(['member'], 'No such member.');
     this.#assertDobNotInFuture(input.dob);
     this.#assertCertification(input.has_disability ?? false, input.disability_certified_on ?? null, input.dob);

@@ -175,13 +175,15 @@ export class MemberService {
   }
 
   /**
-   * PATCH /members/{id} in the caller's transaction (a carrier file's value accepted, carrier-files/): the same
-   * checks, writes, events and effects on coverage as the route's.
+   * PATCH /members/{id} in the caller's transaction (a carrier file's value accepted, carrier-files/; a census
+   * import's row): the same checks, writes, events and effects on coverage as the route's. `locked` is the member
+   * as the caller already locked and read it in this transaction, in `scope` (a census batch locks its members
+   * together); without it the member is locked here.
    */
-  async updateMemberIn(trx: Transaction<Database>, scope: Scope, id: string, body: UpdateMemberBody): Promise<MemberResponse> {
+  async updateMemberIn(trx: Transaction<Database>, scope: Scope, id: string, body: UpdateMemberBody, locked?: MemberRow): Promise<MemberResponse> {
     const input = withNormalizedSsn(body);
     assertPersonTextCarriersCanRead(input);
-    const current = await repository.lockMemberById(trx, scope, id);
+    const current = locked?.id === id ? locked : await repository.lockMemberById(trx, scope, id);
     if (!current) throw new NotFound('member');
     const changed = applyChanges(current, input, [
       'first_name',
