@@ -7,7 +7,7 @@ import type { Line, SimEmployer, SimMember } from './world.ts';
 // January, and the second employer also semimonthly (about a third of its members). On each pay date of each
 // schedule HR reads the deduction feed (every page) and posts the payroll run. Two invariants are checked here:
 //
-// - `payroll_matches_coverage`: the period's deduction lines of a sample of the run's members (a fixed share
+// - `payroll_matches_coverage`: the period's deduction lines of a sample of the run's members (a fixed share, 15%,
 //   drawn by a hash of employee id and pay date, so the story's draws are untouched) plus every member with an
 //   adjustment line are the `pay_period` amounts of the coverage in force on the pay date
 //   (`GET /members/{id}/coverage?date=`), the last counted period's amounts on the plan year's last counted pay
@@ -29,7 +29,7 @@ export interface SimPaySchedule {
 }
 
 /** The share of a run's members whose deductions are compared with their coverage, and the share watched all year. */
-export const PAYROLL = { sample: 0.2, watched: 0.1, semimonthlyShare: 1 / 3 } as const;
+export const PAYROLL = { sample: 0.15, watched: 0.1, semimonthlyShare: 1 / 3 } as const;
 
 const PERIODS: Record<SimPaySchedule['frequency'], number> = { biweekly: 26, semimonthly: 24 };
 
@@ -132,8 +132,10 @@ async function payrollRun(a: Actions, day: string, schedule: SimPaySchedule, mem
   for (const member of adjusted) schedule.adjusted.add(member);
   const sampled = onSchedule.filter((member) => adjusted.has(member.id) || share(`${member.employeeId}|${day}`) < PAYROLL.sample);
   steps.count('payroll_members_sampled', sampled.length);
-  for (const member of sampled) {
-    const owedToday = await owedOn(a, member, schedule, day);
+  // Reads only, side by side (the checks below run in the members' order).
+  const owedTodayOf = await Promise.all(sampled.map((member) => owedOn(a, member, schedule, day)));
+  for (const [index, member] of sampled.entries()) {
+    const owedToday = owedTodayOf[index];
     if (!owedToday) continue;
     const row = feed.get(member.id);
     const deductions = new Map<string, Amounts>();
@@ -143,10 +145,7 @@ async function payrollRun(a: Actions, day: string, schedule: SimPaySchedule, mem
     if (!adjusted.has(member.id)) continue;
     // The adjustment lines: what the paid periods owe now less what the runs took before this one.
     const owedPaid = new Map<string, Amounts>();
-    for (const date of paidBefore) {
-      const owed = await owedOn(a, member, schedule, date);
-      for (const [code, amounts] of owed ?? []) add(owedPaid, code, amounts);
-    }
+    for (const owed of await Promise.all(paidBefore.map((date) => owedOn(a, member, schedule, date)))) add(owedPaid, undefined, undefined, owed ?? new Map());
     const expected = subtract(owedPaid, before.get(member.id) ?? new Map());
     const adjustments = new Map<string, Amounts>();
     for (const line of row?.lines ?? []) if (line.kind === 'adjustment') add(adjustments, line.deduction_code, amountsOf(line));
@@ -167,7 +166,7 @@ async function checkYearTaken(a: Actions, day: string, schedule: SimPaySchedule,
     if (!schedule.adjusted.has(member.id) && share(member.employeeId) >= PAYROLL.watched) continue;
     a.steps.count('payroll_members_checked_at_year_end');
     const owed = new Map<string, Amounts>();
-    for (const date of schedule.paid) add(owed, undefined, undefined, (await owedOn(a, member, schedule, date)) ?? new Map());
+    for (const paid of await Promise.all(schedule.paid.map((date) => owedOn(a, member, schedule, date)))) add(owed, undefined, undefined, paid ?? new Map());
     const left = differences(ledger.get(member.id) ?? new Map(), owed);
     if (left.length > 0) fail(a.steps, day, 'adjustment_once', `member ${member.id} at the year's last run: taken vs owed ${left.join(', ')}`);
   }
