@@ -238,9 +238,12 @@ function differences(actual: ByCode, expected: ByCode): string[] {
   return found;
 }
 
-/** A number in [0, 1) from a string (FNV-1a): a deterministic draw that leaves the story's generators alone. */
+/** A number in [0, 1) from a string (FNV-1a, then mixed): a deterministic draw that leaves the story's generators alone. */
 function share(key: string): number {
   let hash = 0x811c9dc5;
   for (let index = 0; index < key.length; index++) hash = Math.imul(hash ^ key.charCodeAt(index), 0x01000193) >>> 0;
-  return hash / 0x1_0000_0000;
+  // MurmurHash3's finalizer: FNV's high bits alone are far from uniform over keys this alike (E1-000001, ...).
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b) >>> 0;
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35) >>> 0;
+  return ((hash ^ (hash >>> 16)) >>> 0) / 0x1_0000_0000;
 }
