@@ -54,6 +54,8 @@ const EVERY_KIND = [
   'census_imports',
   'census_left_out',
   'premium_bills',
+  'payroll_runs',
+  'payroll_adjustments',
 ];
 
 type Field = 'sweepMs' | 'filesMs' | 'actionsMs';

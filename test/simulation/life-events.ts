@@ -106,11 +106,20 @@ export async function hire(a: Actions, planned: PlannedHire): Promise<SimMember 
       hire_date: planned.hireDate,
       employment_status: 'full_time',
       hours_worked: 40,
+      ...(planned.paySchedule ? { pay_schedule: planned.paySchedule } : {}),
     }),
     201,
   );
   if (!created) return undefined;
-  const member: SimMember = { id: created.id, employeeId, employer: planned.employer, hireDate: planned.hireDate, state: 'active', children: [] };
+  const member: SimMember = {
+    id: created.id,
+    employeeId,
+    employer: planned.employer,
+    hireDate: planned.hireDate,
+    state: 'active',
+    children: [],
+    ...(planned.paySchedule ? { paySchedule: planned.paySchedule } : {}),
+  };
   await createFamily(a, member, drawFamily(a.random, { lastName: name.last_name, agingOut: false }));
   a.steps.count('hire');
   return member;

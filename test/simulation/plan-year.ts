@@ -26,6 +26,7 @@ import { Random } from './random.ts';
 import { Steps, type Violation } from './steps.ts';
 import { CENSUS, censusDay } from './census.ts';
 import { PREMIUM_BILL, premiumBillDay } from './premium-bills.ts';
+import { PAYROLL, payrollDay, type PayrollLedger } from './payroll.ts';
 import {
   createCarriers,
   createEmployerWorld,
@@ -126,6 +127,7 @@ export async function runPlanYear(options: PlanYearOptions): Promise<PlanYearRes
     const story: Story = {
       ...setUpStory,
       pendingElections: new Map<SimMember, PlannedHire>(),
+      payrollLedger: new Map(),
       // Each employer's own draws from the seed: employers' days run side by side (dayActions).
       randomOf: new Map(setUpStory.employers.map((world, index) => [world, new Random((options.seed + (index + 1) * 0x9e3779b1) >>> 0)])),
       runDueJobs: () => desk.runDueJobs(),
@@ -200,6 +202,7 @@ async function setUp(t: PlanYearOptions['context'], a: Actions, options: PlanYea
           enrollOn: addDays(hireDate, random.int(0, 20)),
           waive: draw < 0.1,
           ...(draw > 0.75 ? { life: draw > 0.88 ? ('eoi' as const) : ('within' as const) } : {}),
+          ...payScheduleDrawn(random, world),
         });
         continue;
       }
@@ -242,14 +245,21 @@ function drawExistingMember(random: Random, world: SimEmployer): ExistingMemberD
     hours_worked: 40,
   };
   const family = drawFamily(random, { lastName: name.last_name, agingOut: random.chance(0.12) });
+  const { paySchedule } = payScheduleDrawn(random, world);
   return {
-    body,
+    body: { ...body, ...(paySchedule ? { pay_schedule: paySchedule } : {}) },
     family,
     medical: random.chance(0.6) ? 'gold' : 'silver',
     dental: random.chance(0.75),
     vision: random.chance(0.5),
     lifeVolume: random.chance(0.3) ? `${random.int(1, 5) * 10000}.00` : undefined,
   };
+}
+
+/** The second schedule of an employer that has one, for about a third of its members (else the default: nothing drawn). */
+function payScheduleDrawn(random: Random, world: SimEmployer): { paySchedule?: string } {
+  const second = world.paySchedules[1];
+  return second && random.chance(PAYROLL.semimonthlyShare) ? { paySchedule: second.id } : {};
 }
 
 /** The member, their family, and the coverage the carriers already hold for them from the plan year's start. */
@@ -264,6 +274,7 @@ async function createExistingMember(a: Actions, world: SimEmployer, draw: Existi
     hireDate: draw.body.hire_date,
     state: 'active',
     children: [],
+    ...(typeof draw.body.pay_schedule === 'string' ? { paySchedule: draw.body.pay_schedule } : {}),
   };
   await createFamily(a, member, draw.family);
   if (member.spouse) member.spouseSince = '2025-01-01';
@@ -301,6 +312,8 @@ interface Story {
   members: SimMember[];
   hires: PlannedHire[];
   pendingElections: Map<SimMember, PlannedHire>;
+  /** What the payroll runs took, per member and deduction code. */
+  payrollLedger: PayrollLedger;
   randomOf: ReadonlyMap<SimEmployer, Random>;
   /** Runs the jobs due (the server's worker): a census file's check. */
   runDueJobs: () => Promise<void>;
@@ -332,7 +345,7 @@ async function dayActions(a: Actions, day: string, story: Story): Promise<void> 
   );
 }
 
-/** One employer's day, in a fixed order: hires, new-hire elections, EOI decisions, rehires, open enrollment, the autumn's calendar, life events. */
+/** One employer's day, in a fixed order: hires, new-hire elections, EOI decisions, rehires, open enrollment, the autumn's calendar, census, bill and payroll, life events. */
 async function employerDay(
   a: Actions,
   day: string,
@@ -370,6 +383,7 @@ async function employerDay(
   if (day === OPEN_ENROLLMENT.complete) await completeWindow(a, world);
   if ((CENSUS.days as readonly string[]).includes(day)) await censusDay(a, day, world, members, story.runDueJobs);
   if (day === PREMIUM_BILL.day) await premiumBillDay(a, day, world, members);
+  await payrollDay(a, day, world, members, story.payrollLedger);
   // Life events, as many as the employer's members make likely.
   const afterOpenEnrollment = compareDates(day, OPEN_ENROLLMENT.complete) > 0;
   const active = members.filter((member) => member.state === 'active' && daysBetween(member.hireDate, day) >= 45);

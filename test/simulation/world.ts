@@ -2,6 +2,7 @@ import type { ApiClient, TestContext } from '../helpers/test-app-core.ts';
 import { address, createCarrier, createEmployer, createGroup } from '../helpers/factories.ts';
 import { compositeRates, contributionStrategy, createPlan, createPlanConfiguration } from '../helpers/plan-factories.ts';
 import { SFTP_TEST_USER, type SftpTestServer } from '../helpers/sftp-server.ts';
+import { createPaySchedules, type SimPaySchedule } from './payroll.ts';
 import type { Random } from './random.ts';
 import type { Steps } from './steps.ts';
 
@@ -40,6 +41,8 @@ export interface SimEmployer {
   /** Next plan year's plans, once renewed. */
   next: Partial<Record<PlanKey, SimPlan>>;
   windowId?: string;
+  /** Its pay schedules, the default (biweekly) first (payroll.ts). */
+  paySchedules: SimPaySchedule[];
 }
 
 const employeeNumbers = new WeakMap<SimEmployer, number>();
@@ -69,6 +72,8 @@ export interface SimMember {
   /** Spouses divorced, with the marriage's last day: not carried into an election from after it, whatever the coverage still shows until the sweep ends theirs. */
   formerSpouses?: { id: string; ended: string }[];
   children: { id: string; dob: string }[];
+  /** The member's own pay schedule (else the employer's default). */
+  paySchedule?: string;
   /** A life election waiting for its EOI decision. */
   eoi?: { enrollment: string; enrolledPlan: string; decideOn: string };
   /** The day the member chooses in open enrollment, and what (else the passive carry-over chooses). */
@@ -83,6 +88,8 @@ export interface PlannedHire {
   enrollOn: string;
   waive: boolean;
   life?: 'within' | 'eoi';
+  /** The pay schedule the hire is assigned to (else the employer's default). */
+  paySchedule?: string;
 }
 
 const FIRST_NAMES = [
@@ -226,7 +233,8 @@ export async function createEmployerWorld(
     });
     if (profile.status !== 200) throw new Error(`EDI profile of ${key}: ${profile.status} ${profile.text}`);
   }
-  const world: SimEmployer = { index, id: employer.id, name, waitingPeriodDays: options.waitingPeriodDays, groups, plans: {}, next: {} };
+  const world: SimEmployer = { index, id: employer.id, name, waitingPeriodDays: options.waitingPeriodDays, groups, plans: {}, next: {}, paySchedules: [] };
+  world.paySchedules = await createPaySchedules(admin, steps, world);
   world.plans.gold = await createSimPlan(admin, world, 'gold', { plan_name: 'Gold PPO', premium_type: 'composite', composite_rates: compositeRates() });
   world.plans.silver = await createSimPlan(admin, world, 'silver', {
     plan_name: 'Silver PPO',
