@@ -63,7 +63,7 @@ type Field = 'sweepMs' | 'filesMs' | 'actionsMs';
 describe('a plan year in a day', () => {
   it(
     'when three employers live through 2026 day by day, then no step fails, no invariant breaks, and every kind of event happens',
-    { timeout: 300_000 },
+    { timeout: 900_000 },
     async () => {
       const checker = createInvariantChecker({ db: t.database.db, api: t.admin, providerId: t.providerId });
       const started = performance.now();
