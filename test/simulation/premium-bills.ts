@@ -8,7 +8,8 @@ import type { SimEmployer, SimMember } from './world.ts';
 // force on its first day, else the first that starts within it). Such a bill must reconcile to zero: no member
 // billed but not covered or covered but not billed, no amount or tier apart. A change that took effect before the
 // carrier's correction window (a late birth, a retroactive marriage) may still be reported as such: it is
-// counted, never a difference. Anything else is a violation of `premium_bill_reconciles`.
+// counted, never a difference; so is a `deduction_mismatch` whose correction the payroll feed already owes (a
+// retroactive change after May's runs). Anything else is a violation of `premium_bill_reconciles`.
 
 export const PREMIUM_BILL = { day: '2026-06-05', period: '2026-05', first: '2026-05-01', last: '2026-05-31' } as const;
 
@@ -49,7 +50,13 @@ export async function premiumBillDay(a: Actions, day: string, world: SimEmployer
   const found = bill.members.flatMap((member) => member.discrepancies.map((discrepancy) => ({ member: member.member, ...discrepancy })));
   const late = found.filter((discrepancy) => discrepancy.kind === 'retro_outside_window');
   steps.count('premium_bill_retro_outside_window', late.length);
-  const differences = found.filter((discrepancy) => discrepancy.kind !== 'retro_outside_window');
+  // Payroll that took what May owed when it ran, before a retroactive change: the refund or arrears is due in the
+  // next run (the feed shows it as an adjustment of a May pay date), not a difference of the bill's.
+  const mismatched = found.filter((discrepancy) => discrepancy.kind === 'deduction_mismatch');
+  const pending = mismatched.length > 0 ? await membersWithMayAdjustments(a, world, day) : new Set<string>();
+  const caughtUp = mismatched.filter((discrepancy) => discrepancy.member !== null && pending.has(discrepancy.member));
+  steps.count('premium_bill_deductions_pending', caughtUp.length);
+  const differences = found.filter((discrepancy) => discrepancy.kind !== 'retro_outside_window' && !caughtUp.includes(discrepancy));
   if (bill.totals.difference !== '0.00' || differences.length > 0) {
     steps.failures.push({
       day,
@@ -72,4 +79,24 @@ async function owedIn(a: Actions, member: SimMember, plans: ReadonlySet<string>)
   if (first) return first;
   const later = await on(PREMIUM_BILL.last);
   return later && compareDates(later.effective_start, PREMIUM_BILL.first) > 0 ? later : undefined;
+}
+
+/** Members whose payroll feed on `day` adjusts a May pay date (arrears or a refund the next run takes). */
+async function membersWithMayAdjustments(a: Actions, world: SimEmployer, day: string): Promise<Set<string>> {
+  const members = new Set<string>();
+  let page: string | null = `/payroll_deductions?employer=${world.id}&pay_date=${day}&page_size=100`;
+  while (page) {
+    const body: { results: FeedMember[]; next: string | null } | undefined = await a.steps.expect('payroll deductions', a.admin.get(page));
+    for (const row of body?.results ?? []) {
+      const adjustsMay = row.lines.some((line) => line.kind === 'adjustment' && line.adjusted_periods.some((date) => date.startsWith(PREMIUM_BILL.period)));
+      if (adjustsMay) members.add(row.member);
+    }
+    page = body?.next ?? null;
+  }
+  return members;
+}
+
+interface FeedMember {
+  member: string;
+  lines: { kind: 'deduction' | 'adjustment'; adjusted_periods: string[] }[];
 }
