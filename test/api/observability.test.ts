@@ -267,6 +267,9 @@ describe('the server process', () => {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
       BENEFITS_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY.toString('hex'),
+      // The day's sweep runs at the start only once its time has passed: at midnight it always has (with the
+      // default 02:00 this test failed whenever it ran between midnight and 02:00 UTC).
+      SWEEP_TIME: '00:00',
     });
     server = await startServer(config, { print: () => undefined });
   });
