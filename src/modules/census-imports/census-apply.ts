@@ -22,7 +22,7 @@ import type { CreateMemberBody, UpdateMemberBody } from '../members/member.schem
 import * as repository from './census-import.repository.ts';
 import type { CensusImportRow, CensusResultRow, CensusRowOutcome } from './census-import.table.ts';
 import { recordVersion } from './census-rules.ts';
-import type { CensusImportSummary, CensusProgress } from './census-check.ts';
+import type { CensusImportSummary, CensusProgress } from './census-outcomes.ts';
 
 /** Rows applied per transaction. */
 export const APPLY_BATCH = 200;
