@@ -117,46 +117,11 @@ export async function findRunTotals(db: Executor, runId: string, payDate: string
   return { rows, members: Number(members?.members ?? 0) };
 }
 
-/**
- * What payroll deducted for a member in a month (YYYY-MM), per deduction code: the sum of what every payroll run
- * recorded for the pay periods whose pay date falls in that month (each period's own deduction and any retroactive
- * adjustment of it taken later). For premium bill reconciliation; reads only what runs recorded.
- */
-export async function findDeductedInMonth(db: Executor, providerId: string, memberId: string, month: string): Promise<Map<string, Amounts>> {
-  const rows = await db
-    .selectFrom('payroll_run_lines')
-    .select('deduction_code')
-    .select((eb) => [
-      eb.fn.sum<string | number>('member_pre_tax_cents').as('member_pre_tax'),
-      eb.fn.sum<string | number>('member_post_tax_cents').as('member_post_tax'),
-      eb.fn.sum<string | number>('employer_cents').as('employer'),
-      eb.fn.sum<string | number>('imputed_income_cents').as('imputed_income'),
-    ])
-    .where('provider_id', '=', providerId)
-    .where('member_id', '=', memberId)
-    .where('period_pay_date', '>=', `${month}-01`)
-    .where('period_pay_date', '<=', `${month}-31`)
-    .groupBy('deduction_code')
-    .orderBy('deduction_code')
-    .execute();
-  return new Map(
-    rows.map((row) => [
-      row.deduction_code,
-      {
-        memberPreTax: Number(row.member_pre_tax),
-        memberPostTax: Number(row.member_post_tax),
-        employer: Number(row.employer),
-        imputedIncome: Number(row.imputed_income),
-      },
-    ]),
-  );
-}
-
 /** Members per query of findDeductedInMonths (under both databases' parameter limits). */
 const DEDUCTED_BATCH = 500;
 
 /**
- * findDeductedInMonth for many members and months at once: member -> month (YYYY-MM) -> deduction code -> what the
+ * What payroll deducted, for many members and months at once: member -> month (YYYY-MM) -> deduction code -> what the
  * runs recorded for the pay periods whose pay date falls in that month (adjustments taken later included), for the
  * months from `fromMonth` through `toMonth`. One query per DEDUCTED_BATCH members.
  */
