@@ -210,3 +210,21 @@ export async function insertCoveredMembers(db, { count, providerId, employerId, 
   await insertRows(db, 'enrolled_plans', enrolledPlans, { rowsPerInsert: 400 });
   return members.map((member) => member.id);
 }
+
+/** An employer with a manual group (`groupNumber`) and its 2026 medical plan, inserted: the payroll and premium-bill scenarios' start. */
+export async function insertMedicalEmployer(db, id, { providerId, groupNumber, createdAt }) {
+  const { employer, group } = await seedEmployerGroup(db, id, { providerId, groupNumber, connectionMethod: 'manual', createdAt });
+  const medical = planRow({
+    id: id('plan'),
+    providerId,
+    employerId: employer,
+    groupId: group,
+    line: 'medical',
+    name: 'Scale medical',
+    start: '2026-01-01',
+    end: '2026-12-31',
+    createdAt,
+  });
+  await insertRows(db, 'plans', [medical]);
+  return { employer, group, medical };
+}

@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { forEachDatabase, startService } from '../lib/bench.js';
 import { createBenchDatabase } from '../lib/databases.js';
 import { memoryOf, timed } from '../lib/processes.js';
-import { insertCoveredMembers, insertRows, planRow, secondsSince, seedEmployerGroup, wholeNumberFrom } from '../lib/seed.js';
+import { insertCoveredMembers, insertMedicalEmployer, insertRows, secondsSince, wholeNumberFrom } from '../lib/seed.js';
 
 export const name = 'payroll';
 export const key = 'payroll';
@@ -90,19 +90,7 @@ async function runOn(kind, { service, members, log }) {
 async function seed(service, db, providerId, count) {
   const createdAt = '2025-11-01T00:00:00.000Z';
   const id = (kind) => service.newId(kind);
-  const { employer, group } = await seedEmployerGroup(db, id, { providerId, groupNumber: 'PAY-1', connectionMethod: 'manual', createdAt });
-  const medical = planRow({
-    id: id('plan'),
-    providerId,
-    employerId: employer,
-    groupId: group,
-    line: 'medical',
-    name: 'Scale medical',
-    start: '2026-01-01',
-    end: '2026-12-31',
-    createdAt,
-  });
-  await insertRows(db, 'plans', [medical]);
+  const { employer, medical } = await insertMedicalEmployer(db, id, { providerId, groupNumber: 'PAY-1', createdAt });
   await insertRows(db, 'plan_configurations', [
     {
       id: id('plan_configuration'),

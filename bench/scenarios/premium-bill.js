@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { forEachDatabase, startService } from '../lib/bench.js';
 import { createBenchDatabase } from '../lib/databases.js';
 import { memoryOf, timed } from '../lib/processes.js';
-import { insertCoveredMembers, insertRows, planRow, secondsSince, seedEmployerGroup, wholeNumberFrom } from '../lib/seed.js';
+import { insertCoveredMembers, insertMedicalEmployer, secondsSince, wholeNumberFrom } from '../lib/seed.js';
 
 export const name = 'premium-bill';
 export const key = 'premium_bill';
@@ -129,19 +129,7 @@ function billOf(memberIds) {
 async function seed(service, db, providerId, count) {
   const createdAt = '2025-11-01T00:00:00.000Z';
   const id = (kind) => service.newId(kind);
-  const { employer, group } = await seedEmployerGroup(db, id, { providerId, groupNumber: 'BILL-1', connectionMethod: 'manual', createdAt });
-  const medical = planRow({
-    id: id('plan'),
-    providerId,
-    employerId: employer,
-    groupId: group,
-    line: 'medical',
-    name: 'Scale medical',
-    start: '2026-01-01',
-    end: '2026-12-31',
-    createdAt,
-  });
-  await insertRows(db, 'plans', [medical]);
+  const { employer, group, medical } = await insertMedicalEmployer(db, id, { providerId, groupNumber: 'BILL-1', createdAt });
   const memberIds = await insertCoveredMembers(db, {
     count,
     providerId,
