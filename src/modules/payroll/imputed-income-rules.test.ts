@@ -37,6 +37,9 @@ describe('Table I (26 CFR 1.79-3(d)(2))', () => {
 describe('section79MonthlyCents', () => {
   it.each([
     ['$50,000 or less is excluded', 5_000_000, 45, 0, 0],
+    // IRC §79(a)(1): the cost of the first $50,000 is excluded; the boundary, last dollar in and first $1,000 out.
+    ['$50,000 at 70 is excluded (last dollar in)', 5_000_000, 70, 0, 0],
+    ['$51,000 at 70: the first $1,000 over x $2.06', 5_100_000, 70, 0, 206],
     ['$150,000 at 45: $100,000 over x $0.15', 15_000_000, 45, 0, 1500],
     ['$150,000 at 24', 15_000_000, 24, 0, 500],
     ['$150,000 at 70', 15_000_000, 70, 0, 20600],
